@@ -1,0 +1,9 @@
+import type { AppContext } from '../context.js';
+import { createCleanupActivities } from './cleanup.js';
+
+/** All activities, bound to the process's shared context (ORM, S3, clients). */
+export function createActivities(ctx: AppContext) {
+  return {
+    ...createCleanupActivities(ctx),
+  };
+}

@@ -1,0 +1,85 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import { ApiError } from '../errors.js';
+
+/**
+ * Routes are declared with their zod schemas once; the same declaration validates requests
+ * and feeds the OpenAPI document (see ../openapi.ts), so a route cannot drift from its docs.
+ */
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: HttpMethod;
+  /** Express 5 path: `:name` for a segment, `*name` for a slash-containing rest. */
+  path: string;
+  summary: string;
+  tags?: string[];
+  /** Bearer credential required (documented; enforced by the router's middleware). */
+  auth?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Request body content type when not JSON (for raw uploads). */
+  bodyContentType?: string;
+  headers?: z.ZodObject;
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface ParsedRequest<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  req: Request;
+  res: Response;
+}
+
+export const registeredRoutes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
+
+export class ValidationError extends ApiError {
+  constructor(issues: z.core.$ZodIssue[], location: string) {
+    super(422, 'VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`, {
+      issues: issues.map((i) => ({ loc: [location, ...i.path.map(String)], msg: i.message, type: i.code })),
+    });
+  }
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, location: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(result.error.issues, location);
+  return result.data;
+}
+
+/** Express 5 gives `*rest` params as arrays of segments; join them back into a path. */
+function normaliseParams(params: Record<string, unknown>) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) out[k] = Array.isArray(v) ? v.join('/') : v;
+  return out;
+}
+
+export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown>(
+  router: Router,
+  spec: RouteSpec<P, Q, B>,
+  handler: (input: ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown> | unknown,
+  ...middleware: RequestHandler[]
+) {
+  registeredRoutes.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+  const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
+  router[spec.method](spec.path, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const params = spec.params ? parseWith(spec.params, normaliseParams(req.params), 'path') : normaliseParams(req.params);
+      const query = spec.query ? parseWith(spec.query, req.query, 'query') : req.query;
+      const body = spec.body ? parseWith(spec.body, req.body ?? {}, 'body') : req.body;
+      const result = await handler({ params, query, body, req, res } as ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>);
+      if (res.headersSent || result === undefined) return;
+      res.status(successStatus).json(result);
+    } catch (err) {
+      next(err);
+    }
+  });
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../../logger.js';
+import { ApiError, errorEnvelope } from '../errors.js';
+
+export const unknownRoute: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+};
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+/** Turns anything thrown into the spec's envelope; unexpected errors are logged with an id and never leak a stack. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = toApiError(err);
+    if (!apiError) {
+      const errorId = randomUUID();
+      logger.error({ err, error_id: errorId, req_id: req.id }, 'unhandled error');
+      if (!res.headersSent) res.status(500).json(errorEnvelope('INTERNAL', `internal error (id ${errorId})`));
+      else res.destroy();
+      return;
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
+    res.status(apiError.status).json(errorEnvelope(apiError.code, apiError.message, apiError.extra));
+  };
+}
+
+function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  const e = err as BodyParserError;
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new ApiError(400, 'MALFORMED_JSON', 'request body is not valid JSON');
+    case 'entity.too.large':
+      return new ApiError(413, 'BODY_TOO_LARGE', 'request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'UNSUPPORTED_ENCODING', e.message);
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,27 @@
+import type { Request } from 'express';
+import { ApiError } from '../api/errors.js';
+
+/**
+ * Who is calling. Set only by the bearer middleware from the credential itself; tenant
+ * context never comes from headers such as X-Drive-Actor.
+ */
+export interface AuthContext {
+  driveId: string;
+  /** The agent identity behind an access token; null for API keys. */
+  identityId: string | null;
+  scope: 'pre_claim' | 'full';
+  kind: 'api_key' | 'access_token';
+  /** Stable id of the credential (API key id or access-token jti); rate budgets are kept per credential. */
+  credentialId: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    auth?: AuthContext;
+  }
+}
+
+export function authOf(req: Request): AuthContext {
+  if (!req.auth) throw new ApiError(401, 'UNAUTHENTICATED', 'missing bearer credential');
+  return req.auth;
+}

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+
+/**
+ * Every setting comes from the environment and is validated here once, at start-up.
+ * Durations and limits that the spec fixes default to the spec's values; the ones
+ * the spec leaves "not shown" default to the choices in docs/decisions.md.
+ */
+
+const MB = 1024 * 1024;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const optionalUrl = z.url().optional();
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  // HTTP
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_BASE_URL: optionalUrl,
+  WEB_URL: optionalUrl,
+
+  // Embedded stack (used only when the external twin is not configured)
+  DATA_DIR: z.string().default('.data/dev'),
+  EMBEDDED_PG_PORT: positiveInt(5433),
+  TEMPORAL_PORT: positiveInt(7233),
+  TEMPORAL_UI_PORT: positiveInt(8233),
+  S3_PORT: positiveInt(7070),
+
+  // PostgreSQL
+  DATABASE_URL: optionalUrl,
+
+  // Temporal
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('agent-drive'),
+  TEMPORAL_UI_URL: optionalUrl,
+
+  // Object storage
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().default('drive-local-access'),
+  S3_SECRET_ACCESS_KEY: z.string().default('drive-local-secret-key'),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').default('agent-drive'),
+  S3_FORCE_PATH_STYLE: bool(true),
+
+  // Search
+  TYPESENSE_URL: optionalUrl,
+  TYPESENSE_API_KEY: z.string().optional(),
+
+  // Embeddings provider (OpenAI-compatible); absent means no semantic search
+  EMBEDDINGS_URL: optionalUrl,
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  EMBEDDINGS_DIMENSIONS: positiveInt(256),
+
+  // Durations, seconds
+  ACCESS_TOKEN_TTL_S: positiveInt(900),
+  ANON_ASSERTION_TTL_S: positiveInt(30 * DAY),
+  CLAIMED_ASSERTION_TTL_S: positiveInt(90 * DAY),
+  CLAIM_WINDOW_S: positiveInt(600),
+  UNCLAIMED_INACTIVITY_S: positiveInt(48 * HOUR),
+  UNCLAIMED_MAX_AGE_S: positiveInt(30 * DAY),
+  TRASH_RETENTION_S: positiveInt(30 * DAY),
+  CLEANUP_INTERVAL_S: positiveInt(60),
+  UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
+  DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
+  SESSION_TTL_S: positiveInt(7 * DAY),
+
+  // Limits
+  MAX_UPLOAD_BYTES: positiveInt(50 * MB),
+  STORAGE_QUOTA_BYTES: positiveInt(500 * MB),
+  LARGE_UPLOAD_MAX_BYTES: positiveInt(5 * 1024 * MB),
+  SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
+  WRITE_BUDGET_PER_HOUR: positiveInt(100),
+  REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
+
+  // Secrets; generated and persisted under DATA_DIR by the embedded launcher when absent
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  AGENT_SIGNING_KEY: z.string().optional(),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const baseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    http: { host: e.HOST, port: e.PORT, baseUrl, webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, '') },
+    embedded: {
+      dataDir: e.DATA_DIR,
+      postgresPort: e.EMBEDDED_PG_PORT,
+      temporalPort: e.TEMPORAL_PORT,
+      temporalUiPort: e.TEMPORAL_UI_PORT,
+      s3Port: e.S3_PORT,
+    },
+    database: { url: e.DATABASE_URL },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      bucket: e.S3_BUCKET,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    },
+    typesense: e.TYPESENSE_URL ? { url: e.TYPESENSE_URL, apiKey: e.TYPESENSE_API_KEY ?? '' } : undefined,
+    embeddings: e.EMBEDDINGS_URL
+      ? { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY ?? '', model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS }
+      : undefined,
+    durations: {
+      accessTokenS: e.ACCESS_TOKEN_TTL_S,
+      anonAssertionS: e.ANON_ASSERTION_TTL_S,
+      claimedAssertionS: e.CLAIMED_ASSERTION_TTL_S,
+      claimWindowS: e.CLAIM_WINDOW_S,
+      unclaimedInactivityS: e.UNCLAIMED_INACTIVITY_S,
+      unclaimedMaxAgeS: e.UNCLAIMED_MAX_AGE_S,
+      trashRetentionS: e.TRASH_RETENTION_S,
+      cleanupIntervalS: e.CLEANUP_INTERVAL_S,
+      uploadSessionS: e.UPLOAD_SESSION_TTL_S,
+      downloadUrlS: e.DOWNLOAD_URL_TTL_S,
+      sessionS: e.SESSION_TTL_S,
+    },
+    limits: {
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+      largeUploadMaxBytes: e.LARGE_UPLOAD_MAX_BYTES,
+      signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
+      writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
+      registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
+    },
+    secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY },
+  };
+}

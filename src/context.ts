@@ -1,0 +1,36 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { Client } from '@temporalio/client';
+import type { Config } from './config.js';
+import { createOrm, type Orm } from './db/orm.js';
+import { createLogger, type Logger } from './logger.js';
+import { createS3Client } from './storage/s3.js';
+import { createTemporalClient } from './temporal/client.js';
+
+/** What a process (API or worker) shares across requests and activities. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  s3: S3Client;
+  temporal: Client;
+}
+
+export async function createContext(config: Config, name: string): Promise<AppContext> {
+  const missing = [
+    !config.database.url && 'DATABASE_URL',
+    !config.temporal.address && 'TEMPORAL_ADDRESS',
+    !config.s3.endpoint && 'S3_ENDPOINT',
+  ].filter(Boolean);
+  if (missing.length) throw new Error(`${name} needs ${missing.join(', ')} (npm start sets them for the embedded stack)`);
+  const logger = createLogger(config.logLevel, name);
+  const orm = await createOrm(config.database.url!);
+  const s3 = createS3Client(config.s3);
+  const temporal = await createTemporalClient(config.temporal);
+  return { config, logger, orm, s3, temporal };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.temporal.connection.close().catch(() => {});
+  ctx.s3.destroy();
+  await ctx.orm.close();
+}

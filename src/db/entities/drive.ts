@@ -1,0 +1,25 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A tenant's drive. Unclaimed drives carry `expires_at`; claiming clears it and sets the owner. */
+export const Drive = defineEntity({
+  name: 'Drive',
+  tableName: 'drives',
+  properties: {
+    id: p.string().primary(),
+    ownerEmail: p.string().nullable(),
+    organizationId: p.string().nullable(),
+    claimedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastActivityAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+    purgeAt: p.datetime().nullable(),
+    settings: p.json<DriveSettings>().default('{}'),
+  },
+});
+
+export interface DriveSettings {
+  wiki_indexing?: boolean;
+}
+
+export type DriveRow = InferEntity<typeof Drive>;

@@ -1,0 +1,23 @@
+import { createApp } from './api/app.js';
+import { loadConfig } from './config.js';
+import { closeContext, createContext } from './context.js';
+
+/** The API process: the HTTP listener over the app factory. */
+const config = loadConfig();
+const ctx = await createContext(config, 'api');
+const app = createApp(ctx);
+const server = app.listen(config.http.port, config.http.host, () => {
+  ctx.logger.info({ url: config.http.baseUrl }, 'api listening');
+});
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  server.close();
+  server.closeAllConnections();
+  await closeContext(ctx);
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

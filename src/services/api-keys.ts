@@ -1,0 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashSecret, newSecret } from '../auth/secrets.js';
+import { ApiKey, type ApiKeyRow } from '../db/entities/api-key.js';
+import { newId } from '../ids.js';
+
+export const API_KEY_PREFIX = 'ad_live_';
+
+/** Mints a key for a drive. The plaintext is returned once and never stored. */
+export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null) {
+  const key = newSecret(API_KEY_PREFIX);
+  const row = em.create(ApiKey, {
+    id: newId('key'),
+    driveId,
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+    label,
+  });
+  await em.persist(row).flush();
+  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt };
+}
+
+export async function findLiveApiKey(em: EntityManager, key: string): Promise<ApiKeyRow | null> {
+  return em.findOne(ApiKey, { keyHash: hashSecret(key), revokedAt: null });
+}
+
+export async function revokeApiKey(em: EntityManager, driveId: string, keyId: string): Promise<boolean> {
+  const affected = await em.nativeUpdate(ApiKey, { id: keyId, driveId, revokedAt: null }, { revokedAt: new Date() });
+  return affected > 0;
+}

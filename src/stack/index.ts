@@ -1,0 +1,82 @@
+import type { Config } from '../config.js';
+import { createS3Client, ensureBucket } from '../storage/s3.js';
+import { startEmbeddedPostgres } from './postgres.js';
+import type { ManagedProcess } from './process.js';
+import { startS3Gateway } from './s3-gateway.js';
+import { loadOrCreateLocalSecrets } from './secrets.js';
+import { startTemporalDevServer } from './temporal.js';
+
+/**
+ * Brings up every dependency that the environment does not already point at:
+ * embedded PostgreSQL, the Temporal dev server (with its Web UI) and the versitygw S3 gateway.
+ * Returns the environment the API and worker need, and a stop() that takes it all down.
+ */
+export interface Stack {
+  env: Record<string, string>;
+  temporalUiUrl?: string;
+  processes: ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+export async function startStack(config: Config, log: (m: string) => void): Promise<Stack> {
+  const env: Record<string, string> = {};
+  const processes: ManagedProcess[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stoppers.reverse()) await s().catch((err) => log(`stop failed: ${String(err)}`));
+  };
+  const { dataDir } = config.embedded;
+
+  try {
+    const secrets = loadOrCreateLocalSecrets(dataDir);
+    if (!config.secrets.sessionSecret) env.SESSION_SECRET = secrets.SESSION_SECRET;
+    if (!config.secrets.agentSigningKey) env.AGENT_SIGNING_KEY = secrets.AGENT_SIGNING_KEY;
+
+    const pending: Promise<void>[] = [];
+    if (!config.database.url) {
+      pending.push(
+        startEmbeddedPostgres({ dataDir, port: config.embedded.postgresPort, log }).then((pg) => {
+          env.DATABASE_URL = pg.url;
+          stoppers.push(pg.stop);
+        }),
+      );
+    }
+    let temporalUiUrl = config.temporal.uiUrl;
+    if (!config.temporal.address) {
+      pending.push(
+        startTemporalDevServer({
+          dataDir,
+          port: config.embedded.temporalPort,
+          uiPort: config.embedded.temporalUiPort,
+          namespace: config.temporal.namespace,
+          log,
+        }).then((t) => {
+          env.TEMPORAL_ADDRESS = t.address;
+          env.TEMPORAL_UI_URL = temporalUiUrl = t.uiUrl;
+          processes.push(t.process);
+          stoppers.push(t.process.stop);
+        }),
+      );
+    }
+    if (!config.s3.endpoint) {
+      pending.push(
+        startS3Gateway({ dataDir, port: config.embedded.s3Port, ...config.s3, log }).then((s3) => {
+          env.S3_ENDPOINT = s3.endpoint;
+          processes.push(s3.process);
+          stoppers.push(s3.process.stop);
+        }),
+      );
+    }
+    const results = await Promise.allSettled(pending);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+
+    const s3 = createS3Client({ ...config.s3, endpoint: env.S3_ENDPOINT ?? config.s3.endpoint });
+    await ensureBucket(s3, config.s3.bucket);
+    s3.destroy();
+    return { env, temporalUiUrl, processes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { ensureBinary, TEMPORAL_CLI } from './binaries.js';
+import { spawnManaged, waitForPort } from './process.js';
+
+/** Runs `temporal server start-dev` with SQLite persistence under the data folder and its Web UI. */
+export async function startTemporalDevServer(opts: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  log: (m: string) => void;
+}) {
+  const bin = ensureBinary(TEMPORAL_CLI, opts.log);
+  const dataDir = path.resolve(opts.dataDir);
+  const proc = spawnManaged(
+    'temporal',
+    bin,
+    [
+      'server', 'start-dev',
+      '--ip', '127.0.0.1',
+      '--port', String(opts.port),
+      '--ui-port', String(opts.uiPort),
+      '--http-port', String(opts.port + 10),
+      '--metrics-port', String(opts.port + 20),
+      '--db-filename', path.join(dataDir, 'temporal.sqlite'),
+      '--namespace', opts.namespace,
+      '--log-level', 'warn',
+    ],
+    { logDir: path.join(dataDir, 'logs') },
+  );
+  await waitForPort(opts.port, proc);
+  await waitForPort(opts.uiPort, proc);
+  return { address: `127.0.0.1:${opts.port}`, uiUrl: `http://127.0.0.1:${opts.uiPort}`, process: proc };
+}

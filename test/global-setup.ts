@@ -1,0 +1,38 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { buildWorkflowBundle } from '../scripts/build-workflows.js';
+import { loadConfig } from '../src/config.js';
+import { createOrm, migrate } from '../src/db/orm.js';
+import { startStack } from '../src/stack/index.js';
+import { spawnManaged } from '../src/stack/process.js';
+import { testStackEnv } from './stack-env.js';
+
+/**
+ * Brings up the real stack (PostgreSQL, Temporal, S3 gateway) on test ports with a fresh data
+ * folder, migrates, starts a worker process, and hands the connection settings to the suites.
+ */
+export default async function setup(_project: TestProject) {
+  const stackEnv = testStackEnv();
+  rmSync(stackEnv.DATA_DIR, { recursive: true, force: true });
+  Object.assign(process.env, stackEnv);
+  const config = loadConfig(process.env);
+
+  await buildWorkflowBundle();
+  const stack = await startStack(config, (m) => console.log(`[test-stack] ${m}`));
+  Object.assign(process.env, stack.env);
+
+  const orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
+  await migrate(orm);
+  await orm.close();
+
+  const worker = spawnManaged('worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
+    logDir: path.resolve(stackEnv.DATA_DIR, 'logs'),
+    env: process.env,
+  });
+
+  return async () => {
+    await worker.stop();
+    await stack.stop();
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * Ports and data folder of the test stack. TEST_PORT_BASE moves every port at once, so
+ * two checkouts (or a running `npm start`) never collide.
+ */
+export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400)) {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DATA_DIR: `.data/test-${base}`,
+    EMBEDDED_PG_PORT: String(base + 1),
+    TEMPORAL_PORT: String(base + 2),
+    TEMPORAL_UI_PORT: String(base + 3),
+    S3_PORT: String(base + 4),
+    TEMPORAL_TASK_QUEUE: `agent-drive-test-${base}`,
+    CLEANUP_INTERVAL_S: '5',
+  } as const;
+}
