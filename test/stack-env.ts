@@ -11,6 +11,8 @@ export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400))
     TEMPORAL_PORT: String(base + 2),
     TEMPORAL_UI_PORT: String(base + 3),
     S3_PORT: String(base + 4),
+    TEMPORAL_HTTP_PORT: String(base + 5),
+    TEMPORAL_METRICS_PORT: String(base + 6),
     TEMPORAL_TASK_QUEUE: `agent-drive-test-${base}`,
     CLEANUP_INTERVAL_S: '5',
   } as const;

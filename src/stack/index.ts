@@ -48,6 +48,8 @@ export async function startStack(config: Config, log: (m: string) => void): Prom
           dataDir,
           port: config.embedded.temporalPort,
           uiPort: config.embedded.temporalUiPort,
+          httpPort: config.embedded.temporalHttpPort,
+          metricsPort: config.embedded.temporalMetricsPort,
           namespace: config.temporal.namespace,
           log,
         }).then((t) => {

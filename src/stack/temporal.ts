@@ -1,15 +1,18 @@
 import path from 'node:path';
 import { ensureBinary, TEMPORAL_CLI } from './binaries.js';
-import { spawnManaged, waitForPort } from './process.js';
+import { assertPortFree, spawnManaged, waitForPort } from './process.js';
 
 /** Runs `temporal server start-dev` with SQLite persistence under the data folder and its Web UI. */
 export async function startTemporalDevServer(opts: {
   dataDir: string;
   port: number;
   uiPort: number;
+  httpPort: number;
+  metricsPort: number;
   namespace: string;
   log: (m: string) => void;
 }) {
+  await assertPortFree(opts.port, 'Temporal');
   const bin = ensureBinary(TEMPORAL_CLI, opts.log);
   const dataDir = path.resolve(opts.dataDir);
   const proc = spawnManaged(
@@ -20,8 +23,8 @@ export async function startTemporalDevServer(opts: {
       '--ip', '127.0.0.1',
       '--port', String(opts.port),
       '--ui-port', String(opts.uiPort),
-      '--http-port', String(opts.port + 10),
-      '--metrics-port', String(opts.port + 20),
+      '--http-port', String(opts.httpPort),
+      '--metrics-port', String(opts.metricsPort),
       '--db-filename', path.join(dataDir, 'temporal.sqlite'),
       '--namespace', opts.namespace,
       '--log-level', 'warn',

@@ -1,0 +1,12 @@
+# One image for the API, the worker and the migration job (docker-compose.yml picks the command).
+FROM node:24-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm install --no-save tsx
+COPY tsconfig.json ./
+COPY src ./src
+COPY scripts ./scripts
+RUN node --import tsx scripts/build-workflows.ts
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+EXPOSE 8080
+CMD ["node", "--import", "tsx", "src/main.ts"]
