@@ -10,7 +10,7 @@ export async function createOrm(databaseUrl: string, opts: { poolMax?: number } 
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, tableName: 'mikro_orm_migrations', transactional: true },
+    migrations: { migrationsList: migrations, tableName: 'mikro_orm_migrations', transactional: true, snapshot: false },
     pool: { min: 0, max: opts.poolMax ?? 10 },
     allowGlobalContext: false,
     debug: false,
