@@ -5,6 +5,8 @@ import { loadConfig, ConfigError } from '../src/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack } from '../src/stack/index.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { createTemporalClient } from '../src/temporal/client.js';
+import { CLEANUP_SCHEDULE_ID } from '../src/temporal/schedules.js';
 import { BUNDLE_PATH, buildWorkflowBundle } from './build-workflows.js';
 
 /**
@@ -85,6 +87,7 @@ try {
     });
   }
   await waitForPort(config.http.port, children[0]);
+  await waitForCleanupSchedule(env.TEMPORAL_ADDRESS!);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
     `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}`,
@@ -92,4 +95,19 @@ try {
 } catch (err) {
   console.error(`[start] failed: ${(err as Error).stack ?? String(err)}`);
   await stopAll(1);
+}
+
+/** "Ready" includes the worker: it creates the cleanup schedule once it is polling. */
+async function waitForCleanupSchedule(address: string) {
+  const client = await createTemporalClient({ ...config!.temporal, address });
+  try {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (await client.schedule.getHandle(CLEANUP_SCHEDULE_ID).describe().then(() => true, () => false)) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('the worker did not create the cleanup schedule within 60 s');
+  } finally {
+    await client.connection.close();
+  }
 }
