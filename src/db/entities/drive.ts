@@ -15,6 +15,8 @@ export const Drive = defineEntity({
     deletedAt: p.datetime().nullable(),
     purgeAt: p.datetime().nullable(),
     settings: p.json<DriveSettings>().default('{}'),
+    /** Bytes counted against the quota; the artifacts domain keeps it current (see services/usage.ts). */
+    storageBytes: p.bigint('number').default(0),
   },
 });
 
