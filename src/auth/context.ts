@@ -11,7 +11,10 @@ export interface AuthContext {
   identityId: string | null;
   scope: 'pre_claim' | 'full';
   kind: 'api_key' | 'access_token';
-  /** Stable id of the credential (API key id or access-token jti); rate budgets are kept per credential. */
+  /**
+   * Stable id of the credential whose budget is charged: the API key id, or for access tokens
+   * the agent identity id (every access token of one identity shares one budget).
+   */
   credentialId: string;
 }
 

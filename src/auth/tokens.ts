@@ -22,7 +22,7 @@ export interface ServiceClaims {
 export class AgentAuthNotConfigured extends Error {}
 
 export class TokenInvalid extends Error {
-  constructor(readonly reason: 'expired' | 'invalid', message: string) {
+  constructor(readonly reason: 'expired' | 'invalid' | 'wrong_use', message: string) {
     super(message);
   }
 }
@@ -89,7 +89,7 @@ export async function verifyServiceToken(config: Config, token: string, use: Tok
     if (err instanceof joseErrors.JWTExpired) throw new TokenInvalid('expired', 'token has expired');
     throw new TokenInvalid('invalid', 'token signature or claims are invalid');
   }
-  if (payload.token_use !== use) throw new TokenInvalid('invalid', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
+  if (payload.token_use !== use) throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
   if (typeof payload.drv !== 'string' || (payload.scope !== 'pre_claim' && payload.scope !== 'full')) {
     throw new TokenInvalid('invalid', 'token claims are invalid');
   }

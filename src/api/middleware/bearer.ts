@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { AuthContext } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
+import { AgentAuthNotConfigured, looksLikeJwt, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
 import { API_KEY_PREFIX, findLiveApiKey } from '../../services/api-keys.js';
 import { findLiveDrive } from '../../services/drives.js';
 import { ApiError } from '../errors.js';
@@ -15,6 +16,27 @@ const apiKeyVerifier: CredentialVerifier = async (ctx, credential) => {
   return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.id };
 };
 
+/**
+ * Access tokens from /oauth2/token. Identity assertions are signed with the same key but carry
+ * token_use=identity_assertion and are refused here: they are only for the exchange (and MCP).
+ * The budget key is the agent identity, so minting fresh access tokens does not reset it.
+ */
+const accessTokenVerifier: CredentialVerifier = async (ctx, credential) => {
+  if (!looksLikeJwt(credential)) return undefined;
+  try {
+    const claims = await verifyServiceToken(ctx.config, credential, 'access');
+    return { driveId: claims.drv, identityId: claims.sub, scope: claims.scope, kind: 'access_token', credentialId: claims.sub };
+  } catch (err) {
+    if (err instanceof AgentAuthNotConfigured) throw unauthenticated('access tokens are not accepted: agent auth is not configured');
+    if (!(err instanceof TokenInvalid)) throw err;
+    if (err.reason === 'expired') throw unauthenticated('access token expired; repeat the exchange at /oauth2/token');
+    if (err.reason === 'wrong_use') {
+      throw unauthenticated('identity assertions are not accepted on /v0; exchange it at /oauth2/token for an access token');
+    }
+    throw unauthenticated('invalid access token');
+  }
+};
+
 export function unauthenticated(message: string) {
   return new ApiError(401, 'UNAUTHENTICATED', message, {}, { 'WWW-Authenticate': 'Bearer' });
 }
@@ -24,7 +46,7 @@ export function unauthenticated(message: string) {
  * assertions, MCP-only tokens, garbage) is 401. The drive must still be live.
  */
 export function bearerAuth(ctx: AppContext, extraVerifiers: CredentialVerifier[] = []): RequestHandler {
-  const verifiers = [apiKeyVerifier, ...extraVerifiers];
+  const verifiers = [apiKeyVerifier, accessTokenVerifier, ...extraVerifiers];
   return async (req, _res, next) => {
     try {
       const header = req.get('authorization') ?? '';
