@@ -1,6 +1,7 @@
 import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { OAuthError } from '../../auth/oauth-error.js';
+import { AgentAuthNotConfigured } from '../../auth/tokens.js';
 import type { AppContext } from '../../context.js';
 import { claimGrant, exchangeAssertion } from '../../services/identities.js';
 import { ApiError } from '../errors.js';
@@ -60,7 +61,9 @@ function required(body: Record<string, unknown>, name: string): string {
 const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   let e: OAuthError | undefined;
   if (err instanceof OAuthError) e = err;
-  else if (err instanceof ApiError && err.code === 'AGENT_AUTH_NOT_CONFIGURED') e = new OAuthError('temporarily_unavailable', err.message, 503);
+  else if (err instanceof AgentAuthNotConfigured || (err instanceof ApiError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')) {
+    e = new OAuthError('temporarily_unavailable', 'agent auth is not configured on this server; retry later', 503);
+  }
   else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');
   else if (typeof err?.type === 'string' && err.type.startsWith('entity.')) e = new OAuthError('invalid_request', 'request body could not be parsed');
   if (!e) return next(err);
