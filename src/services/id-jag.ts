@@ -54,7 +54,7 @@ export async function verifyIdJag(config: Config, agentProvider: string, asserti
     provider: agentProvider,
     issuer: provider.issuer,
     subject: payload.sub!,
-    email,
+    email: email.toLowerCase(),
     jti: payload.jti!,
     expiresAt: new Date(payload.exp! * 1000),
   };
