@@ -8,7 +8,7 @@ export interface IdentityActivities {
   /** Hides the drive only if it is still unclaimed; false when a claim got there first. */
   hideUnclaimedDrive(driveId: string): Promise<boolean>;
   purgeDrive(driveId: string): Promise<boolean>;
-  approveClaim(attemptId: string, email: string): Promise<ClaimOutcome>;
+  approveClaim(attemptId: string, userId: string, email: string): Promise<ClaimOutcome>;
   declineClaim(attemptId: string, email: string): Promise<ClaimOutcome>;
   expireClaim(attemptId: string): Promise<ClaimOutcome>;
 }
@@ -20,7 +20,7 @@ export function createIdentityActivities(ctx: AppContext): IdentityActivities {
     driveLifecycleState: (driveId) => lifecycleState(em(), driveId),
     hideUnclaimedDrive: (driveId) => hideDrive(em(), driveId, { onlyUnclaimed: true }),
     purgeDrive: (driveId) => purgeDrive(em(), driveId),
-    approveClaim: (attemptId, email) => approveClaim(em(), attemptId, email),
+    approveClaim: (attemptId, userId, email) => approveClaim(em(), attemptId, userId, email),
     declineClaim: (attemptId, email) => declineClaim(em(), attemptId, email),
     expireClaim: (attemptId) => expireClaim(em(), attemptId),
   };

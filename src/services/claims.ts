@@ -99,14 +99,19 @@ export async function findPendingClaim(em: EntityManager, userCode: string): Pro
 export type DecideResult = ClaimOutcome | 'not_pending';
 
 /** The human's decision, sent as one update to the ceremony workflow; resolves with the written outcome. */
-export async function decideClaim(ctx: AppContext, userCode: string, decision: 'approve' | 'decline', email: string): Promise<{ result: DecideResult; driveId?: string }> {
+export async function decideClaim(
+  ctx: AppContext,
+  userCode: string,
+  decision: 'approve' | 'decline',
+  user: { id: string; email: string },
+): Promise<{ result: DecideResult; driveId?: string }> {
   const em = ctx.orm.em.fork();
   const pending = await findPendingClaim(em, userCode);
   if (!pending) return { result: 'not_pending' };
   try {
     const outcome = await ctx.temporal.workflow
       .getHandle(claimWorkflowId(pending.attempt.id))
-      .executeUpdate(decideClaimUpdate, { args: [{ decision, email }] });
+      .executeUpdate(decideClaimUpdate, { args: [{ decision, userId: user.id, email: user.email }] });
     return { result: outcome, driveId: pending.driveId };
   } catch (err) {
     // The workflow closed (window elapsed) or another decision won the race.
@@ -126,8 +131,8 @@ async function settle(em: EntityManager, attemptId: string, apply: (tx: EntityMa
   });
 }
 
-/** Claims the drive for `email`: owner set, made permanent, identity claimed, old assertion revoked. */
-export function approveClaim(em: EntityManager, attemptId: string, email: string): Promise<ClaimOutcome> {
+/** Claims the drive for the web account: owner set, made permanent, identity claimed, old assertion revoked. */
+export function approveClaim(em: EntityManager, attemptId: string, userId: string, email: string): Promise<ClaimOutcome> {
   return settle(em, attemptId, async (tx, attempt) => {
     const identity = await tx.findOneOrFail(AgentIdentity, { id: attempt.identityId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const drive = await tx.findOne(Drive, { id: identity.driveId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -141,7 +146,7 @@ export function approveClaim(em: EntityManager, attemptId: string, email: string
       // Rotation: the pre-claim assertion stops working now; the claim grant issues the new one.
       Object.assign(identity, { status: 'claimed', claimedAt: now, assertionJti: null });
     }
-    if (!drive.claimedAt) Object.assign(drive, { ownerEmail: email, claimedAt: now, expiresAt: null });
+    if (!drive.claimedAt) Object.assign(drive, { ownerEmail: email, ownerUserId: userId, claimedAt: now, expiresAt: null });
     await tx.nativeUpdate(ClaimAttempt, { identityId: identity.id, status: 'pending', id: { $ne: attempt.id } }, { status: 'expired' });
     return 'approved';
   });

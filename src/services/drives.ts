@@ -23,19 +23,20 @@ export async function findLiveDrive(em: EntityManager, driveId: string): Promise
   return em.findOne(Drive, { id: driveId, deletedAt: null });
 }
 
-/** The oldest live drive a human owns (by owner email, case-insensitive), or null. */
-export async function findOwnedDrive(em: EntityManager, email: string): Promise<DriveRow | null> {
-  const drives = await listOwnedDrives(em, email);
-  return drives[0] ?? null;
-}
-
-/** Every live drive a human owns, oldest first. */
-export async function listOwnedDrives(em: EntityManager, email: string): Promise<DriveRow[]> {
+/**
+ * The oldest live drive owned by a verified email (an ID-JAG provider vouches for it), or null.
+ * Drives claimed through the web page carry an unverified email and are never matched.
+ */
+export async function findDriveForVerifiedEmail(em: EntityManager, email: string): Promise<DriveRow | null> {
   const rows = await em.execute<{ id: string }[]>(
-    'select id from drives where lower(owner_email) = lower(?) and deleted_at is null order by created_at, id',
+    `select id from drives where lower(owner_email) = lower(?) and owner_user_id is null and deleted_at is null
+     order by created_at, id limit 1`,
     [email],
   );
-  if (!rows.length) return [];
-  const drives = await em.find(Drive, { id: { $in: rows.map((r) => r.id) } });
-  return rows.map((r) => drives.find((d) => d.id === r.id)!);
+  return rows.length ? em.findOne(Drive, { id: rows[0].id }) : null;
+}
+
+/** Every live drive a web account claimed, oldest first (the dashboard's drives). */
+export async function listUserDrives(em: EntityManager, userId: string): Promise<DriveRow[]> {
+  return em.find(Drive, { ownerUserId: userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }

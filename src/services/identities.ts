@@ -11,7 +11,7 @@ import { newId } from '../ids.js';
 import { unclaimedDriveWorkflowId } from '../temporal/identity-messages.js';
 import { unclaimedDriveWorkflow } from '../workflows/unclaimed-drive.js';
 import { recordDriveActivity } from './drive-lifecycle.js';
-import { createDrive, findLiveDrive, findOwnedDrive } from './drives.js';
+import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from './drives.js';
 import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
 
 /**
@@ -102,7 +102,7 @@ export async function registerWithIdJag(ctx: AppContext, agentProvider: string, 
       await consumeIdJagJti(tx, jag);
       // Serialise first-time registrations of one email so two racing calls do not create two drives.
       await tx.execute('select pg_advisory_xact_lock(hashtext(lower(?)))', [jag.email]);
-      const drive = (await findOwnedDrive(tx, jag.email)) ?? (await createDrive(tx, { ownerEmail: jag.email }));
+      const drive = (await findDriveForVerifiedEmail(tx, jag.email)) ?? (await createDrive(tx, { ownerEmail: jag.email }));
       const row = tx.create(AgentIdentity, {
         id: newId('aid'),
         driveId: drive.id,

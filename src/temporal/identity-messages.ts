@@ -4,7 +4,8 @@ import { defineSignal, defineUpdate } from '@temporalio/workflow';
 export type ClaimOutcome = 'approved' | 'declined' | 'expired';
 export interface ClaimDecision {
   decision: 'approve' | 'decline';
-  /** The signed-in human deciding; becomes the drive's owner on approval. */
+  /** The signed-in web account deciding; becomes the drive's owner on approval. */
+  userId: string;
   email: string;
 }
 

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { findOwnedDrive } from '../services/drives.js';
+import { listUserDrives } from '../services/drives.js';
 import { hitIpLimit, ipLimitReached } from '../services/rate-limits.js';
 import { PASSWORD_MIN, signIn, signUp } from '../services/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
@@ -80,7 +80,7 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
       return retry(401, 'Email or password is wrong.');
     }
   }
-  const drive = await findOwnedDrive(em, user.email);
+  const [drive] = await listUserDrives(em, user.id);
   writeSession(ctx.config, req, res, { uid: user.id, email: user.email, drv: drive?.id ?? null });
   res.redirect(303, returnTo);
 }

@@ -54,7 +54,7 @@ export function claimPageRouter(ctx: AppContext): Router {
     if ((decision !== 'approve' && decision !== 'decline') || !USER_CODE_RE.test(code)) {
       return sendPage(res, 'Claim an agent drive', html`<p class="error">Choose approve or decline.</p>`, 400);
     }
-    const { result, driveId } = await decideClaim(ctx, code, decision, session.email);
+    const { result, driveId } = await decideClaim(ctx, code, decision, { id: session.uid, email: session.email });
     if (result === 'approved') {
       writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId });
       return sendPage(res, 'Drive claimed', html`

@@ -1,15 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from '../services/api-keys.js';
-import { listOwnedDrives } from '../services/drives.js';
+import { listUserDrives } from '../services/drives.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
 import { csrfValid, readSession, type Session } from './session.js';
 
-/** The owner's dashboard: their claimed drives and each drive's API keys (mint shows a key once; revoke). */
+/** The owner's dashboard: the drives this account claimed and each drive's API keys (mint shows a key once; revoke). */
 async function render(ctx: AppContext, res: Response, session: Session, notice?: Html, status = 200) {
   const em = ctx.orm.em.fork();
-  const drives = await listOwnedDrives(em, session.email!);
+  const drives = await listUserDrives(em, session.uid!);
   const sections = await Promise.all(drives.map(async (drive) => {
     const keys = await listApiKeys(em, drive.id);
     const rows = keys.map((k) => html`<tr>
@@ -45,7 +45,7 @@ async function authorisedPost(ctx: AppContext, req: Request, res: Response): Pro
     return undefined;
   }
   const driveId = typeof req.body?.drive_id === 'string' ? req.body.drive_id : '';
-  const owned = await listOwnedDrives(ctx.orm.em.fork(), session.email);
+  const owned = await listUserDrives(ctx.orm.em.fork(), session.uid);
   if (!owned.some((d) => d.id === driveId)) {
     await render(ctx, res, session, html`<p class="error">You do not own that drive.</p>`, 403);
     return undefined;

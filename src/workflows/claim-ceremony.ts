@@ -40,7 +40,7 @@ export async function claimCeremonyWorkflow(input: ClaimCeremonyInput): Promise<
       validator: (d) => {
         if (closed || decision) throw ApplicationFailure.nonRetryable('this claim attempt is no longer pending', 'ClaimNotPending');
         if (d?.decision !== 'approve' && d?.decision !== 'decline') throw ApplicationFailure.nonRetryable('bad decision', 'BadDecision');
-        if (typeof d.email !== 'string' || !d.email) throw ApplicationFailure.nonRetryable('email required', 'BadDecision');
+        if (typeof d.email !== 'string' || !d.email || typeof d.userId !== 'string' || !d.userId) throw ApplicationFailure.nonRetryable('email required', 'BadDecision');
       },
     },
   );
@@ -50,7 +50,7 @@ export async function claimCeremonyWorkflow(input: ClaimCeremonyInput): Promise<
   if (!decided) {
     outcome = await expireClaim(input.attemptId);
   } else if (decision!.decision === 'approve') {
-    outcome = await approveClaim(input.attemptId, decision!.email);
+    outcome = await approveClaim(input.attemptId, decision!.userId, decision!.email);
     if (outcome === 'approved') {
       try {
         await getExternalWorkflowHandle(unclaimedDriveWorkflowId(input.driveId)).signal(driveClaimedSignal);

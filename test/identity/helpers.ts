@@ -125,4 +125,13 @@ export class WebClient {
   }
 }
 
+/** An anonymous agent drive claimed through the pages by the signed-in web client. */
+export async function claimThroughPages(api: TestApi, web: WebClient): Promise<Registration> {
+  const reg = await registerAnonymous(api);
+  const claim = await startClaim(api, reg.claim_token);
+  const done = await web.decide(claim.user_code, 'approve');
+  expect(done.body).toContain('Approved');
+  return reg;
+}
+
 export const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;

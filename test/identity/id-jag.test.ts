@@ -5,7 +5,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JW
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { accessTokenFor, bearer, countRows, startIdentityApi, uniqueEmail } from './helpers.js';
+import { accessTokenFor, bearer, claimThroughPages, countRows, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 const ISSUER = 'https://idp.acme.test';
 let api: TestApi;
@@ -80,6 +80,16 @@ describe('ID-JAG registration', () => {
     expect(drive.owner_email).toBe(email);
     expect(drive.claimed_at).not.toBeNull();
     expect(drive.expires_at).toBeNull();
+  });
+
+  it('never binds to a drive claimed through the web page (that account\'s email is not verified)', async () => {
+    const email = uniqueEmail('squatter');
+    const web = new WebClient(api.url);
+    await web.signUp(email);
+    const squatted = await claimThroughPages(api, web);
+    const res = await register(await idJag({ email }));
+    expect(res.status).toBe(201);
+    expect((await res.json()).drive_id).not.toBe(squatted.drive_id);
   });
 
   it('refuses bad assertions with the named codes and writes no rows', async () => {

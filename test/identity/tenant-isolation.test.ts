@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { listApiKeys } from '../../src/services/api-keys.js';
-import { accessTokenFor, bearer, registerAnonymous, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import { accessTokenFor, bearer, claimThroughPages, registerAnonymous, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -62,10 +62,12 @@ describe('tenant isolation', () => {
   });
 
   it('a signed-in human cannot mint or revoke keys on a drive they do not own', async () => {
-    const victim = await createTenant(api.ctx, uniqueEmail('victim'));
+    const victimEmail = uniqueEmail('victim');
+    const victim = await createTenant(api.ctx, victimEmail);
     const [victimKey] = await listApiKeys(api.ctx.orm.em.fork(), victim.driveId);
     const web = new WebClient(api.url);
-    await web.signUp(uniqueEmail('attacker'));
+    // Web accounts are not email-verified: signing up with the owner's email must not grant the drive.
+    await web.signUp(victimEmail.toUpperCase());
     const dash = await web.get('/dashboard');
     expect(dash.res.status).toBe(200);
     expect(dash.body).not.toContain(victim.driveId);
@@ -88,13 +90,12 @@ describe('tenant isolation', () => {
 
     const victim = await createTenant(api.ctx, uniqueEmail('victim2'));
     const [victimKey] = await listApiKeys(api.ctx.orm.em.fork(), victim.driveId);
-    const ownerEmail = uniqueEmail('owner');
-    const own = await createTenant(api.ctx, ownerEmail);
     const web = new WebClient(api.url);
-    await web.signUp(ownerEmail);
+    await web.signUp(uniqueEmail('owner'));
+    const own = await claimThroughPages(api, web);
     const dash = await web.get('/dashboard');
-    expect(dash.body).toContain(own.driveId);
-    const revoke = await web.post(`/dashboard/keys/${victimKey.id}/revoke`, { csrf: WebClient.csrfOf(dash.body), drive_id: own.driveId });
+    expect(dash.body).toContain(own.drive_id);
+    const revoke = await web.post(`/dashboard/keys/${victimKey.id}/revoke`, { csrf: WebClient.csrfOf(dash.body), drive_id: own.drive_id });
     expect(revoke.res.status).toBe(404);
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: victim.auth })).status).toBe(200);
   });

@@ -7,8 +7,20 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261122010000_identity extends Migration {
   override up(): void {
+    this.addSql(`
+      create table human_users (
+        id text primary key,
+        email text not null,
+        password_hash text not null,
+        created_at timestamptz not null default now()
+      );`);
+    this.addSql(`create unique index human_users_email_idx on human_users (lower(email));`);
+
     // Kept current by the artifacts domain; usage reads the snapshot from here.
     this.addSql(`alter table drives add column storage_bytes bigint not null default 0;`);
+    // The web account that claimed the drive; its email is not verified, so ID-JAG never binds to such a drive.
+    this.addSql(`alter table drives add column owner_user_id text null references human_users(id) on delete set null;`);
+    this.addSql(`create index drives_owner_user_idx on drives (owner_user_id) where owner_user_id is not null;`);
     this.addSql(`create index drives_owner_email_idx on drives (lower(owner_email)) where owner_email is not null;`);
 
     this.addSql(`
@@ -42,14 +54,6 @@ export class Migration20261122010000_identity extends Migration {
     this.addSql(`create unique index claim_attempts_pending_code_idx on claim_attempts (user_code) where status = 'pending';`);
     this.addSql(`create index claim_attempts_identity_idx on claim_attempts (identity_id, created_at desc);`);
 
-    this.addSql(`
-      create table human_users (
-        id text primary key,
-        email text not null,
-        password_hash text not null,
-        created_at timestamptz not null default now()
-      );`);
-    this.addSql(`create unique index human_users_email_idx on human_users (lower(email));`);
 
     this.addSql(`
       create table id_jag_replays (
