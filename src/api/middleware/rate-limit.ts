@@ -13,6 +13,11 @@ export function isChargedWrite(method: string, path: string): boolean {
   return !(method === 'POST' && /^\/v0\/uploads\/?$/.test(path));
 }
 
+/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
+export function rateLimited(message: string, retryAfterS: number) {
+  return new ApiError(429, 'RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+}
+
 function setHeaders(res: Response, r: HitResult) {
   res.setHeader('X-RateLimit-Limit', String(r.limit));
   res.setHeader('X-RateLimit-Remaining', String(r.remaining));
@@ -35,9 +40,7 @@ export function writeBudget(ctx: AppContext): RequestHandler {
         const r = await chargeWrite(em, auth.credentialId, auth.driveId, limit);
         setHeaders(res, r);
         if (!r.allowed) {
-          throw new ApiError(429, 'RATE_LIMITED', `write budget of ${limit} per hour is spent; retry after ${r.retryAfterS} s`, {
-            retry_after: r.retryAfterS,
-          }, { 'Retry-After': String(r.retryAfterS) });
+          throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
         }
       } else {
         const [r] = await Promise.all([peekWrites(em, auth.credentialId, limit), incrementUsage(em, auth.driveId, 'reads')]);

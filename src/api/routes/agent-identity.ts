@@ -6,6 +6,7 @@ import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../.
 import { hitIpLimit } from '../../services/rate-limits.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/route.js';
+import { rateLimited } from '../middleware/rate-limit.js';
 
 const INVALID_BODY = { status: 400, code: 'INVALID_BODY' };
 
@@ -94,16 +95,9 @@ export function agentIdentityRouter(ctx: AppContext): Router {
       503: { description: 'AGENT_AUTH_NOT_CONFIGURED' },
     },
   }, async ({ body, req }) => {
-    if (!ctx.config.secrets.agentSigningKey) {
-      throw agentAuthUnavailable();
-    }
-    const ip = req.ip ?? 'unknown';
-    const limit = await hitIpLimit(ctx.orm.em.fork(), 'register', ip, ctx.config.limits.registrationsPerIpPerHour);
-    if (!limit.allowed) {
-      throw new ApiError(429, 'RATE_LIMITED', `too many registrations from this address; retry after ${limit.retryAfterS} s`, {
-        retry_after: limit.retryAfterS,
-      }, { 'Retry-After': String(limit.retryAfterS) });
-    }
+    if (!ctx.config.secrets.agentSigningKey) throw agentAuthUnavailable();
+    const limit = await hitIpLimit(ctx.orm.em.fork(), 'register', req.ip ?? 'unknown', ctx.config.limits.registrationsPerIpPerHour);
+    if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
     return body.type === 'anonymous' ? registerAnonymous(ctx) : registerWithIdJag(ctx, body.agent_provider, body.assertion);
   }, requireJson);
 
