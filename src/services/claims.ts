@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import { claimWorkflowId, decideClaimUpdate, type ClaimOutcome } from '../temporal/identity-messages.js';
 import { claimCeremonyWorkflow } from '../workflows/claim-ceremony.js';
 import { findLiveDrive } from './drives.js';
+import { workflowsUnavailable } from './identities.js';
 
 /**
  * The claim ceremony. Starting it and deciding it are one Temporal call each; the workflow's
@@ -50,7 +51,7 @@ export async function startClaim(ctx: AppContext, claimToken: string) {
     workflowId: claimWorkflowId(attemptId),
     taskQueue: ctx.config.temporal.taskQueue,
     args: [{ attemptId, driveId: identity.driveId, windowMs }],
-  });
+  }).catch(workflowsUnavailable);
   const attemptToken = newSecret('ad_cat_');
   let userCode = '';
   for (let tries = 0; ; tries++) {

@@ -20,6 +20,11 @@ import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
  */
 export const CLAIM_TOKEN_PREFIX = 'ad_claim_';
 
+/** Temporal could not take the workflow start: nothing was written, so the caller may simply retry. */
+export function workflowsUnavailable(): never {
+  throw new ApiError(503, 'WORKFLOWS_UNAVAILABLE', 'the workflow service is unavailable; retry later', {}, { 'Retry-After': '5' });
+}
+
 export function agentAuthUnavailable() {
   return new ApiError(503, 'AGENT_AUTH_NOT_CONFIGURED', 'agent registration is not configured on this server; retry later', {}, { 'Retry-After': '60' });
 }
@@ -65,7 +70,7 @@ export async function registerAnonymous(ctx: AppContext) {
       workflowId: unclaimedDriveWorkflowId(driveId),
       taskQueue: ctx.config.temporal.taskQueue,
       args: [{ driveId, createdAtMs: now, inactivityMs: durations.unclaimedInactivityS * 1000, maxAgeMs: durations.unclaimedMaxAgeS * 1000 }],
-    });
+    }).catch(workflowsUnavailable);
     const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
     const identity = await em.transactional(async (tx) => {
       await createDrive(tx, { id: driveId, expiresAt: new Date(now + durations.unclaimedMaxAgeS * 1000) });

@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { IdentityActivities } from '../activities/identity.js';
 import {
   decideClaimUpdate,
@@ -61,5 +61,7 @@ export async function claimCeremonyWorkflow(input: ClaimCeremonyInput): Promise<
   } else {
     outcome = await declineClaim(input.attemptId, decision!.email);
   }
+  // Let the decision update return the outcome to the page before the workflow completes.
+  await condition(allHandlersFinished);
   return outcome;
 }
