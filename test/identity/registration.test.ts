@@ -68,6 +68,33 @@ describe('anonymous registration and the jwt-bearer grant', () => {
     expect(body.detail.error.message).toMatch(/identity assertions are not accepted/);
   });
 
+  it('refuses missing, unknown and MCP-only bearer credentials on /v0 with the envelope', async () => {
+    const reg = await registerAnonymous(api);
+    const foreign = await startIdentityApi({ PUBLIC_BASE_URL: 'https://other-deployment.test' });
+    let foreignToken: string;
+    try {
+      foreignToken = await accessTokenFor(foreign, (await registerAnonymous(foreign)).identity_assertion);
+    } finally {
+      await foreign.close();
+    }
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /missing bearer/],
+      [{ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, /missing bearer/],
+      [bearer('adat_mcp-only-oauth-token'), /unrecognised/],
+      [bearer('ad_live_revoked-or-made-up'), /invalid or revoked API key/],
+      [bearer(`${reg.identity_assertion.split('.').slice(0, 2).join('.')}.c2ln`), /invalid access token/],
+      [bearer(foreignToken!), /invalid access token/], // another issuer and audience
+    ];
+    for (const [headers, message] of cases) {
+      const res = await fetch(`${api.url}/v0/drives/me`, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      const err = (await res.json()).detail.error;
+      expect(err.code).toBe('UNAUTHENTICATED');
+      expect(err.message).toMatch(message);
+    }
+  });
+
   it('refuses an access token at the token endpoint and a forged or expired assertion with invalid_grant', async () => {
     const reg = await registerAnonymous(api);
     const access = await accessTokenFor(api, reg.identity_assertion);
