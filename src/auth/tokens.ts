@@ -40,7 +40,15 @@ function keysOf(config: Config): Keys {
   if (!pem) throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY is not set');
   let keys = cache.get(pem);
   if (!keys) {
-    const privateKey = createPrivateKey(pem);
+    let privateKey: KeyObject;
+    try {
+      privateKey = createPrivateKey(pem);
+    } catch {
+      throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY is not a PEM private key');
+    }
+    if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY must be a P-256 (ES256) key');
+    }
     const publicKey = createPublicKey(privateKey);
     const jwk = publicKey.export({ format: 'jwk' });
     keys = { privateKey, publicKey, kid: `${jwk.x!.slice(0, 16)}` };

@@ -43,7 +43,7 @@ function assertionTtl(ctx: AppContext, scope: Scope) {
   return scope === 'full' ? ctx.config.durations.claimedAssertionS : ctx.config.durations.anonAssertionS;
 }
 
-async function issueAssertion(ctx: AppContext, identity: AgentIdentityRow, scope: Scope) {
+async function issueAssertion(ctx: AppContext, identity: Pick<AgentIdentityRow, 'id' | 'driveId' | 'assertionJti'>, scope: Scope) {
   return signServiceToken(
     ctx.config,
     { sub: identity.id, drv: identity.driveId, scope, token_use: 'identity_assertion', jti: identity.assertionJti ?? undefined },
@@ -60,38 +60,40 @@ async function issueAccessToken(ctx: AppContext, identity: { id: string; driveId
 /** Creates an unclaimed drive and its identity. The lifecycle workflow starts first, so no drive exists without one. */
 export async function registerAnonymous(ctx: AppContext) {
   return withSigning(async () => {
-    const em = ctx.orm.em.fork();
-    const driveId = newId('drv');
-    const identityId = newId('aid');
-    const now = Date.now();
     const { durations } = ctx.config;
+    const now = Date.now();
+    const identity = {
+      id: newId('aid'),
+      driveId: newId('drv'),
+      kind: 'anonymous' as const,
+      status: 'unclaimed' as const,
+      assertionJti: randomUUID(),
+    };
+    const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
+    // Signed first, so nothing is written when the key is unusable.
+    const assertion = await issueAssertion(ctx, identity, 'pre_claim');
     // Started before the commit: if the commit fails, the workflow finds no drive at its deadline and ends.
     await ctx.temporal.workflow.start(unclaimedDriveWorkflow, {
-      workflowId: unclaimedDriveWorkflowId(driveId),
+      workflowId: unclaimedDriveWorkflowId(identity.driveId),
       taskQueue: ctx.config.temporal.taskQueue,
-      args: [{ driveId, createdAtMs: now, inactivityMs: durations.unclaimedInactivityS * 1000, maxAgeMs: durations.unclaimedMaxAgeS * 1000 }],
+      args: [{
+        driveId: identity.driveId,
+        createdAtMs: now,
+        inactivityMs: durations.unclaimedInactivityS * 1000,
+        maxAgeMs: durations.unclaimedMaxAgeS * 1000,
+      }],
     }).catch(workflowsUnavailable);
-    const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
-    const identity = await em.transactional(async (tx) => {
-      await createDrive(tx, { id: driveId, expiresAt: new Date(now + durations.unclaimedMaxAgeS * 1000) });
-      const row = tx.create(AgentIdentity, {
-        id: identityId,
-        driveId,
-        kind: 'anonymous',
-        status: 'unclaimed',
-        claimTokenHash: hashSecret(claimToken),
-        assertionJti: randomUUID(),
-      });
-      await tx.persist(row).flush();
-      return row;
+    await ctx.orm.em.fork().transactional(async (tx) => {
+      await createDrive(tx, { id: identity.driveId, expiresAt: new Date(now + durations.unclaimedMaxAgeS * 1000) });
+      tx.persist(tx.create(AgentIdentity, { ...identity, claimTokenHash: hashSecret(claimToken) }));
+      await tx.flush();
     });
-    const assertion = await issueAssertion(ctx, identity, 'pre_claim');
     return {
       identity_assertion: assertion.token,
       claim_token: claimToken,
       claim_metadata: { claim_endpoint: `${ctx.config.http.baseUrl}/agent/identity/claim`, supported_email_hints: true },
-      drive_id: driveId,
-      agent_identity_id: identityId,
+      drive_id: identity.driveId,
+      agent_identity_id: identity.id,
       scope: 'pre_claim' as const,
       expires_at: assertion.expiresAt.toISOString(),
     };
@@ -103,7 +105,7 @@ export async function registerWithIdJag(ctx: AppContext, agentProvider: string, 
   return withSigning(async () => {
     const jag = await verifyIdJag(ctx.config, agentProvider, assertion);
     const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
-    const identity = await ctx.orm.em.fork().transactional(async (tx) => {
+    const { identity, signed } = await ctx.orm.em.fork().transactional(async (tx) => {
       await consumeIdJagJti(tx, jag);
       // Serialise first-time registrations of one email so two racing calls do not create two drives.
       await tx.execute('select pg_advisory_xact_lock(hashtext(lower(?)))', [jag.email]);
@@ -121,9 +123,9 @@ export async function registerWithIdJag(ctx: AppContext, agentProvider: string, 
         claimedAt: new Date(),
       });
       await tx.persist(row).flush();
-      return row;
+      // Signed inside the transaction: an unusable key rolls the rows back.
+      return { identity: row, signed: await issueAssertion(ctx, row, 'full') };
     });
-    const signed = await issueAssertion(ctx, identity, 'full');
     return {
       identity_assertion: signed.token,
       claim_token: claimToken,

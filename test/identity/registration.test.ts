@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
@@ -207,6 +208,24 @@ describe('registration input errors', () => {
       expect((await token.json()).error).toBe('temporarily_unavailable');
     } finally {
       await unconfigured.close();
+    }
+  });
+
+  it('is 503 with an unusable signing key, writing nothing', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    for (const key of ['not a pem', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
+      const broken = await startIdentityApi({ AGENT_SIGNING_KEY: key });
+      try {
+        const drives = await countRows(broken, 'drives');
+        const res = await fetch(`${broken.url}/agent/identity`, {
+          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }),
+        });
+        expect(res.status).toBe(503);
+        expect((await res.json()).detail.error.code).toBe('AGENT_AUTH_NOT_CONFIGURED');
+        expect(await countRows(broken, 'drives')).toBe(drives);
+      } finally {
+        await broken.close();
+      }
     }
   });
 
