@@ -173,10 +173,13 @@ export async function claimGrant(ctx: AppContext, claimToken: string, attemptTok
   if (!identity) throw new OAuthError('invalid_grant', 'the identity is gone or the claim_token is unknown; re-register');
   if (identity.status === 'claimed') {
     return withSigning(async () => {
-      identity.assertionJti = randomUUID();
+      // Signed before the new jti is stored, so a signing failure leaves the current assertion valid.
+      const rotated = { id: identity.id, driveId: identity.driveId, assertionJti: randomUUID() };
+      const signed = await issueAssertion(ctx, rotated, 'full');
+      const access = await issueAccessToken(ctx, rotated, 'full');
+      identity.assertionJti = rotated.assertionJti;
       await em.flush();
-      const signed = await issueAssertion(ctx, identity, 'full');
-      return { ...(await issueAccessToken(ctx, identity, 'full')), identity_assertion: signed.token, identity_assertion_expires_at: signed.expiresAt.toISOString() };
+      return { ...access, identity_assertion: signed.token, identity_assertion_expires_at: signed.expiresAt.toISOString() };
     });
   }
   const attempt = attemptToken
@@ -192,7 +195,7 @@ export async function claimGrant(ctx: AppContext, claimToken: string, attemptTok
     case 'expired':
       throw new OAuthError('expired_token', 'the claim window has elapsed; start a new claim');
     case 'approved':
-      // Approval claims the identity in the same transaction, so this is a different identity's race; treat as pending.
+      // Not reached: approval claims the identity in the same transaction, handled above.
       throw new OAuthError('authorization_pending', 'claim is being finalised; poll again');
   }
 }

@@ -129,6 +129,21 @@ describe('claim ceremony', () => {
     }
   });
 
+  it('polls one attempt by claim_attempt_token: an older declined attempt stays declined while the newer one is pending', async () => {
+    const reg = await registerAnonymous(api);
+    const first = await startClaim(api, reg.claim_token);
+    const web = new WebClient(api.url);
+    await web.signUp(uniqueEmail('two-attempts'));
+    await web.decide(first.user_code, 'decline');
+    const second = await startClaim(api, reg.claim_token);
+    expect(second.user_code).not.toBe(first.user_code);
+    const byAttempt = (token: string) => tokenRequest(api, { grant_type: 'claim', claim_token: reg.claim_token, claim_attempt_token: token });
+    expect((await (await byAttempt(first.claim_attempt_token)).json()).error).toBe('access_denied');
+    expect((await (await byAttempt(second.claim_attempt_token)).json()).error).toBe('authorization_pending');
+    expect((await (await poll(reg.claim_token)).json()).error).toBe('authorization_pending'); // newest attempt
+    expect((await (await byAttempt('ad_cat_unknown')).json()).error).toBe('invalid_request');
+  });
+
   it('refuses a form without the CSRF token', async () => {
     const reg = await registerAnonymous(api);
     const claim = await startClaim(api, reg.claim_token);
