@@ -93,3 +93,9 @@ export function hitIpLimit(em: EntityManager, kind: 'register' | 'login_failure'
 export async function ipLimitReached(em: EntityManager, kind: 'register' | 'login_failure', ip: string, limit: number) {
   return (await peek(em, `${kind}:${ip}`)) >= limit;
 }
+
+/** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */
+export async function purgeEndedWindows(em: EntityManager): Promise<number> {
+  const rows = await em.execute<{ bucket: string }[]>('delete from rate_counters where window_start < ? returning bucket', [hourWindow().start]);
+  return rows.length;
+}

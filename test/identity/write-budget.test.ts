@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { incrementUsage } from '../../src/services/usage.js';
+import { purgeEndedWindows } from '../../src/services/rate-limits.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';
 
 let api: TestApi;
@@ -91,5 +92,16 @@ describe('write budget and rate-limit headers', () => {
         retrieval_queries: { used: 4, limit: 0 },
       },
     });
+  });
+
+  it('the cleanup drops counters of ended windows and keeps the current one', async () => {
+    const tenant = await createTenant(api.ctx);
+    await write(tenant.auth);
+    const em = api.ctx.orm.em.fork();
+    await em.execute(`insert into rate_counters (bucket, window_start, drive_id, count) values (?, date_trunc('hour', now()) - interval '1 hour', ?, 5)`,
+      [`write:old-${tenant.driveId}`, tenant.driveId]);
+    expect(await purgeEndedWindows(em)).toBeGreaterThanOrEqual(1);
+    const rows = await em.execute('select bucket from rate_counters where drive_id = ?', [tenant.driveId]);
+    expect(rows.map((r) => r.bucket)).toEqual([expect.stringMatching(/^write:key_/)]);
   });
 });
