@@ -85,12 +85,14 @@ export async function driveWritesThisHour(em: EntityManager, driveId: string): P
   return Number(rows[0]?.total ?? 0);
 }
 
-/** Per-client-IP limits (registration, failed sign-ins). */
-export function hitIpLimit(em: EntityManager, kind: 'register' | 'login_failure', ip: string, limit: number) {
+/** Per-client-IP limits: registrations, failed sign-ins, unknown claim codes. */
+export type IpLimitKind = 'register' | 'login_failure' | 'claim_code_miss';
+
+export function hitIpLimit(em: EntityManager, kind: IpLimitKind, ip: string, limit: number) {
   return hit(em, `${kind}:${ip}`, null, limit);
 }
 
-export async function ipLimitReached(em: EntityManager, kind: 'register' | 'login_failure', ip: string, limit: number) {
+export async function ipLimitReached(em: EntityManager, kind: IpLimitKind, ip: string, limit: number) {
   return (await peek(em, `${kind}:${ip}`)) >= limit;
 }
 

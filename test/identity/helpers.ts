@@ -78,7 +78,8 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false>, ti
 /** A browser stand-in for the HTML pages: keeps the session cookie and reads CSRF tokens from forms. */
 export class WebClient {
   cookie = '';
-  constructor(readonly base: string) {}
+  /** `headers` lets a test pose as another client address (X-Forwarded-For is trusted from loopback). */
+  constructor(readonly base: string, readonly headers: Record<string, string> = {}) {}
 
   private remember(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -88,7 +89,7 @@ export class WebClient {
   }
 
   async get(path: string) {
-    const res = await fetch(`${this.base}${path}`, { redirect: 'manual', headers: this.cookie ? { cookie: this.cookie } : {} });
+    const res = await fetch(`${this.base}${path}`, { redirect: 'manual', headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) } });
     this.remember(res);
     return { res, body: await res.text() };
   }
@@ -97,7 +98,7 @@ export class WebClient {
     const res = await fetch(`${this.base}${path}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(this.cookie ? { cookie: this.cookie } : {}) },
+      headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded', ...(this.cookie ? { cookie: this.cookie } : {}) },
       body: new URLSearchParams(fields).toString(),
     });
     this.remember(res);
@@ -133,5 +134,8 @@ export async function claimThroughPages(api: TestApi, web: WebClient): Promise<R
   expect(done.body).toContain('Approved');
   return reg;
 }
+
+/** A documentation-range address unlikely to be shared with another test in the same run. */
+export const randomIp = () => `192.0.2.${Math.floor(Math.random() * 254) + 1}`;
 
 export const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { safeReturnTo } from '../../src/web/auth-pages.js';
 import { esc, html } from '../../src/web/html.js';
-import { countRows, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import { countRows, randomIp, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -56,7 +56,7 @@ describe('human sign-in', () => {
   });
 
   it('limits failed sign-ins per client IP', async () => {
-    const web = new WebClient(api.url);
+    const web = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
     const form = await web.get('/auth/login');
     const csrf = WebClient.csrfOf(form.body);
     const statuses: number[] = [];
@@ -65,6 +65,14 @@ describe('human sign-in', () => {
       statuses.push(res.res.status);
     }
     expect(statuses).toEqual([401, 401, 401, 429]);
+  });
+
+  it('limits unknown claim codes per client IP', async () => {
+    const web = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
+    await web.signUp(uniqueEmail('guesser'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await web.get(`/claim?code=ZZZZZZZ${i}`)).res.status);
+    expect(statuses).toEqual([404, 404, 404, 429]);
   });
 
   it('escapes what it renders and follows only same-site return paths', async () => {
