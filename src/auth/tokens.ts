@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Config } from '../config.js';
 
 /**
@@ -102,6 +102,15 @@ export async function verifyServiceToken(config: Config, token: string, use: Tok
     throw new TokenInvalid('invalid', 'token claims are invalid');
   }
   return payload as unknown as ServiceClaims;
+}
+
+/** The unverified `token_use` claim, only to pick a verifier; never trusted on its own. */
+export function peekTokenUse(token: string): unknown {
+  try {
+    return decodeJwt(token).token_use;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A JWT-shaped string (three base64url parts); cheap pre-check before the verifier runs. */

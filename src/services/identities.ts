@@ -143,8 +143,12 @@ async function liveIdentity(em: EntityManager, where: { id: string } | { claimTo
   return identity;
 }
 
-/** RFC 7523 exchange: a current identity assertion for a 15-minute access token. Counts as drive activity. */
-export async function exchangeAssertion(ctx: AppContext, assertion: string) {
+/**
+ * Checks an identity assertion: signature, expiry, the identity's current jti (rotation) and a
+ * live drive. Counts as activity for an unclaimed drive. Used by the token exchange and by MCP,
+ * which accepts assertions as bearer; failures are `invalid_grant`.
+ */
+export async function verifyCurrentAssertion(ctx: AppContext, assertion: string): Promise<{ identity: AgentIdentityRow; scope: Scope }> {
   let claims;
   try {
     claims = await verifyServiceToken(ctx.config, assertion, 'identity_assertion');
@@ -158,8 +162,13 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string) {
   if (identity.assertionJti !== claims.jti) {
     throw new OAuthError('invalid_grant', 'identity assertion was revoked (rotated by a claim); use grant_type=claim with the claim_token');
   }
-  const scope: Scope = identity.status === 'claimed' ? 'full' : 'pre_claim';
   if (identity.status === 'unclaimed') await recordDriveActivity(em, identity.driveId);
+  return { identity, scope: identity.status === 'claimed' ? 'full' : 'pre_claim' };
+}
+
+/** RFC 7523 exchange: a current identity assertion for a 15-minute access token. */
+export async function exchangeAssertion(ctx: AppContext, assertion: string) {
+  const { identity, scope } = await verifyCurrentAssertion(ctx, assertion);
   return issueAccessToken(ctx, identity, scope);
 }
 

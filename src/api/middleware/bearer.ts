@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { AuthContext } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
-import { AgentAuthNotConfigured, looksLikeJwt, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
+import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
+import { OAuthError } from '../../auth/oauth-error.js';
 import { API_KEY_PREFIX, findLiveApiKey } from '../../services/api-keys.js';
+import { verifyCurrentAssertion } from '../../services/identities.js';
 import { findLiveDrive } from '../../services/drives.js';
 import { ApiError } from '../errors.js';
 
@@ -37,6 +39,22 @@ const accessTokenVerifier: CredentialVerifier = async (ctx, credential) => {
   }
 };
 
+/**
+ * Identity assertions as bearer: for MCP only (spec 5.3), never in the /v0 list. Mount with
+ * `bearerAuth(ctx, [identityAssertionVerifier])` or call it from the MCP transport.
+ */
+export const identityAssertionVerifier: CredentialVerifier = async (ctx, credential) => {
+  if (!looksLikeJwt(credential) || peekTokenUse(credential) !== 'identity_assertion') return undefined;
+  try {
+    const { identity, scope } = await verifyCurrentAssertion(ctx, credential);
+    return { driveId: identity.driveId, identityId: identity.id, scope, kind: 'identity_assertion', credentialId: identity.id };
+  } catch (err) {
+    // The message agents are told to expect (REFERENCE §4.10): then retry grant_type=claim or re-register.
+    if (err instanceof OAuthError) throw unauthenticated('Invalid or revoked agent credential');
+    throw err;
+  }
+};
+
 export function unauthenticated(message: string) {
   return new ApiError(401, 'UNAUTHENTICATED', message, {}, { 'WWW-Authenticate': 'Bearer' });
 }
@@ -46,7 +64,7 @@ export function unauthenticated(message: string) {
  * assertions, MCP-only tokens, garbage) is 401. The drive must still be live.
  */
 export function bearerAuth(ctx: AppContext, extraVerifiers: CredentialVerifier[] = []): RequestHandler {
-  const verifiers = [apiKeyVerifier, accessTokenVerifier, ...extraVerifiers];
+  const verifiers = [apiKeyVerifier, ...extraVerifiers, accessTokenVerifier];
   return async (req, _res, next) => {
     try {
       const header = req.get('authorization') ?? '';
