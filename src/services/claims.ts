@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ApiError } from '../api/errors.js';
 import { hashSecret, newSecret } from '../auth/secrets.js';
 import type { AppContext } from '../context.js';
@@ -56,20 +55,21 @@ export async function startClaim(ctx: AppContext, claimToken: string) {
   let userCode = '';
   for (let tries = 0; ; tries++) {
     userCode = newUserCode();
+    const attempt = em.fork();
+    attempt.persist(attempt.create(ClaimAttempt, {
+      id: attemptId,
+      identityId: identity.id,
+      attemptTokenHash: hashSecret(attemptToken),
+      userCode,
+      status: 'pending',
+      expiresAt,
+    }));
     try {
-      await em.fork().persist(em.create(ClaimAttempt, {
-        id: attemptId,
-        identityId: identity.id,
-        attemptTokenHash: hashSecret(attemptToken),
-        userCode,
-        status: 'pending',
-        expiresAt,
-      })).flush();
+      await attempt.flush();
       break;
     } catch (err) {
       // A pending attempt already holds this code (23^8 codes, so practically never twice).
       if (!(err instanceof UniqueConstraintViolationException) || tries >= 4) throw err;
-      em.clear();
     }
   }
   const verificationUri = `${ctx.config.http.webUrl}/claim`;
