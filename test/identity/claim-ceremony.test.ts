@@ -106,12 +106,13 @@ describe('claim ceremony', () => {
   });
 
   it('expired: the window elapses (timer), the poll says expired_token and the page refuses the code', async () => {
-    const shortWindow = await startIdentityApi({ CLAIM_WINDOW_S: '2', PUBLIC_BASE_URL: api.url });
+    const shortWindow = await startIdentityApi({ CLAIM_WINDOW_S: '3', PUBLIC_BASE_URL: api.url });
     try {
       const reg = await registerAnonymous(api);
-      const claim = await startClaim(shortWindow, reg.claim_token);
+      // Signed in before the short window opens, so a slow machine still sees the pending page.
       const web = new WebClient(api.url);
       await web.signUp(uniqueEmail('late'));
+      const claim = await startClaim(shortWindow, reg.claim_token);
       const page = await web.get(`/claim?code=${claim.user_code}`);
       expect(page.res.status).toBe(200);
       await waitFor(async () => {

@@ -18,11 +18,11 @@ async function driveRow(driveId: string) {
 
 describe('unclaimed-drive lifecycle (durations shortened through config)', () => {
   it('removes a drive after the inactivity window; token exchanges reset the clock', async () => {
-    const shortApi = await startIdentityApi({ UNCLAIMED_INACTIVITY_S: '4', UNCLAIMED_MAX_AGE_S: '3600', PUBLIC_BASE_URL: api.url });
+    const shortApi = await startIdentityApi({ UNCLAIMED_INACTIVITY_S: '6', UNCLAIMED_MAX_AGE_S: '3600', PUBLIC_BASE_URL: api.url });
     try {
       const reg = await registerAnonymous(shortApi);
       // Keep it active for longer than one window: it must survive.
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 6; i++) {
         await new Promise((r) => setTimeout(r, 1500));
         await accessTokenFor(api, reg.identity_assertion);
       }
