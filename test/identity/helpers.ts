@@ -60,9 +60,19 @@ export async function startClaim(api: TestApi, claimToken: string) {
   }>;
 }
 
-export async function countRows(api: TestApi, table: string): Promise<number> {
-  const rows = await api.ctx.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from ${table}`);
-  return Number(rows[0].n);
+/**
+ * Runs `fn` while the tables are locked against writes (SHARE mode), and checks that their row
+ * counts did not move. Other suites run in parallel; the lock keeps their inserts out of the count.
+ * A request under test that tried to insert would block on the lock and time the test out.
+ */
+export async function expectNoNewRows(api: TestApi, tables: string[], fn: () => Promise<void>): Promise<void> {
+  await api.ctx.orm.em.fork().transactional(async (tx) => {
+    await tx.execute(`lock table ${tables.join(', ')} in share mode`);
+    const counts = () => Promise.all(tables.map(async (t) => Number((await tx.execute<{ n: string }[]>(`select count(*) as n from ${t}`))[0].n)));
+    const before = await counts();
+    await fn();
+    expect(await counts()).toEqual(before);
+  });
 }
 
 export async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 250): Promise<T> {

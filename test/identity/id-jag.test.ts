@@ -5,7 +5,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JW
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { accessTokenFor, bearer, claimThroughPages, countRows, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import { accessTokenFor, bearer, claimThroughPages, expectNoNewRows, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 const ISSUER = 'https://idp.acme.test';
 let api: TestApi;
@@ -95,8 +95,6 @@ describe('ID-JAG registration', () => {
   it('refuses bad assertions with the named codes and writes no rows', async () => {
     const email = uniqueEmail('bad');
     const { privateKey: otherKey } = await generateKeyPair('ES256');
-    const drives = await countRows(api, 'drives');
-    const identities = await countRows(api, 'agent_identities');
     const cases: [string, Promise<string>, number, string][] = [
       ['wrong issuer', idJag({ email, iss: 'https://evil.test' }), 401, 'ID_JAG_INVALID'],
       ['wrong audience', idJag({ email, aud: 'https://other-service.test' }), 401, 'ID_JAG_INVALID'],
@@ -107,16 +105,18 @@ describe('ID-JAG registration', () => {
       ['unverified email', idJag({ email, email_verified: false }), 403, 'ID_JAG_EMAIL_UNVERIFIED'],
       ['no email', idJag({}), 403, 'ID_JAG_EMAIL_UNVERIFIED'],
     ];
-    for (const [name, assertion, status, code] of cases) {
-      const res = await register(await assertion);
-      expect(res.status, name).toBe(status);
-      expect((await res.json()).detail.error.code, name).toBe(code);
-    }
-    const unknown = await register(await idJag({ email }), 'not-trusted');
-    expect(unknown.status).toBe(400);
-    expect((await unknown.json()).detail.error.code).toBe('UNKNOWN_PROVIDER');
-    expect(await countRows(api, 'drives')).toBe(drives);
-    expect(await countRows(api, 'agent_identities')).toBe(identities);
+    const signed = await Promise.all(cases.map(([, assertion]) => assertion));
+    const untrusted = await idJag({ email });
+    await expectNoNewRows(api, ['drives', 'agent_identities'], async () => {
+      for (const [i, [name, , status, code]] of cases.entries()) {
+        const res = await register(signed[i]);
+        expect(res.status, name).toBe(status);
+        expect((await res.json()).detail.error.code, name).toBe(code);
+      }
+      const unknown = await register(untrusted, 'not-trusted');
+      expect(unknown.status).toBe(400);
+      expect((await unknown.json()).detail.error.code).toBe('UNKNOWN_PROVIDER');
+    });
   });
 
   it('refuses a replayed assertion (same jti)', async () => {

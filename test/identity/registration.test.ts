@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { startTestApi } from '../helpers/api.js';
-import { accessTokenFor, bearer, countRows, JWT_BEARER, registerAnonymous, startIdentityApi, tokenRequest } from './helpers.js';
+import { accessTokenFor, bearer, expectNoNewRows, JWT_BEARER, registerAnonymous, startIdentityApi, tokenRequest } from './helpers.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -166,9 +166,7 @@ describe('registration input errors', () => {
     fetch(`${api.url}/agent/identity`, { method: 'POST', headers: { 'content-type': contentType }, body });
 
   it('gives clear errors and writes no rows', async () => {
-    const drivesBefore = await countRows(api, 'drives');
-    const identitiesBefore = await countRows(api, 'agent_identities');
-
+    await expectNoNewRows(api, ['drives', 'agent_identities'], async () => {
     const malformed = await post('{"type": "anonym');
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).detail.error.code).toBe('MALFORMED_JSON');
@@ -190,8 +188,7 @@ describe('registration input errors', () => {
     expect(unknownProvider.status).toBe(400);
     expect((await unknownProvider.json()).detail.error.code).toBe('UNKNOWN_PROVIDER');
 
-    expect(await countRows(api, 'drives')).toBe(drivesBefore);
-    expect(await countRows(api, 'agent_identities')).toBe(identitiesBefore);
+    });
   });
 
   it('is 503 AGENT_AUTH_NOT_CONFIGURED without a signing key', async () => {
@@ -216,13 +213,13 @@ describe('registration input errors', () => {
     for (const key of ['not a pem', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()]) {
       const broken = await startIdentityApi({ AGENT_SIGNING_KEY: key });
       try {
-        const drives = await countRows(broken, 'drives');
-        const res = await fetch(`${broken.url}/agent/identity`, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }),
+        await expectNoNewRows(broken, ['drives', 'agent_identities'], async () => {
+          const res = await fetch(`${broken.url}/agent/identity`, {
+            method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }),
+          });
+          expect(res.status).toBe(503);
+          expect((await res.json()).detail.error.code).toBe('AGENT_AUTH_NOT_CONFIGURED');
         });
-        expect(res.status).toBe(503);
-        expect((await res.json()).detail.error.code).toBe('AGENT_AUTH_NOT_CONFIGURED');
-        expect(await countRows(broken, 'drives')).toBe(drives);
       } finally {
         await broken.close();
       }
@@ -236,14 +233,14 @@ describe('registration input errors', () => {
       const other = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
       await registerAnonymous(limited, { 'x-forwarded-for': ip });
       await registerAnonymous(limited, { 'x-forwarded-for': ip });
-      const drivesBefore = await countRows(limited, 'drives');
-      const res = await fetch(`${limited.url}/agent/identity`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ type: 'anonymous' }),
+      await expectNoNewRows(limited, ['drives', 'agent_identities'], async () => {
+        const res = await fetch(`${limited.url}/agent/identity`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ type: 'anonymous' }),
+        });
+        expect(res.status).toBe(429);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await res.json()).detail.error.code).toBe('RATE_LIMITED');
       });
-      expect(res.status).toBe(429);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect((await res.json()).detail.error.code).toBe('RATE_LIMITED');
-      expect(await countRows(limited, 'drives')).toBe(drivesBefore);
       await registerAnonymous(limited, other); // another address is unaffected
     } finally {
       await limited.close();
