@@ -85,6 +85,21 @@ const envSchema = z.object({
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
+  LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
+
+  // Trusted ID-JAG issuers: JSON {"<agent_provider>": {"issuer": "...", "jwks_uri": "..."}}
+  ID_JAG_PROVIDERS: z
+    .string()
+    .default('{}')
+    .transform((raw, c) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        c.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1).max(64), z.object({ issuer: z.string().min(1), jwks_uri: z.url() }))),
 
   // Secrets; generated and persisted under DATA_DIR by the embedded launcher when absent
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -155,7 +170,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
+      loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
     },
+    idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY },
   };
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { purgeEndedWindows } from '../services/rate-limits.js';
 
 export interface CleanupActivities {
   purgeExpired(): Promise<Record<string, number>>;
@@ -12,7 +13,7 @@ export function createCleanupActivities(ctx: AppContext): CleanupActivities {
       const drives = await em.getConnection().execute<{ id: string }[]>(
         'delete from drives where purge_at is not null and purge_at <= now() returning id',
       );
-      return { drives: drives.length };
+      return { drives: drives.length, rate_counters: await purgeEndedWindows(em) };
     },
   };
 }

@@ -1,9 +1,14 @@
 import express, { type Express } from 'express';
 import type { AppContext } from '../context.js';
+import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
+import { writeBudget } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
+import { agentIdentityRouter } from './routes/agent-identity.js';
+import { drivesMeRouter } from './routes/drives-me.js';
 import { healthRouter } from './routes/health.js';
+import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 
 /** Builds the Express app for a context; the listener lives in src/main.ts so tests can mount the app themselves. */
@@ -13,13 +18,20 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
 
+  // Form-encoded with RFC 6749 errors, so it parses its own body before the JSON parser sees it.
+  app.use(oauthTokenRouter(ctx));
+  // Server-rendered pages (sign-in, claim, dashboard): form bodies, HTML errors.
+  app.use(webRouter(ctx));
+
   // Public, unauthenticated routes.
   app.use(express.json({ limit: '1mb' }));
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
+  app.use(agentIdentityRouter(ctx));
 
-  // Everything under /v0 needs a bearer credential; routers below declare full /v0/... paths.
-  app.use('/v0', bearerAuth(ctx));
+  // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
+  app.use('/v0', bearerAuth(ctx), writeBudget(ctx));
+  app.use(drivesMeRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));

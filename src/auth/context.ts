@@ -10,8 +10,12 @@ export interface AuthContext {
   /** The agent identity behind an access token; null for API keys. */
   identityId: string | null;
   scope: 'pre_claim' | 'full';
-  kind: 'api_key' | 'access_token';
-  /** Stable id of the credential (API key id or access-token jti); rate budgets are kept per credential. */
+  /** identity_assertion only on MCP (spec 5.3); /v0 refuses assertions. */
+  kind: 'api_key' | 'access_token' | 'identity_assertion';
+  /**
+   * Stable id of the credential whose budget is charged: the API key id, or for access tokens
+   * the agent identity id (every access token of one identity shares one budget).
+   */
   credentialId: string;
 }
 

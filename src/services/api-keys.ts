@@ -27,3 +27,8 @@ export async function revokeApiKey(em: EntityManager, driveId: string, keyId: st
   const affected = await em.nativeUpdate(ApiKey, { id: keyId, driveId, revokedAt: null }, { revokedAt: new Date() });
   return affected > 0;
 }
+
+/** A drive's keys, newest first, without secrets (for the dashboard). */
+export async function listApiKeys(em: EntityManager, driveId: string): Promise<ApiKeyRow[]> {
+  return em.find(ApiKey, { driveId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+}

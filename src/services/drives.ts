@@ -5,10 +5,10 @@ import { newId } from '../ids.js';
 /** Creates a drive. An unclaimed drive gets `expiresAt` (its hard 30-day limit); a claimed one is permanent. */
 export async function createDrive(
   em: EntityManager,
-  opts: { ownerEmail?: string | null; expiresAt?: Date | null } = {},
+  opts: { id?: string; ownerEmail?: string | null; expiresAt?: Date | null } = {},
 ): Promise<DriveRow> {
   const drive = em.create(Drive, {
-    id: newId('drv'),
+    id: opts.id ?? newId('drv'),
     ownerEmail: opts.ownerEmail ?? null,
     claimedAt: opts.ownerEmail ? new Date() : null,
     expiresAt: opts.expiresAt ?? null,
@@ -21,4 +21,22 @@ export async function createDrive(
 /** A live drive (not soft-deleted), or null. */
 export async function findLiveDrive(em: EntityManager, driveId: string): Promise<DriveRow | null> {
   return em.findOne(Drive, { id: driveId, deletedAt: null });
+}
+
+/**
+ * The oldest live drive owned by a verified email (an ID-JAG provider vouches for it), or null.
+ * Drives claimed through the web page carry an unverified email and are never matched.
+ */
+export async function findDriveForVerifiedEmail(em: EntityManager, email: string): Promise<DriveRow | null> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from drives where lower(owner_email) = lower(?) and owner_user_id is null and deleted_at is null
+     order by created_at, id limit 1`,
+    [email],
+  );
+  return rows.length ? em.findOne(Drive, { id: rows[0].id }) : null;
+}
+
+/** Every live drive a web account claimed, oldest first (the dashboard's drives). */
+export async function listUserDrives(em: EntityManager, userId: string): Promise<DriveRow[]> {
+  return em.find(Drive, { ownerUserId: userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }

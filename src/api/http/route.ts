@@ -28,6 +28,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   /** Request body content type when not JSON (for raw uploads). */
   bodyContentType?: string;
   headers?: z.ZodObject;
+  /** Status and code for an invalid body instead of 422 VALIDATION_ERROR (registration uses 400 INVALID_BODY). */
+  invalidBody?: { status: number; code: string };
   responses: Record<number, ResponseSpec>;
 }
 
@@ -55,6 +57,15 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, locati
   return result.data;
 }
 
+function parseBody<B extends z.ZodType>(spec: { body?: B; invalidBody?: { status: number; code: string } }, value: unknown): z.output<B> {
+  try {
+    return parseWith(spec.body!, value, 'body');
+  } catch (err) {
+    if (!spec.invalidBody || !(err instanceof ValidationError)) throw err;
+    throw new ApiError(spec.invalidBody.status, spec.invalidBody.code, err.message, err.extra);
+  }
+}
+
 /** Express 5 gives `*rest` params as arrays of segments; join them back into a path. */
 function normaliseParams(params: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
@@ -74,7 +85,7 @@ export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
     try {
       const params = spec.params ? parseWith(spec.params, normaliseParams(req.params), 'path') : normaliseParams(req.params);
       const query = spec.query ? parseWith(spec.query, req.query, 'query') : req.query;
-      const body = spec.body ? parseWith(spec.body, req.body ?? {}, 'body') : req.body;
+      const body = spec.body ? parseBody(spec, req.body ?? {}) : req.body;
       const result = await handler({ params, query, body, req, res } as ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>);
       if (res.headersSent || result === undefined) return;
       res.status(successStatus).json(result);

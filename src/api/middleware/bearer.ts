@@ -1,7 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { AuthContext } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
+import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
+import { OAuthError } from '../../auth/oauth-error.js';
 import { API_KEY_PREFIX, findLiveApiKey } from '../../services/api-keys.js';
+import { verifyCurrentAssertion } from '../../services/identities.js';
 import { findLiveDrive } from '../../services/drives.js';
 import { ApiError } from '../errors.js';
 
@@ -15,6 +18,43 @@ const apiKeyVerifier: CredentialVerifier = async (ctx, credential) => {
   return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.id };
 };
 
+/**
+ * Access tokens from /oauth2/token. Identity assertions are signed with the same key but carry
+ * token_use=identity_assertion and are refused here: they are only for the exchange (and MCP).
+ * The budget key is the agent identity, so minting fresh access tokens does not reset it.
+ */
+const accessTokenVerifier: CredentialVerifier = async (ctx, credential) => {
+  if (!looksLikeJwt(credential)) return undefined;
+  try {
+    const claims = await verifyServiceToken(ctx.config, credential, 'access');
+    return { driveId: claims.drv, identityId: claims.sub, scope: claims.scope, kind: 'access_token', credentialId: claims.sub };
+  } catch (err) {
+    if (err instanceof AgentAuthNotConfigured) throw unauthenticated('access tokens are not accepted: agent auth is not configured');
+    if (!(err instanceof TokenInvalid)) throw err;
+    if (err.reason === 'expired') throw unauthenticated('access token expired; repeat the exchange at /oauth2/token');
+    if (err.reason === 'wrong_use') {
+      throw unauthenticated('identity assertions are not accepted on /v0; exchange it at /oauth2/token for an access token');
+    }
+    throw unauthenticated('invalid access token');
+  }
+};
+
+/**
+ * Identity assertions as bearer: for MCP only (spec 5.3), never in the /v0 list. Mount with
+ * `bearerAuth(ctx, [identityAssertionVerifier])` or call it from the MCP transport.
+ */
+export const identityAssertionVerifier: CredentialVerifier = async (ctx, credential) => {
+  if (!looksLikeJwt(credential) || peekTokenUse(credential) !== 'identity_assertion') return undefined;
+  try {
+    const { identity, scope } = await verifyCurrentAssertion(ctx, credential);
+    return { driveId: identity.driveId, identityId: identity.id, scope, kind: 'identity_assertion', credentialId: identity.id };
+  } catch (err) {
+    // The message agents are told to expect (REFERENCE §4.10): then retry grant_type=claim or re-register.
+    if (err instanceof OAuthError) throw unauthenticated('Invalid or revoked agent credential');
+    throw err;
+  }
+};
+
 export function unauthenticated(message: string) {
   return new ApiError(401, 'UNAUTHENTICATED', message, {}, { 'WWW-Authenticate': 'Bearer' });
 }
@@ -24,7 +64,7 @@ export function unauthenticated(message: string) {
  * assertions, MCP-only tokens, garbage) is 401. The drive must still be live.
  */
 export function bearerAuth(ctx: AppContext, extraVerifiers: CredentialVerifier[] = []): RequestHandler {
-  const verifiers = [apiKeyVerifier, ...extraVerifiers];
+  const verifiers = [apiKeyVerifier, ...extraVerifiers, accessTokenVerifier];
   return async (req, _res, next) => {
     try {
       const header = req.get('authorization') ?? '';

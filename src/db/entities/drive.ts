@@ -7,6 +7,8 @@ export const Drive = defineEntity({
   properties: {
     id: p.string().primary(),
     ownerEmail: p.string().nullable(),
+    /** The web account that claimed the drive through the claim page (see docs/decisions.md). */
+    ownerUserId: p.string().nullable(),
     organizationId: p.string().nullable(),
     claimedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -15,6 +17,8 @@ export const Drive = defineEntity({
     deletedAt: p.datetime().nullable(),
     purgeAt: p.datetime().nullable(),
     settings: p.json<DriveSettings>().default('{}'),
+    /** Bytes counted against the quota; the artifacts domain keeps it current (see services/usage.ts). */
+    storageBytes: p.bigint('number').default(0),
   },
 });
 

@@ -1,0 +1,54 @@
+import type { RequestHandler, Response } from 'express';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { chargeWrite, peekWrites, type HitResult } from '../../services/rate-limits.js';
+import { incrementUsage } from '../../services/usage.js';
+import { ApiError } from '../errors.js';
+
+const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
+
+/** Beginning a large upload is free; its commit (and every other mutation) is charged. */
+export function isChargedWrite(method: string, path: string): boolean {
+  if (!MUTATING.has(method)) return false;
+  return !(method === 'POST' && /^\/v0\/uploads\/?$/.test(path));
+}
+
+/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
+export function rateLimited(message: string, retryAfterS: number) {
+  return new ApiError(429, 'RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+}
+
+function setHeaders(res: Response, r: HitResult) {
+  res.setHeader('X-RateLimit-Limit', String(r.limit));
+  res.setHeader('X-RateLimit-Remaining', String(r.remaining));
+  res.setHeader('X-RateLimit-Reset', String(r.resetS));
+}
+
+/**
+ * Mounted right after bearerAuth on /v0. A write charges the credential's hourly budget before
+ * the handler runs (so a failed write still counts); a read is counted for the monthly usage
+ * report. Every authenticated response carries the X-RateLimit-* headers.
+ */
+export function writeBudget(ctx: AppContext): RequestHandler {
+  const limit = ctx.config.limits.writeBudgetPerHour;
+  return async (req, res, next) => {
+    try {
+      const auth = authOf(req);
+      const em = ctx.orm.em.fork();
+      const path = req.originalUrl.split('?')[0];
+      if (isChargedWrite(req.method, path)) {
+        const r = await chargeWrite(em, auth.credentialId, auth.driveId, limit);
+        setHeaders(res, r);
+        if (!r.allowed) {
+          throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
+        }
+      } else {
+        const [r] = await Promise.all([peekWrites(em, auth.credentialId, limit), incrementUsage(em, auth.driveId, 'reads')]);
+        setHeaders(res, r);
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

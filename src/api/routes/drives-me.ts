@@ -1,0 +1,71 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { findLiveDrive } from '../../services/drives.js';
+import { usageReport } from '../../services/usage.js';
+import { ApiError } from '../errors.js';
+import { route } from '../http/route.js';
+
+const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
+
+const driveOut = z.object({
+  drive_id: z.string(),
+  email: z.string().nullable(),
+  organization_id: z.string().nullable(),
+  claimed: z.boolean(),
+  claimed_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime().nullable().describe('unclaimed drives only: removal at the latest (30-day limit)'),
+  last_activity_at: z.iso.datetime(),
+  scope: z.enum(['pre_claim', 'full']),
+  settings: z.object({ wiki_indexing: z.boolean() }),
+});
+
+const usageOut = z.object({
+  drive_id: z.string(),
+  storage: usageRow,
+  writes: usageRow.extend({ resets_at: z.iso.datetime() }),
+  ops_this_month: z.object({ month: z.string(), reads: usageRow, indexing_ops: usageRow, retrieval_queries: usageRow }),
+});
+
+/** The authenticated drive's overview and usage; the drive comes only from the credential. */
+export function drivesMeRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  route(router, {
+    method: 'get',
+    path: '/v0/drives/me',
+    summary: 'The authenticated drive',
+    tags: ['drives'],
+    auth: true,
+    responses: { 200: { description: 'drive overview', schema: driveOut } },
+  }, async ({ req }) => {
+    const auth = authOf(req);
+    const drive = await findLiveDrive(ctx.orm.em.fork(), auth.driveId);
+    if (!drive) throw new ApiError(404, 'NOT_FOUND', 'drive not found');
+    return {
+      drive_id: drive.id,
+      email: drive.ownerEmail ?? null,
+      organization_id: drive.organizationId ?? null,
+      claimed: drive.claimedAt != null,
+      claimed_at: drive.claimedAt?.toISOString() ?? null,
+      created_at: drive.createdAt.toISOString(),
+      expires_at: drive.claimedAt ? null : (drive.expiresAt?.toISOString() ?? null),
+      last_activity_at: drive.lastActivityAt.toISOString(),
+      scope: auth.scope,
+      settings: { wiki_indexing: drive.settings?.wiki_indexing ?? true },
+    };
+  });
+
+  route(router, {
+    method: 'get',
+    path: '/v0/drives/me/usage',
+    summary: 'Usage of the authenticated drive: storage, writes this hour, operations this UTC month',
+    tags: ['drives'],
+    auth: true,
+    responses: { 200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut } },
+  }, ({ req }) => usageReport(ctx.orm.em.fork(), ctx.config, authOf(req).driveId));
+
+  return router;
+}

@@ -1,0 +1,95 @@
+import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { OAuthError } from '../../auth/oauth-error.js';
+import { AgentAuthNotConfigured } from '../../auth/tokens.js';
+import type { AppContext } from '../../context.js';
+import { claimGrant, exchangeAssertion } from '../../services/identities.js';
+import { ApiError } from '../errors.js';
+import { registeredRoutes, type RouteSpec } from '../http/route.js';
+
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const CLAIM_GRANT = 'claim';
+
+const MAX_FIELD = 8192;
+
+const tokenForm = z.object({
+  grant_type: z.string().describe(`\`${JWT_BEARER_GRANT}\` or \`${CLAIM_GRANT}\``),
+  assertion: z.string().max(MAX_FIELD).optional().describe('identity_assertion (jwt-bearer grant)'),
+  claim_token: z.string().max(256).optional().describe('claim grant'),
+  claim_attempt_token: z.string().max(256).optional().describe('claim grant: poll one specific attempt (optional)'),
+});
+
+const tokenOut = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+  scope: z.enum(['pre_claim', 'full']),
+  identity_assertion: z.string().optional(),
+  identity_assertion_expires_at: z.iso.datetime().optional(),
+});
+
+// Documented in /openapi.json like every route; handled below because its errors use the RFC 6749 shape.
+registeredRoutes.push({
+  method: 'post',
+  path: '/oauth2/token',
+  summary: 'Token endpoint: jwt-bearer exchange (RFC 7523) and the claim grant',
+  tags: ['agent auth'],
+  body: tokenForm,
+  bodyContentType: 'application/x-www-form-urlencoded',
+  responses: {
+    200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
+    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied' },
+    503: { description: 'temporarily_unavailable: agent auth is not configured' },
+  },
+} as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+
+function field(body: Record<string, unknown>, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be given once as a string`);
+  if (v.length > MAX_FIELD) throw new OAuthError('invalid_request', `${name} is too long`);
+  return v;
+}
+
+function required(body: Record<string, unknown>, name: string): string {
+  const v = field(body, name);
+  if (!v) throw new OAuthError('invalid_request', `${name} is required`);
+  return v;
+}
+
+/** RFC 6749 §5.2 error body for everything thrown here, including body-parser failures. */
+const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  let e: OAuthError | undefined;
+  if (err instanceof OAuthError) e = err;
+  else if (err instanceof AgentAuthNotConfigured || (err instanceof ApiError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')) {
+    e = new OAuthError('temporarily_unavailable', 'agent auth is not configured on this server; retry later', 503);
+  }
+  else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');
+  else if (typeof err?.type === 'string' && err.type.startsWith('entity.')) e = new OAuthError('invalid_request', 'request body could not be parsed');
+  if (!e) return next(err);
+  res.setHeader('Cache-Control', 'no-store');
+  if (e.status === 503) res.setHeader('Retry-After', '60');
+  res.status(e.status).json({ error: e.code, error_description: e.description });
+};
+
+export function oauthTokenRouter(ctx: AppContext): Router {
+  const router = Router();
+  router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }), async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      if (!req.is('application/x-www-form-urlencoded')) {
+        throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const grantType = required(body, 'grant_type');
+      let result;
+      if (grantType === JWT_BEARER_GRANT) result = await exchangeAssertion(ctx, required(body, 'assertion'));
+      else if (grantType === CLAIM_GRANT) result = await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token'));
+      else throw new OAuthError('unsupported_grant_type', `grant_type '${grantType.slice(0, 100)}' is not supported`);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(200).json(result);
+    } catch (err) {
+      next(err);
+    }
+  }, oauthErrors);
+  return router;
+}

@@ -1,0 +1,119 @@
+import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Config } from '../config.js';
+
+/**
+ * The service's own JWTs: identity assertions and access tokens, both ES256 with
+ * AGENT_SIGNING_KEY. `token_use` tells them apart, so an assertion can never pass as an
+ * access token on /v0 (and the reverse at the token endpoint).
+ */
+export type TokenUse = 'identity_assertion' | 'access';
+export type Scope = 'pre_claim' | 'full';
+
+export interface ServiceClaims {
+  sub: string; // agent identity id
+  drv: string; // drive id
+  scope: Scope;
+  jti: string;
+  exp: number;
+  token_use: TokenUse;
+}
+
+export class AgentAuthNotConfigured extends Error {}
+
+export class TokenInvalid extends Error {
+  constructor(readonly reason: 'expired' | 'invalid' | 'wrong_use', message: string) {
+    super(message);
+  }
+}
+
+interface Keys {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  kid: string;
+}
+
+const cache = new Map<string, Keys>();
+
+function keysOf(config: Config): Keys {
+  const pem = config.secrets.agentSigningKey;
+  if (!pem) throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY is not set');
+  let keys = cache.get(pem);
+  if (!keys) {
+    let privateKey: KeyObject;
+    try {
+      privateKey = createPrivateKey(pem);
+    } catch {
+      throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY is not a PEM private key');
+    }
+    if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      throw new AgentAuthNotConfigured('AGENT_SIGNING_KEY must be a P-256 (ES256) key');
+    }
+    const publicKey = createPublicKey(privateKey);
+    const jwk = publicKey.export({ format: 'jwk' });
+    keys = { privateKey, publicKey, kid: `${jwk.x!.slice(0, 16)}` };
+    cache.set(pem, keys);
+  }
+  return keys;
+}
+
+/** Throws AgentAuthNotConfigured when the signing key is absent; callers map it to 503. */
+export function assertAgentAuthConfigured(config: Config): void {
+  keysOf(config);
+}
+
+export async function signServiceToken(
+  config: Config,
+  claims: { sub: string; drv: string; scope: Scope; token_use: TokenUse; jti?: string },
+  ttlS: number,
+): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  const { privateKey, kid } = keysOf(config);
+  const jti = claims.jti ?? randomUUID();
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ drv: claims.drv, scope: claims.scope, token_use: claims.token_use })
+    .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+    .setIssuer(config.http.baseUrl)
+    .setAudience(config.http.baseUrl)
+    .setSubject(claims.sub)
+    .setJti(jti)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlS)
+    .sign(privateKey);
+  return { token, jti, expiresAt: new Date((now + ttlS) * 1000) };
+}
+
+/** Verifies signature, issuer, audience and expiry, and that the token is of the expected use. */
+export async function verifyServiceToken(config: Config, token: string, use: TokenUse): Promise<ServiceClaims> {
+  const { publicKey } = keysOf(config);
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, publicKey, {
+      algorithms: ['ES256'],
+      issuer: config.http.baseUrl,
+      audience: config.http.baseUrl,
+      requiredClaims: ['sub', 'jti', 'exp'],
+    }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new TokenInvalid('expired', 'token has expired');
+    throw new TokenInvalid('invalid', 'token signature or claims are invalid');
+  }
+  if (payload.token_use !== use) throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
+  if (typeof payload.drv !== 'string' || (payload.scope !== 'pre_claim' && payload.scope !== 'full')) {
+    throw new TokenInvalid('invalid', 'token claims are invalid');
+  }
+  return payload as unknown as ServiceClaims;
+}
+
+/** The unverified `token_use` claim, only to pick a verifier; never trusted on its own. */
+export function peekTokenUse(token: string): unknown {
+  try {
+    return decodeJwt(token).token_use;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JWT-shaped string (three base64url parts); cheap pre-check before the verifier runs. */
+export function looksLikeJwt(value: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value);
+}

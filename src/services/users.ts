@@ -1,0 +1,66 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { HumanUser, type HumanUserRow } from '../db/entities/human-user.js';
+import { newId } from '../ids.js';
+
+/**
+ * Human accounts for the web pages: email + password, hashed with scrypt. The parameters are
+ * stored with each hash (`scrypt$N$r$p$salt$hash`), so they can be raised without a migration.
+ */
+const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
+const KEY_LEN = 32;
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 256;
+export const EMAIL_RE = /^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{1,63}$/;
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  const opts: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LEN, opts, (e, k) => (e ? reject(e) : resolve(k))));
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, PARAMS);
+  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [alg, N, r, p, salt, hash] = stored.split('$');
+  if (alg !== 'scrypt') return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(N), r: Number(r), p: Number(p) });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+// Compared against when the email is unknown, so a miss costs as much time as a wrong password.
+let dummyHash: Promise<string> | undefined;
+
+export type SignUpResult = { ok: true; user: HumanUserRow } | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
+
+export async function signUp(em: EntityManager, email: string, password: string): Promise<SignUpResult> {
+  const normalised = email.trim().toLowerCase();
+  if (normalised.length > 320 || !EMAIL_RE.test(normalised)) return { ok: false, reason: 'invalid_email' };
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return { ok: false, reason: 'weak_password' };
+  const user = em.create(HumanUser, { id: newId('usr'), email: normalised, passwordHash: await hashPassword(password) });
+  try {
+    await em.persist(user).flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) return { ok: false, reason: 'exists' };
+    throw err;
+  }
+  return { ok: true, user };
+}
+
+/** The user when the email and password match, else null (same cost either way). */
+export async function signIn(em: EntityManager, email: string, password: string): Promise<HumanUserRow | null> {
+  if (password.length > PASSWORD_MAX) return null;
+  const normalised = email.trim().toLowerCase();
+  const user = normalised.length <= 320 ? await em.findOne(HumanUser, { email: normalised }) : null;
+  if (!user) {
+    dummyHash ??= hashPassword('not-a-real-password');
+    await verifyPassword(password, await dummyHash);
+    return null;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? user : null;
+}

@@ -1,0 +1,101 @@
+import { Router, type Request, type Response } from 'express';
+import type { AppContext } from '../context.js';
+import { listUserDrives } from '../services/drives.js';
+import { hitIpLimit, ipLimitReached } from '../services/rate-limits.js';
+import { PASSWORD_MIN, signIn, signUp } from '../services/users.js';
+import { csrfField, html, sendPage, type Html } from './html.js';
+import { csrfValid, ensureSession, readSession, writeSession } from './session.js';
+
+/**
+ * Human sign-in: sign-up and sign-in are separate pages (email + password), so a typo in an
+ * email never silently creates a second account. Both rotate the session (and its CSRF token).
+ */
+
+/** Only same-site relative paths are followed after sign-in (no open redirects). */
+export function safeReturnTo(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 512 ? value : '/dashboard';
+}
+
+export const loginUrl = (returnTo: string) => `/auth/login?return_to=${encodeURIComponent(returnTo)}`;
+
+type Mode = 'login' | 'signup';
+
+function form(mode: Mode, csrf: string, returnTo: string, email = '', error?: string): Html {
+  const other = mode === 'login'
+    ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>`
+    : html`<p>Already have an account? <a href="${loginUrl(returnTo)}">Sign in</a>.</p>`;
+  return html`
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    <form method="post" action="/auth/${mode}">
+      ${csrfField(csrf)}
+      <input type="hidden" name="return_to" value="${returnTo}">
+      <label>Email <input type="email" name="email" value="${email}" required maxlength="320" autocomplete="email"></label>
+      <label>Password <input type="password" name="password" required minlength="${mode === 'signup' ? PASSWORD_MIN : 1}" maxlength="256"
+        autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}"></label>
+      <button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button>
+    </form>
+    ${other}`;
+}
+
+const TITLES: Record<Mode, string> = { login: 'Sign in', signup: 'Create account' };
+
+function renderForm(ctx: AppContext, req: Request, res: Response, mode: Mode) {
+  const session = ensureSession(ctx.config, req, res);
+  const returnTo = safeReturnTo(req.query.return_to);
+  if (session.uid) return res.redirect(303, returnTo);
+  sendPage(res, TITLES[mode], form(mode, session.csrf, returnTo));
+}
+
+async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) {
+  const session = readSession(ctx.config, req);
+  const returnTo = safeReturnTo(req.body?.return_to);
+  const email = typeof req.body?.email === 'string' ? req.body.email.slice(0, 320) : '';
+  const password = typeof req.body?.password === 'string' ? req.body.password : '';
+  if (!csrfValid(session, req.body?.csrf)) {
+    const fresh = writeSession(ctx.config, req, res, {});
+    return sendPage(res, TITLES[mode], form(mode, fresh.csrf, returnTo, email, 'Your form expired. Please try again.'), 403);
+  }
+  const em = ctx.orm.em.fork();
+  const ip = req.ip ?? 'unknown';
+  const retry = (status: number, error: string) => sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
+
+  let user;
+  if (mode === 'signup') {
+    const result = await signUp(em, email, password);
+    if (!result.ok) {
+      const messages = {
+        invalid_email: 'Enter a valid email address.',
+        weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
+        exists: 'An account with this email already exists. Sign in instead.',
+      };
+      return retry(result.reason === 'exists' ? 409 : 400, messages[result.reason]);
+    }
+    user = result.user;
+  } else {
+    const limit = ctx.config.limits.loginFailuresPerIpPerHour;
+    if (await ipLimitReached(em, 'login_failure', ip, limit)) return retry(429, 'Too many failed sign-ins from your network. Try again later.');
+    user = await signIn(em, email, password);
+    if (!user) {
+      await hitIpLimit(em, 'login_failure', ip, limit);
+      return retry(401, 'Email or password is wrong.');
+    }
+  }
+  const [drive] = await listUserDrives(em, user.id);
+  writeSession(ctx.config, req, res, { uid: user.id, email: user.email, drv: drive?.id ?? null });
+  res.redirect(303, returnTo);
+}
+
+export function authPagesRouter(ctx: AppContext): Router {
+  const router = Router();
+  router.get('/auth/login', (req, res) => renderForm(ctx, req, res, 'login'));
+  router.get('/auth/signup', (req, res) => renderForm(ctx, req, res, 'signup'));
+  router.post('/auth/login', (req, res) => submit(ctx, req, res, 'login'));
+  router.post('/auth/signup', (req, res) => submit(ctx, req, res, 'signup'));
+  router.post('/auth/logout', (req, res) => {
+    const session = readSession(ctx.config, req);
+    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Sign out', html`<p class="error">Your form expired.</p>`, 403);
+    writeSession(ctx.config, req, res, {});
+    res.redirect(303, '/auth/login');
+  });
+  return router;
+}

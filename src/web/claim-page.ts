@@ -1,0 +1,80 @@
+import { Router } from 'express';
+import type { AppContext } from '../context.js';
+import { decideClaim, findPendingClaim, normaliseUserCode, USER_CODE_RE } from '../services/claims.js';
+import { hitIpLimit, ipLimitReached } from '../services/rate-limits.js';
+import { loginUrl } from './auth-pages.js';
+import { csrfField, html, sendPage } from './html.js';
+import { csrfValid, readSession, writeSession } from './session.js';
+
+/**
+ * The verification page of the claim ceremony (`verification_uri[_complete]`). A signed-in
+ * human sees the code the agent showed them and approves or declines; the decision goes to the
+ * ceremony workflow as one update.
+ */
+export function claimPageRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  router.get('/claim', async (req, res) => {
+    const rawCode = typeof req.query.code === 'string' ? req.query.code.slice(0, 32) : '';
+    const session = readSession(ctx.config, req);
+    if (!session?.uid) return res.redirect(303, loginUrl(rawCode ? `/claim?code=${encodeURIComponent(rawCode)}` : '/claim'));
+
+    if (!rawCode) {
+      return sendPage(res, 'Claim an agent drive', html`
+        <p>Enter the code your agent showed you.</p>
+        <form method="get" action="/claim">
+          <label>Code <input type="text" name="code" required maxlength="32" autocomplete="off"></label>
+          <button type="submit">Continue</button>
+        </form>`);
+    }
+    const code = normaliseUserCode(rawCode);
+    const em = ctx.orm.em.fork();
+    // Guessing codes is throttled per IP, like failed sign-ins.
+    const ip = req.ip ?? 'unknown';
+    const limit = ctx.config.limits.loginFailuresPerIpPerHour;
+    if (await ipLimitReached(em, 'claim_code_miss', ip, limit)) {
+      return sendPage(res, 'Claim an agent drive', html`<p class="error">Too many unknown codes from your network. Try again later.</p>`, 429);
+    }
+    const pending = USER_CODE_RE.test(code) ? await findPendingClaim(em, code) : null;
+    if (!pending) {
+      await hitIpLimit(em, 'claim_code_miss', ip, limit);
+      return sendPage(res, 'Claim an agent drive', html`
+        <p class="error">This code is unknown, expired or already used. Ask your agent to start a new claim.</p>`, 404);
+    }
+    sendPage(res, 'Claim an agent drive', html`
+      <p>Your agent asked you to claim its drive. Check that this code matches the one your agent showed you:</p>
+      <p class="code" data-testid="user-code">${code}</p>
+      <p>Drive <code>${pending.driveId}</code>. Approving makes the drive permanent and owned by <strong>${session.email}</strong>.
+        The code expires at ${pending.attempt.expiresAt.toISOString()}.</p>
+      <form method="post" action="/claim">
+        ${csrfField(session.csrf)}
+        <input type="hidden" name="code" value="${code}">
+        <button type="submit" name="decision" value="approve">Approve</button>
+        <button type="submit" name="decision" value="decline">Decline</button>
+      </form>`);
+  });
+
+  router.post('/claim', async (req, res) => {
+    const session = readSession(ctx.config, req);
+    if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/claim'));
+    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Claim an agent drive', html`<p class="error">Your form expired. Reload the page and try again.</p>`, 403);
+    const decision = req.body?.decision;
+    const code = typeof req.body?.code === 'string' ? normaliseUserCode(req.body.code.slice(0, 32)) : '';
+    if ((decision !== 'approve' && decision !== 'decline') || !USER_CODE_RE.test(code)) {
+      return sendPage(res, 'Claim an agent drive', html`<p class="error">Choose approve or decline.</p>`, 400);
+    }
+    const { result, driveId } = await decideClaim(ctx, code, decision, { id: session.uid, email: session.email });
+    if (result === 'approved') {
+      writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId });
+      return sendPage(res, 'Drive claimed', html`
+        <p class="ok" role="status">Approved. Drive <code>${driveId}</code> is now yours and permanent. Your agent will pick up its new credentials.</p>
+        <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`);
+    }
+    if (result === 'declined') {
+      return sendPage(res, 'Claim declined', html`<p class="ok" role="status">Declined. The agent's drive stays unclaimed.</p>`);
+    }
+    sendPage(res, 'Claim an agent drive', html`<p class="error">This code has expired or was already used. Ask your agent to start a new claim.</p>`, 410);
+  });
+
+  return router;
+}

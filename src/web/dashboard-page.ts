@@ -1,0 +1,84 @@
+import { Router, type Request, type Response } from 'express';
+import type { AppContext } from '../context.js';
+import { listApiKeys, mintApiKey, revokeApiKey } from '../services/api-keys.js';
+import { listUserDrives } from '../services/drives.js';
+import { loginUrl } from './auth-pages.js';
+import { csrfField, html, sendPage, type Html } from './html.js';
+import { csrfValid, readSession, type Session } from './session.js';
+
+/** The owner's dashboard: the drives this account claimed and each drive's API keys (mint shows a key once; revoke). */
+async function render(ctx: AppContext, res: Response, session: Session, notice?: Html, status = 200) {
+  const em = ctx.orm.em.fork();
+  const drives = await listUserDrives(em, session.uid!);
+  const sections = await Promise.all(drives.map(async (drive) => {
+    const keys = await listApiKeys(em, drive.id);
+    const rows = keys.map((k) => html`<tr>
+        <td><code>${k.prefix}…</code></td><td>${k.label ?? ''}</td><td>${k.createdAt.toISOString()}</td>
+        <td>${k.revokedAt ? html`revoked ${k.revokedAt.toISOString()}` : html`
+          <form method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(session.csrf)}
+            <input type="hidden" name="drive_id" value="${drive.id}"><button type="submit">Revoke</button></form>`}</td></tr>`);
+    return html`<section>
+      <h2>Drive <code>${drive.id}</code></h2>
+      <table><thead><tr><th>Key</th><th>Label</th><th>Created</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+      <form method="post" action="/dashboard/keys">${csrfField(session.csrf)}
+        <input type="hidden" name="drive_id" value="${drive.id}">
+        <label>Label <input type="text" name="label" maxlength="64"></label>
+        <button type="submit">Mint API key</button>
+      </form></section>`;
+  }));
+  sendPage(res, 'Dashboard', html`
+    <p>Signed in as <strong>${session.email}</strong>.</p>
+    ${notice ?? ''}
+    ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
+    <form method="post" action="/auth/logout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>`, status);
+}
+
+/** The signed-in session for a form post whose drive the user owns, or a response already sent. */
+async function authorisedPost(ctx: AppContext, req: Request, res: Response): Promise<{ session: Session; driveId: string } | undefined> {
+  const session = readSession(ctx.config, req);
+  if (!session?.uid || !session.email) {
+    res.redirect(303, loginUrl('/dashboard'));
+    return undefined;
+  }
+  if (!csrfValid(session, req.body?.csrf)) {
+    await render(ctx, res, session, html`<p class="error">Your form expired. Try again.</p>`, 403);
+    return undefined;
+  }
+  const driveId = typeof req.body?.drive_id === 'string' ? req.body.drive_id : '';
+  const owned = await listUserDrives(ctx.orm.em.fork(), session.uid);
+  if (!owned.some((d) => d.id === driveId)) {
+    await render(ctx, res, session, html`<p class="error">You do not own that drive.</p>`, 403);
+    return undefined;
+  }
+  return { session, driveId };
+}
+
+export function dashboardRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  router.get('/dashboard', async (req, res) => {
+    const session = readSession(ctx.config, req);
+    if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/dashboard'));
+    await render(ctx, res, session);
+  });
+
+  router.post('/dashboard/keys', async (req, res) => {
+    const ok = await authorisedPost(ctx, req, res);
+    if (!ok) return;
+    const label = typeof req.body?.label === 'string' && req.body.label.trim() ? req.body.label.trim().slice(0, 64) : null;
+    const minted = await mintApiKey(ctx.orm.em.fork(), ok.driveId, label);
+    await render(ctx, res, ok.session, html`<div class="ok" role="status">
+      <p>New API key for <code>${ok.driveId}</code>. Copy it now: it is shown only once.</p>
+      <p class="secret" data-testid="new-api-key">${minted.key}</p></div>`, 201);
+  });
+
+  router.post('/dashboard/keys/:keyId/revoke', async (req, res) => {
+    const ok = await authorisedPost(ctx, req, res);
+    if (!ok) return;
+    const revoked = await revokeApiKey(ctx.orm.em.fork(), ok.driveId, String(req.params.keyId));
+    if (!revoked) return render(ctx, res, ok.session, html`<p class="error">No such live key on that drive.</p>`, 404);
+    res.redirect(303, '/dashboard');
+  });
+
+  return router;
+}

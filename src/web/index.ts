@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type ErrorRequestHandler } from 'express';
+import type { AppContext } from '../context.js';
+import { authPagesRouter } from './auth-pages.js';
+import { claimPageRouter } from './claim-page.js';
+import { dashboardRouter } from './dashboard-page.js';
+import { html, sendPage } from './html.js';
+import { WebAuthNotConfigured } from './session.js';
+
+/** The human-facing pages (server-rendered HTML, form posts). Errors render as pages, not JSON. */
+export function webRouter(ctx: AppContext): Router {
+  const router = Router();
+  const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+  router.use(['/auth', '/claim', '/dashboard'], forms);
+  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx));
+
+  const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
+    if (err instanceof WebAuthNotConfigured) {
+      return sendPage(res, 'Unavailable', html`<p class="error">Sign-in is not configured on this server.</p>`, 503);
+    }
+    if (typeof err?.type === 'string' && err.type.startsWith('entity.')) {
+      return sendPage(res, 'Bad request', html`<p class="error">The form could not be read.</p>`, err.status ?? 400);
+    }
+    const errorId = randomUUID();
+    ctx.logger.error({ err, error_id: errorId, req_id: req.id }, 'page error');
+    sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
+  };
+  router.use(['/auth', '/claim', '/dashboard'], pageErrors);
+  return router;
+}

@@ -1,0 +1,72 @@
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { bearer, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail } from './helpers.js';
+
+let api: TestApi;
+let browser: Browser;
+beforeAll(async () => {
+  api = await startIdentityApi();
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+});
+
+describe('claim ceremony in a real browser', () => {
+  it('a human follows verification_uri_complete, creates an account, approves; the agent then gets its full assertion', async () => {
+    const reg = await registerAnonymous(api);
+    const claim = await startClaim(api, reg.claim_token);
+    const email = uniqueEmail('browser');
+    const page = await browser.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+
+    await page.goto(claim.verification_uri_complete);
+    expect(new URL(page.url()).pathname).toBe('/auth/login');
+    await page.getByRole('link', { name: 'Create one' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    // Back on the verification page, with the code shown for comparison.
+    await page.waitForURL(`**/claim?code=${claim.user_code}`);
+    expect(await page.getByTestId('user-code').textContent()).toBe(claim.user_code);
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === 'ad_session')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Lax');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Approved/);
+
+    const res = await tokenRequest(api, { grant_type: 'claim', claim_token: reg.claim_token });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.scope).toBe('full');
+    const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
+    expect(me).toMatchObject({ drive_id: reg.drive_id, email, claimed: true });
+
+    // The owner mints an API key on the dashboard; it is shown once and works on /v0.
+    await page.getByRole('link', { name: 'Go to the dashboard' }).click();
+    await page.getByLabel('Label').fill('ci');
+    await page.getByRole('button', { name: 'Mint API key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())!.trim();
+    expect(key).toMatch(/^ad_live_/);
+    expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(200);
+    await page.goto(`${api.url}/dashboard`); // the key is never shown again
+    expect(await page.content()).not.toContain(key);
+
+    await page.getByRole('row', { name: key.slice(0, 14) }).getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL('**/dashboard');
+    expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(401);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+});

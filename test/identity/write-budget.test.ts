@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { createTenant } from '../helpers/tenant.js';
+import { incrementUsage } from '../../src/services/usage.js';
+import { purgeEndedWindows } from '../../src/services/rate-limits.js';
+import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startIdentityApi({ WRITE_BUDGET_PER_HOUR: '3' });
+});
+afterAll(async () => api?.close());
+
+const write = (token: { authorization: string }, method = 'DELETE', path = '/v0/artifacts/notes/a.md') =>
+  fetch(`${api.url}${path}`, { method, headers: token });
+
+function headers(res: Response) {
+  return {
+    limit: Number(res.headers.get('x-ratelimit-limit')),
+    remaining: Number(res.headers.get('x-ratelimit-remaining')),
+    reset: Number(res.headers.get('x-ratelimit-reset')),
+  };
+}
+
+describe('write budget and rate-limit headers', () => {
+  it('every authenticated response carries the headers; writes spend the budget, reads do not', async () => {
+    const tenant = await createTenant(api.ctx);
+    const read = await fetch(`${api.url}/v0/drives/me`, { headers: tenant.auth });
+    const h = headers(read);
+    expect(h).toMatchObject({ limit: 3, remaining: 3 });
+    const nextHour = Math.ceil(Date.now() / 3_600_000) * 3600;
+    expect(h.reset).toBe(nextHour);
+
+    for (const remaining of [2, 1, 0]) {
+      const res = await write(tenant.auth);
+      expect(res.status).not.toBe(429);
+      expect(headers(res).remaining).toBe(remaining);
+    }
+    const refused = await write(tenant.auth, 'PUT');
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(headers(refused)).toMatchObject({ limit: 3, remaining: 0 });
+    expect((await refused.json()).detail.error.code).toBe('RATE_LIMITED');
+
+    // Reads keep working and still carry the headers; beginning a large upload is free, its commit is not.
+    const after = await fetch(`${api.url}/v0/drives/me`, { headers: tenant.auth });
+    expect(after.status).toBe(200);
+    expect(headers(after).remaining).toBe(0);
+    expect((await write(tenant.auth, 'POST', '/v0/uploads')).status).not.toBe(429);
+    expect((await write(tenant.auth, 'POST', '/v0/uploads/upl_x/commit')).status).toBe(429);
+  });
+
+  it('unauthenticated responses carry no budget headers', async () => {
+    const res = await fetch(`${api.url}/v0/drives/me`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('all access tokens of one identity share its budget; another credential has its own', async () => {
+    const reg = await registerAnonymous(api);
+    for (let i = 0; i < 3; i++) await write(bearer(await accessTokenFor(api, reg.identity_assertion)));
+    const fresh = await accessTokenFor(api, reg.identity_assertion);
+    expect((await write(bearer(fresh))).status).toBe(429);
+    const other = await registerAnonymous(api);
+    expect((await write(bearer(await accessTokenFor(api, other.identity_assertion)))).status).not.toBe(429);
+  });
+
+  it('usage reports storage, writes this hour, and monthly reads, indexing ops and retrieval queries', async () => {
+    const tenant = await createTenant(api.ctx);
+    const em = api.ctx.orm.em.fork();
+    await em.execute('update drives set storage_bytes = 12345 where id = ?', [tenant.driveId]);
+    await incrementUsage(em, tenant.driveId, 'indexing_ops');
+    await incrementUsage(em, tenant.driveId, 'retrieval_queries', 4);
+    await write(tenant.auth);
+    await write(tenant.auth);
+    await fetch(`${api.url}/v0/drives/me`, { headers: tenant.auth });
+
+    const res = await fetch(`${api.url}/v0/drives/me/usage`, { headers: tenant.auth });
+    expect(res.status).toBe(200);
+    const usage = await res.json();
+    const month = new Date().toISOString().slice(0, 7);
+    expect(usage).toMatchObject({
+      drive_id: tenant.driveId,
+      storage: { used: 12345, limit: 500 * 1024 * 1024 },
+      writes: { used: 2, limit: 3 },
+      ops_this_month: {
+        month,
+        reads: { used: 2, limit: 0 }, // the overview read and this usage read
+        indexing_ops: { used: 1, limit: 0 },
+        retrieval_queries: { used: 4, limit: 0 },
+      },
+    });
+  });
+
+  it('the cleanup drops counters of ended windows and keeps the current one', async () => {
+    const tenant = await createTenant(api.ctx);
+    await write(tenant.auth);
+    const em = api.ctx.orm.em.fork();
+    await em.execute(`insert into rate_counters (bucket, window_start, drive_id, count) values (?, date_trunc('hour', now()) - interval '1 hour', ?, 5)`,
+      [`write:old-${tenant.driveId}`, tenant.driveId]);
+    expect(await purgeEndedWindows(em)).toBeGreaterThanOrEqual(1);
+    const rows = await em.execute('select bucket from rate_counters where drive_id = ?', [tenant.driveId]);
+    expect(rows.map((r) => r.bucket)).toEqual([expect.stringMatching(/^write:key_/)]);
+  });
+});
