@@ -81,6 +81,8 @@ const envSchema = z.object({
   STORAGE_QUOTA_BYTES: positiveInt(500 * MB),
   LARGE_UPLOAD_MAX_BYTES: positiveInt(5 * 1024 * MB),
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
+  UPLOAD_SPOOL_MEMORY_BYTES: int(4 * MB),
+  BLOB_GC_GRACE_S: int(HOUR),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
 
@@ -143,12 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadSessionS: e.UPLOAD_SESSION_TTL_S,
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
+      blobGcGraceS: e.BLOB_GC_GRACE_S,
     },
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
       largeUploadMaxBytes: e.LARGE_UPLOAD_MAX_BYTES,
       signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
+      uploadSpoolMemoryBytes: e.UPLOAD_SPOOL_MEMORY_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
     },

@@ -1,8 +1,12 @@
 import express, { type Express } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
+import { artifactContentRouter } from './routes/artifact-content.js';
+import { artifactsRouter } from './routes/artifacts.js';
+import { eventsRouter } from './routes/events.js';
 import { healthRouter } from './routes/health.js';
 import { openApiRouter } from './routes/openapi.js';
 
@@ -14,14 +18,21 @@ export function createApp(ctx: AppContext): Express {
   app.use(requestLog(ctx.logger));
 
   // Public, unauthenticated routes.
-  app.use(express.json({ limit: '1mb' }));
+  // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
+  app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
 
   // Everything under /v0 needs a bearer credential; routers below declare full /v0/... paths.
   app.use('/v0', bearerAuth(ctx));
+  app.use(artifactsRouter(ctx));
+  app.use(artifactContentRouter(ctx));
+  app.use(eventsRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));
   return app;
 }
+
+const isRawUpload = (req: IncomingMessage) => req.method === 'PUT' && (req.url ?? '').startsWith('/v0/artifacts/');
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;

@@ -1,0 +1,33 @@
+import type { TestApi } from '../helpers/api.js';
+import { createTenant } from '../helpers/tenant.js';
+
+/** A small HTTP client for one fresh drive, so suites read as requests and expectations. */
+export async function driveClient(api: TestApi) {
+  const tenant = await createTenant(api.ctx);
+  const call = async (method: string, path: string, opts: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...tenant.auth, ...(opts.headers ?? {}) };
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    const res = await fetch(`${api.url}${path}`, { method, headers, body });
+    const text = Buffer.from(await res.arrayBuffer());
+    let json: any;
+    try {
+      json = JSON.parse(text.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, bytes: text, code: json?.detail?.error?.code as string | undefined };
+  };
+  return {
+    ...tenant,
+    call,
+    put: (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+      call('PUT', `/v0/artifacts/${path}`, { body: typeof body === 'string' ? Buffer.from(body) : body, headers }),
+    get: (path: string, headers: Record<string, string> = {}) => call('GET', path, { headers }),
+    events: async (query = '') => (await call('GET', `/v0/events${query}`)).json.items as any[],
+  };
+}
+export type DriveClient = Awaited<ReturnType<typeof driveClient>>;
