@@ -41,7 +41,10 @@ export async function deleteArtifact(
   ctx: AppContext,
   a: { driveId: string; artId?: string; path?: string; ifMatch?: number; actor: string | null },
 ): Promise<DeleteResult> {
-  if (a.path !== undefined) checkPath(a.path);
+  if (a.path !== undefined) {
+    checkPath(a.path);
+    checkNotWiki(a.path);
+  }
   return writeTransaction(ctx, async (w) => {
     const current = a.artId
       ? await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`, [a.artId, a.driveId])

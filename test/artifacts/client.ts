@@ -25,7 +25,7 @@ export async function driveClient(api: TestApi) {
     ...tenant,
     call,
     put: (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
-      call('PUT', `/v0/artifacts/${path}`, { body: typeof body === 'string' ? Buffer.from(body) : body, headers }),
+      call('PUT', `/v0/artifacts/${path}`, { body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit, headers }),
     get: (path: string, headers: Record<string, string> = {}) => call('GET', path, { headers }),
     events: async (query = '') => (await call('GET', `/v0/events${query}`)).json.items as any[],
   };
