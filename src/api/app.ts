@@ -7,6 +7,7 @@ import { requestLog } from './middleware/request-log.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
 import { artifactsRouter } from './routes/artifacts.js';
 import { eventsRouter } from './routes/events.js';
+import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
 import { openApiRouter } from './routes/openapi.js';
 
@@ -27,6 +28,7 @@ export function createApp(ctx: AppContext): Express {
   app.use('/v0', bearerAuth(ctx));
   app.use(artifactsRouter(ctx));
   app.use(artifactContentRouter(ctx));
+  app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
 
   app.use(unknownRoute);
