@@ -6,6 +6,7 @@ import { errorHandler, unknownRoute } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
 import { artifactsRouter } from './routes/artifacts.js';
+import { drivesRouter } from './routes/drives.js';
 import { eventsRouter } from './routes/events.js';
 import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
@@ -23,6 +24,9 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
+
+  // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
+  app.use(drivesRouter(ctx, bearerAuth(ctx, [], { allowDeletedDrive: true })));
 
   // Everything under /v0 needs a bearer credential; routers below declare full /v0/... paths.
   app.use('/v0', bearerAuth(ctx));

@@ -9,7 +9,8 @@ export interface ArtifactChange {
   artId: string;
   /** The event action, e.g. `artifact.created`, `artifact.renamed`, `artifact.purged`. */
   action: string;
-  eventId: string;
+  /** The event that recorded the change; null when the change left no event (a purged drive takes its log with it). */
+  eventId: string | null;
   metadata: Record<string, unknown>;
 }
 

@@ -22,3 +22,8 @@ export async function createDrive(
 export async function findLiveDrive(em: EntityManager, driveId: string): Promise<DriveRow | null> {
   return em.findOne(Drive, { id: driveId, deletedAt: null });
 }
+
+/** A drive in any state but hard-deleted (soft-deleted drives included), or null. */
+export async function findDrive(em: EntityManager, driveId: string): Promise<DriveRow | null> {
+  return em.findOne(Drive, { id: driveId });
+}
