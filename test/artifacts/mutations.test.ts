@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onArtifactChanged, type ArtifactChange } from '../../src/services/artifact-hooks.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, type DriveClient } from './client.js';
+import { driveClient, objectExistsIn, type DriveClient } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -63,8 +64,11 @@ describe('copy and quota', () => {
     expect((await q.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'big2' } })).status).toBe(200);
     const over = await q.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'big3' } });
     expect([over.status, over.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
-    const up = await q.put('other', 'y'.repeat(300));
+    const refused = `${'y'.repeat(290)}${Math.random()}`.slice(0, 300);
+    const up = await q.put('other', refused);
     expect([up.status, up.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
+    expect(up.json.detail.error).toMatchObject({ used_bytes: 800, limit_bytes: 1000, requested_bytes: 300 });
+    expect(await objectExistsIn(api, createHash('sha256').update(refused).digest('hex'))).toBe(false);
     expect((await q.get('/v0/artifacts/other/meta')).status).toBe(404);
     expect((await q.get('/v0/artifacts')).json.items).toHaveLength(2);
   });
