@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onArtifactChanged, type ArtifactChange } from '../../src/services/artifact-hooks.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, objectExistsIn, type DriveClient } from './client.js';
+import type { TestApi } from '../helpers/api.js';
+import { driveClient, objectExistsIn, useTestApi, type DriveClient } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
-beforeAll(async () => {
-  api = await startTestApi({ STORAGE_QUOTA_BYTES: '1000', TRASH_RETENTION_S: String(7 * 86400) });
-  d = await driveClient(api);
+useTestApi({ STORAGE_QUOTA_BYTES: '1000', TRASH_RETENTION_S: String(7 * 86400) }, (a, dc) => {
+  api = a;
+  d = dc;
 });
-afterAll(async () => api?.close());
 
 describe('rename', () => {
   it('changes only path and updated_at, keeps id/history/labels/metadata/source, emits artifact.renamed', async () => {
