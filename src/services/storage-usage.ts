@@ -13,13 +13,17 @@ export async function storageUsedBytes(db: Db, driveId: string): Promise<number>
 
 /** Adds bytes to the drive's usage if it stays within quota, else 413 STORAGE_QUOTA_EXCEEDED. Locks the counter row until commit. */
 export async function reserveStorage(tx: Db, driveId: string, bytes: number, quotaBytes: number): Promise<void> {
+  const add = () =>
+    one(
+      tx,
+      `update drive_storage set used_bytes = used_bytes + ?::int8 where drive_id = ? and used_bytes + ?::int8 <= ?::int8 returning used_bytes`,
+      [bytes, driveId, bytes, quotaBytes],
+    );
+  if (await add()) return;
+  // The drive's first write creates its counter row (or waits for a concurrent first write's); then try once more.
   await rows(tx, `insert into drive_storage (drive_id) values (?) on conflict (drive_id) do nothing`, [driveId]);
-  const ok = await one(
-    tx,
-    `update drive_storage set used_bytes = used_bytes + ?::int8 where drive_id = ? and used_bytes + ?::int8 <= ?::int8 returning used_bytes`,
-    [bytes, driveId, bytes, quotaBytes],
-  );
-  if (!ok) throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
+  if (await add()) return;
+  throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
 }
 
 export function quotaExceeded(used: number, quotaBytes: number, bytes: number): ApiError {

@@ -51,3 +51,11 @@ export function useTestApi(overrides: Record<string, string>, ready: (api: TestA
   });
   afterAll(async () => api?.close());
 }
+
+/**
+ * Makes blobs look unused for two hours, so a purge with the normal grace period may take them.
+ * Suites never purge with a zero grace: the test database is shared, and a zero grace would let a
+ * purge in one suite race uploads of another (which is exactly what the grace prevents).
+ */
+export const ageBlobs = (api: TestApi, hashes: string[]) =>
+  sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [hashes]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
 import { purgeExpired } from '../../src/services/purge.js';
 import type { TestApi } from '../helpers/api.js';
-import { driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
+import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
 let api: TestApi;
 useTestApi({}, (a) => {
@@ -46,16 +46,17 @@ describe('concurrency', () => {
     for (let round = 0; round < 8; round++) {
       const content = `copy-race-${round}-${Math.random()}`;
       const src = (await d.put(`cr/src-${round}`, content)).json;
+      await ageBlobs(api, [src.hash]);
       const [copy] = await Promise.all([
         d.call('POST', `/v0/artifacts/${src.art_id}/copy`, { json: { path: `cr/copy-${round}` } }),
         (async () => {
           await d.call('DELETE', `/v0/artifacts/${src.art_id}`);
           await sql(`update artifacts set purge_at = now() - interval '1 second' where id = ?`, [src.art_id]);
-          await purgeExpired(api.ctx, { blobGraceS: 0 });
+          await purgeExpired(api.ctx);
         })(),
       ]);
       expect([200, 404]).toContain(copy.status);
-      await purgeExpired(api.ctx, { blobGraceS: 0 });
+      await purgeExpired(api.ctx);
       if (copy.status === 200) {
         expect(await objectExists(copy.json.hash)).toBe(true);
         expect((await d.get(`/v0/artifacts/${copy.json.art_id}/download`)).bytes.toString()).toBe(content);
@@ -72,13 +73,23 @@ describe('concurrency', () => {
       const old = (await d.put(`ur/old-${round}`, content)).json;
       await d.call('DELETE', `/v0/artifacts/${old.art_id}`);
       await sql(`update artifacts set purge_at = now() - interval '1 second' where id = ?`, [old.art_id]);
-      await purgeExpired(api.ctx, { blobGraceS: 3600 });
+      await purgeExpired(api.ctx);
       await sql(`update blobs set last_used_at = now() - interval '1 hour' where hash = ?`, [old.hash]);
       const [fresh] = await Promise.all([d.put(`ur/new-${round}`, content), purgeUnreferencedBlobs(api.ctx, 60)]);
       expect(fresh.status).toBe(200);
-      await purgeUnreferencedBlobs(api.ctx, 0);
+      await purgeUnreferencedBlobs(api.ctx, 60);
       expect(await objectExists(fresh.json.hash)).toBe(true);
       expect((await d.get(`/v0/artifacts/${fresh.json.art_id}/download`)).bytes.toString()).toBe(content);
     }
+  });
+});
+
+describe('concurrent first writes of a drive', () => {
+  it('parallel uploads to different paths of a brand-new drive all succeed and are all counted', async () => {
+    const d = await driveClient(api);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => d.put(`fresh/${i}`, `f${i}-${Math.random()}`.slice(0, 10))));
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const { storageUsedBytes } = await import('../../src/services/storage-usage.js');
+    expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(results.reduce((n, r) => n + r.json.size_bytes, 0));
   });
 });
