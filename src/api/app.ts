@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.js';
 import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
@@ -6,7 +7,12 @@ import { errorHandler, unknownRoute } from './middleware/errors.js';
 import { writeBudget } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
+import { artifactContentRouter } from './routes/artifact-content.js';
+import { artifactsRouter } from './routes/artifacts.js';
 import { drivesMeRouter } from './routes/drives-me.js';
+import { drivesRouter } from './routes/drives.js';
+import { eventsRouter } from './routes/events.js';
+import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
@@ -24,16 +30,27 @@ export function createApp(ctx: AppContext): Express {
   app.use(webRouter(ctx));
 
   // Public, unauthenticated routes.
-  app.use(express.json({ limit: '1mb' }));
+  // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
+  app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
   app.use(agentIdentityRouter(ctx));
 
+  // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
+  app.use(drivesRouter(ctx, bearerAuth(ctx, [], { allowDeletedDrive: true }), writeBudget(ctx)));
+
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
   app.use('/v0', bearerAuth(ctx), writeBudget(ctx));
   app.use(drivesMeRouter(ctx));
+  app.use(artifactsRouter(ctx));
+  app.use(artifactContentRouter(ctx));
+  app.use(foldersRouter(ctx));
+  app.use(eventsRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));
   return app;
 }
+
+const isRawUpload = (req: IncomingMessage) => req.method === 'PUT' && (req.url ?? '').startsWith('/v0/artifacts/');
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;

@@ -40,3 +40,8 @@ export async function findDriveForVerifiedEmail(em: EntityManager, email: string
 export async function listUserDrives(em: EntityManager, userId: string): Promise<DriveRow[]> {
   return em.find(Drive, { ownerUserId: userId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
+
+/** A drive in any state but hard-deleted (soft-deleted drives included), or null. */
+export async function findDrive(em: EntityManager, driveId: string): Promise<DriveRow | null> {
+  return em.findOne(Drive, { id: driveId });
+}

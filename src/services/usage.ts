@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { Drive } from '../db/entities/drive.js';
+import { storageUsedBytes } from './storage-usage.js';
 import { driveWritesThisHour, hourWindow } from './rate-limits.js';
 
 /**
- * Metering. Storage is a snapshot column the artifacts domain keeps current; monthly counters
+ * Metering. Storage is the artifacts domain's counter (storage-usage.ts); monthly counters
  * live in usage_counters keyed by UTC month, bumped with one upsert by whoever does the work.
  */
 export type UsageKind = 'reads' | 'indexing_ops' | 'retrieval_queries';
@@ -21,12 +21,6 @@ export async function incrementUsage(em: EntityManager, driveId: string, kind: U
      on conflict (drive_id, month, kind) do update set count = usage_counters.count + excluded.count`,
     [driveId, utcMonth(), kind, by],
   );
-}
-
-/** Bytes the drive counts against its quota (drives.storage_bytes). */
-export async function storageUsedBytes(em: EntityManager, driveId: string): Promise<number> {
-  const drive = await em.findOne(Drive, { id: driveId }, { fields: ['storageBytes'] });
-  return Number(drive?.storageBytes ?? 0);
 }
 
 export async function usageReport(em: EntityManager, config: Config, driveId: string) {

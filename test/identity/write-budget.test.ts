@@ -70,7 +70,8 @@ describe('write budget and rate-limit headers', () => {
   it('usage reports storage, writes this hour, and monthly reads, indexing ops and retrieval queries', async () => {
     const tenant = await createTenant(api.ctx);
     const em = api.ctx.orm.em.fork();
-    await em.execute('update drives set storage_bytes = 12345 where id = ?', [tenant.driveId]);
+    const upload = await fetch(`${api.url}/v0/artifacts/notes/usage.bin`, { method: 'PUT', headers: tenant.auth, body: Buffer.alloc(12345, 7) });
+    expect(upload.status).toBe(200);
     await incrementUsage(em, tenant.driveId, 'indexing_ops');
     await incrementUsage(em, tenant.driveId, 'retrieval_queries', 4);
     await write(tenant.auth);
@@ -84,7 +85,7 @@ describe('write budget and rate-limit headers', () => {
     expect(usage).toMatchObject({
       drive_id: tenant.driveId,
       storage: { used: 12345, limit: 500 * 1024 * 1024 },
-      writes: { used: 2, limit: 3 },
+      writes: { used: 3, limit: 3 },
       ops_this_month: {
         month,
         reads: { used: 2, limit: 0 }, // the overview read and this usage read

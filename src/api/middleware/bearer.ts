@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.js';
 import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
 import { OAuthError } from '../../auth/oauth-error.js';
 import { API_KEY_PREFIX, findLiveApiKey } from '../../services/api-keys.js';
+import { findDrive, findLiveDrive } from '../../services/drives.js';
 import { verifyCurrentAssertion } from '../../services/identities.js';
-import { findLiveDrive } from '../../services/drives.js';
 import { ApiError } from '../errors.js';
 
 /** A verifier for one kind of bearer credential; returns undefined when the credential is not its kind. */
@@ -61,9 +61,14 @@ export function unauthenticated(message: string) {
 
 /**
  * Authenticates every /v0 request: an API key or an access token. Anything else (identity
- * assertions, MCP-only tokens, garbage) is 401. The drive must still be live.
+ * assertions, MCP-only tokens, garbage) is 401. The drive must still be live, except with
+ * `allowDeletedDrive` (drive restore and trash), where a soft-deleted drive's credentials still work.
  */
-export function bearerAuth(ctx: AppContext, extraVerifiers: CredentialVerifier[] = []): RequestHandler {
+export function bearerAuth(
+  ctx: AppContext,
+  extraVerifiers: CredentialVerifier[] = [],
+  opts: { allowDeletedDrive?: boolean } = {},
+): RequestHandler {
   const verifiers = [apiKeyVerifier, ...extraVerifiers, accessTokenVerifier];
   return async (req, _res, next) => {
     try {
@@ -76,7 +81,8 @@ export function bearerAuth(ctx: AppContext, extraVerifiers: CredentialVerifier[]
         if (auth) break;
       }
       if (!auth) throw unauthenticated('unrecognised bearer credential');
-      if (!(await findLiveDrive(ctx.orm.em.fork(), auth.driveId))) throw unauthenticated('drive is deleted or gone');
+      const drive = opts.allowDeletedDrive ? await findDrive(ctx.orm.em.fork(), auth.driveId) : await findLiveDrive(ctx.orm.em.fork(), auth.driveId);
+      if (!drive) throw unauthenticated('drive is deleted or gone');
       req.auth = auth;
       next();
     } catch (err) {

@@ -18,7 +18,6 @@ export const Drive = defineEntity({
     purgeAt: p.datetime().nullable(),
     settings: p.json<DriveSettings>().default('{}'),
     /** Bytes counted against the quota; the artifacts domain keeps it current (see services/usage.ts). */
-    storageBytes: p.bigint('number').default(0),
   },
 });
 

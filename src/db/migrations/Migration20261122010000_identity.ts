@@ -17,7 +17,6 @@ export class Migration20261122010000_identity extends Migration {
     this.addSql(`create unique index human_users_email_idx on human_users (lower(email));`);
 
     // Kept current by the artifacts domain; usage reads the snapshot from here.
-    this.addSql(`alter table drives add column storage_bytes bigint not null default 0;`);
     // The web account that claimed the drive; its email is not verified, so ID-JAG never binds to such a drive.
     this.addSql(`alter table drives add column owner_user_id text null references human_users(id) on delete set null;`);
     this.addSql(`create index drives_owner_user_idx on drives (owner_user_id) where owner_user_id is not null;`);
@@ -92,6 +91,5 @@ export class Migration20261122010000_identity extends Migration {
     this.addSql('drop table if exists claim_attempts;');
     this.addSql('drop table if exists agent_identities;');
     this.addSql('drop index if exists drives_owner_email_idx;');
-    this.addSql('alter table drives drop column storage_bytes;');
   }
 }

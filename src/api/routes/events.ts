@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { listEvents } from '../../services/events.js';
+import { route } from '../http/route.js';
+import { eventPageSchema, limitParam } from '../schemas/artifacts.js';
+
+export function eventsRouter(ctx: AppContext): Router {
+  const router = Router();
+  route(router, {
+    method: 'get', path: '/v0/events', summary: 'The drive event log, newest first', tags: ['events'], auth: true,
+    query: z.object({
+      art_id: z.string().max(64).optional(),
+      action: z.string().max(64).optional(),
+      since: z.iso.datetime({ offset: true }).optional(),
+      before: z.iso.datetime({ offset: true }).optional(),
+      cursor: z.string().max(2048).optional(),
+      limit: limitParam(200, 50),
+    }),
+    responses: { 200: { description: 'event page', schema: eventPageSchema } },
+  }, ({ query, req }) =>
+    listEvents(ctx.orm.em.fork(), authOf(req).driveId, {
+      artId: query.art_id,
+      action: query.action,
+      since: query.since ? new Date(query.since) : undefined,
+      before: query.before ? new Date(query.before) : undefined,
+      cursor: query.cursor,
+      limit: query.limit,
+    }));
+  return router;
+}

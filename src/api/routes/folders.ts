@@ -1,0 +1,59 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { hasPrefix } from '../../ids.js';
+import { createFolder, deleteFolder, folderOut, getFolder, moveFolder, patchFolder, type FolderRef } from '../../services/folders.js';
+import { route } from '../http/route.js';
+import { actorHeader, folderDeleteOutSchema, folderOutSchema } from '../schemas/artifacts.js';
+import { actorOf, pathParams } from './artifacts.js';
+
+/** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
+const onlyFldId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route'));
+const idParams = z.object({ fld_id: z.string().regex(/^fld_[0-9a-z]{26}$/) });
+const tags = ['folders'];
+const patchBody = z.object({ description: z.string().max(10_000).nullable().optional(), inherit_grants: z.boolean().nullable().optional() });
+const moveBody = z.object({ path: z.string().min(1) });
+const deleteQuery = z.object({ recursive: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
+const headers = z.object({ 'x-drive-actor': actorHeader });
+
+export function foldersRouter(ctx: AppContext): Router {
+  const router = Router();
+  const forms: [string, z.ZodObject, (p: Record<string, string>) => FolderRef, RequestHandler[]][] = [
+    [':fld_id', idParams, (p) => ({ id: p.fld_id }), [onlyFldId]],
+    ['*path', pathParams, (p) => ({ path: p.path }), []],
+  ];
+
+  for (const [seg, params, ref, guard] of forms) {
+    route(router, {
+      method: 'post', path: `/v0/folders/${seg}/move`, summary: 'Move a folder with all its live descendants', tags, auth: true,
+      params, body: moveBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+    }, ({ params: p, body, req }) => moveFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), path: body.path, actor: actorOf(req) }), ...guard);
+  }
+  // Declared after the moves, so a path ending in `/move` is a move.
+  route(router, {
+    method: 'post', path: '/v0/folders/*path', summary: 'Create a folder (idempotent)', tags, auth: true,
+    params: pathParams, body: z.object({ description: z.string().max(10_000).nullable().optional() }).nullable(), headers,
+    responses: { 201: { description: 'folder record', schema: folderOutSchema } },
+  }, ({ params, body, req }) => createFolder(ctx, { driveId: authOf(req).driveId, path: params.path, description: body?.description, actor: actorOf(req) }));
+
+
+  for (const [seg, params, ref, guard] of forms) {
+    for (const suffix of ['/meta', '']) {
+      route(router, {
+        method: 'get', path: `/v0/folders/${seg}${suffix}`, summary: 'Get a folder record', tags, auth: true,
+        params, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+      }, async ({ params: p, req }) => folderOut(await getFolder(ctx.orm.em.fork(), authOf(req).driveId, ref(p as Record<string, string>))), ...guard);
+    }
+    route(router, {
+      method: 'patch', path: `/v0/folders/${seg}`, summary: 'Edit folder metadata (absent unchanged, null clears)', tags, auth: true,
+      params, body: patchBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+    }, ({ params: p, body, req }) =>
+      patchFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), description: body.description, inheritGrants: body.inherit_grants, actor: actorOf(req) }), ...guard);
+    route(router, {
+      method: 'delete', path: `/v0/folders/${seg}`, summary: 'Soft-delete a folder (recursive=true when it has live descendants)', tags, auth: true,
+      params, query: deleteQuery, headers, responses: { 200: { description: 'folder delete result', schema: folderDeleteOutSchema } },
+    }, ({ params: p, query, req }) => deleteFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), recursive: query.recursive, actor: actorOf(req) }), ...guard);
+  }
+  return router;
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+
+/** Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI). */
+const ts = z.string().describe('RFC 3339 timestamp');
+
+export const sourceRefSchema = z.object({ type: z.string().min(1).max(64), id: z.string().max(256), metadata: z.record(z.string(), z.unknown()).nullable().optional() });
+export const sourceSchema = z.object({ refs: z.array(sourceRefSchema).max(64) });
+
+export const artifactOutSchema = z.object({
+  art_id: z.string(),
+  drive_id: z.string(),
+  path: z.string(),
+  url: z.string(),
+  permalink: z.string(),
+  content_type: z.string(),
+  file_type: z.string(),
+  size_bytes: z.number().int(),
+  hash: z.string(),
+  version_number: z.number().int(),
+  labels: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  source: sourceSchema.nullable(),
+  visibility: z.string(),
+  created_at: ts,
+  updated_at: ts,
+  deleted_at: ts.nullable(),
+  purge_at: ts.nullable(),
+});
+
+export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });
+
+export const versionOutSchema = z.object({
+  art_id: z.string(),
+  version_number: z.number().int(),
+  size_bytes: z.number().int(),
+  hash: z.string(),
+  content_type: z.string(),
+  actor_name: z.string().nullable(),
+  change_summary: z.string().nullable(),
+  created_at: ts,
+});
+export const versionPageSchema = z.object({ items: z.array(versionOutSchema), next_cursor: z.string().nullable(), pruned_before: z.number().int().nullable() });
+
+export const downloadUrlOutSchema = z.object({
+  url: z.string(),
+  direct: z.boolean(),
+  expires_at: ts.nullable(),
+  size_bytes: z.number().int(),
+  content_type: z.string(),
+  filename: z.string(),
+});
+
+export const deleteOutSchema = z.object({
+  ok: z.literal(true),
+  art_id: z.string(),
+  path: z.string(),
+  deleted_at: ts,
+  purge_at: ts,
+  retention_days: z.number(),
+  restore_url: z.string(),
+});
+
+export const eventOutSchema = z.object({
+  id: z.string(),
+  drive_id: z.string(),
+  art_id: z.string().nullable(),
+  fld_id: z.string().nullable(),
+  action: z.string(),
+  actor_name: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: ts,
+});
+export const eventPageSchema = z.object({ items: z.array(eventOutSchema), next_cursor: z.string().nullable() });
+
+export const folderOutSchema = z.object({
+  fld_id: z.string(),
+  id: z.string(),
+  drive_id: z.string(),
+  path: z.string().describe('canonical form with leading and trailing slash'),
+  description: z.string().nullable(),
+  inherit_grants: z.boolean(),
+  created_at: ts,
+  updated_at: ts,
+  deleted_at: ts.nullable(),
+  purge_at: ts.nullable(),
+});
+
+export const folderDeleteOutSchema = z.object({
+  ok: z.literal(true),
+  fld_id: z.string(),
+  id: z.string(),
+  path: z.string(),
+  deleted_at: ts,
+  purge_at: ts,
+  retention_days: z.number(),
+  n_subfolders_deleted: z.number().int(),
+  n_artifacts_deleted: z.number().int(),
+});
+
+export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor: attribution only, at most 64 chars');
+export const limitParam = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
+/** A repeatable query parameter: Express gives a string once, an array when repeated. */
+export const repeatable = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));

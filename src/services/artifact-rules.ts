@@ -1,0 +1,138 @@
+import { ApiError } from '../api/errors.js';
+
+/** Input rules of spec 4.1 and 8 for artifact writes, each failing with its named code. */
+
+const PATH_RE = /^[A-Za-z0-9_./-]+$/;
+const LABEL_RE = /^[a-z0-9_-]+$/;
+export const MAX_LABELS = 16;
+export const VISIBILITIES = ['private', 'public'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export function checkPath(path: string, what = 'path'): string {
+  const ok =
+    path.length >= 1 &&
+    path.length <= 256 &&
+    PATH_RE.test(path) &&
+    !path.startsWith('/') &&
+    !path.endsWith('/') &&
+    !path.split('/').some((seg) => seg === '..' || seg === '');
+  if (!ok) {
+    throw new ApiError(400, 'INVALID_PATH', `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`);
+  }
+  return path;
+}
+
+export const isWikiPath = (path: string) => path === '_wiki' || path.startsWith('_wiki/');
+
+export function checkNotWiki(path: string): void {
+  if (isWikiPath(path)) throw new ApiError(403, 'WIKI_RESERVED', '_wiki/ is reserved for system-generated wiki pages');
+}
+
+export function parseLabels(header: string): string[] {
+  const labels = header.split(',').map((l) => l.trim()).filter((l) => l.length > 0);
+  for (const l of labels) {
+    if (!LABEL_RE.test(l) || l.length > 64) throw new ApiError(400, 'INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
+  }
+  const unique = [...new Set(labels)];
+  if (unique.length > MAX_LABELS) throw new ApiError(400, 'INVALID_LABELS', `at most ${MAX_LABELS} labels per artifact`);
+  return unique;
+}
+
+export function parseMetadata(header: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(header);
+  } catch {
+    throw new ApiError(400, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+export interface SourceRef {
+  type: string;
+  id: string;
+  metadata?: Record<string, unknown> | null;
+}
+export interface Source {
+  refs: SourceRef[];
+}
+
+export function checkSource(v: unknown): Source {
+  const bad = () => new ApiError(400, 'INVALID_SOURCE', 'source must be {"refs": [{"type": string, "id": string, "metadata"?: object}]}');
+  if (!v || typeof v !== 'object' || !Array.isArray((v as Source).refs)) throw bad();
+  const refs = (v as Source).refs.map((r) => {
+    if (!r || typeof r !== 'object') throw bad();
+    const { type, id, metadata } = r as SourceRef;
+    if (typeof type !== 'string' || typeof id !== 'string' || !type || type.length > 64 || id.length > 256) throw bad();
+    if (metadata != null && (typeof metadata !== 'object' || Array.isArray(metadata))) throw bad();
+    return metadata == null ? { type, id } : { type, id, metadata };
+  });
+  if (refs.length > 64) throw bad();
+  return { refs };
+}
+
+export function parseSource(header: string): Source {
+  try {
+    return checkSource(JSON.parse(header));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(400, 'INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}');
+  }
+}
+
+export function parseVisibility(header: string): Visibility {
+  if (!(VISIBILITIES as readonly string[]).includes(header)) throw new ApiError(400, 'BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
+  return header as Visibility;
+}
+
+export function parseActor(header: string | undefined): string | null {
+  if (header === undefined || header === '') return null;
+  if (header.length > 64) throw new ApiError(400, 'INVALID_ACTOR', 'X-Drive-Actor is at most 64 characters');
+  return header;
+}
+
+/** If-Match carries the expected current version number, bare or quoted (`3`, `"3"`, `W/"3"`). */
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
+  if (!m) throw new ApiError(400, 'INVALID_IF_MATCH', 'If-Match must carry the expected current version number');
+  return Number(m[1]);
+}
+
+export function preconditionFailed(current: number | null) {
+  return new ApiError(412, 'PRECONDITION_FAILED', current === null ? 'If-Match sent but no live artifact exists' : `If-Match does not match current version ${current}`, {
+    current_version: current,
+  });
+}
+
+const EXT_TYPES: Record<string, string> = {
+  md: 'markdown', markdown: 'markdown', mdx: 'markdown',
+  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image', svg: 'image', bmp: 'image', tif: 'image', tiff: 'image', ico: 'image', avif: 'image',
+  pdf: 'pdf', html: 'html', htm: 'html', json: 'json', jsonl: 'data', ndjson: 'data',
+  csv: 'data', tsv: 'data', parquet: 'data', xlsx: 'data', xls: 'data', yaml: 'data', yml: 'data', xml: 'data', toml: 'data',
+  ts: 'code', tsx: 'code', js: 'code', jsx: 'code', mjs: 'code', cjs: 'code', py: 'code', rb: 'code', go: 'code', rs: 'code', java: 'code', kt: 'code',
+  c: 'code', h: 'code', cpp: 'code', hpp: 'code', cs: 'code', php: 'code', sh: 'code', sql: 'code', swift: 'code', scala: 'code', tex: 'code', css: 'code', lua: 'code', r: 'code',
+  txt: 'text', text: 'text', log: 'text', rst: 'text',
+};
+
+/**
+ * The file type family (REFERENCE: markdown | image | pdf | html | json | data | code | text | binary):
+ * from the content type when it is specific, else from the path's extension, else binary.
+ */
+export function fileTypeOf(path: string, contentType: string): string {
+  const ct = contentType.split(';')[0].trim().toLowerCase();
+  if (ct === 'text/markdown') return 'markdown';
+  if (ct.startsWith('image/')) return 'image';
+  if (ct === 'application/pdf') return 'pdf';
+  if (ct === 'text/html') return 'html';
+  if (ct === 'application/json') return 'json';
+  if (ct === 'text/csv' || ct === 'application/x-ndjson' || ct === 'text/tab-separated-values') return 'data';
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const ext = base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
+  if (EXT_TYPES[ext]) return EXT_TYPES[ext];
+  if (ct.startsWith('text/')) return 'text';
+  return 'binary';
+}
+
+export const FILE_TYPES = ['markdown', 'image', 'pdf', 'html', 'json', 'data', 'code', 'text', 'binary'] as const;

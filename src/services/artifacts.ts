@@ -1,0 +1,184 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../api/errors.js';
+import { newId } from '../ids.js';
+import type { SpooledBody } from '../storage/spool.js';
+import { artifactOut, getLiveArtifact, getLiveArtifactByPath, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
+import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, type Visibility } from './artifact-rules.js';
+import { pinBlob, storeBlob } from './blobs.js';
+import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { isUniqueViolation, one, rows, type Db } from './sql.js';
+import { quotaExceeded, reserveStorage, storageUsedBytes } from './storage-usage.js';
+
+/** Create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
+
+export interface PutInput {
+  driveId: string;
+  path: string;
+  /** Each optional field: undefined = header omitted (keep on overwrite, default on create). */
+  contentType?: string;
+  labels?: string[];
+  metadata?: Record<string, unknown>;
+  source?: Source;
+  visibility?: Visibility;
+  actor: string | null;
+  changeSummary: string | null;
+  ifMatch?: number;
+}
+
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+/** Cheap checks before any byte is read or stored, so a doomed upload writes nothing. They are repeated under lock. */
+export async function preflightPut(ctx: AppContext, input: PutInput): Promise<void> {
+  checkPath(input.path);
+  checkNotWiki(input.path);
+  if (input.ifMatch === undefined) return;
+  const current = await getLiveArtifactByPath(ctx.orm.em.fork(), input.driveId, input.path);
+  if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
+}
+
+/** PUT /v0/artifacts/{path}: stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
+export async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactOut> {
+  // Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3.
+  const quota = ctx.config.limits.storageQuotaBytes;
+  const used = await storageUsedBytes(ctx.orm.em.fork(), input.driveId);
+  if (used + body.size > quota) throw quotaExceeded(used, quota, body.size);
+  const { written } = await storeBlob(ctx, body);
+  return writeTransaction(ctx, async (w) => {
+    for (;;) {
+      const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+      if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body, written));
+      if (input.ifMatch !== undefined) throw preconditionFailed(null);
+      const created = await insertArtifact(ctx, w, input, body, written);
+      if (created) return artifactOut(ctx.config, created);
+      // Another request created the path first and has committed: overwrite it instead.
+    }
+  });
+}
+
+async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: SpooledBody, written: boolean): Promise<ArtifactRow | undefined> {
+  const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
+  const row = await one<ArtifactRow>(
+    w.tx,
+    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
+     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+     on conflict (drive_id, path) where deleted_at is null do nothing
+     returning *`,
+    [
+      newId('art'), input.driveId, input.path, contentType, fileTypeOf(input.path, contentType), body.size, body.hash,
+      input.labels ?? [], JSON.stringify(input.metadata ?? {}), input.source ? JSON.stringify(input.source) : null, input.visibility ?? 'private',
+    ],
+  );
+  if (!row) return undefined;
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
+  await w.event({
+    driveId: row.drive_id, artId: row.id, action: EventAction.artifactCreated, actor: input.actor,
+    metadata: { path: row.path, version_number: 1, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
+  });
+  return row;
+}
+
+async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: SpooledBody, written: boolean): Promise<ArtifactRow> {
+  if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+  const contentType = input.contentType ?? current.content_type;
+  const row = (await one<ArtifactRow>(
+    w.tx,
+    `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
+       labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
+       source = case when ? then ?::jsonb else source end, visibility = coalesce(?, visibility), updated_at = clock_timestamp()
+     where id = ? returning *`,
+    [
+      body.size, body.hash, contentType, fileTypeOf(current.path, contentType),
+      input.labels !== undefined, input.labels ?? [], input.metadata ? JSON.stringify(input.metadata) : null,
+      input.source !== undefined, input.source ? JSON.stringify(input.source) : null, input.visibility ?? null, current.id,
+    ],
+  ))!;
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
+  await w.event({
+    driveId: row.drive_id, artId: row.id, action: EventAction.artifactUpdated, actor: input.actor,
+    metadata: { path: row.path, version_number: row.version_number, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
+  });
+  return row;
+}
+
+/** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
+async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null, justWritten = false): Promise<void> {
+  await rows(
+    tx,
+    `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
+  );
+  await pinBlob(tx, a.hash, justWritten);
+  await reserveStorage(tx, a.drive_id, Number(a.size_bytes), ctx.config.limits.storageQuotaBytes);
+}
+
+const pathConflict = (path: string) => new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
+
+/** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
+export async function renameArtifact(
+  ctx: AppContext,
+  a: { driveId: string; artId: string; path: string; actor: string | null; ifMatch?: number },
+): Promise<ArtifactOut> {
+  checkPath(a.path);
+  return writeTransaction(ctx, async (w) => {
+    const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
+    checkNotWiki(current.path);
+    checkNotWiki(a.path);
+    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+    if (current.path === a.path) return artifactOut(ctx.config, current);
+    if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
+    let row: ArtifactRow;
+    try {
+      row = (await one<ArtifactRow>(
+        w.tx,
+        `update artifacts set path = ?, file_type = ?, updated_at = clock_timestamp() where id = ? returning *`,
+        [a.path, fileTypeOf(a.path, current.content_type), current.id],
+      ))!;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw pathConflict(a.path);
+      throw err;
+    }
+    await w.event({
+      driveId: a.driveId, artId: row.id, action: EventAction.artifactRenamed, actor: a.actor,
+      metadata: { from: current.path, to: row.path, path: row.path },
+    });
+    return artifactOut(ctx.config, row);
+  });
+}
+
+/** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */
+export async function copyArtifact(
+  ctx: AppContext,
+  a: { driveId: string; artId: string; path: string; source?: Source | null; actor: string | null },
+): Promise<ArtifactOut> {
+  checkPath(a.path);
+  checkNotWiki(a.path);
+  return writeTransaction(ctx, async (w) => {
+    const src = await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`, [a.artId, a.driveId]);
+    if (!src) throw new ApiError(404, 'ARTIFACT_NOT_FOUND', 'no live artifact');
+    const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
+    let row: ArtifactRow | undefined;
+    try {
+      row = await one<ArtifactRow>(
+        w.tx,
+        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
+         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+         on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
+        [
+          newId('art'), a.driveId, a.path, src.content_type, fileTypeOf(a.path, src.content_type), src.size_bytes, src.hash,
+          src.labels, JSON.stringify(src.metadata), JSON.stringify(source), src.visibility,
+        ],
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw pathConflict(a.path);
+      throw err;
+    }
+    if (!row) throw pathConflict(a.path);
+    await addVersion(ctx, w.tx, row, a.actor, null);
+    await w.event({
+      driveId: a.driveId, artId: row.id, action: EventAction.artifactCopied, actor: a.actor,
+      metadata: { path: row.path, version_number: 1, source_art_id: src.id, source_version_number: src.version_number, hash: src.hash },
+    });
+    return artifactOut(ctx.config, row);
+  });
+}

@@ -1,0 +1,120 @@
+import type { AppContext } from '../context.js';
+import { newId } from '../ids.js';
+import { iso, type Timestamp } from './artifact-records.js';
+import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
+import { decodeCursor, encodeCursor } from './cursors.js';
+import { rows, transaction, type Db } from './sql.js';
+
+/** Event actions this service records (spec 4.5 / 6; only `artifact.renamed` is named there). */
+export const EventAction = {
+  artifactCreated: 'artifact.created',
+  artifactUpdated: 'artifact.updated',
+  artifactRenamed: 'artifact.renamed',
+  artifactCopied: 'artifact.copied',
+  artifactDeleted: 'artifact.deleted',
+  artifactRestored: 'artifact.restored',
+  artifactPurged: 'artifact.purged',
+  folderCreated: 'folder.created',
+  folderUpdated: 'folder.updated',
+  folderMoved: 'folder.moved',
+  folderDeleted: 'folder.deleted',
+  folderPurged: 'folder.purged',
+  driveDeleted: 'drive.deleted',
+  driveRestored: 'drive.restored',
+} as const;
+
+export interface NewEvent {
+  driveId: string;
+  action: string;
+  artId?: string | null;
+  fldId?: string | null;
+  actor?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** A transaction that records events; artifact events reach the artifact hooks after commit. */
+export interface WriteTx {
+  tx: Db;
+  event(e: NewEvent): Promise<string>;
+  /** Records artifact events already inserted in bulk (INSERT ... SELECT), so hooks still hear them. */
+  noteArtifactChanges(changes: ArtifactChange[]): void;
+}
+
+export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => Promise<T>): Promise<T> {
+  let changes: ArtifactChange[] = [];
+  const result = await transaction(ctx, async (tx) => {
+    changes = [];
+    return fn({
+      tx,
+      async event(e) {
+        const id = newId('evt');
+        const metadata = e.metadata ?? {};
+        await rows(tx, `insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`, [
+          id, e.driveId, e.artId ?? null, e.fldId ?? null, e.action, e.actor ?? null, JSON.stringify(metadata),
+        ]);
+        if (e.artId) changes.push({ driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata });
+        return id;
+      },
+      noteArtifactChanges(more) {
+        changes.push(...more);
+      },
+    });
+  });
+  const failures = await publishArtifactChanges(changes);
+  for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
+  return result;
+}
+
+interface EventRow {
+  seq: string;
+  id: string;
+  drive_id: string;
+  art_id: string | null;
+  fld_id: string | null;
+  action: string;
+  actor_name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Timestamp;
+}
+
+export function eventOut(r: EventRow) {
+  return {
+    id: r.id,
+    drive_id: r.drive_id,
+    art_id: r.art_id,
+    fld_id: r.fld_id,
+    action: r.action,
+    actor_name: r.actor_name,
+    metadata: r.metadata,
+    created_at: iso(r.created_at)!,
+  };
+}
+
+export interface EventQuery {
+  artId?: string;
+  action?: string;
+  since?: Date;
+  before?: Date;
+  cursor?: string;
+  limit: number;
+}
+
+/** Newest first; keyset on the event sequence so deep pages stay cheap and stable. */
+export async function listEvents(db: Db, driveId: string, q: EventQuery) {
+  const where = ['drive_id = ?'];
+  const params: unknown[] = [driveId];
+  if (q.artId) (where.push('art_id = ?'), params.push(q.artId));
+  if (q.action) (where.push('action = ?'), params.push(q.action));
+  if (q.since) (where.push('created_at >= ?'), params.push(q.since));
+  if (q.before) (where.push('created_at < ?'), params.push(q.before));
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor, (v): v is { s: string } => typeof (v as { s?: unknown }).s === 'string' && /^\d+$/.test((v as { s: string }).s));
+    where.push('seq < ?::int8');
+    params.push(c.s);
+  }
+  params.push(q.limit + 1);
+  const found = await rows<EventRow>(db, `select * from events where ${where.join(' and ')} order by seq desc limit ?`, params);
+  const page = found.slice(0, q.limit);
+  const more = found.length > q.limit;
+  return { items: page.map(eventOut), next_cursor: more ? encodeCursor({ s: page[page.length - 1].seq }) : null };
+}

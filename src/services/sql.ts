@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../context.js';
+
+/**
+ * Raw SQL on the ORM's connection. Values are bound with `?`; MikroORM quotes strings, numbers,
+ * booleans, dates and null itself. JSON goes in as a string with `?::jsonb`, text arrays as
+ * `array[?]::text[]` (an array parameter expands to a comma list).
+ */
+export type Db = EntityManager;
+
+export async function rows<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
+  return db.execute<T[]>(sql, params as unknown[]);
+}
+
+export async function one<T>(db: Db, sql: string, params: unknown[] = []): Promise<T | undefined> {
+  const r = await rows<T>(db, sql, params);
+  return r[0];
+}
+
+export function pgCode(err: unknown): string | undefined {
+  return (err as { code?: string })?.code;
+}
+
+export const isUniqueViolation = (err: unknown) => pgCode(err) === '23505';
+const isRetryable = (err: unknown) => pgCode(err) === '40P01' || pgCode(err) === '40001';
+
+/** Runs fn in one transaction on a fresh fork; retries deadlocks and serialization failures a few times. */
+export async function transaction<T>(ctx: AppContext, fn: (tx: Db) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.orm.em.fork().transactional((tx) => fn(tx as Db));
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 5 * attempt * Math.random()));
+    }
+  }
+}
+
+/** Escapes LIKE metacharacters so a user prefix matches literally. */
+export function likePrefix(prefix: string): string {
+  return prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+}

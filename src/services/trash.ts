@@ -1,0 +1,124 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../api/errors.js';
+import { artifactNotFound, artifactOut, getArtifactAnyState, getLiveArtifactByPath, iso, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
+import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
+import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { isUniqueViolation, one } from './sql.js';
+
+/** Soft delete and restore of artifacts (spec 3.1). */
+
+export const retentionDays = (ctx: AppContext) => ctx.config.durations.trashRetentionS / 86400;
+
+export function deleteResult(ctx: AppContext, r: ArtifactRow) {
+  return {
+    ok: true as const,
+    art_id: r.id,
+    path: r.path,
+    deleted_at: iso(r.deleted_at)!,
+    purge_at: iso(r.purge_at)!,
+    retention_days: retentionDays(ctx),
+    restore_url: `${ctx.config.http.baseUrl}/v0/artifacts/${r.id}/restore`,
+  };
+}
+export type DeleteResult = ReturnType<typeof deleteResult>;
+
+/** Moves a live artifact row to the trash, freezing its purge_at, and records artifact.deleted. */
+export async function trashRow(ctx: AppContext, w: WriteTx, r: ArtifactRow, actor: string | null, cause?: string): Promise<ArtifactRow> {
+  const row = (await one<ArtifactRow>(
+    w.tx,
+    `update artifacts set deleted_at = clock_timestamp(), purge_at = clock_timestamp() + make_interval(secs => ?) where id = ? returning *`,
+    [ctx.config.durations.trashRetentionS, r.id],
+  ))!;
+  await w.event({
+    driveId: r.drive_id, artId: r.id, action: EventAction.artifactDeleted, actor,
+    metadata: { path: r.path, version_number: r.version_number, purge_at: iso(row.purge_at), ...(cause ? { cause } : {}) },
+  });
+  return row;
+}
+
+/** DELETE by id or by path: 404 ARTIFACT_NOT_FOUND, 403 WIKI_RESERVED, 412 on If-Match mismatch. */
+export async function deleteArtifact(
+  ctx: AppContext,
+  a: { driveId: string; artId?: string; path?: string; ifMatch?: number; actor: string | null },
+): Promise<DeleteResult> {
+  if (a.path !== undefined) {
+    checkPath(a.path);
+    checkNotWiki(a.path);
+  }
+  return writeTransaction(ctx, async (w) => {
+    const current = a.artId
+      ? await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`, [a.artId, a.driveId])
+      : await getLiveArtifactByPath(w.tx, a.driveId, a.path!, true);
+    if (!current) throw artifactNotFound();
+    checkNotWiki(current.path);
+    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+    return deleteResult(ctx, await trashRow(ctx, w, current, a.actor));
+  });
+}
+
+/**
+ * POST restore, per the state table of spec 3.1:
+ * - original path free: restored there;
+ * - occupied, no option: 409 PATH_OCCUPIED with restore_options;
+ * - overwrite=true: the live occupant is trashed (cause restore_conflict_overwrite), restored at the original path;
+ * - rename=<p>: restored at p (409 PATH_CONFLICT if p is taken); a live occupant of the original path is trashed
+ *   (cause restore_conflict_rename), as the spec's table says.
+ * A live or purged artifact gives 404.
+ */
+export async function restoreArtifact(
+  ctx: AppContext,
+  a: { driveId: string; artId: string; rename?: string; overwrite: boolean; actor: string | null },
+): Promise<ArtifactOut> {
+  if (a.rename !== undefined) {
+    checkPath(a.rename, 'rename');
+    checkNotWiki(a.rename);
+  }
+  return writeTransaction(ctx, async (w) => {
+    const row = await getArtifactAnyState(w.tx, a.driveId, a.artId, true);
+    if (!row || !row.deleted_at) throw new ApiError(404, 'ARTIFACT_NOT_FOUND', 'no artifact in trash with this id');
+    const target = a.rename ?? row.path;
+    const occupant = await getLiveArtifactByPath(w.tx, a.driveId, row.path, true);
+    if (a.rename !== undefined) {
+      if (a.rename !== row.path && (await getLiveArtifactByPath(w.tx, a.driveId, a.rename))) {
+        throw new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${a.rename}`, { path: a.rename });
+      }
+      if (occupant) await trashRow(ctx, w, occupant, a.actor, 'restore_conflict_rename');
+    } else if (occupant) {
+      if (!a.overwrite) throw pathOccupied(ctx, row, occupant);
+      await trashRow(ctx, w, occupant, a.actor, 'restore_conflict_overwrite');
+    }
+    let restored: ArtifactRow;
+    try {
+      restored = (await one<ArtifactRow>(
+        w.tx,
+        `update artifacts set path = ?, file_type = ?, deleted_at = null, purge_at = null, updated_at = clock_timestamp() where id = ? returning *`,
+        [target, fileTypeOf(target, row.content_type), row.id],
+      ))!;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${target}`, { path: target });
+      throw err;
+    }
+    await w.event({
+      driveId: a.driveId, artId: row.id, action: EventAction.artifactRestored, actor: a.actor,
+      metadata: { path: target, from_path: row.path, ...(a.rename !== undefined ? { rename: a.rename } : {}), overwrite: a.overwrite, displaced_art_id: occupant?.id ?? null },
+    });
+    return artifactOut(ctx.config, restored);
+  });
+}
+
+function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) {
+  const base = `${ctx.config.http.baseUrl}/v0/artifacts/${row.id}/restore`;
+  const dot = row.path.lastIndexOf('.');
+  const slash = row.path.lastIndexOf('/');
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
+  const suggestion = dot > slash + 1 ? `${row.path.slice(0, dot)}-restored-${stamp}${row.path.slice(dot)}` : `${row.path}-restored-${stamp}`;
+  return new ApiError(409, 'PATH_OCCUPIED', `a live artifact (${occupant.id}) occupies ${row.path}`, {
+    path: row.path,
+    occupant_art_id: occupant.id,
+    restore_options: {
+      rename_to: `${base}?rename=${encodeURIComponent(suggestion)}`,
+      force_overwrite: `${base}?overwrite=true`,
+    },
+  });
+}
+

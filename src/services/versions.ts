@@ -1,0 +1,67 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../api/errors.js';
+import { readBlob } from '../storage/blob-store.js';
+import { getLiveArtifact, iso, type Timestamp } from './artifact-records.js';
+import { decodeCursor, encodeCursor } from './cursors.js';
+import { one, rows, type Db } from './sql.js';
+
+/** Versions of an artifact (spec 2.3): list newest first with keyset cursors, get one, read its bytes. */
+export interface VersionRow {
+  art_id: string;
+  drive_id: string;
+  version_number: number;
+  size_bytes: string | number;
+  hash: string;
+  content_type: string;
+  actor_name: string | null;
+  change_summary: string | null;
+  created_at: Timestamp;
+}
+
+export function versionOut(v: VersionRow) {
+  return {
+    art_id: v.art_id,
+    version_number: v.version_number,
+    size_bytes: Number(v.size_bytes),
+    hash: v.hash,
+    content_type: v.content_type,
+    actor_name: v.actor_name,
+    change_summary: v.change_summary,
+    created_at: iso(v.created_at),
+  };
+}
+
+export async function listVersions(ctx: AppContext, driveId: string, artId: string, q: { cursor?: string; limit: number }) {
+  const db = ctx.orm.em.fork();
+  await getLiveArtifact(db, driveId, artId);
+  const before = q.cursor
+    ? decodeCursor(q.cursor, (v): v is { v: number } => Number.isInteger((v as { v?: unknown }).v)).v
+    : 2 ** 31 - 1;
+  const found = await rows<VersionRow>(
+    db,
+    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number < ? order by version_number desc limit ?`,
+    [artId, driveId, before, q.limit + 1],
+  );
+  const page = found.slice(0, q.limit);
+  return {
+    items: page.map(versionOut),
+    next_cursor: found.length > q.limit ? encodeCursor({ v: page[page.length - 1].version_number }) : null,
+    pruned_before: null,
+  };
+}
+
+/** One version of a live artifact of this drive, or 404 NOT_FOUND. */
+export async function getVersion(db: Db, driveId: string, artId: string, versionNumber: number): Promise<VersionRow> {
+  await getLiveArtifact(db, driveId, artId);
+  const v = await one<VersionRow>(db, `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`, [
+    artId, driveId, versionNumber,
+  ]);
+  if (!v) throw new ApiError(404, 'NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
+  return v;
+}
+
+/** The bytes of one version (for indexers and other services); checks that the artifact belongs to the drive. */
+export async function readVersionBytes(ctx: AppContext, driveId: string, artId: string, versionNumber: number): Promise<Buffer> {
+  const v = await getVersion(ctx.orm.em.fork(), driveId, artId, versionNumber);
+  return readBlob(ctx.s3, ctx.config.s3.bucket, v.hash);
+}

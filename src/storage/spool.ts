@@ -1,0 +1,67 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+/**
+ * Reads an upload body once, hashing (SHA-256) and counting as it goes. Bodies up to
+ * `memoryBytes` stay in memory; a larger one spills to a temp file, so memory never holds more
+ * than the body and a 50 MB upload costs at most `memoryBytes` of RAM. Over `maxBytes` it stops
+ * reading, removes what it wrote and reports `tooLarge`: nothing reaches object storage.
+ */
+export interface SpooledBody {
+  hash: string;
+  size: number;
+  /** A fresh stream of the bytes (or the buffer itself when small). */
+  body(): Buffer | Readable;
+  dispose(): Promise<void>;
+}
+
+export type SpoolResult = { tooLarge: true } | ({ tooLarge: false } & SpooledBody);
+
+export async function spoolBody(input: Readable, opts: { maxBytes: number; memoryBytes: number }): Promise<SpoolResult> {
+  const hasher = createHash('sha256');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let file: { path: string; stream: WriteStream } | undefined;
+  const dispose = async () => {
+    if (!file) return;
+    file.stream.destroy();
+    await rm(file.path, { force: true });
+  };
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > opts.maxBytes) {
+        await dispose();
+        return { tooLarge: true };
+      }
+      hasher.update(chunk);
+      if (file) {
+        if (!file.stream.write(chunk)) await new Promise<void>((r) => file!.stream.once('drain', () => r()));
+      } else {
+        chunks.push(chunk);
+        if (size > opts.memoryBytes) {
+          const p = path.join(tmpdir(), `drive-upload-${randomUUID()}`);
+          file = { path: p, stream: createWriteStream(p, { flags: 'wx' }) };
+          for (const c of chunks.splice(0)) file.stream.write(c);
+        }
+      }
+    }
+    if (file) await new Promise<void>((resolve, reject) => file!.stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  } catch (err) {
+    await dispose();
+    throw err;
+  }
+  const buffer = file ? undefined : Buffer.concat(chunks, size);
+  const spooled = file;
+  return {
+    tooLarge: false,
+    hash: hasher.digest('hex'),
+    size,
+    body: () => buffer ?? createReadStream(spooled!.path),
+    dispose,
+  };
+}

@@ -1,0 +1,61 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { blobKey } from '../../src/storage/blob-store.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { createTenant } from '../helpers/tenant.js';
+
+/** A small HTTP client for one fresh drive, so suites read as requests and expectations. */
+export async function driveClient(api: TestApi) {
+  const tenant = await createTenant(api.ctx);
+  const call = async (method: string, path: string, opts: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...tenant.auth, ...(opts.headers ?? {}) };
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    const res = await fetch(`${api.url}${path}`, { method, headers, body });
+    const text = Buffer.from(await res.arrayBuffer());
+    let json: any;
+    try {
+      json = JSON.parse(text.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, bytes: text, code: json?.detail?.error?.code as string | undefined };
+  };
+  return {
+    ...tenant,
+    call,
+    put: (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+      call('PUT', `/v0/artifacts/${path}`, { body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit, headers }),
+    get: (path: string, headers: Record<string, string> = {}) => call('GET', path, { headers }),
+    events: async (query = '') => (await call('GET', `/v0/events${query}`)).json.items as any[],
+  };
+}
+export type DriveClient = Awaited<ReturnType<typeof driveClient>>;
+
+/** Raw SQL against the test database, for arranging purge times and checking what is left. */
+export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
+
+/** Whether the object for a content hash exists in the API's bucket. */
+export const objectExistsIn = (api: TestApi, hash: string) =>
+  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+
+/** Starts an in-process API for the suite (settings overridden) and hands it, with a fresh drive, to `ready`. */
+export function useTestApi(overrides: Record<string, string>, ready: (api: TestApi, d: DriveClient) => void): void {
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    api = await startTestApi(overrides);
+    ready(api, await driveClient(api));
+  });
+  afterAll(async () => api?.close());
+}
+
+/**
+ * Makes blobs look unused for two hours, so a purge with the normal grace period may take them.
+ * Suites never purge with a zero grace: the test database is shared, and a zero grace would let a
+ * purge in one suite race uploads of another (which is exactly what the grace prevents).
+ */
+export const ageBlobs = (api: TestApi, hashes: string[]) =>
+  sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [hashes]);
