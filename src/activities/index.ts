@@ -1,9 +1,11 @@
 import type { AppContext } from '../context.js';
 import { createCleanupActivities } from './cleanup.js';
+import { createUploadActivities } from './uploads.js';
 
 /** All activities, bound to the process's shared context (ORM, S3, clients). */
 export function createActivities(ctx: AppContext) {
   return {
     ...createCleanupActivities(ctx),
+    ...createUploadActivities(ctx),
   };
 }

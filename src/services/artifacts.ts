@@ -39,19 +39,25 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
 /** PUT /v0/artifacts/{path}: stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
 export async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactOut> {
   await storeBlob(ctx, body);
-  return writeTransaction(ctx, async (w) => {
-    for (;;) {
-      const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-      if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body));
-      if (input.ifMatch !== undefined) throw preconditionFailed(null);
-      const created = await insertArtifact(ctx, w, input, body);
-      if (created) return artifactOut(ctx.config, created);
-      // Another request created the path first and has committed: overwrite it instead.
-    }
-  });
+  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body));
 }
 
-async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: SpooledBody): Promise<ArtifactRow | undefined> {
+/** Bytes already stored under their hash (a spooled body after storeBlob, or a committed large upload). */
+export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
+
+/** The create-or-append step of putArtifact inside the caller's write transaction (large-upload commit adds its own rows). */
+export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody): Promise<ArtifactOut> {
+  for (;;) {
+    const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+    if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body));
+    if (input.ifMatch !== undefined) throw preconditionFailed(null);
+    const created = await insertArtifact(ctx, w, input, body);
+    if (created) return artifactOut(ctx.config, created);
+    // Another request created the path first and has committed: overwrite it instead.
+  }
+}
+
+async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
     w.tx,
@@ -73,7 +79,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
   return row;
 }
 
-async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
+async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody): Promise<ArtifactRow> {
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
   const row = (await one<ArtifactRow>(
