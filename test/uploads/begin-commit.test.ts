@@ -111,4 +111,14 @@ describe('POST /v0/uploads and commit', () => {
     const ok = await u.commit(b.upload_id);
     expect([ok.status, ok.json.hash]).toEqual([200, sha256(data)]);
   });
+
+  it('begin is not written to the event log and uses X-Drive-Actor when actor_name is absent', async () => {
+    const d = await uploadClient(api);
+    const data = bytes(20);
+    const b = (await d.begin({ path: 'act/x', size_bytes: data.length }, { 'x-drive-actor': 'header-actor' })).json;
+    expect(await d.events()).toHaveLength(0);
+    await d.putToUrl(b, data);
+    const c = await d.commit(b.upload_id);
+    expect((await d.events(`?art_id=${c.json.art_id}`))[0].actor_name).toBe('header-actor');
+  });
 });
