@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
 import { one, type Db } from './sql.js';
 
@@ -86,4 +87,19 @@ export async function getLiveArtifactByPath(db: Db, driveId: string, path: strin
 /** Any artifact of this drive by id, live or in trash (not purged). */
 export async function getArtifactAnyState(db: Db, driveId: string, artId: string, lock = false): Promise<ArtifactRow | undefined> {
   return one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [artId, driveId]);
+}
+
+/**
+ * For other services (search indexing, viewer): the record of one artifact of a drive, or null when
+ * the drive has no such artifact. Trashed artifacts only with `includeTrashed`.
+ */
+export async function findArtifactRecord(
+  ctx: AppContext,
+  driveId: string,
+  artId: string,
+  opts: { includeTrashed?: boolean } = {},
+): Promise<ArtifactOut | null> {
+  const db = ctx.orm.em.fork();
+  const row = await one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${opts.includeTrashed ? '' : ' and deleted_at is null'}`, [artId, driveId]);
+  return row ? artifactOut(ctx.config, row) : null;
 }

@@ -38,26 +38,30 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
 
 /** PUT /v0/artifacts/{path}: stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
 export async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactOut> {
-  await storeBlob(ctx, body);
-  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body));
+  const { written } = await storeBlob(ctx, body);
+  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, written));
 }
 
-/** Bytes already stored under their hash (a spooled body after storeBlob, or a committed large upload). */
+/** Bytes already in object storage under their hash (a spooled body after storeBlob, or a committed large upload). */
 export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
 
-/** The create-or-append step of putArtifact inside the caller's write transaction (large-upload commit adds its own rows). */
-export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody): Promise<ArtifactOut> {
+/**
+ * The create-or-append step of putArtifact inside the caller's write transaction (the large-upload
+ * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
+ * transaction marks the blob stored.
+ */
+export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactOut> {
   for (;;) {
     const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-    if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body));
+    if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body, written));
     if (input.ifMatch !== undefined) throw preconditionFailed(null);
-    const created = await insertArtifact(ctx, w, input, body);
+    const created = await insertArtifact(ctx, w, input, body, written);
     if (created) return artifactOut(ctx.config, created);
     // Another request created the path first and has committed: overwrite it instead.
   }
 }
 
-async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody): Promise<ArtifactRow | undefined> {
+async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
     w.tx,
@@ -71,7 +75,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
     ],
   );
   if (!row) return undefined;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
   await w.event({
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactCreated, actor: input.actor,
     metadata: { path: row.path, version_number: 1, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
@@ -79,7 +83,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
   return row;
 }
 
-async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody): Promise<ArtifactRow> {
+async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
   const row = (await one<ArtifactRow>(
@@ -94,7 +98,7 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
       input.source !== undefined, input.source ? JSON.stringify(input.source) : null, input.visibility ?? null, current.id,
     ],
   ))!;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
   await w.event({
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactUpdated, actor: input.actor,
     metadata: { path: row.path, version_number: row.version_number, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
@@ -103,14 +107,14 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
 }
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
-async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null): Promise<void> {
+async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null, justWritten = false): Promise<void> {
   await rows(
     tx,
     `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
      values (?, ?, ?, ?, ?, ?, ?, ?)`,
     [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
   );
-  await pinBlob(tx, a.hash);
+  await pinBlob(tx, a.hash, justWritten);
   await reserveStorage(tx, a.drive_id, Number(a.size_bytes), ctx.config.limits.storageQuotaBytes);
 }
 

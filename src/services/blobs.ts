@@ -5,11 +5,12 @@ import type { SpooledBody } from '../storage/spool.js';
 import { one, rows, transaction, type Db } from './sql.js';
 
 /**
- * Content-addressed bytes. A `blobs` row per SHA-256; `stored` says the object is in S3;
+ * Content-addressed bytes. A `blobs` row per SHA-256; `stored` says a committed version has
+ * confirmed the object is in S3;
  * `last_used_at` is touched by every upload and copy that is about to reference the hash.
  *
  * Why this never loses bytes (see docs/decisions.md "Blob purge"):
- * - an upload touches the row (autocommit) BEFORE it writes the object, and the version that
+ * - an upload touches the row (committed) BEFORE it writes the object, and the version that
  *   references the hash is inserted in a transaction that re-touches the row (taking its row lock);
  * - a copy touches the row inside its transaction, which also takes the row lock;
  * - the purge locks the row FOR UPDATE, and only then checks that no version references the hash
@@ -18,31 +19,44 @@ import { one, rows, transaction, type Db } from './sql.js';
  *   (an upload then writes the object again; a copy fails cleanly with 503 and writes nothing).
  */
 
-/** Makes the bytes of a spooled body available under their hash; writes nothing new when already stored. */
-export async function storeBlob(ctx: AppContext, body: SpooledBody): Promise<void> {
-  const db = ctx.orm.em.fork();
-  const touched = await one<{ stored: boolean }>(
-    db,
-    `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
-    [body.hash, body.size],
-  );
-  if (touched?.stored) return;
+/**
+ * Makes the bytes of a spooled body available under their hash; writes nothing new when already
+ * stored. The touch is committed with synchronous_commit off: it must be visible to the purge, not
+ * durable (after a crash the upload it protects is gone too). The version's transaction then marks
+ * the blob stored (see pinBlob), so a successful upload costs one durable commit.
+ */
+export async function storeBlob(ctx: AppContext, body: SpooledBody): Promise<{ written: boolean }> {
+  const touched = await transaction(ctx, async (tx) => {
+    await rows(tx, `set local synchronous_commit = off`);
+    return one<{ stored: boolean }>(
+      tx,
+      `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
+      [body.hash, body.size],
+    );
+  });
+  if (touched?.stored) return { written: false };
   try {
     await putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size);
   } catch (err) {
-    await rows(db, `delete from blobs where hash = ? and not stored`, [body.hash]).catch(() => undefined);
+    await rows(ctx.orm.em.fork(), `delete from blobs where hash = ? and not stored`, [body.hash]).catch(() => undefined);
     throw err;
   }
-  await rows(
-    db,
-    `insert into blobs (hash, size_bytes, stored) values (?, ?, true) on conflict (hash) do update set stored = true, last_used_at = now()`,
-    [body.hash, body.size],
-  );
+  return { written: true };
 }
 
-/** Inside a write transaction: pins the blob (row lock until commit) before a version references it. */
-export async function pinBlob(tx: Db, hash: string): Promise<void> {
-  const pinned = await one(tx, `update blobs set last_used_at = now() where hash = ? and stored returning hash`, [hash]);
+/**
+ * Inside a write transaction: pins the blob (row lock until commit) before a version references it.
+ * `justWritten` (an upload that has just put the object) also marks it stored; otherwise (a copy, or
+ * an upload that found the bytes stored) the row must already say stored.
+ */
+export async function pinBlob(tx: Db, hash: string, justWritten = false): Promise<void> {
+  const pinned = await one(
+    tx,
+    justWritten
+      ? `update blobs set last_used_at = now(), stored = true where hash = ? returning hash`
+      : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
+    [hash],
+  );
   if (!pinned) throw new ApiError(503, 'STORAGE_FAILURE', 'content is not available in object storage; retry the request');
 }
 
@@ -60,14 +74,15 @@ export async function purgeUnreferencedBlobs(ctx: AppContext, graceS: number, li
   let purged = 0;
   for (const { hash } of candidates) {
     const done = await transaction(ctx, async (tx) => {
-      const locked = await one<{ stored: boolean }>(
+      const locked = await one(
         tx,
-        `select stored from blobs where hash = ? and last_used_at < now() - make_interval(secs => ?) for update skip locked`,
+        `select hash from blobs where hash = ? and last_used_at < now() - make_interval(secs => ?) for update skip locked`,
         [hash, graceS],
       );
       if (!locked) return false;
       if (await one(tx, `select 1 from artifact_versions where hash = ? limit 1`, [hash])) return false;
-      if (locked.stored) await deleteBlobObject(ctx.s3, ctx.config.s3.bucket, hash);
+      // Deleted even when not marked stored: an upload may have written it and then failed its transaction.
+      await deleteBlobObject(ctx.s3, ctx.config.s3.bucket, hash);
       await rows(tx, `delete from blobs where hash = ?`, [hash]);
       return true;
     });

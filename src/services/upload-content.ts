@@ -59,17 +59,17 @@ function sizeMismatch(expected: number, uploaded: number) {
 /**
  * Makes the verified bytes available under their hash, following the blob purge protocol of
  * services/blobs.ts: touch the `blobs` row before writing the object (so a purge within the
- * grace period leaves it alone), copy only when not already stored, then mark it stored.
- * The commit's transaction pins the blob again under its row lock.
+ * grace period leaves it alone) and copy only when not already stored. Returns `written`: the
+ * commit's transaction then pins the blob under its row lock and marks it stored.
  */
-export async function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<void> {
+export async function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<{ written: boolean }> {
   const db = ctx.orm.em.fork();
   const touched = await one<{ stored: boolean }>(
     db,
     `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
     [v.hash, v.size],
   );
-  if (touched?.stored) return;
+  if (touched?.stored) return { written: false };
   try {
     await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);
   } catch (err) {
@@ -77,9 +77,5 @@ export async function storeUploadedBlob(ctx: AppContext, objectKey: string, v: V
     if (isPreconditionFailed(err)) throw changedDuringCommit();
     throw err;
   }
-  await rows(
-    db,
-    `insert into blobs (hash, size_bytes, stored) values (?, ?, true) on conflict (hash) do update set stored = true, last_used_at = now()`,
-    [v.hash, v.size],
-  );
+  return { written: true };
 }

@@ -122,9 +122,10 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
   await preflightPut(ctx, input);
 
   let verified: VerifiedUpload;
+  let written: boolean;
   try {
     verified = await verifyUploadedObject(ctx, { objectKey: s.object_key, sizeBytes: Number(s.size_bytes), crc32c: s.crc32c });
-    await storeUploadedBlob(ctx, s.object_key, verified);
+    ({ written } = await storeUploadedBlob(ctx, s.object_key, verified));
   } catch (err) {
     // The session may have ended meanwhile (its expiry deletes the object we were reading).
     const again = await endedOutcome(ctx, await getUploadSession(ctx.orm.em.fork(), driveId, uploadId));
@@ -139,7 +140,7 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
       await markExpired(w.tx, uploadId);
       return undefined;
     }
-    const result = await putStoredArtifact(ctx, w, input, verified);
+    const result = await putStoredArtifact(ctx, w, input, verified, written);
     await markCommitted(w.tx, uploadId, result);
     return { result, fresh: true };
   });

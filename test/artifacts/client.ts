@@ -1,3 +1,5 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { blobKey } from '../../src/storage/blob-store.js';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 
@@ -31,3 +33,10 @@ export async function driveClient(api: TestApi) {
   };
 }
 export type DriveClient = Awaited<ReturnType<typeof driveClient>>;
+
+/** Raw SQL against the test database, for arranging purge times and checking what is left. */
+export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
+
+/** Whether the object for a content hash exists in the API's bucket. */
+export const objectExistsIn = (api: TestApi, hash: string) =>
+  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);

@@ -1,10 +1,8 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
 import { purgeExpired } from '../../src/services/purge.js';
-import { blobKey } from '../../src/storage/blob-store.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient } from './client.js';
+import { driveClient, objectExistsIn, sqlOn } from './client.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -12,9 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-const sql = (q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
-const objectExists = async (hash: string) =>
-  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+const sql = (q: string, p: unknown[] = []) => sqlOn(api, q, p);
+const objectExists = (hash: string) => objectExistsIn(api, hash);
 
 describe('concurrency', () => {
   it('20 concurrent PUTs to one new path: one live artifact, 20 consecutive versions, none lost', async () => {

@@ -1,12 +1,10 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onArtifactChanged, type ArtifactChange } from '../../src/services/artifact-hooks.js';
 import { purgeExpired } from '../../src/services/purge.js';
 import { storageUsedBytes } from '../../src/services/storage-usage.js';
-import { blobKey } from '../../src/storage/blob-store.js';
 import { CLEANUP_SCHEDULE_ID } from '../../src/temporal/schedules.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient } from './client.js';
+import { driveClient, objectExistsIn, sqlOn } from './client.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -14,9 +12,8 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-const sql = (q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
-const objectExists = async (hash: string) =>
-  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+const sql = (q: string, p: unknown[] = []) => sqlOn(api, q, p);
+const objectExists = (hash: string) => objectExistsIn(api, hash);
 
 describe('drive delete, trash and restore', () => {
   it('only the authenticated drive; deleting hides all data; trash shows it; restore rebases trashed retention', async () => {

@@ -1,0 +1,177 @@
+/**
+ * PUT and GET of 1 KB and 1 MB objects through the API and directly against the S3 gateway, in
+ * the same run on the same embedded stack, printing requests/s, MB/s and the API/direct ratio.
+ * Brings up its own stack (PostgreSQL, Temporal, versitygw) under .data/bench on ports 18901-18904,
+ * loopback only; each case is bounded by a request count and a time limit.
+ *
+ *   npm run bench:artifacts            (BENCH_SECONDS, BENCH_CONCURRENCY tune it)
+ */
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import http, { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/api/app.js';
+import { loadConfig } from '../src/config.js';
+import { closeContext, createContext } from '../src/context.js';
+import { createOrm, migrate } from '../src/db/orm.js';
+import { mintApiKey } from '../src/services/api-keys.js';
+import { createDrive } from '../src/services/drives.js';
+import { startStack } from '../src/stack/index.js';
+
+const BASE = 18900;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const SIZES = [
+  { label: '1 KB', bytes: 1024, maxRequests: 3000 },
+  { label: '1 MB', bytes: 1024 * 1024, maxRequests: 400 },
+];
+
+const env = {
+  ...process.env,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'silent',
+  DATA_DIR: '.data/bench',
+  EMBEDDED_PG_PORT: String(BASE + 1),
+  TEMPORAL_PORT: String(BASE + 2),
+  TEMPORAL_UI_PORT: String(BASE + 3),
+  S3_PORT: String(BASE + 4),
+  TEMPORAL_TASK_QUEUE: 'agent-drive-bench',
+  STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
+};
+
+interface Result {
+  requests: number;
+  seconds: number;
+}
+
+/** Runs `op(i)` from CONCURRENCY loops until maxRequests or the time limit. */
+async function measure(maxRequests: number, op: (i: number) => Promise<void>): Promise<Result> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < maxRequests && Date.now() < deadline) await op(next++);
+    }),
+  );
+  return { requests: next, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** Unique content per request (so content addressing cannot skip a write), built cheaply from one random block. */
+function payloadFactory(bytes: number) {
+  const block = randomBytes(bytes);
+  return (i: number) => {
+    const b = Buffer.from(block);
+    b.writeUInt32BE(i, 0);
+    b.writeUInt32BE(process.pid, 4);
+    return b;
+  };
+}
+
+/** The API is called through node:http with a keep-alive agent, as the AWS SDK calls S3, so both sides pay the same client costs. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function request(url: string, opts: { method: string; headers: Record<string, string>; body?: Buffer }): Promise<{ status: number; bytes: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method, headers: { ...opts.headers, ...(opts.body ? { 'content-length': String(opts.body.length) } : {}) }, agent }, (res) => {
+      let bytes = 0;
+      const head: Buffer[] = [];
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (head.length < 4) head.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: Buffer.concat(head).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function drain(body: unknown): Promise<number> {
+  let n = 0;
+  for await (const c of body as AsyncIterable<Uint8Array>) n += c.length;
+  return n;
+}
+
+async function main() {
+  rmSync(env.DATA_DIR, { recursive: true, force: true });
+  const config0 = loadConfig(env);
+  const log = (m: string) => process.stderr.write(`[bench-stack] ${m}\n`);
+  const stack = await startStack(config0, log);
+  const fullEnv: Record<string, string | undefined> = { ...env, ...stack.env };
+  const server = createServer();
+  let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
+  try {
+    const orm = await createOrm(fullEnv.DATABASE_URL!, { poolMax: 2 });
+    await migrate(orm);
+    await orm.close();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const config = loadConfig({ ...fullEnv, PUBLIC_BASE_URL: url });
+    ctx = await createContext(config, 'bench');
+    server.on('request', createApp(ctx));
+    const em = ctx.orm.em.fork();
+    const drive = await createDrive(em, { ownerEmail: 'bench@example.test' });
+    const { key } = await mintApiKey(em, drive.id, 'bench');
+    const auth = { authorization: `Bearer ${key}` };
+    const s3: S3Client = ctx.s3;
+    const bucket = config.s3.bucket;
+
+    const rows: string[][] = [];
+    for (const size of SIZES) {
+      const make = payloadFactory(size.bytes);
+      const tag = size.label.replace(' ', '').toLowerCase();
+      // warm-up both paths
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm`, Body: make(1e9), ContentLength: size.bytes }));
+      const warm = await request(`${url}/v0/artifacts/bench/${tag}/warm`, { method: 'PUT', headers: auth, body: make(1e9 + 1) });
+      const warmArt = JSON.parse(warm.text) as { art_id: string };
+
+      const directPut = await measure(size.maxRequests, async (i) => {
+        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/${i}`, Body: make(i), ContentLength: size.bytes }));
+      });
+      const apiPut = await measure(size.maxRequests, async (i) => {
+        const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}`, { method: 'PUT', headers: auth, body: make(i + 5e8) });
+        if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
+      });
+      const directGet = await measure(size.maxRequests, async () => {
+        const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm` }));
+        if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
+      });
+      const apiGet = await measure(size.maxRequests, async () => {
+        const res = await request(`${url}/v0/artifacts/${warmArt.art_id}/download`, { method: 'GET', headers: auth });
+        if (res.status !== 200) throw new Error(`API GET ${res.status}`);
+        if (res.bytes !== size.bytes) throw new Error('short API GET');
+      });
+      const fmt = (r: Result) => {
+        const rps = r.requests / r.seconds;
+        return { rps, mbps: (rps * size.bytes) / 1024 ** 2 };
+      };
+      for (const [op, direct, viaApi] of [['PUT', directPut, apiPut], ['GET', directGet, apiGet]] as const) {
+        const dr = fmt(direct);
+        const ar = fmt(viaApi);
+        rows.push([
+          `${op} ${size.label}`,
+          `${dr.rps.toFixed(0)}`, `${dr.mbps.toFixed(1)}`,
+          `${ar.rps.toFixed(0)}`, `${ar.mbps.toFixed(1)}`,
+          `${(ar.rps / dr.rps).toFixed(2)}`,
+          `${direct.requests}/${viaApi.requests}`,
+        ]);
+      }
+    }
+    const header = ['case', 'direct req/s', 'direct MB/s', 'API req/s', 'API MB/s', 'API/direct', 'requests (d/api)'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+    console.log(`\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend\n`);
+    console.log(line(header));
+    for (const r of rows) console.log(line(r));
+  } finally {
+    agent.destroy();
+    server.closeAllConnections();
+    server.close();
+    if (ctx) await closeContext(ctx);
+    await stack.stop();
+  }
+}
+
+await main();
