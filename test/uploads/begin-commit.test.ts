@@ -121,4 +121,16 @@ describe('POST /v0/uploads and commit', () => {
     const c = await d.commit(b.upload_id);
     expect((await d.events(`?art_id=${c.json.art_id}`))[0].actor_name).toBe('header-actor');
   });
+
+  it('both endpoints are in /openapi.json with the UploadBeginIn / UploadBeginOut fields', async () => {
+    const doc = await (await fetch(`${api.url}/openapi.json`)).json();
+    const begin = doc.paths['/v0/uploads'].post;
+    expect(Object.keys(begin.requestBody.content['application/json'].schema.properties).sort()).toEqual(
+      ['actor_name', 'change_summary', 'content_type', 'crc32c', 'if_match', 'labels', 'metadata', 'path', 'size_bytes', 'source'],
+    );
+    expect(Object.keys(begin.responses['200'].content['application/json'].schema.properties).sort()).toEqual(
+      ['expires_at', 'headers', 'max_bytes', 'method', 'upload_id', 'upload_url'],
+    );
+    expect(doc.paths['/v0/uploads/{upload_id}/commit'].post).toBeDefined();
+  });
 });
