@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
 import { Crc32c } from '../storage/crc32c.js';
-import { copyUploadToBlob, headUploadObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
+import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
+import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
 import { rows, one } from './sql.js';
 
 /**
@@ -21,10 +22,14 @@ const changedDuringCommit = () =>
 
 export async function verifyUploadedObject(
   ctx: AppContext,
-  s: { objectKey: string; sizeBytes: number; crc32c: string | null },
+  s: { objectKey: string; sizeBytes: number; crc32c: string | null; multipart: { uploadId: string; partBytes: number } | null },
 ): Promise<VerifiedUpload> {
   const { bucket } = ctx.config.s3;
-  const head = await headUploadObject(ctx.s3, bucket, s.objectKey);
+  let head = await headUploadObject(ctx.s3, bucket, s.objectKey);
+  if (!head && s.multipart) {
+    await assembleParts(ctx, s.objectKey, s.sizeBytes, s.multipart);
+    head = await headUploadObject(ctx.s3, bucket, s.objectKey);
+  }
   if (!head) throw new ApiError(409, 'UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', { expected_bytes: s.sizeBytes, uploaded_bytes: 0 });
   if (head.size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, head.size);
   const sha = createHash('sha256');
@@ -49,6 +54,30 @@ export async function verifyUploadedObject(
   }
   return { hash: sha.digest('hex'), size, etag: head.etag };
 }
+
+/**
+ * A multipart session's object exists once its parts are assembled: every planned part must be
+ * there with its planned size (409 UPLOAD_MISSING names the missing ones), then the upload is
+ * completed. A later commit finds the object and skips this.
+ */
+async function assembleParts(ctx: AppContext, key: string, sizeBytes: number, mp: { uploadId: string; partBytes: number }): Promise<void> {
+  const { bucket } = ctx.config.s3;
+  let uploaded: Awaited<ReturnType<typeof listUploadedParts>>;
+  try {
+    uploaded = await listUploadedParts(ctx.s3, bucket, key, mp.uploadId);
+  } catch (err) {
+    if (isMissingObject(err) || (err as Error)?.name === 'NoSuchUpload') throw partsMissing([]);
+    throw err;
+  }
+  const plan = planParts(sizeBytes, mp.partBytes);
+  const matched = plan.map((p) => uploaded.find((u) => u.part_number === p.part_number && u.size_bytes === p.size_bytes));
+  const missing = plan.filter((_, i) => !matched[i]).map((p) => p.part_number);
+  if (missing.length) throw partsMissing(missing);
+  await completeMultipartUpload(ctx.s3, bucket, key, mp.uploadId, matched.map((m) => m!));
+}
+
+const partsMissing = (missing: number[]) =>
+  new ApiError(409, 'UPLOAD_MISSING', missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone', { missing_parts: missing });
 
 function sizeMismatch(expected: number, uploaded: number) {
   return new ApiError(409, 'UPLOAD_SIZE_MISMATCH', `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`, {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
+import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
 import type { ArtifactOut } from './artifact-records.js';
 import type { PutInput } from './artifacts.js';
@@ -27,6 +28,9 @@ export interface UploadSessionRow {
   change_summary: string | null;
   if_match: number | null;
   object_key: string;
+  /** Set when the object goes up in parts (size over one PUT's limit): the S3 multipart upload and its part size. */
+  multipart_upload_id: string | null;
+  part_bytes: string | number | null;
   state: UploadState;
   reserved_bytes: string | number;
   result: ArtifactOut | null;
@@ -35,9 +39,10 @@ export interface UploadSessionRow {
   past_expiry: boolean;
 }
 
-export type NewUploadSession = Omit<UploadSessionRow, 'state' | 'result' | 'past_expiry' | 'reserved_bytes' | 'object_key' | 'size_bytes' | 'expires_at'> & {
+export type NewUploadSession = Omit<UploadSessionRow, 'state' | 'result' | 'past_expiry' | 'reserved_bytes' | 'object_key' | 'size_bytes' | 'expires_at' | 'part_bytes'> & {
   size_bytes: number;
   expires_at: Date;
+  part_bytes: number | null;
 };
 
 export const uploadNotFound = () => new ApiError(404, 'UPLOAD_NOT_FOUND', 'no such upload for this drive');
@@ -77,12 +82,12 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
     await rows(
       tx,
       `insert into upload_sessions (id, drive_id, path, size_bytes, content_type, crc32c, labels, metadata, source, actor_name, change_summary,
-         if_match, object_key, reserved_bytes, expires_at)
-       values (?, ?, ?, ?, ?, ?, ${s.labels ? 'array[?]::text[]' : '?'}, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?)`,
+         if_match, object_key, multipart_upload_id, part_bytes, reserved_bytes, expires_at)
+       values (?, ?, ?, ?, ?, ?, ${s.labels ? 'array[?]::text[]' : '?'}, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         s.id, s.drive_id, s.path, s.size_bytes, s.content_type, s.crc32c, s.labels ?? null,
         s.metadata ? JSON.stringify(s.metadata) : null, s.source ? JSON.stringify(s.source) : null,
-        s.actor_name, s.change_summary, s.if_match, uploadObjectKey(s.drive_id, s.id), s.size_bytes, s.expires_at,
+        s.actor_name, s.change_summary, s.if_match, uploadObjectKey(s.drive_id, s.id), s.multipart_upload_id, s.part_bytes, s.size_bytes, s.expires_at,
       ],
     );
   });
@@ -127,8 +132,8 @@ export async function markCommitted(tx: Db, uploadId: string, result: ArtifactOu
 /**
  * The session's end, run by its workflow (timer or commit signal) and by a commit that finds the
  * session past expiry: `expire` turns a still-begun session into expired (which releases its
- * reservation); either way the temporary object is deleted, since after either end nobody reads
- * it again. Idempotent, and safe when the row is gone (drive purged) or the object never existed.
+ * reservation); either way the temporary object (and any multipart upload still open on its key)
+ * is deleted, since after either end nobody reads it again. Idempotent, and safe when the row is gone (drive purged) or the object never existed.
  */
 export async function closeUploadSession(
   ctx: AppContext,
@@ -139,6 +144,10 @@ export async function closeUploadSession(
     const row = await one<{ state: UploadState }>(tx, `select state from upload_sessions where id = ?`, [s.uploadId]);
     return { state: row?.state ?? ('gone' as const), expiredNow };
   });
-  if (outcome.state !== 'begun') await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, uploadObjectKey(s.driveId, s.uploadId));
+  if (outcome.state !== 'begun') {
+    const key = uploadObjectKey(s.driveId, s.uploadId);
+    await abortMultipartUploads(ctx.s3, ctx.config.s3.bucket, key);
+    await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, key);
+  }
   return outcome;
 }

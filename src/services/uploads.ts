@@ -3,7 +3,8 @@ import { ApiError } from '../api/errors.js';
 import { newId } from '../ids.js';
 import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
-import { deleteUploadObject, presignUploadPut, SINGLE_PUT_MAX_BYTES, uploadObjectKey } from '../storage/upload-store.js';
+import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
+import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
 import { uploadCommittedSignal, uploadSessionWorkflow } from '../workflows/upload-session.js';
 import { iso, type ArtifactOut } from './artifact-records.js';
 import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from './artifact-rules.js';
@@ -46,8 +47,8 @@ export function checkLabelList(v: unknown): string[] {
   return parseLabels(v.join(','));
 }
 
-/** Effective per-artifact cap of a large upload: the setting, bounded by what one presigned PUT can carry. */
-export const largeUploadCap = (ctx: AppContext) => Math.min(ctx.config.limits.largeUploadMaxBytes, SINGLE_PUT_MAX_BYTES);
+/** Effective per-artifact cap of a large upload: the setting, bounded by what 10 000 parts can carry. */
+export const largeUploadCap = (ctx: AppContext) => Math.min(ctx.config.limits.largeUploadMaxBytes, ctx.config.limits.uploadPartBytes * MAX_PARTS);
 
 function validateBegin(ctx: AppContext, b: BeginInput) {
   checkPath(b.path);
@@ -89,15 +90,24 @@ export async function beginUpload(ctx: AppContext, b: BeginInput) {
     ctx.logger.error({ err, upload_id: uploadId }, 'upload session workflow did not start');
     throw new ApiError(503, 'UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
   }
+  const { bucket } = ctx.config.s3;
+  const key = uploadObjectKey(b.driveId, uploadId);
+  const contentType = b.contentType ?? DEFAULT_CONTENT_TYPE;
+  const partBytes = b.sizeBytes > ctx.config.limits.uploadSinglePutMaxBytes ? ctx.config.limits.uploadPartBytes : null;
+  // A multipart upload left open by a failure below is aborted by the workflow when it closes the session.
+  const multipartId = partBytes ? await openMultipartUpload(ctx.s3, bucket, key, contentType).catch((err) => Promise.reject(storageFailure(err))) : null;
   await insertUploadSession(ctx, {
     id: uploadId, drive_id: b.driveId, path: b.path, size_bytes: b.sizeBytes, content_type: b.contentType ?? null, crc32c: b.crc32c ?? null,
     labels: frozen.labels, metadata: frozen.metadata, source: frozen.source, actor_name: frozen.actor,
-    change_summary: b.changeSummary || null, if_match: b.ifMatch ?? null, expires_at: expiresAt,
+    change_summary: b.changeSummary || null, if_match: b.ifMatch ?? null, expires_at: expiresAt, multipart_upload_id: multipartId, part_bytes: partBytes,
   });
-  const signed = await presignUploadPut(ctx.s3, ctx.config.s3.bucket, uploadObjectKey(b.driveId, uploadId), {
-    sizeBytes: b.sizeBytes, contentType: b.contentType ?? DEFAULT_CONTENT_TYPE, expiresInS: ttlS,
-  });
-  return { upload_id: uploadId, upload_url: signed.url, method: 'PUT' as const, headers: signed.headers, expires_at: iso(expiresAt)!, max_bytes: b.sizeBytes };
+  const common = { upload_id: uploadId, method: 'PUT' as const, expires_at: iso(expiresAt)!, max_bytes: b.sizeBytes };
+  if (multipartId && partBytes) {
+    const parts = await presignParts(ctx.s3, bucket, key, multipartId, planParts(b.sizeBytes, partBytes), ttlS);
+    return { ...common, upload_url: null, headers: {}, parts };
+  }
+  const signed = await presignUploadPut(ctx.s3, bucket, key, { sizeBytes: b.sizeBytes, contentType, expiresInS: ttlS });
+  return { ...common, upload_url: signed.url, headers: signed.headers };
 }
 
 /** Expires a session found past its expiry (the timer may be late) and cleans up; the workflow repeats this harmlessly. */
@@ -124,7 +134,10 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
   let verified: VerifiedUpload;
   let written: boolean;
   try {
-    verified = await verifyUploadedObject(ctx, { objectKey: s.object_key, sizeBytes: Number(s.size_bytes), crc32c: s.crc32c });
+    verified = await verifyUploadedObject(ctx, {
+      objectKey: s.object_key, sizeBytes: Number(s.size_bytes), crc32c: s.crc32c,
+      multipart: s.multipart_upload_id ? { uploadId: s.multipart_upload_id, partBytes: Number(s.part_bytes) } : null,
+    });
     ({ written } = await storeUploadedBlob(ctx, s.object_key, verified));
   } catch (err) {
     // The session may have ended meanwhile (its expiry deletes the object we were reading).

@@ -17,10 +17,14 @@ export const uploadBeginInSchema = z.object({
 
 export const uploadBeginOutSchema = z.object({
   upload_id: z.string(),
-  upload_url: z.string().describe('presigned object-storage URL; PUT the raw bytes there with no Authorization header'),
+  upload_url: z.string().nullable().describe('presigned object-storage URL; PUT the raw bytes there with no Authorization header. Null when the size needs parts (see parts)'),
   method: z.literal('PUT'),
   headers: z.record(z.string(), z.string()).describe('headers the PUT must carry exactly (they are signed)'),
   expires_at: z.string().describe('RFC 3339; the session and the URL end then'),
   max_bytes: z.number().int().describe('the object must be exactly this many bytes (size_bytes)'),
+  parts: z
+    .array(z.object({ part_number: z.number().int(), size_bytes: z.number().int(), url: z.string(), headers: z.record(z.string(), z.string()) }))
+    .optional()
+    .describe('only above the single-PUT limit: PUT bytes [ (n-1)*part size, ... ) of the file to each part url (any order, retries allowed), then commit'),
 });
 

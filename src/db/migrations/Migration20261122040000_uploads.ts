@@ -22,6 +22,8 @@ export class Migration20261122040000_uploads extends Migration {
         change_summary text null,
         if_match integer null,
         object_key text not null,
+        multipart_upload_id text null,
+        part_bytes bigint null,
         state text not null default 'begun' check (state in ('begun', 'committed', 'expired')),
         reserved_bytes bigint not null,
         art_id text null,
