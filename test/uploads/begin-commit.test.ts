@@ -129,7 +129,7 @@ describe('POST /v0/uploads and commit', () => {
       ['actor_name', 'change_summary', 'content_type', 'crc32c', 'if_match', 'labels', 'metadata', 'path', 'size_bytes', 'source'],
     );
     expect(Object.keys(begin.responses['200'].content['application/json'].schema.properties).sort()).toEqual(
-      ['expires_at', 'headers', 'max_bytes', 'method', 'upload_id', 'upload_url'],
+      ['expires_at', 'headers', 'max_bytes', 'method', 'parts', 'upload_id', 'upload_url'],
     );
     expect(doc.paths['/v0/uploads/{upload_id}/commit'].post).toBeDefined();
   });
