@@ -1,23 +1,24 @@
 /**
  * PUT and GET of 1 KB and 1 MB objects through the API and directly against the S3 gateway, in
  * the same run on the same embedded stack, printing requests/s, MB/s and the API/direct ratio.
- * Brings up its own stack (PostgreSQL, Temporal, versitygw) under .data/bench on ports 18901-18904,
- * loopback only; each case is bounded by a request count and a time limit.
+ * Brings up its own stack (PostgreSQL, Temporal, versitygw) under .data/bench on ports 18901-18904
+ * and runs the API as its own process on 18905 (as in production, so the load generator does not
+ * share the API's event loop), loopback only; each case is bounded by a request count and a time limit.
  *
  *   npm run bench:artifacts            (BENCH_SECONDS, BENCH_CONCURRENCY tune it)
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import http, { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../src/api/app.js';
+import http from 'node:http';
+import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { mintApiKey } from '../src/services/api-keys.js';
 import { createDrive } from '../src/services/drives.js';
 import { startStack } from '../src/stack/index.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
 
 const BASE = 18900;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -100,17 +101,22 @@ async function main() {
   const log = (m: string) => process.stderr.write(`[bench-stack] ${m}\n`);
   const stack = await startStack(config0, log);
   const fullEnv: Record<string, string | undefined> = { ...env, ...stack.env };
-  const server = createServer();
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
+  let apiProcess: ManagedProcess | undefined;
   try {
     const orm = await createOrm(fullEnv.DATABASE_URL!, { poolMax: 2 });
     await migrate(orm);
     await orm.close();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const config = loadConfig({ ...fullEnv, PUBLIC_BASE_URL: url });
+    const apiPort = BASE + 5;
+    const url = `http://127.0.0.1:${apiPort}`;
+    const apiEnv = { ...fullEnv, HOST: '127.0.0.1', PORT: String(apiPort), PUBLIC_BASE_URL: url };
+    apiProcess = spawnManaged('bench-api', process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.DATA_DIR, 'prof')}`] : []), '--import', 'tsx', path.resolve('src/main.ts')], {
+      logDir: path.resolve(env.DATA_DIR, 'logs'),
+      env: apiEnv as NodeJS.ProcessEnv,
+    });
+    await waitForPort(apiPort, apiProcess);
+    const config = loadConfig(apiEnv);
     ctx = await createContext(config, 'bench');
-    server.on('request', createApp(ctx));
     const em = ctx.orm.em.fork();
     const drive = await createDrive(em, { ownerEmail: 'bench@example.test' });
     const { key } = await mintApiKey(em, drive.id, 'bench');
@@ -167,8 +173,7 @@ async function main() {
     for (const r of rows) console.log(line(r));
   } finally {
     agent.destroy();
-    server.closeAllConnections();
-    server.close();
+    await apiProcess?.stop();
     if (ctx) await closeContext(ctx);
     await stack.stop();
   }

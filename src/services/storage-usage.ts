@@ -19,14 +19,15 @@ export async function reserveStorage(tx: Db, driveId: string, bytes: number, quo
     `update drive_storage set used_bytes = used_bytes + ?::int8 where drive_id = ? and used_bytes + ?::int8 <= ?::int8 returning used_bytes`,
     [bytes, driveId, bytes, quotaBytes],
   );
-  if (!ok) {
-    const used = await storageUsedBytes(tx, driveId);
-    throw new ApiError(413, 'STORAGE_QUOTA_EXCEEDED', `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`, {
-      used_bytes: used,
-      limit_bytes: quotaBytes,
-      requested_bytes: bytes,
-    });
-  }
+  if (!ok) throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
+}
+
+export function quotaExceeded(used: number, quotaBytes: number, bytes: number): ApiError {
+  return new ApiError(413, 'STORAGE_QUOTA_EXCEEDED', `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`, {
+    used_bytes: used,
+    limit_bytes: quotaBytes,
+    requested_bytes: bytes,
+  });
 }
 
 export async function releaseStorage(tx: Db, driveId: string, bytes: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { blobKey } from '../../src/storage/blob-store.js';
-import type { TestApi } from '../helpers/api.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 
 /** A small HTTP client for one fresh drive, so suites read as requests and expectations. */
@@ -40,3 +41,13 @@ export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm
 /** Whether the object for a content hash exists in the API's bucket. */
 export const objectExistsIn = (api: TestApi, hash: string) =>
   api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+
+/** Starts an in-process API for the suite (settings overridden) and hands it, with a fresh drive, to `ready`. */
+export function useTestApi(overrides: Record<string, string>, ready: (api: TestApi, d: DriveClient) => void): void {
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    api = await startTestApi(overrides);
+    ready(api, await driveClient(api));
+  });
+  afterAll(async () => api?.close());
+}

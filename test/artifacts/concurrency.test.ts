@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
 import { purgeExpired } from '../../src/services/purge.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, objectExistsIn, sqlOn } from './client.js';
+import type { TestApi } from '../helpers/api.js';
+import { driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
 let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
+useTestApi({}, (a) => {
+  api = a;
 });
-afterAll(async () => api?.close());
 
 const sql = (q: string, p: unknown[] = []) => sqlOn(api, q, p);
 const objectExists = (hash: string) => objectExistsIn(api, hash);

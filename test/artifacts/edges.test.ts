@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, type DriveClient } from './client.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { type DriveClient, driveClient, useTestApi } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  d = await driveClient(api);
+useTestApi({}, (a, dc) => {
+  api = a;
+  d = dc;
 });
-afterAll(async () => api?.close());
 
 describe('edge rules', () => {
   it('copy: unknown or trashed source 404, bad target 400, _wiki/ target 403', async () => {

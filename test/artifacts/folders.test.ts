@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, type DriveClient } from './client.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { type DriveClient, driveClient, useTestApi } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  d = await driveClient(api);
+useTestApi({}, (a, dc) => {
+  api = a;
+  d = dc;
 });
-afterAll(async () => api?.close());
 
 const post = (path: string, json?: unknown, headers: Record<string, string> = {}) => d.call('POST', `/v0/folders/${path}`, { json, headers });
 

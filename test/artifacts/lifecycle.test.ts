@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onArtifactChanged, type ArtifactChange } from '../../src/services/artifact-hooks.js';
 import { purgeExpired } from '../../src/services/purge.js';
 import { storageUsedBytes } from '../../src/services/storage-usage.js';
 import { CLEANUP_SCHEDULE_ID } from '../../src/temporal/schedules.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, objectExistsIn, sqlOn } from './client.js';
+import type { TestApi } from '../helpers/api.js';
+import { driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
 let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
+useTestApi({}, (a) => {
+  api = a;
 });
-afterAll(async () => api?.close());
 
 const sql = (q: string, p: unknown[] = []) => sqlOn(api, q, p);
 const objectExists = (hash: string) => objectExistsIn(api, hash);

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { onArtifactChanged, type ArtifactChange } from '../../src/services/artifact-hooks.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, type DriveClient } from './client.js';
+import type { TestApi } from '../helpers/api.js';
+import { driveClient, objectExistsIn, useTestApi, type DriveClient } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
-beforeAll(async () => {
-  api = await startTestApi({ STORAGE_QUOTA_BYTES: '1000', TRASH_RETENTION_S: String(7 * 86400) });
-  d = await driveClient(api);
+useTestApi({ STORAGE_QUOTA_BYTES: '1000', TRASH_RETENTION_S: String(7 * 86400) }, (a, dc) => {
+  api = a;
+  d = dc;
 });
-afterAll(async () => api?.close());
 
 describe('rename', () => {
   it('changes only path and updated_at, keeps id/history/labels/metadata/source, emits artifact.renamed', async () => {
@@ -63,8 +63,11 @@ describe('copy and quota', () => {
     expect((await q.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'big2' } })).status).toBe(200);
     const over = await q.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'big3' } });
     expect([over.status, over.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
-    const up = await q.put('other', 'y'.repeat(300));
+    const refused = `${'y'.repeat(290)}${Math.random()}`.slice(0, 300);
+    const up = await q.put('other', refused);
     expect([up.status, up.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
+    expect(up.json.detail.error).toMatchObject({ used_bytes: 800, limit_bytes: 1000, requested_bytes: 300 });
+    expect(await objectExistsIn(api, createHash('sha256').update(refused).digest('hex'))).toBe(false);
     expect((await q.get('/v0/artifacts/other/meta')).status).toBe(404);
     expect((await q.get('/v0/artifacts')).json.items).toHaveLength(2);
   });

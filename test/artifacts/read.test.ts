@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { driveClient, type DriveClient } from './client.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { type DriveClient, driveClient, useTestApi } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
-beforeAll(async () => {
-  api = await startTestApi({ SIGNED_DOWNLOAD_THRESHOLD_BYTES: '100' });
-  d = await driveClient(api);
+useTestApi({ SIGNED_DOWNLOAD_THRESHOLD_BYTES: '100' }, (a, dc) => {
+  api = a;
+  d = dc;
 });
-afterAll(async () => api?.close());
 
 describe('reading artifacts', () => {
   it('get, meta by id and by path return the same record; other drives get 404', async () => {

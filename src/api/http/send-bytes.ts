@@ -50,7 +50,6 @@ export async function sendBytes(
     res.status(200);
     res.setHeader('Content-Length', String(blob.size));
   }
-  res.socket?.setNoDelay(true);
   await pipeline(stream, res);
 }
 
