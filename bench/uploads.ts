@@ -34,7 +34,11 @@ const env = {
 } as NodeJS.ProcessEnv;
 
 const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8');
-const kb = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status(pid))![1]);
+function kb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status(pid));
+  if (!m) throw new Error(`API process ${pid} has no ${field} (it has exited; see ${DATA_DIR}/logs/api.log)`);
+  return Number(m[1]);
+}
 const mb = (kib: number) => `${(kib / 1024).toFixed(1)} MB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -71,6 +75,7 @@ const logDir = path.resolve(DATA_DIR, 'logs');
 const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });
 const worker = spawnManaged('worker', process.execPath, ['--import', 'tsx', 'src/worker.ts'], { logDir, env });
 const api = spawnManaged('api', process.execPath, ['--import', 'tsx', 'src/main.ts'], { logDir, env });
+api.child.once('exit', (code, signal) => (code || signal) && console.error(`[bench] API exited early: code ${code} signal ${signal}`));
 try {
   await migrate(orm);
   await waitForPort(API_PORT, api);
@@ -117,16 +122,23 @@ try {
     reset = false;
   }
   let sampledPeak = 0;
+  let samplerError: unknown;
   const sampler = setInterval(() => {
-    const rss = kb(pid, 'VmRSS');
-    sampledPeak = Math.max(sampledPeak, rss);
-    phasePeak[phase] = Math.max(phasePeak[phase], rss);
+    try {
+      const rss = kb(pid, 'VmRSS');
+      sampledPeak = Math.max(sampledPeak, rss);
+      phasePeak[phase] = Math.max(phasePeak[phase], rss);
+    } catch (err) {
+      samplerError = err;
+      clearInterval(sampler);
+    }
   }, 25);
 
   const seed = randomBytes(16);
   const expected = await sha256(payload(seed, SIZE));
   const run = await roundTrip('bench/200mb.bin', seed, SIZE);
   clearInterval(sampler);
+  if (samplerError) throw samplerError;
   const hwmAfter = kb(pid, 'VmHWM');
   const peak = Math.max(reset ? hwmAfter : sampledPeak, sampledPeak);
 

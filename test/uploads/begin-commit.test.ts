@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { bytes, sha256, uploadClient, type UploadClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from '../artifacts/client.js';
+import { bytes, sha256, uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
 
 let api: TestApi;
 let u: UploadClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  u = await uploadClient(api);
+useTestApi({}, (a, d) => {
+  api = a;
+  u = uploadClientFor(a, d);
 });
-afterAll(async () => api?.close());
 
 describe('POST /v0/uploads and commit', () => {
   it('begin returns UploadBeginOut; PUT without Authorization; commit creates the artifact with every frozen field', async () => {

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { bytes, crc32cOf, uploadClient, waitFor, type UploadClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from '../artifacts/client.js';
+import { bytes, crc32cOf, uploadClient, uploadClientFor, waitFor, type UploadClient } from './helpers.js';
 
 // A small drive: 10 000-byte quota, 4 000-byte per-artifact cap, 2-second sessions.
 let api: TestApi;
 let u: UploadClient;
-beforeAll(async () => {
-  api = await startTestApi({ STORAGE_QUOTA_BYTES: '10000', LARGE_UPLOAD_MAX_BYTES: '4000', UPLOAD_SESSION_TTL_S: '2' });
-  u = await uploadClient(api);
+useTestApi({ STORAGE_QUOTA_BYTES: '10000', LARGE_UPLOAD_MAX_BYTES: '4000', UPLOAD_SESSION_TTL_S: '2' }, (a, d) => {
+  api = a;
+  u = uploadClientFor(a, d);
 });
-afterAll(async () => api?.close());
 
 describe('begin: validation and limits', () => {
   it.each([

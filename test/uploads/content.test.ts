@@ -1,19 +1,19 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { blobKey } from '../../src/storage/blob-store.js';
 import { Crc32c } from '../../src/storage/crc32c.js';
 import { copyUploadToBlob, headUploadObject } from '../../src/storage/upload-store.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { bytes, crc32cOf, sha256, uploadClient, type UploadClient } from './helpers.js';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from '../artifacts/client.js';
+import { bytes, crc32cOf, sha256, uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
 
 let api: TestApi;
 let u: UploadClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  u = await uploadClient(api);
+useTestApi({}, (a, d) => {
+  api = a;
+  u = uploadClientFor(a, d);
 });
-afterAll(async () => api?.close());
 
 describe('CRC-32C', () => {
   it('matches the published check values and does not depend on how the bytes are chunked', () => {

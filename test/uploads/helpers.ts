@@ -3,11 +3,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Crc32c } from '../../src/storage/crc32c.js';
 import { uploadObjectKey } from '../../src/storage/upload-store.js';
 import type { TestApi } from '../helpers/api.js';
-import { driveClient } from '../artifacts/client.js';
+import { driveClient, type DriveClient } from '../artifacts/client.js';
+
+/** A fresh drive's client with the large-upload calls. */
+export async function uploadClient(api: TestApi) {
+  return uploadClientFor(api, await driveClient(api));
+}
 
 /** A drive client with the large-upload calls, plus direct access to the store and the session rows. */
-export async function uploadClient(api: TestApi) {
-  const d = await driveClient(api);
+export function uploadClientFor(api: TestApi, d: DriveClient) {
   const bucket = api.ctx.config.s3.bucket;
   const key = (uploadId: string) => uploadObjectKey(d.driveId, uploadId);
   return {
@@ -32,7 +36,7 @@ export async function uploadClient(api: TestApi) {
       Number((await api.ctx.orm.em.fork().execute(`select count(*) as n from artifacts where drive_id = ? and path = ?`, [d.driveId, path]))[0].n),
   };
 }
-export type UploadClient = Awaited<ReturnType<typeof uploadClient>>;
+export type UploadClient = ReturnType<typeof uploadClientFor>;
 
 export const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 export const crc32cOf = (b: Uint8Array) => new Crc32c().update(b).base64();

@@ -1,17 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Crc32c } from '../../src/storage/crc32c.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { uploadClient, type UploadClient } from './helpers.js';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from '../artifacts/client.js';
+import { uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
 
 let api: TestApi;
 let u: UploadClient;
-beforeAll(async () => {
-  api = await startTestApi();
-  u = await uploadClient(api);
+useTestApi({}, (a, d) => {
+  api = a;
+  u = uploadClientFor(a, d);
 });
-afterAll(async () => api?.close());
 
 /** A deterministic pseudo-random byte stream of `size` bytes, generated in 1 MiB chunks (never held whole). */
 function generated(size: number, seed: Buffer): () => Readable {

@@ -1,19 +1,19 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeUploadSession } from '../../src/services/upload-sessions.js';
 import { uploadObjectKey } from '../../src/storage/upload-store.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { bytes, crc32cOf, sha256, uploadClient, type UploadClient } from './helpers.js';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from '../artifacts/client.js';
+import { bytes, crc32cOf, sha256, uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
 
 // Above 6 MiB the object goes up in 5 MiB parts (the real defaults are 5 GiB and 512 MiB).
 const MiB = 1024 * 1024;
 let api: TestApi;
 let u: UploadClient;
-beforeAll(async () => {
-  api = await startTestApi({ UPLOAD_SINGLE_PUT_MAX_BYTES: String(6 * MiB), UPLOAD_PART_BYTES: String(5 * MiB) });
-  u = await uploadClient(api);
+useTestApi({ UPLOAD_SINGLE_PUT_MAX_BYTES: String(6 * MiB), UPLOAD_PART_BYTES: String(5 * MiB) }, (a, d) => {
+  api = a;
+  u = uploadClientFor(a, d);
 });
-afterAll(async () => api?.close());
 
 type Part = { part_number: number; size_bytes: number; url: string; headers: Record<string, string> };
 const putPart = async (p: Part, data: Uint8Array) => {
