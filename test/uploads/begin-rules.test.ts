@@ -3,10 +3,10 @@ import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';
 import { bytes, crc32cOf, uploadClient, uploadClientFor, waitFor, type UploadClient } from './helpers.js';
 
-// A small drive: 10 000-byte quota, 4 000-byte per-artifact cap, 2-second sessions.
+// A small drive: 10 000-byte quota, 4 000-byte per-artifact cap, 5-second sessions (long enough for a burst of begins on a busy machine).
 let api: TestApi;
 let u: UploadClient;
-useTestApi({ STORAGE_QUOTA_BYTES: '10000', LARGE_UPLOAD_MAX_BYTES: '4000', UPLOAD_SESSION_TTL_S: '2' }, (a, d) => {
+useTestApi({ STORAGE_QUOTA_BYTES: '10000', LARGE_UPLOAD_MAX_BYTES: '4000', UPLOAD_SESSION_TTL_S: '5' }, (a, d) => {
   api = a;
   u = uploadClientFor(a, d);
 });

@@ -5,12 +5,12 @@ import { uploadWorkflowId } from '../../src/services/uploads.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { bytes, sha256, uploadClient, waitFor, type UploadClient } from './helpers.js';
 
-// `short` runs 2-second sessions whose workflow timer fires during the test; `long` keeps the default hour,
+// `short` runs 3-second sessions whose workflow timer fires during the test; `long` keeps the default hour,
 // so only the test decides when a session expires.
 let short: TestApi;
 let long: TestApi;
 beforeAll(async () => {
-  [short, long] = await Promise.all([startTestApi({ UPLOAD_SESSION_TTL_S: '2' }), startTestApi()]);
+  [short, long] = await Promise.all([startTestApi({ UPLOAD_SESSION_TTL_S: '3' }), startTestApi()]);
 });
 afterAll(async () => Promise.all([short?.close(), long?.close()]));
 
