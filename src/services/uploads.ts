@@ -38,6 +38,7 @@ export interface BeginInput {
 }
 
 export const uploadWorkflowId = (uploadId: string) => `upload-${uploadId}`;
+const TEMPORAL_CALL_DEADLINE_MS = 5000;
 const CONTENT_TYPE_RE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export function checkLabelList(v: unknown): string[] {
@@ -81,11 +82,13 @@ export async function beginUpload(ctx: AppContext, b: BeginInput) {
   const expiresAt = new Date(Date.now() + ttlS * 1000);
   // The timer exists before the session does: a crash after this leaves a workflow that finds no row, never a row without a timer.
   try {
-    await ctx.temporal.workflow.start(uploadSessionWorkflow, {
-      taskQueue: ctx.config.temporal.taskQueue,
-      workflowId: uploadWorkflowId(uploadId),
-      args: [{ uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() }],
-    });
+    // Bounded: with Temporal down the client would otherwise retry for half a minute on the request path.
+    await ctx.temporal.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () =>
+      ctx.temporal.workflow.start(uploadSessionWorkflow, {
+        taskQueue: ctx.config.temporal.taskQueue,
+        workflowId: uploadWorkflowId(uploadId),
+        args: [{ uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() }],
+      }));
   } catch (err) {
     ctx.logger.error({ err, upload_id: uploadId }, 'upload session workflow did not start');
     throw new ApiError(503, 'UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
@@ -166,8 +169,7 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
 async function afterCommit(ctx: AppContext, s: UploadSessionRow): Promise<void> {
   await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, s.object_key).catch((err) =>
     ctx.logger.warn({ err, upload_id: s.id }, 'temporary upload object not deleted; the session workflow deletes it'));
-  await ctx.temporal.workflow
-    .getHandle(uploadWorkflowId(s.id))
-    .signal(uploadCommittedSignal)
+  await ctx.temporal
+    .withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () => ctx.temporal.workflow.getHandle(uploadWorkflowId(s.id)).signal(uploadCommittedSignal))
     .catch((err) => ctx.logger.warn({ err, upload_id: s.id }, 'upload workflow not signalled; it ends at its timer'));
 }
