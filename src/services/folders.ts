@@ -194,6 +194,16 @@ export async function moveFolder(ctx: AppContext, a: { driveId: string; ref: Fol
     if (collision) throw conflict(`destination ${dest} collides with live ${collision.path}`, collision.path);
     const srcLike = likePrefix(`${src}/`);
     const cut = src.length + 1;
+    const longest = (await one<{ n: number | null }>(
+      w.tx,
+      `select max(n) as n from (
+         select max(length(path)) as n from artifacts where drive_id = ? and deleted_at is null and path like ? escape '\\'
+         union all select max(length(path)) from folders where drive_id = ? and deleted_at is null and path like ? escape '\\') m`,
+      [a.driveId, srcLike, a.driveId, srcLike],
+    ))!.n;
+    if (longest !== null && Number(longest) - src.length + dest.length > 256) {
+      throw new ApiError(400, 'INVALID_PATH', `moving to ${dest} would make a descendant path longer than 256 characters`);
+    }
     try {
       const moved = await rows(
         w.tx,

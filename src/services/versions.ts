@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
 import { readBlob } from '../storage/blob-store.js';
@@ -19,7 +18,7 @@ export interface VersionRow {
   created_at: Timestamp;
 }
 
-export function versionOut(_config: Config, v: VersionRow) {
+export function versionOut(v: VersionRow) {
   return {
     art_id: v.art_id,
     version_number: v.version_number,
@@ -45,7 +44,7 @@ export async function listVersions(ctx: AppContext, driveId: string, artId: stri
   );
   const page = found.slice(0, q.limit);
   return {
-    items: page.map((v) => versionOut(ctx.config, v)),
+    items: page.map(versionOut),
     next_cursor: found.length > q.limit ? encodeCursor({ v: page[page.length - 1].version_number }) : null,
     pruned_before: null,
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { type DriveClient, driveClient, useTestApi } from './client.js';
+import { type DriveClient, useTestApi } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;

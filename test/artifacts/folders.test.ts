@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { type DriveClient, driveClient, useTestApi } from './client.js';
+import { type DriveClient, useTestApi } from './client.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -103,5 +103,16 @@ describe('folders', () => {
     }
     expect((await d.get(`/v0/artifacts/${a.art_id}`)).json.path).toBe('m1/x');
     expect((await d.get(`/v0/folders/${f.fld_id}`)).json.path).toBe('/m1/');
+  });
+});
+
+describe('folder move limits', () => {
+  it('refuses a move that would push a descendant path over 256 characters, changing nothing', async () => {
+    const f = (await post('short')).json;
+    const a = (await d.put(`short/${'n'.repeat(240)}`, 'x')).json;
+    const r = await d.call('POST', `/v0/folders/${f.fld_id}/move`, { json: { path: 'a-much-longer-destination' } });
+    expect([r.status, r.code]).toEqual([400, 'INVALID_PATH']);
+    expect((await d.get(`/v0/artifacts/${a.art_id}`)).json.path).toBe(`short/${'n'.repeat(240)}`);
+    expect((await d.call('POST', `/v0/folders/${f.fld_id}/move`, { json: { path: 'tiny' } })).status).toBe(200);
   });
 });

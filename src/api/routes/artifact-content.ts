@@ -60,7 +60,7 @@ export function artifactContentRouter(ctx: AppContext): Router {
   route(router, {
     method: 'get', path: '/v0/artifacts/:art_id/versions/:version_number', summary: 'Get one version record', tags, auth: true,
     params: versionParams, responses: { 200: { description: 'version record', schema: versionOutSchema } },
-  }, async ({ params, req }) => versionOut(ctx.config, await getVersion(ctx.orm.em.fork(), authOf(req).driveId, params.art_id, params.version_number)), onlyArtId);
+  }, async ({ params, req }) => versionOut(await getVersion(ctx.orm.em.fork(), authOf(req).driveId, params.art_id, params.version_number)), onlyArtId);
 
   route(router, {
     method: 'get', path: '/v0/artifacts/:art_id/versions/:version_number/download', summary: 'Download the bytes of one version', tags, auth: true,
