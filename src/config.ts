@@ -82,6 +82,9 @@ const envSchema = z.object({
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),
   STORAGE_QUOTA_BYTES: positiveInt(500 * MB),
   LARGE_UPLOAD_MAX_BYTES: positiveInt(5 * 1024 * MB),
+  // Large uploads above one PUT's limit go up in parts of this size (S3: at most 10 000 parts, each at least 5 MiB)
+  UPLOAD_SINGLE_PUT_MAX_BYTES: z.coerce.number().int().min(1).max(5 * 1024 * MB).default(5 * 1024 * MB),
+  UPLOAD_PART_BYTES: z.coerce.number().int().min(5 * MB).default(512 * MB),
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
   UPLOAD_SPOOL_MEMORY_BYTES: int(4 * MB),
   BLOB_GC_GRACE_S: int(HOUR),
@@ -170,6 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
       storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
       largeUploadMaxBytes: e.LARGE_UPLOAD_MAX_BYTES,
+      uploadSinglePutMaxBytes: e.UPLOAD_SINGLE_PUT_MAX_BYTES,
+      uploadPartBytes: e.UPLOAD_PART_BYTES,
       signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
       uploadSpoolMemoryBytes: e.UPLOAD_SPOOL_MEMORY_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,

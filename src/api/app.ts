@@ -16,6 +16,7 @@ import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
+import { uploadsRouter } from './routes/uploads.js';
 
 /** Builds the Express app for a context; the listener lives in src/main.ts so tests can mount the app themselves. */
 export function createApp(ctx: AppContext): Express {
@@ -46,6 +47,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(artifactContentRouter(ctx));
   app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
+  app.use(uploadsRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));

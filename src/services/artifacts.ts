@@ -43,19 +43,29 @@ export async function putArtifact(ctx: AppContext, input: PutInput, body: Spoole
   const used = await storageUsedBytes(ctx.orm.em.fork(), input.driveId);
   if (used + body.size > quota) throw quotaExceeded(used, quota, body.size);
   const { written } = await storeBlob(ctx, body);
-  return writeTransaction(ctx, async (w) => {
-    for (;;) {
-      const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-      if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body, written));
-      if (input.ifMatch !== undefined) throw preconditionFailed(null);
-      const created = await insertArtifact(ctx, w, input, body, written);
-      if (created) return artifactOut(ctx.config, created);
-      // Another request created the path first and has committed: overwrite it instead.
-    }
-  });
+  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, written));
 }
 
-async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: SpooledBody, written: boolean): Promise<ArtifactRow | undefined> {
+/** Bytes already in object storage under their hash (a spooled body after storeBlob, or a committed large upload). */
+export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
+
+/**
+ * The create-or-append step of putArtifact inside the caller's write transaction (the large-upload
+ * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
+ * transaction marks the blob stored.
+ */
+export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactOut> {
+  for (;;) {
+    const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+    if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body, written));
+    if (input.ifMatch !== undefined) throw preconditionFailed(null);
+    const created = await insertArtifact(ctx, w, input, body, written);
+    if (created) return artifactOut(ctx.config, created);
+    // Another request created the path first and has committed: overwrite it instead.
+  }
+}
+
+async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
     w.tx,
@@ -77,7 +87,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
   return row;
 }
 
-async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: SpooledBody, written: boolean): Promise<ArtifactRow> {
+async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
   const row = (await one<ArtifactRow>(

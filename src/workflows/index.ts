@@ -2,3 +2,4 @@
 export { claimCeremonyWorkflow } from './claim-ceremony.js';
 export { cleanupWorkflow } from './cleanup.js';
 export { unclaimedDriveWorkflow } from './unclaimed-drive.js';
+export { uploadSessionWorkflow } from './upload-session.js';

@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { beginUpload, commitUpload } from '../../services/uploads.js';
+import { uploadNotFound } from '../../services/upload-sessions.js';
+import { hasPrefix } from '../../ids.js';
+import { route } from '../http/route.js';
+import { actorHeader, artifactOutSchema } from '../schemas/artifacts.js';
+import { uploadBeginInSchema, uploadBeginOutSchema } from '../schemas/uploads.js';
+
+/** Large uploads (spec 4.7): begin hands out a presigned PUT; commit turns the uploaded object into the artifact. */
+const tags = ['uploads'];
+
+export function uploadsRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  route(router, {
+    method: 'post', path: '/v0/uploads', summary: 'Begin a large upload: reserve quota, get a presigned upload_url', tags, auth: true,
+    body: uploadBeginInSchema, headers: z.object({ 'x-drive-actor': actorHeader }),
+    responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
+  }, ({ body, req }) =>
+    beginUpload(ctx, {
+      driveId: authOf(req).driveId, path: body.path, sizeBytes: body.size_bytes, contentType: body.content_type, crc32c: body.crc32c,
+      labels: body.labels, metadata: body.metadata, source: body.source, actorName: body.actor_name ?? req.get('x-drive-actor'),
+      changeSummary: body.change_summary, ifMatch: body.if_match,
+    }));
+
+  route(router, {
+    method: 'post', path: '/v0/uploads/:upload_id/commit', summary: 'Commit a large upload (idempotent): creates the artifact or its new version', tags, auth: true,
+    params: z.object({ upload_id: z.string() }),
+    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+  }, ({ params, req }) => {
+    // Any malformed id is simply an unknown upload (404), like another drive's.
+    if (!hasPrefix(params.upload_id, 'upl')) throw uploadNotFound();
+    return commitUpload(ctx, authOf(req).driveId, params.upload_id);
+  });
+
+  return router;
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../api/errors.js';
+import { Crc32c } from '../storage/crc32c.js';
+import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
+import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
+import { rows, one } from './sql.js';
+
+/**
+ * What a commit does with the uploaded object before any row changes: check its size against
+ * the declared size_bytes, stream it once through SHA-256 (and CRC-32C when begin sent one),
+ * then make it the content-addressed blob by a server-side copy. Memory holds one stream chunk.
+ */
+export interface VerifiedUpload {
+  hash: string;
+  size: number;
+  etag: string;
+}
+
+const changedDuringCommit = () =>
+  new ApiError(409, 'UPLOAD_CHANGED', 'the uploaded object was replaced while the commit read it; commit again');
+
+export async function verifyUploadedObject(
+  ctx: AppContext,
+  s: { objectKey: string; sizeBytes: number; crc32c: string | null; multipart: { uploadId: string; partBytes: number } | null },
+): Promise<VerifiedUpload> {
+  const { bucket } = ctx.config.s3;
+  let head = await headUploadObject(ctx.s3, bucket, s.objectKey);
+  if (!head && s.multipart) {
+    await assembleParts(ctx, s.objectKey, s.sizeBytes, s.multipart);
+    head = await headUploadObject(ctx.s3, bucket, s.objectKey);
+  }
+  if (!head) throw new ApiError(409, 'UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', { expected_bytes: s.sizeBytes, uploaded_bytes: 0 });
+  if (head.size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, head.size);
+  const sha = createHash('sha256');
+  const crc = s.crc32c ? new Crc32c() : undefined;
+  let size = 0;
+  try {
+    const stream = await readUploadObject(ctx.s3, bucket, s.objectKey, head.etag);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      sha.update(chunk);
+      crc?.update(chunk);
+    }
+  } catch (err) {
+    if (isPreconditionFailed(err)) throw changedDuringCommit();
+    throw err;
+  }
+  if (size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, size);
+  if (crc && crc.base64() !== s.crc32c) {
+    throw new ApiError(409, 'CHECKSUM_MISMATCH', 'the uploaded bytes do not match the crc32c declared at begin; upload again and commit', {
+      expected_crc32c: s.crc32c, uploaded_crc32c: crc.base64(),
+    });
+  }
+  return { hash: sha.digest('hex'), size, etag: head.etag };
+}
+
+/**
+ * A multipart session's object exists once its parts are assembled: every planned part must be
+ * there with its planned size (409 UPLOAD_MISSING names the missing ones), then the upload is
+ * completed. A later commit finds the object and skips this.
+ */
+async function assembleParts(ctx: AppContext, key: string, sizeBytes: number, mp: { uploadId: string; partBytes: number }): Promise<void> {
+  const { bucket } = ctx.config.s3;
+  let uploaded: Awaited<ReturnType<typeof listUploadedParts>>;
+  try {
+    uploaded = await listUploadedParts(ctx.s3, bucket, key, mp.uploadId);
+  } catch (err) {
+    if (isMissingObject(err) || (err as Error)?.name === 'NoSuchUpload') throw partsMissing([]);
+    throw err;
+  }
+  const plan = planParts(sizeBytes, mp.partBytes);
+  const matched = plan.map((p) => uploaded.find((u) => u.part_number === p.part_number && u.size_bytes === p.size_bytes));
+  const missing = plan.filter((_, i) => !matched[i]).map((p) => p.part_number);
+  if (missing.length) throw partsMissing(missing);
+  await completeMultipartUpload(ctx.s3, bucket, key, mp.uploadId, matched.map((m) => m!));
+}
+
+const partsMissing = (missing: number[]) =>
+  new ApiError(409, 'UPLOAD_MISSING', missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone', { missing_parts: missing });
+
+function sizeMismatch(expected: number, uploaded: number) {
+  return new ApiError(409, 'UPLOAD_SIZE_MISMATCH', `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`, {
+    expected_bytes: expected, uploaded_bytes: uploaded,
+  });
+}
+
+/**
+ * Makes the verified bytes available under their hash, following the blob purge protocol of
+ * services/blobs.ts: touch the `blobs` row before writing the object (so a purge within the
+ * grace period leaves it alone) and copy only when not already stored. Returns `written`: the
+ * commit's transaction then pins the blob under its row lock and marks it stored.
+ */
+export async function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<{ written: boolean }> {
+  const db = ctx.orm.em.fork();
+  const touched = await one<{ stored: boolean }>(
+    db,
+    `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
+    [v.hash, v.size],
+  );
+  if (touched?.stored) return { written: false };
+  try {
+    await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);
+  } catch (err) {
+    await rows(db, `delete from blobs where hash = ? and not stored`, [v.hash]).catch(() => undefined);
+    if (isPreconditionFailed(err)) throw changedDuringCommit();
+    throw err;
+  }
+  return { written: true };
+}
