@@ -1,2 +1,3 @@
 // Every workflow the worker runs. Workflow code is deterministic: no I/O, no clocks, only activities.
 export { cleanupWorkflow } from './cleanup.js';
+export { indexingWorkflow } from './indexing.js';
