@@ -33,6 +33,10 @@ export interface EmbeddingsTestServer {
   inputs: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Answers `n` more embeddings requests, then goes down (an outage in the middle of indexing). */
+  stopAfter(n: number): void;
+  /** Resolves once the server is down. */
+  stopped(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,12 +44,15 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
   const apiKey = opts.apiKey ?? 'test-embeddings-key';
   let server: Server | undefined;
   let port = opts.port ?? 0;
+  let remaining = Infinity;
+  let down: Promise<void> = Promise.resolve();
   const state: EmbeddingsTestServer = {
     url: '',
     apiKey,
     requests: 0,
     inputs: 0,
     async start() {
+      remaining = Infinity;
       server = createServer((req, res) => {
         state.requests++;
         let body = '';
@@ -58,6 +65,7 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
           const inputs = Array.isArray(input) ? input : [input];
           const dims = dimensions ?? 64;
           state.inputs += inputs.length;
+          if (--remaining <= 0) res.on('finish', () => void (down = state.stop()));
           send(200, {
             object: 'list',
             model,
@@ -75,6 +83,13 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
       server.closeAllConnections();
       await new Promise((r) => server!.close(r));
       server = undefined;
+    },
+    stopAfter(n) {
+      remaining = n;
+    },
+    async stopped() {
+      while (server) await new Promise((r) => setTimeout(r, 20));
+      await down;
     },
     async close() {
       await state.stop();
