@@ -2,18 +2,10 @@
  * How the indexing activities read an artifact. The artifacts domain provides the production
  * binding (PostgreSQL rows + S3 bytes); search never reads artifact tables itself.
  */
-export interface IndexableRecord {
-  driveId: string;
-  artId: string;
-  path: string;
-  contentType: string;
-  /** The server-derived file type (ArtifactOut.file_type), used by the `file_type` filter. */
-  fileType: string;
-  labels: string[];
-  metadata: Record<string, unknown>;
-  updatedAt: Date;
-  versionNumber: number;
-}
+import type { ArtifactFields } from './engine.js';
+
+/** The live artifact's record at its current version. */
+export type IndexableRecord = ArtifactFields;
 
 export interface IndexableArtifact extends IndexableRecord {
   /** Bytes of `versionNumber`, the current version. */

@@ -7,17 +7,22 @@
 export const MODALITIES = ['text', 'code', 'pdf', 'image', 'audio', 'video'] as const;
 export type Modality = (typeof MODALITIES)[number];
 
-/** The lexical document of one artifact: what `/v0/search` ranks. */
-export interface SearchDocument {
+/** The artifact record fields the index keeps (read from the artifacts domain). */
+export interface ArtifactFields {
   driveId: string;
   artId: string;
   path: string;
   contentType: string;
+  /** The server-derived file type (ArtifactOut.file_type), used by the `file_type` filter. */
   fileType: string;
   labels: string[];
   metadata: Record<string, unknown>;
   updatedAt: Date;
   versionNumber: number;
+}
+
+/** The lexical document of one artifact: what `/v0/search` ranks. */
+export interface SearchDocument extends ArtifactFields {
   /** The first ~16 KB of extracted text; empty for types whose content is not searchable. */
   preview: string;
 }

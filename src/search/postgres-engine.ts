@@ -201,34 +201,31 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
+    return this.findPassages(driveId, q, filters, { score: 'ts_rank(p.tsv, query.tq)', match: 'p.tsv @@ query.tq' });
+  }
+
+  async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
+    return this.findPassages(driveId, query.q, filters, {
+      score: 'search_dot(p.embedding, $3::real[])',
+      match: 'p.embedding is not null',
+      vector: query.vector,
+    });
+  }
+
+  /** One leg of find: rank passages by `score` among those matching `match`; `q` always drives the snippet. */
+  private async findPassages(driveId: string, q: string, filters: FindFilters, leg: { score: string; match: string; vector?: number[] }) {
     const w: Where = { sql: [], params: [driveId, q] };
+    if (leg.vector) addParam(w, leg.vector); // $3
     passageFilters(w, filters);
     const limit = addParam(w, filters.limit);
     const { rows } = await this.pool.query<PassageRow>(
       `with query as (select websearch_to_tsquery('english', $2) as tq)
        select r.*, ts_headline('english', r.text, query.tq, '${PASSAGE_HEADLINE_OPTS}') as snippet
-       from (select ${PASSAGE_COLUMNS}, ts_rank(p.tsv, query.tq) as score
+       from (select ${PASSAGE_COLUMNS}, ${leg.score} as score
              from search_passages p join search_documents d using (drive_id, art_id), query
-             where p.drive_id = $1 and p.tsv @@ query.tq ${w.sql.map((s) => `and ${s}`).join(' ')}
+             where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
              order by score desc, d.path, p.ord
              limit ${limit}) r, query
-       order by r.score desc, r.path, r.ord`,
-      w.params,
-    );
-    return rows.map(toPassageHit);
-  }
-
-  async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
-    const w: Where = { sql: [], params: [driveId, query.q, query.vector] };
-    passageFilters(w, filters);
-    const limit = addParam(w, filters.limit);
-    const { rows } = await this.pool.query<PassageRow>(
-      `select r.*, ts_headline('english', r.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
-       from (select ${PASSAGE_COLUMNS}, search_dot(p.embedding, $3::real[]) as score
-             from search_passages p join search_documents d using (drive_id, art_id)
-             where p.drive_id = $1 and p.embedding is not null ${w.sql.map((s) => `and ${s}`).join(' ')}
-             order by score desc, d.path, p.ord
-             limit ${limit}) r
        order by r.score desc, r.path, r.ord`,
       w.params,
     );
