@@ -1,7 +1,7 @@
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import type { ArtifactSource } from '../search/artifact-source.js';
 import { EmbeddingsError, type Embedder } from '../search/embeddings.js';
-import type { SearchEngine } from '../search/engine.js';
+import { WIKI_PREFIX, type SearchEngine } from '../search/engine.js';
 import { extract, previewOf } from '../search/extract.js';
 import { passagesOf } from '../search/split.js';
 import type { IndexStage } from '../search/stage.js';
@@ -58,7 +58,7 @@ export function createIndexingActivities(deps: IndexingDeps): IndexingActivities
       if (!artifact) return null;
       const { bytes, ...record } = artifact;
       await deps.stage.begin(record, await extract(record.contentType, record.path, bytes));
-      return { versionNumber: record.versionNumber, embed: deps.embedder !== undefined };
+      return { versionNumber: record.versionNumber, embed: deps.embedder !== undefined && !record.path.startsWith(WIKI_PREFIX) };
     },
 
     async indexWriteDocument(t) {
@@ -68,7 +68,8 @@ export function createIndexingActivities(deps: IndexingDeps): IndexingActivities
 
     async indexSplit(t) {
       const s = await staged(deps, t);
-      const passages = await passagesOf(s.extracted);
+      // Wiki pages are never embedded nor returned by find, so they get no passages.
+      const passages = s.path.startsWith(WIKI_PREFIX) ? [] : await passagesOf(s.extracted);
       await deps.stage.savePassages(t.driveId, t.artId, passages);
       return { passages: passages.length };
     },

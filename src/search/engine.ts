@@ -114,4 +114,7 @@ export interface SearchEngine {
   findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]>;
 }
 
+/** System-generated wiki pages: searchable, never embedded, never returned by find (SPEC 1, 4.2). */
+export const WIKI_PREFIX = '_wiki/';
+
 export const SNIPPET_MARK = { start: '<mark>', stop: '</mark>' } as const;

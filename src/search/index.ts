@@ -1,8 +1,12 @@
+import type { IndexingDeps } from '../activities/indexing.js';
 import type { Config } from '../config.js';
+import type { ArtifactSource } from './artifact-source.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
+import { IndexStage } from './stage.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
+import type { UsageRecorder } from './usage.js';
 
 /** The configured engine: Typesense when TYPESENSE_URL is set, else PostgreSQL (the default). */
 export function createSearchEngine(config: Config): SearchEngine & { close(): Promise<void> } {
@@ -16,4 +20,14 @@ export function createSearchEngine(config: Config): SearchEngine & { close(): Pr
 /** The embeddings client, or undefined when no provider is configured (semantic find is then 500). */
 export function createEmbedder(config: Config): Embedder | undefined {
   return config.embeddings ? new EmbeddingsClient(config.embeddings) : undefined;
+}
+
+/**
+ * Everything the indexing activities need except the two bindings that belong to other domains:
+ * the ArtifactSource (artifacts) and the UsageRecorder (usage). The worker registers
+ * `createActivities(ctx, { indexing: createIndexingDeps(config, source, usage) })`.
+ */
+export function createIndexingDeps(config: Config, source: ArtifactSource, usage: UsageRecorder): IndexingDeps {
+  if (!config.database.url) throw new Error('search indexing needs DATABASE_URL (its stage lives in PostgreSQL)');
+  return { engine: createSearchEngine(config), source, stage: new IndexStage(config.database.url), embedder: createEmbedder(config), usage };
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import type { Embedder } from './embeddings.js';
-import type { FindFilters, PassageHit, SearchEngine, SearchFilters, SearchHit } from './engine.js';
+import { WIKI_PREFIX, type FindFilters, type PassageHit, type SearchEngine, type SearchFilters, type SearchHit } from './engine.js';
 import { reciprocalRankFusion } from './rrf.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -8,7 +8,6 @@ import type { UsageRecorder } from './usage.js';
  * The use cases behind /v0/search and /v0/find: mode selection, the `_wiki/` rule, hybrid
  * fusion and usage counting. Engines only store and query.
  */
-export const WIKI_PREFIX = '_wiki/';
 export type FindMode = 'hybrid' | 'lexical' | 'semantic';
 
 export interface FindInput extends Omit<FindFilters, 'excludePrefix'> {

@@ -199,6 +199,17 @@ describe('indexing workflow', () => {
     expect(CHUNK_TOKENS).toBe(1200);
   });
 
+  it('indexes _wiki/ pages for search but never splits or embeds them', async () => {
+    const inputsBefore = embeddings.inputs;
+    const a = source.put(driveId, 'art_wikipage', '_wiki/entities/zebra.md', 'Zebras are striped horses of the savanna.', { contentType: 'text/markdown' });
+    await hooks.contentChanged(driveId, a.artId, a.versionNumber);
+    const result = (await client.workflow.getHandle(indexingWorkflowId(a.artId)).result()) as IndexingWorkflowResult;
+    expect(result.lastIndexedVersion).toBe(1);
+    expect(await searchIds('zebras')).toEqual([a.artId]);
+    expect(await engine.findLexical(driveId, 'zebras', { limit: 5 })).toEqual([]);
+    expect(embeddings.inputs).toBe(inputsBefore);
+  });
+
   it('removes an artifact whose content request finds it gone', async () => {
     const a = source.put(driveId, 'art_gone', 'tmp/ghost.txt', 'Ghost words vanish.');
     await hooks.contentChanged(driveId, a.artId, a.versionNumber);
