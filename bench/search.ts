@@ -20,27 +20,40 @@ import { testStackEnv } from '../test/stack-env.js';
  * API/direct ratios and how latency grows from 10k to 100k. BENCH_SIZES=1000,10000 changes sizes.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
-const QUERIES_PER_KIND = Number(process.env.BENCH_QUERIES ?? 300);
+const QUERIES_PER_KIND = Number(process.env.BENCH_QUERIES ?? 120);
 const PASSAGES_PER_ARTIFACT = 3;
 
 // A deterministic corpus: Zipf-distributed words from a synthetic vocabulary.
 let seed = 42;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe', 'gu', 'hi', 'jo', 'be'];
-const VOCAB = Array.from({ length: 4000 }, (_, i) => {
+const VOCAB = Array.from({ length: 50_000 }, (_, i) => {
   let w = '';
   for (let n = i + 7; n > 0; n = Math.floor(n / 16)) w += SYLLABLES[n % 16];
   return `${w}n`;
 });
 const zipfTotal = VOCAB.reduce((s, _, i) => s + 1 / (i + 1), 0);
+const cumulative = VOCAB.map((_, i) => 1 / (i + 1)).map(((sum) => (x: number) => (sum += x))(0));
 function word(): string {
-  let r = rand() * zipfTotal;
-  for (let i = 0; i < VOCAB.length; i++) if ((r -= 1 / (i + 1)) <= 0) return VOCAB[i]!;
-  return VOCAB.at(-1)!;
+  const r = rand() * zipfTotal;
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCAB[lo]!;
 }
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
-/** Query words from the middle of the distribution: present in a few hundred documents, not in most. */
-const queryWord = () => VOCAB[100 + Math.floor(rand() * 900)]!;
+/**
+ * Two query classes. Selective: words of Zipf rank 2,000–50,000, each in ~0.05–1.5% of artifacts
+ * (names, topics: what agents look for). Common: ranks 50–200, each in ~15–45% of artifacts.
+ */
+const QUERY_CLASSES = { selective: [2000, 50_000], common: [50, 200] } as const;
+/** Queries measured per class and kind (common queries are slow at 100k; fewer keep the run short). */
+const QUERIES = { selective: QUERIES_PER_KIND, common: Math.ceil(QUERIES_PER_KIND / 4) };
+const queryWord = ([lo, hi]: readonly [number, number]) => VOCAB[lo + Math.floor(rand() * (hi - lo))]!;
 
 async function seedDrive(pool: pg.Pool, driveId: string, n: number) {
   const batch = 1000;
@@ -119,19 +132,25 @@ async function main() {
         { kind: 'search', direct: (q: string) => engine.search(drive.id, q, { limit: 20 }), path: (q: string) => `/v0/search?q=${encodeURIComponent(q)}` },
         { kind: 'find lexical', direct: (q: string) => engine.findLexical(drive.id, q, { limit: 20, excludePrefix: '_wiki/' }), path: (q: string) => `/v0/find?mode=lexical&q=${encodeURIComponent(q)}` },
       ];
-      for (const k of kinds) {
-        const row: Row = { size, kind: k.kind, direct: [], api: [] };
-        for (let i = 0; i < QUERIES_PER_KIND + 20; i++) {
-          const q = i % 3 === 0 ? `${queryWord()} ${queryWord()}` : queryWord();
-          const direct = await time(() => k.direct(q));
-          const api = await time(async () => {
-            const res = await fetch(`${url}${k.path(q)}`, { headers });
-            if (res.status !== 200) throw new Error(`API answered ${res.status}: ${await res.text()}`);
-            await res.json();
-          });
-          if (i >= 20) (row.direct.push(direct), row.api.push(api)); // the first 20 warm up caches
+      for (const [cls, range] of Object.entries(QUERY_CLASSES)) {
+        for (const k of kinds) {
+          const row: Row = { size, kind: `${k.kind} (${cls})`, direct: [], api: [] };
+          const warmup = 10;
+          for (let i = 0; i < QUERIES[cls as keyof typeof QUERIES] + warmup; i++) {
+            const q = i % 3 === 0 ? `${queryWord(range)} OR ${queryWord(range)}` : queryWord(range);
+            const runDirect = () => time(() => k.direct(q));
+            const runApi = () =>
+              time(async () => {
+                const res = await fetch(`${url}${k.path(q)}`, { headers });
+                if (res.status !== 200) throw new Error(`API answered ${res.status}: ${await res.text()}`);
+                await res.json();
+              });
+            // Alternate which side goes first, so neither always pays for a cold cache.
+            const [direct, api] = i % 2 ? [await runDirect(), await runApi()] : (([a, d]) => [d, a])([await runApi(), await runDirect()]);
+            if (i >= warmup) (row.direct.push(direct!), row.api.push(api!)); // the first queries warm up caches
+          }
+          rows.push(row);
         }
-        rows.push(row);
       }
     }
   } finally {
@@ -148,10 +167,10 @@ async function main() {
 
 function report(rows: Row[]) {
   const f = (x: number) => x.toFixed(2).padStart(8);
-  console.log('\nsize     kind           direct p50  direct p95     API p50     API p95   API/direct p50  p95');
+  console.log(`\n${'size'.padEnd(8)} ${'kind'.padEnd(25)} direct p50  direct p95     API p50     API p95   API/direct p50  p95`);
   for (const r of rows) {
     const [d50, d95, a50, a95] = [percentile(r.direct, 50), percentile(r.direct, 95), percentile(r.api, 50), percentile(r.api, 95)];
-    console.log(`${String(r.size).padEnd(8)} ${r.kind.padEnd(13)} ${f(d50)} ms ${f(d95)} ms ${f(a50)} ms ${f(a95)} ms      ${(a50 / d50).toFixed(2)}×  ${(a95 / d95).toFixed(2)}×`);
+    console.log(`${String(r.size).padEnd(8)} ${r.kind.padEnd(25)} ${f(d50)} ms ${f(d95)} ms ${f(a50)} ms ${f(a95)} ms      ${(a50 / d50).toFixed(2)}×  ${(a95 / d95).toFixed(2)}×`);
   }
   const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
   if (small === large) return;
@@ -160,7 +179,7 @@ function report(rows: Row[]) {
     const a = rows.find((r) => r.kind === kind && r.size === small)!;
     const b = rows.find((r) => r.kind === kind && r.size === large)!;
     for (const side of ['direct', 'api'] as const) {
-      console.log(`  ${kind.padEnd(13)} ${side.padEnd(6)} ${(percentile(b[side], 50) / percentile(a[side], 50)).toFixed(2)}×  ${(percentile(b[side], 95) / percentile(a[side], 95)).toFixed(2)}×`);
+      console.log(`  ${kind.padEnd(25)} ${side.padEnd(6)} ${(percentile(b[side], 50) / percentile(a[side], 50)).toFixed(2)}×  ${(percentile(b[side], 95) / percentile(a[side], 95)).toFixed(2)}×`);
     }
   }
 }

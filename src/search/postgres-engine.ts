@@ -183,17 +183,17 @@ export class PostgresSearchEngine implements SearchEngine {
     const w: Where = { sql: [], params: [driveId, q] };
     documentFilters(w, filters);
     const limit = addParam(w, filters.limit);
-    // Rank in the inner query; build headlines only for the rows returned (ts_headline is costly).
+    // The tsquery is written inline (not joined from a CTE) so the planner sees it and uses the
+    // GIN index; rank in the inner query and headline only the rows returned (ts_headline is costly).
     const { rows } = await this.pool.query<DocRow>(
-      `with query as (select websearch_to_tsquery('english', $2) as tq)
-       select ${DOC_COLUMNS}, d.score,
+      `select ${DOC_COLUMNS}, d.score,
               ts_headline('english', case when d.preview <> '' then d.preview else search_path_words(d.path) end,
-                          query.tq, '${HEADLINE_OPTS}') as snippet
-       from (select d.*, ts_rank(d.tsv, query.tq) as score
-             from search_documents d, query
-             where d.drive_id = $1 and d.tsv @@ query.tq ${w.sql.map((s) => `and ${s}`).join(' ')}
+                          websearch_to_tsquery('english', $2), '${HEADLINE_OPTS}') as snippet
+       from (select d.*, ts_rank(d.tsv, websearch_to_tsquery('english', $2)) as score
+             from search_documents d
+             where d.drive_id = $1 and d.tsv @@ websearch_to_tsquery('english', $2) ${w.sql.map((s) => `and ${s}`).join(' ')}
              order by score desc, d.path
-             limit ${limit}) d, query
+             limit ${limit}) d
        order by d.score desc, d.path`,
       w.params,
     );
@@ -201,7 +201,8 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
-    return this.findPassages(driveId, q, filters, { score: 'ts_rank(p.tsv, query.tq)', match: 'p.tsv @@ query.tq' });
+    const tq = "websearch_to_tsquery('english', $2)";
+    return this.findPassages(driveId, q, filters, { score: `ts_rank(p.tsv, ${tq})`, match: `p.tsv @@ ${tq}` });
   }
 
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
@@ -219,13 +220,12 @@ export class PostgresSearchEngine implements SearchEngine {
     passageFilters(w, filters);
     const limit = addParam(w, filters.limit);
     const { rows } = await this.pool.query<PassageRow>(
-      `with query as (select websearch_to_tsquery('english', $2) as tq)
-       select r.*, ts_headline('english', r.text, query.tq, '${PASSAGE_HEADLINE_OPTS}') as snippet
+      `select r.*, ts_headline('english', r.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
        from (select ${PASSAGE_COLUMNS}, ${leg.score} as score
-             from search_passages p join search_documents d using (drive_id, art_id), query
+             from search_passages p join search_documents d using (drive_id, art_id)
              where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
              order by score desc, d.path, p.ord
-             limit ${limit}) r, query
+             limit ${limit}) r
        order by r.score desc, r.path, r.ord`,
       w.params,
     );
