@@ -18,7 +18,7 @@ export interface AppOptions {
 /** The search service of an API process: configured engine and embedder, usage counted through src/search/usage.ts. */
 export function defaultSearchService(ctx: AppContext): SearchService {
   return new SearchService({
-    engine: createSearchEngine(ctx.config),
+    engine: createSearchEngine(ctx.config, { onIdleError: (err) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed') }),
     embedder: createEmbedder(ctx.config),
     usage: noUsageRecorder,
     onWarning: (message, err) => ctx.logger.warn({ err }, message),

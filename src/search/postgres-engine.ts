@@ -111,8 +111,11 @@ export class PostgresSearchEngine implements SearchEngine {
   readonly name = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(databaseUrl: string, opts: { poolMax?: number } = {}) {
+  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void } = {}) {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 5, allowExitOnIdle: true });
+    // An idle client that loses its server (restart, failover) is dropped; the next query reconnects.
+    // Without a listener, pg's 'error' event would crash the process.
+    this.pool.on('error', (err) => opts.onIdleError?.(err));
   }
 
   /** Tables come from the migration; nothing to create at run time. */

@@ -18,8 +18,9 @@ type StoredPassage = Omit<Passage, 'embedding'>;
 export class IndexStage {
   private readonly pool: pg.Pool;
 
-  constructor(databaseUrl: string, opts: { poolMax?: number } = {}) {
+  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void } = {}) {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 3, allowExitOnIdle: true });
+    this.pool.on('error', (err) => opts.onIdleError?.(err)); // see PostgresSearchEngine
   }
 
   async close(): Promise<void> {
