@@ -81,9 +81,24 @@ export class TypesenseSearchEngine implements SearchEngine {
     this.passages = `${prefix}passages`;
   }
 
+  private initialised?: Promise<void>;
+
   async close(): Promise<void> {}
 
-  async init(): Promise<void> {
+  /** Collections are created on first use, so callers need not remember init(). */
+  private ready(): Promise<void> {
+    this.initialised ??= this.createCollections().catch((err: unknown) => {
+      this.initialised = undefined;
+      throw err;
+    });
+    return this.initialised;
+  }
+
+  init(): Promise<void> {
+    return this.ready();
+  }
+
+  private async createCollections(): Promise<void> {
     const base: CollectionCreateSchema['fields'] = [
       { name: 'drive_id', type: 'string' },
       { name: 'art_id', type: 'string' },
@@ -119,6 +134,7 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
+    await this.ready();
     const current = (await this.client.collections<Doc>(this.documents).documents(doc.artId).retrieve().catch(() => null)) as Doc | null;
     if (current && Number(current.version_number) > doc.versionNumber) return;
     await this.client.collections<Doc>(this.documents).documents().upsert({
@@ -134,6 +150,7 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   async replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void> {
+    await this.ready();
     const doc = (await this.client.collections<Doc>(this.documents).documents(artId).retrieve()) as Doc;
     const shared = Object.fromEntries(
       ['drive_id', 'art_id', 'path', 'path_words', 'path_prefixes', 'content_type', 'file_type', 'labels', 'labels_text', 'metadata_text', 'updated_at'].map((k) => [k, doc[k]]),
@@ -162,6 +179,7 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   async patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void> {
+    await this.ready();
     const fields = documentFields(patch);
     if (!Object.keys(fields).length) return;
     await this.client.collections<Doc>(this.documents).documents(artId).update(fields).catch((err: { httpStatus?: number }) => {
@@ -174,22 +192,26 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   async removeArtifact(driveId: string, artId: string): Promise<void> {
+    await this.ready();
     const filter_by = `drive_id:=${quote(driveId)} && art_id:=${quote(artId)}`;
     await this.client.collections(this.documents).documents().delete({ filter_by });
     await this.client.collections(this.passages).documents().delete({ filter_by });
   }
 
   async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
+    await this.ready();
     const hits = await this.textSearch(this.documents, 'path_words,preview,metadata_text,labels_text', '8,4,2,1', q, driveId, filters, 'preview');
     return hits.map(({ doc, score, snippet }) => ({ ...hitOf(doc), snippet: snippet || pathWords(String(doc.path)), score }));
   }
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
+    await this.ready();
     const hits = await this.textSearch(this.passages, 'text', '1', q, driveId, filters, 'text');
     return hits.map(({ doc, score, snippet }) => passageHitOf(doc, score, snippet || String(doc.text).slice(0, 240)));
   }
 
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
+    await this.ready();
     const res = await this.client.collections<Doc>(this.passages).documents().search({
       q: '*',
       vector_query: `embedding:([${query.vector.join(',')}], k:${filters.limit})`,
