@@ -65,7 +65,9 @@ export async function indexingWorkflow(input: IndexingWorkflowInput): Promise<In
   setHandler(indexRequestSignal, (req) => applyRequest(state, req));
 
   const steps = proxyActivities<IndexingActivities>({
-    startToCloseTimeout: '5 minutes',
+    // Splitting is CPU-bound at roughly 5–10 s per MB of text (token counting), so a 50 MB text
+    // file needs minutes; the bound only has to catch a lost worker.
+    startToCloseTimeout: '15 minutes',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
   });
   const embedRetry = input.embedRetry ?? { initialIntervalMs: 1000, maximumIntervalMs: 60_000 };
