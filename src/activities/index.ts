@@ -2,12 +2,19 @@ import type { AppContext } from '../context.js';
 import { createCleanupActivities } from './cleanup.js';
 import { createIdentityActivities } from './identity.js';
 import { createUploadActivities } from './uploads.js';
+import { createIndexingActivities, type IndexingDeps } from './indexing.js';
+
+export interface ActivityBindings {
+  /** Search indexing; registered when the process has an ArtifactSource binding (see docs/decisions.md, Search). */
+  indexing?: IndexingDeps;
+}
 
 /** All activities, bound to the process's shared context (ORM, S3, clients). */
-export function createActivities(ctx: AppContext) {
+export function createActivities(ctx: AppContext, bindings: ActivityBindings = {}) {
   return {
     ...createCleanupActivities(ctx),
     ...createIdentityActivities(ctx),
     ...createUploadActivities(ctx),
+    ...(bindings.indexing ? createIndexingActivities(bindings.indexing) : {}),
   };
 }

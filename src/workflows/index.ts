@@ -3,3 +3,4 @@ export { claimCeremonyWorkflow } from './claim-ceremony.js';
 export { cleanupWorkflow } from './cleanup.js';
 export { unclaimedDriveWorkflow } from './unclaimed-drive.js';
 export { uploadSessionWorkflow } from './upload-session.js';
+export { indexingWorkflow } from './indexing.js';

@@ -1,6 +1,7 @@
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation.js';
 import { Migration20261122010000_identity } from './Migration20261122010000_identity.js';
 import { Migration20261122020000_artifacts } from './Migration20261122020000_artifacts.js';
+import { Migration20261122030000_search } from './Migration20261122030000_search.js';
 import { Migration20261122040000_uploads } from './Migration20261122040000_uploads.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
@@ -8,5 +9,6 @@ export const migrations = [
   { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
   { name: 'Migration20261122010000_identity', class: Migration20261122010000_identity },
   { name: 'Migration20261122020000_artifacts', class: Migration20261122020000_artifacts },
+  { name: 'Migration20261122030000_search', class: Migration20261122030000_search },
   { name: 'Migration20261122040000_uploads', class: Migration20261122040000_uploads },
 ];

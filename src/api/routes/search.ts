@@ -1,0 +1,135 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf } from '../../auth/context.js';
+import type { AppContext } from '../../context.js';
+import { MODALITIES, type PassageHit, type SearchHit } from '../../search/engine.js';
+import type { FusedPassageHit, SearchService } from '../../search/service.js';
+import { route } from '../http/route.js';
+
+/** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
+
+const repeatable = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+const commonQuery = {
+  label: repeatable(z.string().max(64).regex(/^[a-z0-9_-]+$/, 'labels are lowercase [a-z0-9_-]+')).describe('repeatable; AND-combined'),
+  file_type: z.string().min(1).max(32).optional(),
+  prefix: z.string().max(256).optional(),
+  updated_after: timestamp.optional().describe('RFC 3339; inclusive'),
+  updated_before: timestamp.optional().describe('RFC 3339; inclusive'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+};
+const searchQuery = z.object({ q: z.string().min(1).max(200), ...commonQuery });
+const findQuery = z.object({
+  q: z.string().min(1).max(500),
+  mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
+  modality: repeatable(z.enum(MODALITIES)).describe('repeatable; OR-combined'),
+  ...commonQuery,
+});
+
+const hitBase = {
+  art_id: z.string(),
+  drive_id: z.string(),
+  path: z.string(),
+  url: z.string(),
+  content_type: z.string(),
+  file_type: z.string(),
+  labels: z.array(z.string()),
+  updated_at: z.string(),
+  version_number: z.number().int(),
+  snippet: z.string().describe('matches wrapped in <mark>…</mark>'),
+  score: z.number(),
+};
+const searchHitOut = z.object(hitBase);
+const span = z.number().int().optional();
+const findHitOut = z.object({
+  ...hitBase,
+  modality: z.enum(MODALITIES),
+  ord: z.number().int(),
+  text: z.string(),
+  rank_lexical: z.number().int().nullable(),
+  rank_semantic: z.number().int().nullable(),
+  char_start: span,
+  char_end: span,
+  page_start: span,
+  page_end: span,
+  time_start_ms: span,
+  time_end_ms: span,
+});
+const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+
+export function searchRouter(ctx: AppContext, service: SearchService, urlOf: (artId: string) => string): Router {
+  const router = Router();
+  const base = (h: SearchHit) => ({
+    art_id: h.artId,
+    drive_id: h.driveId,
+    path: h.path,
+    url: urlOf(h.artId),
+    content_type: h.contentType,
+    file_type: h.fileType,
+    labels: h.labels,
+    updated_at: h.updatedAt.toISOString(),
+    version_number: h.versionNumber,
+    snippet: h.snippet,
+    score: h.score,
+  });
+  const spans = (h: PassageHit) => ({
+    char_start: h.charStart,
+    char_end: h.charEnd,
+    page_start: h.pageStart,
+    page_end: h.pageEnd,
+    time_start_ms: h.timeStartMs,
+    time_end_ms: h.timeEndMs,
+  });
+  const findHit = (h: FusedPassageHit) => ({
+    ...base(h),
+    modality: h.modality,
+    ord: h.ord,
+    text: h.text,
+    rank_lexical: h.rankLexical,
+    rank_semantic: h.rankSemantic,
+    ...spans(h),
+  });
+  const filtersOf = (q: z.output<typeof searchQuery>) => ({
+    labels: q.label,
+    fileType: q.file_type,
+    prefix: q.prefix,
+    updatedAfter: q.updated_after,
+    updatedBefore: q.updated_before,
+    limit: q.limit,
+  });
+
+  route(router, {
+    method: 'get',
+    path: '/v0/search',
+    summary: 'Lexical full-text search over path, first ~16 KB of content, metadata and labels',
+    tags: ['search'],
+    auth: true,
+    query: searchQuery,
+    responses: { 200: { description: 'ranked hits, best first; one page (next_cursor is always null)', schema: page(searchHitOut) } },
+  }, async ({ query, req }) => {
+    const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query));
+    return { items: hits.map(base), next_cursor: null };
+  });
+
+  route(router, {
+    method: 'get',
+    path: '/v0/find',
+    summary: 'Passage retrieval: hybrid (lexical + semantic fused by RRF, k=60), lexical or semantic',
+    tags: ['search'],
+    auth: true,
+    query: findQuery,
+    responses: {
+      200: { description: 'passage hits, best first; one page (next_cursor is always null)', schema: page(findHitOut) },
+      500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
+      502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
+    },
+  }, async ({ query, req }) => {
+    const hits = await service.find(authOf(req).driveId, { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query) });
+    ctx.logger.debug({ mode: query.mode, hits: hits.length }, 'find');
+    return { items: hits.map(findHit), next_cursor: null };
+  });
+
+  return router;
+}

@@ -1,0 +1,120 @@
+/**
+ * The search-engine port. Two engines implement it (PostgreSQL, the default, and Typesense);
+ * both pass the same contract suite (test/search/engine-contract.ts). Engines only store and
+ * query; ranking fusion, embeddings and the `_wiki/` rule live in the search service.
+ */
+
+export const MODALITIES = ['text', 'code', 'pdf', 'image', 'audio', 'video'] as const;
+export type Modality = (typeof MODALITIES)[number];
+
+/** The artifact record fields the index keeps (read from the artifacts domain). */
+export interface ArtifactFields {
+  driveId: string;
+  artId: string;
+  path: string;
+  contentType: string;
+  /** The server-derived file type (ArtifactOut.file_type), used by the `file_type` filter. */
+  fileType: string;
+  labels: string[];
+  metadata: Record<string, unknown>;
+  updatedAt: Date;
+  versionNumber: number;
+}
+
+/** The lexical document of one artifact: what `/v0/search` ranks. */
+export interface SearchDocument extends ArtifactFields {
+  /** The first ~16 KB of extracted text; empty for types whose content is not searchable. */
+  preview: string;
+}
+
+/** Exactly one span pair is set, chosen by modality (SPEC 2.4). */
+export interface PassageSpans {
+  charStart?: number;
+  charEnd?: number;
+  pageStart?: number;
+  pageEnd?: number;
+  timeStartMs?: number;
+  timeEndMs?: number;
+}
+
+export interface Passage extends PassageSpans {
+  ord: number;
+  text: string;
+  modality: Modality;
+  /** Unit-length embedding, or null when no embeddings provider is configured. */
+  embedding: number[] | null;
+}
+
+/** Fields that change without a new version: rename/move, labels, metadata. */
+export interface ArtifactPatch {
+  path?: string;
+  labels?: string[];
+  metadata?: Record<string, unknown>;
+  updatedAt?: Date;
+}
+
+export interface SearchFilters {
+  labels?: string[];
+  fileType?: string;
+  prefix?: string;
+  /** Inclusive bounds on updated_at. */
+  updatedAfter?: Date;
+  updatedBefore?: Date;
+  limit: number;
+}
+
+export interface FindFilters extends SearchFilters {
+  modalities?: Modality[];
+  /** Paths starting with this are never returned (the service passes `_wiki/`). */
+  excludePrefix?: string;
+}
+
+interface HitBase {
+  artId: string;
+  driveId: string;
+  path: string;
+  contentType: string;
+  fileType: string;
+  labels: string[];
+  updatedAt: Date;
+  versionNumber: number;
+  /** Text around the matches, matches wrapped in `<mark>`…`</mark>`. */
+  snippet: string;
+  /** Engine-specific relevance; higher is better; comparable only within one result list. */
+  score: number;
+}
+
+export type SearchHit = HitBase;
+
+export interface PassageHit extends HitBase, PassageSpans {
+  modality: Modality;
+  ord: number;
+  text: string;
+}
+
+export interface SemanticQuery {
+  /** Unit-length query embedding. */
+  vector: number[];
+  /** The query text, used only to highlight the snippet. */
+  q: string;
+}
+
+export interface SearchEngine {
+  readonly name: 'postgres' | 'typesense';
+  /** Creates collections/tables the engine needs; idempotent. */
+  init(): Promise<void>;
+  /** Inserts or replaces the document; a document never goes back to an older version. */
+  upsertDocument(doc: SearchDocument): Promise<void>;
+  /** Replaces every passage of the artifact at once (readers see the old set or the new, never a mix). */
+  replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void>;
+  patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void>;
+  removeArtifact(driveId: string, artId: string): Promise<void>;
+  search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]>;
+  findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]>;
+  findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]>;
+}
+
+/** System-generated wiki pages: searchable, never embedded, never returned by find (SPEC 1, 4.2). */
+export const WIKI_PREFIX = '_wiki/';
+
+export const SNIPPET_MARK = { start: '<mark>', stop: '</mark>' } as const;

@@ -1,0 +1,55 @@
+import type { Client } from '@temporalio/client';
+import {
+  indexingWorkflow,
+  indexingWorkflowId,
+  indexRequestSignal,
+  type IndexRequestSignal,
+  type IndexingWorkflowInput,
+} from '../workflows/indexing.js';
+import type { ArtifactPatch, SearchEngine } from './engine.js';
+
+/**
+ * What the artifacts domain calls after each committed change so the index follows it. Changes
+ * that must be visible at once (delete, purge, rename, labels, metadata) are applied to the
+ * engine directly AND sent to the artifact's indexing workflow, which serialises them with any
+ * pass in flight; content changes go through the workflow only. Every call is idempotent, so an
+ * outbox sweeper may repeat it.
+ */
+export interface IndexHooksOptions {
+  temporal: Client;
+  taskQueue: string;
+  engine: SearchEngine;
+  /** Extra workflow input (tests shorten retry pacing). */
+  workflowInput?: Partial<IndexingWorkflowInput>;
+}
+
+export class SearchIndexHooks {
+  constructor(private readonly opts: IndexHooksOptions) {}
+
+  /** A new version was written (upload, overwrite, copy, restore, large-upload commit). */
+  async contentChanged(driveId: string, artId: string, versionNumber: number): Promise<void> {
+    await this.request(driveId, artId, { op: 'content', versionNumber });
+  }
+
+  /** Path, labels or metadata changed without a new version (rename, move, folder move). */
+  async recordChanged(driveId: string, artId: string, patch: ArtifactPatch): Promise<void> {
+    await this.opts.engine.patchArtifact(driveId, artId, patch);
+    await this.request(driveId, artId, { op: 'record' });
+  }
+
+  /** Soft-deleted or purged: never returned again, from now on. */
+  async removed(driveId: string, artId: string): Promise<void> {
+    await this.opts.engine.removeArtifact(driveId, artId);
+    await this.request(driveId, artId, { op: 'remove' });
+  }
+
+  private async request(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
+    await this.opts.temporal.workflow.signalWithStart(indexingWorkflow, {
+      workflowId: indexingWorkflowId(artId),
+      taskQueue: this.opts.taskQueue,
+      args: [{ ...this.opts.workflowInput, driveId, artId }],
+      signal: indexRequestSignal,
+      signalArgs: [signal],
+    });
+  }
+}

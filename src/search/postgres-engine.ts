@@ -1,0 +1,257 @@
+import pg from 'pg';
+import {
+  SNIPPET_MARK,
+  type ArtifactPatch,
+  type FindFilters,
+  type Modality,
+  type Passage,
+  type PassageHit,
+  type SearchDocument,
+  type SearchEngine,
+  type SearchFilters,
+  type SearchHit,
+  type SemanticQuery,
+} from './engine.js';
+
+/**
+ * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
+ * (path A, preview B, metadata C, labels D; see the search migration); passages carry their own
+ * tsvector and a real[] embedding. Queries use websearch_to_tsquery('english', q), which is exactly
+ * the spec's syntax (stemmed words, "phrases", -negation, implicit AND, OR).
+ */
+
+const HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
+const PASSAGE_HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=1`;
+
+interface Where {
+  sql: string[];
+  params: unknown[];
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function addParam(w: Where, value: unknown): string {
+  w.params.push(value);
+  return `$${w.params.length}`;
+}
+
+/** Filters shared by search and find, on the documents alias `d`. */
+function documentFilters(w: Where, f: SearchFilters) {
+  if (f.labels?.length) w.sql.push(`d.labels @> ${addParam(w, f.labels)}::text[]`);
+  if (f.fileType) w.sql.push(`d.file_type = ${addParam(w, f.fileType)}`);
+  if (f.prefix) w.sql.push(`d.path like ${addParam(w, `${escapeLike(f.prefix)}%`)}`);
+  if (f.updatedAfter) w.sql.push(`d.updated_at >= ${addParam(w, f.updatedAfter)}`);
+  if (f.updatedBefore) w.sql.push(`d.updated_at <= ${addParam(w, f.updatedBefore)}`);
+}
+
+function passageFilters(w: Where, f: FindFilters) {
+  documentFilters(w, f);
+  if (f.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, f.modalities)}::text[])`);
+  if (f.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(f.excludePrefix)}%`)}`);
+}
+
+interface DocRow {
+  art_id: string;
+  drive_id: string;
+  path: string;
+  content_type: string;
+  file_type: string;
+  labels: string[];
+  updated_at: Date;
+  version_number: number;
+  snippet: string;
+  score: number;
+}
+
+interface PassageRow extends DocRow {
+  modality: Modality;
+  ord: number;
+  text: string;
+  char_start: number | null;
+  char_end: number | null;
+  page_start: number | null;
+  page_end: number | null;
+  time_start_ms: number | null;
+  time_end_ms: number | null;
+}
+
+const DOC_COLUMNS = 'd.art_id, d.drive_id, d.path, d.content_type, d.file_type, d.labels, d.updated_at, d.version_number';
+const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms`;
+
+function toSearchHit(r: DocRow): SearchHit {
+  return {
+    artId: r.art_id,
+    driveId: r.drive_id,
+    path: r.path,
+    contentType: r.content_type,
+    fileType: r.file_type,
+    labels: r.labels,
+    updatedAt: r.updated_at,
+    versionNumber: r.version_number,
+    snippet: r.snippet,
+    score: Number(r.score),
+  };
+}
+
+function toPassageHit(r: PassageRow): PassageHit {
+  const hit: PassageHit = { ...toSearchHit(r), modality: r.modality, ord: r.ord, text: r.text };
+  const spans = {
+    charStart: r.char_start,
+    charEnd: r.char_end,
+    pageStart: r.page_start,
+    pageEnd: r.page_end,
+    timeStartMs: r.time_start_ms,
+    timeEndMs: r.time_end_ms,
+  };
+  for (const [k, v] of Object.entries(spans)) if (v !== null) (hit as unknown as Record<string, number>)[k] = v;
+  return hit;
+}
+
+export class PostgresSearchEngine implements SearchEngine {
+  readonly name = 'postgres' as const;
+  private readonly pool: pg.Pool;
+
+  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void } = {}) {
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 5, allowExitOnIdle: true });
+    // An idle client that loses its server (restart, failover) is dropped; the next query reconnects.
+    // Without a listener, pg's 'error' event would crash the process.
+    this.pool.on('error', (err) => opts.onIdleError?.(err));
+  }
+
+  /** Tables come from the migration; nothing to create at run time. */
+  async init(): Promise<void> {
+    await this.pool.query('select 1 from search_documents limit 0');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async upsertDocument(doc: SearchDocument): Promise<void> {
+    await this.pool.query(
+      `insert into search_documents
+         (drive_id, art_id, path, content_type, file_type, labels, metadata, updated_at, version_number, preview, indexed_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+       on conflict (drive_id, art_id) do update set
+         path = excluded.path, content_type = excluded.content_type, file_type = excluded.file_type,
+         labels = excluded.labels, metadata = excluded.metadata, updated_at = excluded.updated_at,
+         version_number = excluded.version_number, preview = excluded.preview, indexed_at = now()
+       where search_documents.version_number <= excluded.version_number`,
+      [doc.driveId, doc.artId, doc.path, doc.contentType, doc.fileType, doc.labels, doc.metadata, doc.updatedAt, doc.versionNumber, stripNul(doc.preview)],
+    );
+  }
+
+  async replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('delete from search_passages where drive_id = $1 and art_id = $2', [driveId, artId]);
+      const batch = 200;
+      for (let i = 0; i < passages.length; i += batch) {
+        const rows = passages.slice(i, i + batch);
+        await client.query(
+          `insert into search_passages
+             (drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end, time_start_ms, time_end_ms, embedding)
+           select $1, $2, t.ord, $3, t.modality, t.text, t.char_start, t.char_end, t.page_start, t.page_end, t.time_start_ms, t.time_end_ms,
+                  (select array_agg(e::real) from jsonb_array_elements_text(t.embedding) e)
+           from jsonb_to_recordset($4::jsonb) as t(ord int, modality text, text text, char_start int, char_end int,
+                page_start int, page_end int, time_start_ms int, time_end_ms int, embedding jsonb)`,
+          [driveId, artId, versionNumber, JSON.stringify(rows.map(passageRow))],
+        );
+      }
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void> {
+    await this.pool.query(
+      `update search_documents set
+         path = coalesce($3, path), labels = coalesce($4, labels), metadata = coalesce($5, metadata),
+         updated_at = coalesce($6, updated_at)
+       where drive_id = $1 and art_id = $2`,
+      [driveId, artId, patch.path ?? null, patch.labels ?? null, patch.metadata ?? null, patch.updatedAt ?? null],
+    );
+  }
+
+  async removeArtifact(driveId: string, artId: string): Promise<void> {
+    await this.pool.query('delete from search_documents where drive_id = $1 and art_id = $2', [driveId, artId]);
+  }
+
+  async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
+    const w: Where = { sql: [], params: [driveId, q] };
+    documentFilters(w, filters);
+    const limit = addParam(w, filters.limit);
+    // The tsquery is written inline (not joined from a CTE) so the planner sees it and uses the
+    // GIN index; rank in the inner query and headline only the rows returned (ts_headline is costly).
+    const { rows } = await this.pool.query<DocRow>(
+      `select ${DOC_COLUMNS}, d.score,
+              ts_headline('english', case when d.preview <> '' then d.preview else search_path_words(d.path) end,
+                          websearch_to_tsquery('english', $2), '${HEADLINE_OPTS}') as snippet
+       from (select d.*, ts_rank(d.tsv, websearch_to_tsquery('english', $2)) as score
+             from search_documents d
+             where d.drive_id = $1 and d.tsv @@ websearch_to_tsquery('english', $2) ${w.sql.map((s) => `and ${s}`).join(' ')}
+             order by score desc, d.path
+             limit ${limit}) d
+       order by d.score desc, d.path`,
+      w.params,
+    );
+    return rows.map(toSearchHit);
+  }
+
+  async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
+    const tq = "websearch_to_tsquery('english', $2)";
+    return this.findPassages(driveId, q, filters, { score: `ts_rank(p.tsv, ${tq})`, match: `p.tsv @@ ${tq}` });
+  }
+
+  async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
+    return this.findPassages(driveId, query.q, filters, {
+      score: 'search_dot(p.embedding, $3::real[])',
+      match: 'p.embedding is not null',
+      vector: query.vector,
+    });
+  }
+
+  /** One leg of find: rank passages by `score` among those matching `match`; `q` always drives the snippet. */
+  private async findPassages(driveId: string, q: string, filters: FindFilters, leg: { score: string; match: string; vector?: number[] }) {
+    const w: Where = { sql: [], params: [driveId, q] };
+    if (leg.vector) addParam(w, leg.vector); // $3
+    passageFilters(w, filters);
+    const limit = addParam(w, filters.limit);
+    const { rows } = await this.pool.query<PassageRow>(
+      `select r.*, ts_headline('english', r.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
+       from (select ${PASSAGE_COLUMNS}, ${leg.score} as score
+             from search_passages p join search_documents d using (drive_id, art_id)
+             where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
+             order by score desc, d.path, p.ord
+             limit ${limit}) r
+       order by r.score desc, r.path, r.ord`,
+      w.params,
+    );
+    return rows.map(toPassageHit);
+  }
+}
+
+/** PostgreSQL text cannot hold NUL. */
+function stripNul(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
+}
+
+function passageRow(p: Passage) {
+  return {
+    ord: p.ord,
+    modality: p.modality,
+    text: stripNul(p.text),
+    char_start: p.charStart ?? null,
+    char_end: p.charEnd ?? null,
+    page_start: p.pageStart ?? null,
+    page_end: p.pageEnd ?? null,
+    time_start_ms: p.timeStartMs ?? null,
+    time_end_ms: p.timeEndMs ?? null,
+    embedding: p.embedding,
+  };
+}

@@ -1,0 +1,102 @@
+import { ApiError } from '../api/errors.js';
+import type { Embedder } from './embeddings.js';
+import { WIKI_PREFIX, type FindFilters, type PassageHit, type SearchEngine, type SearchFilters, type SearchHit } from './engine.js';
+import { reciprocalRankFusion } from './rrf.js';
+import type { UsageRecorder } from './usage.js';
+
+/**
+ * The use cases behind /v0/search and /v0/find: mode selection, the `_wiki/` rule, hybrid
+ * fusion and usage counting. Engines only store and query.
+ */
+export type FindMode = 'hybrid' | 'lexical' | 'semantic';
+
+export interface FindInput extends Omit<FindFilters, 'excludePrefix'> {
+  q: string;
+  mode: FindMode;
+}
+
+export interface FusedPassageHit extends PassageHit {
+  rankLexical: number | null;
+  rankSemantic: number | null;
+}
+
+export interface SearchServiceDeps {
+  engine: SearchEngine;
+  /** Absent when no embeddings provider is configured. */
+  embedder?: Embedder;
+  usage: UsageRecorder;
+  onWarning?: (message: string, err: unknown) => void;
+}
+
+/** How many candidates each leg of a hybrid query contributes before fusion. */
+export function hybridCandidates(limit: number): number {
+  return Math.min(200, Math.max(2 * limit, 40));
+}
+
+export class SearchService {
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  get semanticAvailable(): boolean {
+    return this.deps.embedder !== undefined;
+  }
+
+  async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
+    const hits = await this.deps.engine.search(driveId, q, filters);
+    await this.deps.usage.record(driveId, 'retrieval_queries');
+    return hits;
+  }
+
+  async find(driveId: string, input: FindInput): Promise<FusedPassageHit[]> {
+    const { q, mode, ...rest } = input;
+    const filters: FindFilters = { ...rest, excludePrefix: WIKI_PREFIX };
+    let hits: FusedPassageHit[];
+    if (mode === 'semantic') {
+      if (!this.deps.embedder) {
+        throw new ApiError(500, 'EMBEDDINGS_NOT_CONFIGURED', 'semantic find needs an embeddings provider; set EMBEDDINGS_URL (and EMBEDDINGS_API_KEY)');
+      }
+      const vector = await this.embedQuery(q);
+      const semantic = await this.deps.engine.findSemantic(driveId, { vector, q }, filters);
+      hits = semantic.map((h, i) => ({ ...h, rankLexical: null, rankSemantic: i + 1 }));
+    } else if (mode === 'lexical' || !this.deps.embedder) {
+      hits = await this.lexicalOnly(driveId, q, filters);
+    } else {
+      hits = await this.hybrid(driveId, q, filters);
+    }
+    await this.deps.usage.record(driveId, 'retrieval_queries');
+    return hits;
+  }
+
+  private async lexicalOnly(driveId: string, q: string, filters: FindFilters): Promise<FusedPassageHit[]> {
+    const lexical = await this.deps.engine.findLexical(driveId, q, filters);
+    return lexical.map((h, i) => ({ ...h, rankLexical: i + 1, rankSemantic: null }));
+  }
+
+  /** Both legs in parallel, fused with RRF (k = 60). If the provider fails, the lexical leg answers alone. */
+  private async hybrid(driveId: string, q: string, filters: FindFilters): Promise<FusedPassageHit[]> {
+    const wide = { ...filters, limit: hybridCandidates(filters.limit) };
+    const semanticLeg = this.embedQuery(q)
+      .then((vector) => this.deps.engine.findSemantic(driveId, { vector, q }, wide))
+      .catch((err: unknown) => {
+        if (!(err instanceof ApiError) || err.code !== 'EMBEDDINGS_UNAVAILABLE') throw err;
+        this.deps.onWarning?.('hybrid find fell back to lexical: embeddings provider failed', err);
+        return [] as PassageHit[];
+      });
+    const [lexical, semantic] = await Promise.all([this.deps.engine.findLexical(driveId, q, wide), semanticLeg]);
+    const fused = reciprocalRankFusion([lexical, semantic], (h) => `${h.artId}#${h.ord}`);
+    return fused.slice(0, filters.limit).map(({ item, score, ranks }) => ({
+      ...item,
+      score,
+      rankLexical: ranks[0] ?? null,
+      rankSemantic: ranks[1] ?? null,
+    }));
+  }
+
+  private async embedQuery(q: string): Promise<number[]> {
+    try {
+      const [vector] = await this.deps.embedder!.embed([q]);
+      return vector!;
+    } catch (err) {
+      throw new ApiError(502, 'EMBEDDINGS_UNAVAILABLE', `could not embed the query: ${(err as Error).message}`);
+    }
+  }
+}

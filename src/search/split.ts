@@ -1,0 +1,113 @@
+import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import type { Passage } from './engine.js';
+import type { Extracted } from './extract.js';
+
+/**
+ * Passage splitting. Chunks are measured in cl100k_base tokens (the tokenizer of the
+ * text-embedding-3 models): 1,200 tokens with a 400-token overlap (SPEC 8), so consecutive
+ * passages share ~400 tokens and each adds ~800 new ones. Offsets are kept exactly:
+ * `text.slice(charStart, charEnd) === passage.text` on the extracted text (UTF-16 code units).
+ */
+export const CHUNK_TOKENS = 1200;
+export const OVERLAP_TOKENS = 400;
+
+let encoding: Tiktoken | undefined;
+export function countTokens(text: string): number {
+  encoding ??= getEncoding('cl100k_base');
+  return encoding.encode(text, [], []).length;
+}
+
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** Splits text into overlapping chunks and returns each chunk's exact [start, end) in `text`. */
+export async function splitWithOffsets(
+  text: string,
+  opts: { chunkTokens?: number; overlapTokens?: number } = {},
+): Promise<Span[]> {
+  if (!text.trim()) return [];
+  const splitter = new RecursiveCharacterTextSplitter({
+    chunkSize: opts.chunkTokens ?? CHUNK_TOKENS,
+    chunkOverlap: opts.overlapTokens ?? OVERLAP_TOKENS,
+    lengthFunction: countTokens,
+    keepSeparator: true,
+  });
+  const chunks = await splitter.splitText(text);
+  const spans: Span[] = [];
+  let from = 0;
+  for (const chunk of chunks) {
+    let start = text.indexOf(chunk, from);
+    if (start < 0) start = text.indexOf(chunk);
+    // The splitter only cuts and trims, so every chunk is a substring; the fallback keeps the
+    // slice invariant even if a future splitter version normalised whitespace.
+    const span = start < 0 ? { start: from, end: Math.min(text.length, from + chunk.length) } : { start, end: start + chunk.length };
+    spans.push(span);
+    from = span.start + 1;
+  }
+  return spans;
+}
+
+/** Index of the segment containing `offset`, given sorted segment start offsets. */
+function segmentAt(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Joins segments with a separator and records where each starts in the joined text. */
+function joinSegments(segments: string[], separator: string): { text: string; starts: number[] } {
+  const starts: number[] = [];
+  let text = '';
+  segments.forEach((s, i) => {
+    if (i > 0) text += separator;
+    starts.push(text.length);
+    text += s;
+  });
+  return { text, starts };
+}
+
+/** Passages (without embeddings) of an extracted artifact, with the span pair of its modality. */
+export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
+  if (extracted.kind === 'none') return [];
+  if (extracted.kind === 'text') {
+    const spans = await splitWithOffsets(extracted.text);
+    return spans.map((s, ord) => ({
+      ord,
+      text: extracted.text.slice(s.start, s.end),
+      modality: extracted.modality,
+      charStart: s.start,
+      charEnd: s.end,
+      embedding: null,
+    }));
+  }
+  if (extracted.kind === 'pdf') {
+    const { text, starts } = joinSegments(extracted.pages, '\n\n');
+    const spans = await splitWithOffsets(text);
+    return spans.map((s, ord) => ({
+      ord,
+      text: text.slice(s.start, s.end),
+      modality: 'pdf',
+      pageStart: segmentAt(starts, s.start) + 1,
+      pageEnd: segmentAt(starts, s.end - 1) + 1,
+      embedding: null,
+    }));
+  }
+  const { text, starts } = joinSegments(extracted.cues.map((c) => c.text), '\n');
+  const spans = await splitWithOffsets(text);
+  return spans.map((s, ord) => ({
+    ord,
+    text: text.slice(s.start, s.end),
+    modality: 'video',
+    timeStartMs: extracted.cues[segmentAt(starts, s.start)]!.startMs,
+    timeEndMs: extracted.cues[segmentAt(starts, s.end - 1)]!.endMs,
+    embedding: null,
+  }));
+}

@@ -1,0 +1,116 @@
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { IndexingActivities, IndexTarget } from '../activities/indexing.js';
+
+/**
+ * One workflow per artifact (id `index-<art_id>`), started or signalled with signal-with-start.
+ * Requests that arrive while a pass runs are folded into one pending state, so a burst of
+ * overwrites is indexed once, at the newest version, and nothing stale is written last.
+ * A delete waits for the running pass and then removes, so the final state is always right.
+ */
+export type IndexOp = 'content' | 'record' | 'remove';
+
+export interface IndexRequestSignal {
+  op: IndexOp;
+  /** The version the writer just committed (content requests); informational, the pass reads the newest. */
+  versionNumber?: number;
+}
+
+export interface PendingIndexState {
+  content: boolean;
+  record: boolean;
+  remove: boolean;
+  latestVersion: number;
+}
+
+export interface RetryTuning {
+  initialIntervalMs: number;
+  maximumIntervalMs: number;
+}
+
+export interface IndexingWorkflowInput extends IndexTarget {
+  pending?: PendingIndexState;
+  passes?: number;
+  /** Retry pacing of the embeddings step (tests shorten it); defaults 1 s doubling to 60 s. */
+  embedRetry?: RetryTuning;
+}
+
+export interface IndexingWorkflowResult {
+  passes: number;
+  lastIndexedVersion: number | null;
+  removed: boolean;
+}
+
+export const indexRequestSignal = defineSignal<[IndexRequestSignal]>('indexRequest');
+
+export function indexingWorkflowId(artId: string): string {
+  return `index-${artId}`;
+}
+
+export function applyRequest(state: PendingIndexState, req: IndexRequestSignal): void {
+  if (req.op === 'remove') {
+    Object.assign(state, { content: false, record: false, remove: true });
+  } else if (req.op === 'content') {
+    state.content = true;
+    state.remove = false;
+    state.latestVersion = Math.max(state.latestVersion, req.versionNumber ?? 0);
+  } else {
+    state.record = true;
+  }
+}
+
+const isPending = (s: PendingIndexState) => s.content || s.record || s.remove;
+
+export async function indexingWorkflow(input: IndexingWorkflowInput): Promise<IndexingWorkflowResult> {
+  const state: PendingIndexState = input.pending ?? { content: false, record: false, remove: false, latestVersion: 0 };
+  setHandler(indexRequestSignal, (req) => applyRequest(state, req));
+
+  const steps = proxyActivities<IndexingActivities>({
+    // Splitting is CPU-bound at roughly 5–10 s per MB of text (token counting), so a 50 MB text
+    // file needs minutes; the bound only has to catch a lost worker.
+    startToCloseTimeout: '15 minutes',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+  });
+  const embedRetry = input.embedRetry ?? { initialIntervalMs: 1000, maximumIntervalMs: 60_000 };
+  const { indexEmbed } = proxyActivities<IndexingActivities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '2 minutes',
+    // A provider outage is waited out for up to a day; each retry resumes at the first unembedded passage.
+    scheduleToCloseTimeout: '24 hours',
+    retry: { initialInterval: embedRetry.initialIntervalMs, maximumInterval: embedRetry.maximumIntervalMs, backoffCoefficient: 2 },
+  });
+
+  const target: IndexTarget = { driveId: input.driveId, artId: input.artId };
+  let passes = input.passes ?? 0;
+  let lastIndexedVersion: number | null = null;
+  let removed = false;
+
+  // Signals delivered with the start are applied before this first check.
+  await condition(() => isPending(state), '1 second');
+  while (isPending(state)) {
+    const todo = { ...state };
+    Object.assign(state, { content: false, record: false, remove: false });
+    passes++;
+    if (todo.remove) {
+      await steps.indexRemove(target);
+      removed = true;
+    } else if (todo.content) {
+      const extracted = await steps.indexExtract(target);
+      if (!extracted) {
+        await steps.indexRemove(target);
+        removed = true;
+      } else {
+        await steps.indexWriteDocument(target);
+        await steps.indexSplit(target);
+        if (extracted.embed) await indexEmbed(target);
+        lastIndexedVersion = (await steps.indexWritePassages(target)).versionNumber;
+        removed = false;
+      }
+    } else if (todo.record) {
+      removed = !(await steps.indexRefreshRecord(target));
+    }
+    if (isPending(state) && workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof indexingWorkflow>({ ...input, pending: state, passes });
+    }
+  }
+  return { passes, lastIndexedVersion, removed };
+}
