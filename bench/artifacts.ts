@@ -37,8 +37,12 @@ const env = {
   TEMPORAL_PORT: String(BASE + 2),
   TEMPORAL_UI_PORT: String(BASE + 3),
   S3_PORT: String(BASE + 4),
+  TEMPORAL_HTTP_PORT: String(BASE + 5),
+  TEMPORAL_METRICS_PORT: String(BASE + 6),
   TEMPORAL_TASK_QUEUE: 'agent-drive-bench',
   STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
+  // The bench measures throughput, not the per-credential write budget.
+  WRITE_BUDGET_PER_HOUR: String(1_000_000),
 };
 
 interface Result {
@@ -107,7 +111,7 @@ async function main() {
     const orm = await createOrm(fullEnv.DATABASE_URL!, { poolMax: 2 });
     await migrate(orm);
     await orm.close();
-    const apiPort = BASE + 5;
+    const apiPort = BASE + 10;
     const url = `http://127.0.0.1:${apiPort}`;
     const apiEnv = { ...fullEnv, HOST: '127.0.0.1', PORT: String(apiPort), PUBLIC_BASE_URL: url };
     apiProcess = spawnManaged('bench-api', process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.DATA_DIR, 'prof')}`] : []), '--import', 'tsx', path.resolve('src/main.ts')], {

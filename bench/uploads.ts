@@ -29,7 +29,7 @@ const API_PORT = BASE + 10;
 const env = {
   ...process.env,
   NODE_ENV: 'development', LOG_LEVEL: 'warn', DATA_DIR,
-  EMBEDDED_PG_PORT: String(BASE + 1), TEMPORAL_PORT: String(BASE + 2), TEMPORAL_UI_PORT: String(BASE + 3), S3_PORT: String(BASE + 4),
+  EMBEDDED_PG_PORT: String(BASE + 1), TEMPORAL_PORT: String(BASE + 2), TEMPORAL_UI_PORT: String(BASE + 3), S3_PORT: String(BASE + 4), TEMPORAL_HTTP_PORT: String(BASE + 5), TEMPORAL_METRICS_PORT: String(BASE + 6),
   TEMPORAL_TASK_QUEUE: `agent-drive-bench-${BASE}`, HOST: '127.0.0.1', PORT: String(API_PORT),
 } as NodeJS.ProcessEnv;
 
