@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './logger.js';
+import { ReadMeter } from './services/read-meter.js';
 import { createS3Client } from './storage/s3.js';
 import { createTemporalClient } from './temporal/client.js';
 
@@ -13,6 +14,8 @@ export interface AppContext {
   orm: Orm;
   s3: S3Client;
   temporal: Client;
+  /** Monthly read counts, batched (see services/read-meter.ts). */
+  readMeter: ReadMeter;
 }
 
 export async function createContext(config: Config, name: string): Promise<AppContext> {
@@ -26,10 +29,11 @@ export async function createContext(config: Config, name: string): Promise<AppCo
   const orm = await createOrm(config.database.url!);
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
-  return { config, logger, orm, s3, temporal };
+  return { config, logger, orm, s3, temporal, readMeter: new ReadMeter(orm, logger) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.readMeter.close().catch(() => {});
   await ctx.temporal.connection.close().catch(() => {});
   ctx.s3.destroy();
   await ctx.orm.close();

@@ -2,7 +2,6 @@ import type { RequestHandler, Response } from 'express';
 import { authOf } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
 import { chargeWrite, peekWrites, type HitResult } from '../../services/rate-limits.js';
-import { incrementUsage } from '../../services/usage.js';
 import { ApiError } from '../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
@@ -43,8 +42,8 @@ export function writeBudget(ctx: AppContext): RequestHandler {
           throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
         }
       } else {
-        const [r] = await Promise.all([peekWrites(em, auth.credentialId, limit), incrementUsage(em, auth.driveId, 'reads')]);
-        setHeaders(res, r);
+        ctx.readMeter.count(auth.driveId);
+        setHeaders(res, await peekWrites(em, auth.credentialId, limit));
       }
       next();
     } catch (err) {

@@ -65,7 +65,11 @@ export function drivesMeRouter(ctx: AppContext): Router {
     tags: ['drives'],
     auth: true,
     responses: { 200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut } },
-  }, ({ req }) => usageReport(ctx.orm.em.fork(), ctx.config, authOf(req).driveId));
+  }, async ({ req }) => {
+    const { driveId } = authOf(req);
+    await ctx.readMeter.flush(driveId); // this process's pending reads, so the report includes them
+    return usageReport(ctx.orm.em.fork(), ctx.config, driveId);
+  });
 
   return router;
 }
