@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { TypesenseSearchEngine } from '../../src/search/typesense-engine.js';
 import { engineContract } from './engine-contract.js';
@@ -22,16 +22,14 @@ async function reachable(): Promise<string | null> {
 
 const skipReason = await reachable();
 
-if (skipReason) {
-  console.log(`[typesense contract] skipped: ${skipReason}`);
-  describe.skip(`search engine contract: typesense (skipped: ${skipReason})`, () => {
-    it('runs only against a reachable Typesense server', () => {});
-  });
-} else {
-  let n = 0;
-  const run = `${Date.now().toString(36)}_`;
+// Typesense cannot be installed here (no package for this machine): without a reachable server the
+// whole contract is reported as skipped, with the reason printed, instead of silently passing.
+if (skipReason) console.log(`[typesense contract] skipped: ${skipReason}`);
+let n = 0;
+const run = `${Date.now().toString(36)}_`;
+describe.skipIf(skipReason !== null)('typesense engine', () => {
   engineContract('typesense', async () => ({
     engine: new TypesenseSearchEngine({ url: url!, apiKey: config.typesense!.apiKey, dimensions: 3, collectionPrefix: `contract_${run}` }),
     newDrive: async () => `drv_contract_${run}${n++}`,
   }));
-}
+});
