@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
+import { purgeArtifacts } from '../../src/services/purge.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 
@@ -120,8 +121,10 @@ describe('search freshness through the API', () => {
     expect(hit[0]).toMatchObject({ path: 'fext/grimblewort.py', file_type: 'code' });
   });
 
-  it('the sweeper repairs a lost hook: missing document, stale path, document of a trashed artifact', async () => {
-    const hooks = createSearchHooks(api.ctx, new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 1 }));
+  it('purge removes the document; the sweeper repairs lost hooks: missing document, stale path, trashed and purged artifacts', async () => {
+    const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 1 });
+    onTestFinished(() => engine.close());
+    const hooks = createSearchHooks(api.ctx, engine);
     const a = await d.put('fsweep/doc.txt', 'snorkelwhistle content', { 'content-type': 'text/plain' });
     const artId = a.json.art_id as string;
     await until('indexed', () => search('snorkelwhistle'), (h) => h.length === 1);
@@ -145,5 +148,20 @@ describe('search freshness through the API', () => {
     expect(await sweepSearchIndex(api.ctx, hooks, { graceS: 0, driveId: d.driveId })).toEqual({ reindexed: 0, refreshed: 0, removed: 1 });
     expect(await search('snorkelwhistle')).toEqual([]);
     expect(await find('snorkelwhistle')).toEqual([]);
+
+    // Purge: the purge's hook removes the document (re-created here as a lost delete hook would leave it).
+    const doc = { driveId: d.driveId, artId, path: 'fsweep/doc.txt', contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, updatedAt: new Date(), versionNumber: 1, preview: 'snorkelwhistle' };
+    await engine.upsertDocument(doc);
+    expect((await search('snorkelwhistle')).length).toBe(1);
+    await sqlOn(api, `update artifacts set purge_at = now() - interval '1 second' where id = ?`, [artId]);
+    await purgeArtifacts(api.ctx); // the worker's schedule may purge it first; either process's hook removes the document
+    await until('purged artifact gone', () => search('snorkelwhistle'), (h) => h.length === 0);
+    expect(await sqlOn(api, 'select 1 from artifacts where id = ?', [artId])).toEqual([]);
+
+    // A purge whose hook never ran: the sweeper finds the artifact.purged event and removes the document.
+    await engine.upsertDocument(doc);
+    expect((await search('snorkelwhistle')).length).toBe(1);
+    expect(await sweepSearchIndex(api.ctx, hooks, { graceS: 0, driveId: d.driveId })).toEqual({ reindexed: 0, refreshed: 0, removed: 1 });
+    expect(await search('snorkelwhistle')).toEqual([]);
   });
 });
