@@ -3,6 +3,7 @@ import { createSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
 import { purgeArtifacts } from '../../src/services/purge.js';
+import { indexingWorkflowId } from '../../src/workflows/indexing.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 
@@ -150,15 +151,22 @@ describe('search freshness through the API', () => {
     expect(await find('snorkelwhistle')).toEqual([]);
 
     // Purge: the purge's hook removes the document (re-created here as a lost delete hook would leave it).
+    // The artifact's workflow still has the sweeper's remove to run; let it finish before re-creating the row.
+    const settled = () => api.ctx.temporal.workflow.getHandle(indexingWorkflowId(artId)).result();
+    await settled();
     const doc = { driveId: d.driveId, artId, path: 'fsweep/doc.txt', contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, updatedAt: new Date(), versionNumber: 1, preview: 'snorkelwhistle' };
     await engine.upsertDocument(doc);
     expect((await search('snorkelwhistle')).length).toBe(1);
+    const purgeStart = new Date();
     await sqlOn(api, `update artifacts set purge_at = now() - interval '1 second' where id = ?`, [artId]);
     await purgeArtifacts(api.ctx); // the worker's schedule may purge it first; either process's hook removes the document
     await until('purged artifact gone', () => search('snorkelwhistle'), (h) => h.length === 0);
     expect(await sqlOn(api, 'select 1 from artifacts where id = ?', [artId])).toEqual([]);
 
     // A purge whose hook never ran: the sweeper finds the artifact.purged event and removes the document.
+    // First the purge hook's own remove (a new workflow run, as the previous one had ended) must have run.
+    const handle = api.ctx.temporal.workflow.getHandle(indexingWorkflowId(artId));
+    await until('purge remove ran', () => handle.describe(), (w) => w.startTime >= purgeStart && w.status.name === 'COMPLETED');
     await engine.upsertDocument(doc);
     expect((await search('snorkelwhistle')).length).toBe(1);
     expect(await sweepSearchIndex(api.ctx, hooks, { graceS: 0, driveId: d.driveId })).toEqual({ reindexed: 0, refreshed: 0, removed: 1 });
