@@ -6,6 +6,7 @@ import { purgeArtifacts } from '../../src/services/purge.js';
 import { indexingWorkflowId } from '../../src/workflows/indexing.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
+import { uploadClientFor } from '../uploads/helpers.js';
 
 /**
  * Search follows the artifacts domain end to end, through the real HTTP API and the real worker:
@@ -110,6 +111,30 @@ describe('search freshness through the API', () => {
     expect((await d.call('DELETE', '/v0/folders/fmoved?recursive=true')).status).toBe(200);
     expect(await search('vellichorn')).toEqual([]);
     expect(await find('vellichorn')).toEqual([]);
+  });
+
+  it('copy, large-upload commit and a restore that displaces the occupant', async () => {
+    const src = await d.put('fcopy/src.txt', 'pomfritzel original', { 'content-type': 'text/plain' });
+    await until('source indexed', () => search('pomfritzel'), (h) => h.length === 1);
+    expect((await d.call('POST', `/v0/artifacts/${src.json.art_id}/copy`, { json: { path: 'fcopy/dup.txt' } })).status).toBe(200);
+    await until('copy indexed', () => search('pomfritzel'), (h) => h.length === 2);
+
+    const u = uploadClientFor(api, d);
+    const body = Buffer.from('brambleflux arrives by large upload');
+    const begun = await u.begin({ path: 'fcopy/big.txt', size_bytes: body.length, content_type: 'text/plain' });
+    expect(begun.status).toBe(200);
+    expect(await u.putToUrl(begun.json, body)).toBe(200);
+    expect((await u.commit(begun.json.upload_id)).status).toBe(200);
+    await until('upload commit indexed', () => search('brambleflux'), (h) => h.length === 1 && h[0].path === 'fcopy/big.txt');
+
+    // Trash the source, write a new occupant at its path, then restore over it.
+    expect((await d.call('DELETE', `/v0/artifacts/${src.json.art_id}`)).status).toBe(200);
+    await d.put('fcopy/src.txt', 'quillodrome occupant', { 'content-type': 'text/plain' });
+    await until('occupant indexed', () => search('quillodrome'), (h) => h.length === 1);
+    expect((await d.call('POST', `/v0/artifacts/${src.json.art_id}/restore?overwrite=true`)).status).toBe(200);
+    expect(await search('quillodrome')).toEqual([]);
+    await until('restored source back', () => search('pomfritzel'), (h) => h.length === 2);
+    expect(await find('quillodrome')).toEqual([]);
   });
 
   it('a rename to another extension re-reads the content: binary without one, code with .py', async () => {
