@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { createActivities } from './activities/index.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
+import { bindSearchToArtifacts, createSearchHooks } from './search/artifact-hook-binding.js';
+import { createArtifactSource } from './search/artifact-source-db.js';
+import { createIndexingDeps } from './search/index.js';
+import { sweepSearchIndex } from './search/sweep.js';
+import { usageRecorderFor } from './search/usage.js';
 import { ensureCleanupSchedule } from './temporal/schedules.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
@@ -14,6 +19,11 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
+const onIdleError = (err: Error) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed');
+const indexing = createIndexingDeps(config, createArtifactSource(ctx), usageRecorderFor(ctx), { onIdleError });
+// The cleanup activity purges artifacts here, so this process tells the index too; the sweeper repairs missed hooks.
+const searchHooks = createSearchHooks(ctx, indexing.engine);
+bindSearchToArtifacts(searchHooks);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });
 
 const workflowSource = existsSync(WORKFLOW_BUNDLE_PATH)
@@ -24,7 +34,7 @@ const worker = await Worker.create({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities(ctx),
+  activities: createActivities(ctx, { indexing, sweep: () => sweepSearchIndex(ctx, searchHooks) }),
   ...workflowSource,
 });
 

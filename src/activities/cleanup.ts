@@ -6,12 +6,21 @@ export interface CleanupActivities {
   purgeExpired(): Promise<Record<string, number>>;
 }
 
-/** Purges rows whose retention has ended, then unreferenced S3 objects (src/services/purge.ts). */
-export function createCleanupActivities(ctx: AppContext): CleanupActivities {
+/** A repair pass run after each purge (the search index sweeper); returns counts for the run's result. */
+export type CleanupSweep = () => Promise<Record<string, number> | null>;
+
+/**
+ * Purges rows whose retention has ended, then unreferenced S3 objects (src/services/purge.ts);
+ * then runs the sweep when the process binds one (the worker binds the search index sweeper).
+ */
+export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): CleanupActivities {
   return {
     async purgeExpired() {
       const purged = await purgeExpired(ctx);
-      return { ...purged, rate_counters: await purgeEndedWindows(ctx.orm.em.fork()) };
+      const result: Record<string, number> = { ...purged, rate_counters: await purgeEndedWindows(ctx.orm.em.fork()) };
+      const swept = sweep ? await sweep() : null;
+      for (const [k, v] of Object.entries(swept ?? {})) result[`search_${k}`] = v;
+      return result;
     },
   };
 }

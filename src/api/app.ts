@@ -18,21 +18,28 @@ import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { uploadsRouter } from './routes/uploads.js';
 import { searchRouter } from './routes/search.js';
+import { bindSearchToArtifacts, createSearchHooks } from '../search/artifact-hook-binding.js';
+import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
 import { SearchService } from '../search/service.js';
-import { noUsageRecorder } from '../search/usage.js';
+import { usageRecorderFor } from '../search/usage.js';
 
 export interface AppOptions {
   /** The search service; built from the configuration when absent (tests pass their own). */
   search?: SearchService;
 }
 
+/** The configured search engine of a process, its idle-connection errors logged. */
+export function defaultSearchEngine(ctx: AppContext): SearchEngine {
+  return createSearchEngine(ctx.config, { onIdleError: (err) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed') });
+}
+
 /** The search service of an API process: configured engine and embedder, usage counted through src/search/usage.ts. */
-export function defaultSearchService(ctx: AppContext): SearchService {
+export function defaultSearchService(ctx: AppContext, engine: SearchEngine = defaultSearchEngine(ctx)): SearchService {
   return new SearchService({
-    engine: createSearchEngine(ctx.config, { onIdleError: (err) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed') }),
+    engine,
     embedder: createEmbedder(ctx.config),
-    usage: noUsageRecorder,
+    usage: usageRecorderFor(ctx),
     onWarning: (message, err) => ctx.logger.warn({ err }, message),
   });
 }
@@ -40,6 +47,9 @@ export function defaultSearchService(ctx: AppContext): SearchService {
 /** Builds the Express app for a context; the listener lives in src/main.ts so tests can mount the app themselves. */
 export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   const app = express();
+  // Every artifact change made through this app reaches the search index (one binding per process).
+  const engine = defaultSearchEngine(ctx);
+  bindSearchToArtifacts(createSearchHooks(ctx, engine));
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
@@ -67,7 +77,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
   app.use(uploadsRouter(ctx));
-  app.use(searchRouter(ctx, opts.search ?? defaultSearchService(ctx), (artId) => `${ctx.config.http.webUrl}/a/${artId}`));
+  app.use(searchRouter(ctx, opts.search ?? defaultSearchService(ctx, engine)));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));

@@ -105,7 +105,10 @@ export interface SearchEngine {
   init(): Promise<void>;
   /** Inserts or replaces the document; a document never goes back to an older version. */
   upsertDocument(doc: SearchDocument): Promise<void>;
-  /** Replaces every passage of the artifact at once (readers see the old set or the new, never a mix). */
+  /**
+   * Replaces every passage of the artifact at once (readers see the old set or the new, never a mix).
+   * No-op when the artifact has no document (removed while the pass ran; the pending remove follows).
+   */
   replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void>;
   patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void>;
   removeArtifact(driveId: string, artId: string): Promise<void>;

@@ -69,8 +69,13 @@ export function decodeText(bytes: Buffer): string | null {
 export async function extract(contentType: string, path: string, bytes: Buffer): Promise<Extracted> {
   const kind = classify(contentType, path);
   switch (kind) {
-    case 'pdf':
-      return { kind: 'pdf', pages: await extractPdfPages(bytes) };
+    case 'pdf': {
+      // Parsing is deterministic: bytes that are not a readable PDF (corrupt, encrypted) never
+      // become one, so they index like other unreadable content (path and metadata) instead of
+      // failing the pass on every retry.
+      const pages = await extractPdfPages(bytes).catch(() => null);
+      return pages === null ? { kind: 'none', modality: 'pdf' } : { kind: 'pdf', pages };
+    }
     case 'timed': {
       const text = decodeText(bytes);
       return text === null ? { kind: 'none', modality: null } : { kind: 'timed', cues: parseTimedText(text) };

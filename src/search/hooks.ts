@@ -21,6 +21,12 @@ export interface IndexHooksOptions {
   engine: SearchEngine;
   /** Extra workflow input (tests shorten retry pacing). */
   workflowInput?: Partial<IndexingWorkflowInput>;
+  /**
+   * Bound on each signal-with-start (default 5 s, as the uploads' Temporal calls): the hooks run on
+   * the request path, and an unreachable Temporal would otherwise be retried for about half a minute.
+   * A signal that fails is repaired by the sweeper (src/search/sweep.ts).
+   */
+  signalDeadlineMs?: number;
 }
 
 export class SearchIndexHooks {
@@ -44,12 +50,14 @@ export class SearchIndexHooks {
   }
 
   private async request(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
-    await this.opts.temporal.workflow.signalWithStart(indexingWorkflow, {
-      workflowId: indexingWorkflowId(artId),
-      taskQueue: this.opts.taskQueue,
-      args: [{ ...this.opts.workflowInput, driveId, artId }],
-      signal: indexRequestSignal,
-      signalArgs: [signal],
-    });
+    await this.opts.temporal.withDeadline(Date.now() + (this.opts.signalDeadlineMs ?? 5000), () =>
+      this.opts.temporal.workflow.signalWithStart(indexingWorkflow, {
+        workflowId: indexingWorkflowId(artId),
+        taskQueue: this.opts.taskQueue,
+        args: [{ ...this.opts.workflowInput, driveId, artId }],
+        signal: indexRequestSignal,
+        signalArgs: [signal],
+      }),
+    );
   }
 }

@@ -145,6 +145,14 @@ export class PostgresSearchEngine implements SearchEngine {
     const client = await this.pool.connect();
     try {
       await client.query('begin');
+      // The document may have been removed (artifact deleted) while the pass ran: then there is
+      // nothing to attach passages to, and the pending remove follows. The share lock keeps a
+      // concurrent remove from slipping in between this check and the insert.
+      const doc = await client.query('select 1 from search_documents where drive_id = $1 and art_id = $2 for share', [driveId, artId]);
+      if (!doc.rowCount) {
+        await client.query('commit');
+        return;
+      }
       await client.query('delete from search_passages where drive_id = $1 and art_id = $2', [driveId, artId]);
       const batch = 200;
       for (let i = 0; i < passages.length; i += batch) {

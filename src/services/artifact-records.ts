@@ -43,13 +43,17 @@ export function artifactUrl(config: Config, driveId: string, path: string): stri
   return `${config.http.webUrl}/${driveId}/${path}`;
 }
 
+export function artifactPermalink(config: Config, artId: string): string {
+  return `${config.http.webUrl}/a/${artId}`;
+}
+
 export function artifactOut(config: Config, r: ArtifactRow) {
   return {
     art_id: r.id,
     drive_id: r.drive_id,
     path: r.path,
     url: artifactUrl(config, r.drive_id, r.path),
-    permalink: `${config.http.webUrl}/a/${r.id}`,
+    permalink: artifactPermalink(config, r.id),
     content_type: r.content_type,
     file_type: r.file_type,
     size_bytes: Number(r.size_bytes),

@@ -83,6 +83,11 @@ describe('passage splitting', () => {
     expect(passages.at(-1)!.text).toContain('export const last');
   });
 
+  it('indexes an unreadable PDF by path and metadata only, without failing', async () => {
+    expect(await extract('application/pdf', 'broken.pdf', Buffer.from('%PDF-1.4 not really a pdf'))).toEqual({ kind: 'none', modality: 'pdf' });
+    expect(await passagesOf({ kind: 'none', modality: 'pdf' })).toEqual([]);
+  });
+
   it('gives PDF page spans on a generated multi-page PDF', async () => {
     const filler = (tag: string) => Array.from({ length: 45 }, (_, i) => `${tag} line ${i} with words about the ${tag} chapter of the report.`);
     const pdf = await multiPagePdf([filler('alpha'), filler('bravo'), filler('charlie'), filler('delta'), filler('echo')]);

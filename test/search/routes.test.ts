@@ -93,7 +93,8 @@ describe('GET /v0/search', () => {
     expect(paths.sort()).toEqual(['_wiki/concepts/tyres.md', 'garage/cars.md', 'home/pets.txt']);
     const hit = body.items.find((h: any) => h.art_id === 'art_cars');
     expect(hit).toMatchObject({ drive_id: tenant.driveId, content_type: 'text/plain', file_type: 'markdown', labels: ['garage', 'todo'], version_number: 1, updated_at: '2026-05-01T00:00:00.000Z' });
-    expect(hit.url).toBe(`${plain.url}/a/art_cars`);
+    expect(hit.url).toBe(`${plain.url}/${tenant.driveId}/garage/cars.md`);
+    expect(hit.permalink).toBe(`${plain.url}/a/art_cars`);
     expect(hit.snippet).toContain('<mark>tyres</mark>');
     expect(typeof hit.score).toBe('number');
     expect(body.items[0].art_id).toBe('art_wiki'); // path match (weight A) first

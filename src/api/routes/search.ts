@@ -4,6 +4,7 @@ import { authOf } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
 import { MODALITIES, type PassageHit, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
+import { artifactPermalink, artifactUrl } from '../../services/artifact-records.js';
 import { route } from '../http/route.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
@@ -32,7 +33,8 @@ const hitBase = {
   art_id: z.string(),
   drive_id: z.string(),
   path: z.string(),
-  url: z.string(),
+  url: z.string().describe('{web_url}/{drive_id}/{path}, as ArtifactOut.url'),
+  permalink: z.string().describe('{web_url}/a/{art_id}, as ArtifactOut.permalink'),
   content_type: z.string(),
   file_type: z.string(),
   labels: z.array(z.string()),
@@ -59,13 +61,15 @@ const findHitOut = z.object({
 });
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
-export function searchRouter(ctx: AppContext, service: SearchService, urlOf: (artId: string) => string): Router {
+/** Hit `url` and `permalink` are built like ArtifactOut's (docs/decisions.md, Search). */
+export function searchRouter(ctx: AppContext, service: SearchService): Router {
   const router = Router();
   const base = (h: SearchHit) => ({
     art_id: h.artId,
     drive_id: h.driveId,
     path: h.path,
-    url: urlOf(h.artId),
+    url: artifactUrl(ctx.config, h.driveId, h.path),
+    permalink: artifactPermalink(ctx.config, h.artId),
     content_type: h.contentType,
     file_type: h.fileType,
     labels: h.labels,
