@@ -11,13 +11,26 @@ export async function storageUsedBytes(db: Db, driveId: string): Promise<number>
   return r ? Number(r.used_bytes) : 0;
 }
 
-/** Adds bytes to the drive's usage if it stays within quota, else 413 STORAGE_QUOTA_EXCEEDED. Locks the counter row until commit. */
+/** Bytes held by the drive's open large-upload sessions: they count against quota until commit or expiry. */
+const OPEN_RESERVATIONS_SQL = `(select coalesce(sum(reserved_bytes), 0) from upload_sessions
+  where drive_id = ? and state = 'begun' and expires_at > now())`;
+
+export async function reservedBytes(db: Db, driveId: string): Promise<number> {
+  const r = await one<{ bytes: string }>(db, `select ${OPEN_RESERVATIONS_SQL} as bytes`, [driveId]);
+  return Number(r?.bytes ?? 0);
+}
+
+/**
+ * Adds bytes to the drive's usage if usage plus open upload reservations stays within quota,
+ * else 413 STORAGE_QUOTA_EXCEEDED. Locks the counter row until commit.
+ */
 export async function reserveStorage(tx: Db, driveId: string, bytes: number, quotaBytes: number): Promise<void> {
   const add = () =>
     one(
       tx,
-      `update drive_storage set used_bytes = used_bytes + ?::int8 where drive_id = ? and used_bytes + ?::int8 <= ?::int8 returning used_bytes`,
-      [bytes, driveId, bytes, quotaBytes],
+      `update drive_storage set used_bytes = used_bytes + ?::int8
+        where drive_id = ? and used_bytes + ?::int8 + ${OPEN_RESERVATIONS_SQL} <= ?::int8 returning used_bytes`,
+      [bytes, driveId, bytes, driveId, quotaBytes],
     );
   if (await add()) return;
   // The drive's first write creates its counter row (or waits for a concurrent first write's); then try once more.

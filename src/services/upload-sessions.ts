@@ -6,6 +6,7 @@ import type { ArtifactOut } from './artifact-records.js';
 import type { PutInput } from './artifacts.js';
 import type { Source } from './artifact-rules.js';
 import { one, rows, transaction, type Db } from './sql.js';
+import { reservedBytes } from './storage-usage.js';
 
 /**
  * Rows of `upload_sessions` and the one state change everybody races for: leaving `begun`.
@@ -57,14 +58,6 @@ export async function getUploadSession(db: Db, driveId: string, uploadId: string
 }
 
 /** Bytes held by this drive's open sessions (begun and not yet past expiry). */
-export async function reservedBytes(db: Db, driveId: string): Promise<number> {
-  const r = await one<{ bytes: string | null }>(
-    db,
-    `select sum(reserved_bytes) as bytes from upload_sessions where drive_id = ? and state = 'begun' and expires_at > now()`,
-    [driveId],
-  );
-  return Number(r?.bytes ?? 0);
-}
 
 /**
  * Inserts a begun session if the drive's usage plus its open reservations plus this size stays
@@ -121,10 +114,18 @@ export async function markExpired(tx: Db, uploadId: string): Promise<boolean> {
 }
 
 /** begun -> committed with the artifact record the commit answered (inside the commit's transaction). */
-export async function markCommitted(tx: Db, uploadId: string, result: ArtifactOut): Promise<void> {
+/**
+ * Inside the commit transaction, before the artifact is written: the session leaves `begun`, so its
+ * reservation stops counting against quota while the new version's bytes take its place.
+ */
+export async function claimForCommit(tx: Db, uploadId: string): Promise<void> {
+  await rows(tx, `update upload_sessions set state = 'committed', finished_at = now() where id = ? and state = 'begun'`, [uploadId]);
+}
+
+export async function recordCommitResult(tx: Db, uploadId: string, result: ArtifactOut): Promise<void> {
   await rows(
     tx,
-    `update upload_sessions set state = 'committed', art_id = ?, version_number = ?, result = ?::jsonb, finished_at = now() where id = ? and state = 'begun'`,
+    `update upload_sessions set art_id = ?, version_number = ?, result = ?::jsonb where id = ?`,
     [result.art_id, result.version_number, JSON.stringify(result), uploadId],
   );
 }

@@ -10,10 +10,10 @@ import { iso, type ArtifactOut } from './artifact-records.js';
 import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from './artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from './artifacts.js';
 import { writeTransaction } from './events.js';
-import { storageUsedBytes } from './storage-usage.js';
+import { reservedBytes, storageUsedBytes } from './storage-usage.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {
-  closeUploadSession, getUploadSession, insertUploadSession, markCommitted, markExpired, putInputOf, quotaExceeded, reservedBytes, uploadExpired,
+  claimForCommit, closeUploadSession, getUploadSession, insertUploadSession, markExpired, putInputOf, quotaExceeded, recordCommitResult, uploadExpired,
   type UploadSessionRow,
 } from './upload-sessions.js';
 
@@ -156,8 +156,9 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
       await markExpired(w.tx, uploadId);
       return undefined;
     }
+    await claimForCommit(w.tx, uploadId);
     const result = await putStoredArtifact(ctx, w, input, verified, written);
-    await markCommitted(w.tx, uploadId, result);
+    await recordCommitResult(w.tx, uploadId, result);
     return { result, fresh: true };
   });
   if (!outcome) return expireNow(ctx, s);

@@ -61,6 +61,21 @@ describe('begin: validation and limits', () => {
     expect((await d.begin({ path: 'r/3', size_bytes: 4000 })).status).toBe(200);
   });
 
+  it('a reservation holds its room: a buffered PUT cannot take it, and the upload then commits within quota', async () => {
+    const d = await uploadClient(api);
+    expect((await d.put('used.bin', bytes(3000))).status).toBe(200);
+    const payload = bytes(4000);
+    const begun = await d.begin({ path: 'held/big.bin', size_bytes: payload.length });
+    expect(begun.status).toBe(200);
+    const squatter = await d.put('squat.bin', bytes(3001));
+    expect([squatter.status, squatter.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
+    expect((await d.put('fits.bin', bytes(3000))).status).toBe(200);
+    expect(await d.putToUrl(begun.json, payload)).toBe(200);
+    const committed = await d.commit(begun.json.upload_id);
+    expect(committed.status).toBe(200);
+    expect(committed.json.size_bytes).toBe(4000);
+  });
+
   it('concurrent begins cannot reserve more than the quota together', async () => {
     const d = await uploadClient(api);
     const all = await Promise.all(Array.from({ length: 6 }, (_, i) => d.begin({ path: `c/${i}`, size_bytes: 3000 })));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
-import { closeUploadSession, markExpired, reservedBytes } from '../../src/services/upload-sessions.js';
+import { closeUploadSession, markExpired } from '../../src/services/upload-sessions.js';
+import { reservedBytes } from '../../src/services/storage-usage.js';
 import { uploadWorkflowId } from '../../src/services/uploads.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { bytes, sha256, uploadClient, waitFor, type UploadClient } from './helpers.js';
