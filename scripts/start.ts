@@ -28,11 +28,13 @@ try {
   throw err;
 }
 
+/** Workflow code and the message definitions it imports; a change in either folder rebuilds the bundle. */
+const BUNDLED_DIRS = ['workflows', 'temporal'].map((d) => path.join(root, 'src', d));
+
 function bundleIsStale(): boolean {
   if (!existsSync(BUNDLE_PATH)) return true;
   const built = statSync(BUNDLE_PATH).mtimeMs;
-  const dir = path.join(root, 'src', 'workflows');
-  return readdirSync(dir).some((f) => statSync(path.join(dir, f)).mtimeMs > built);
+  return BUNDLED_DIRS.some((dir) => readdirSync(dir).some((f) => statSync(path.join(dir, f)).mtimeMs > built));
 }
 
 const started = Date.now();
