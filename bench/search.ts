@@ -12,13 +12,18 @@ import { mintApiKey } from '../src/services/api-keys.js';
 import { createDrive } from '../src/services/drives.js';
 import { startStack } from '../src/stack/index.js';
 import { testStackEnv } from '../test/stack-env.js';
+import { measureFreshness, reportFreshness, type FreshnessResult } from './search-freshness.js';
 
 /**
  * `npm run bench:search`: builds drives of 10k and 100k artifacts (3 passages each) in the
  * PostgreSQL engine, then measures p50/p95 of /v0/search and /v0/find?mode=lexical through the
  * API and of the same engine query run directly, interleaved in the same run. Prints the
  * API/direct ratios and how latency grows from 10k to 100k. BENCH_SIZES=1000,10000 changes sizes.
+ * Then measures index freshness (PUT 200 to searchable) through the API and worker processes, see
+ * search-freshness.ts. BENCH_ONLY=latency or BENCH_ONLY=freshness runs one phase alone.
  */
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'latency' && ONLY !== 'freshness') throw new Error(`BENCH_ONLY must be latency or freshness, not ${ONLY}`);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES_PER_KIND = Number(process.env.BENCH_QUERIES ?? 120);
 const PASSAGES_PER_ARTIFACT = 3;
@@ -107,7 +112,8 @@ interface Row {
 
 async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? 19600);
-  Object.assign(process.env, { ...testStackEnv(base), DATA_DIR: `.data/bench-search-${base}`, LOG_LEVEL: 'warn' });
+  const dataDir = `.data/bench-search-${base}`;
+  Object.assign(process.env, { ...testStackEnv(base), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const stack = await startStack(loadConfig(process.env), (m) => console.log(`[stack] ${m}`));
   Object.assign(process.env, stack.env);
   const orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
@@ -119,8 +125,9 @@ async function main() {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const rows: Row[] = [];
+  let freshness: FreshnessResult | undefined;
   try {
-    for (const size of SIZES) {
+    for (const size of ONLY === 'freshness' ? [] : SIZES) {
       const em = orm.em.fork();
       const drive = await createDrive(em);
       const { key } = await mintApiKey(em, drive.id, 'bench');
@@ -153,6 +160,9 @@ async function main() {
         }
       }
     }
+    if (ONLY !== 'latency') {
+      freshness = await measureFreshness({ env: process.env, dataDir, apiPort: base + 10, log: (m) => console.log(`[freshness] ${m}`) });
+    }
   } finally {
     server.closeAllConnections();
     server.close();
@@ -162,7 +172,8 @@ async function main() {
     await orm.close();
     await stack.stop();
   }
-  report(rows);
+  if (rows.length) report(rows);
+  if (freshness) reportFreshness(freshness, percentile);
 }
 
 function report(rows: Row[]) {
