@@ -87,6 +87,9 @@ const envSchema = z.object({
   UPLOAD_PART_BYTES: z.coerce.number().int().min(5 * MB).default(512 * MB),
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
   UPLOAD_SPOOL_MEMORY_BYTES: int(4 * MB),
+  // In-process cache of small blobs for downloads (content-addressed, so never stale); 0 disables it
+  BLOB_CACHE_BYTES: int(128 * MB),
+  BLOB_CACHE_MAX_OBJECT_BYTES: int(2 * MB),
   BLOB_GC_GRACE_S: int(HOUR),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
@@ -177,6 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadPartBytes: e.UPLOAD_PART_BYTES,
       signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
       uploadSpoolMemoryBytes: e.UPLOAD_SPOOL_MEMORY_BYTES,
+      blobCacheBytes: e.BLOB_CACHE_BYTES,
+      blobCacheMaxObjectBytes: e.BLOB_CACHE_MAX_OBJECT_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './logger.js';
 import { ReadMeter } from './services/read-meter.js';
+import { BlobCache } from './storage/blob-cache.js';
 import { createS3Client } from './storage/s3.js';
 import { createTemporalClient } from './temporal/client.js';
 
@@ -16,6 +17,8 @@ export interface AppContext {
   temporal: Client;
   /** Monthly read counts, batched (see services/read-meter.ts). */
   readMeter: ReadMeter;
+  /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
+  blobCache: BlobCache;
 }
 
 export async function createContext(config: Config, name: string): Promise<AppContext> {
@@ -29,7 +32,8 @@ export async function createContext(config: Config, name: string): Promise<AppCo
   const orm = await createOrm(config.database.url!);
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
-  return { config, logger, orm, s3, temporal, readMeter: new ReadMeter(orm, logger) };
+  const blobCache = new BlobCache({ maxBytes: config.limits.blobCacheBytes, maxObjectBytes: config.limits.blobCacheMaxObjectBytes });
+  return { config, logger, orm, s3, temporal, readMeter: new ReadMeter(orm, logger), blobCache };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

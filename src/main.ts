@@ -1,6 +1,7 @@
 import { createApp } from './api/app.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
+import { flushSearchHooks } from './search/artifact-hook-binding.js';
 
 /** The API process: the HTTP listener over the app factory. */
 const config = loadConfig();
@@ -16,6 +17,7 @@ async function shutdown() {
   stopping = true;
   server.close();
   server.closeAllConnections();
+  await flushSearchHooks();
   await closeContext(ctx);
   process.exit(0);
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createActivities } from './activities/index.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
-import { bindSearchToArtifacts, createSearchHooks } from './search/artifact-hook-binding.js';
+import { bindSearchToArtifacts, createSearchHooks, flushSearchHooks } from './search/artifact-hook-binding.js';
 import { createArtifactSource } from './search/artifact-source-db.js';
 import { createIndexingDeps } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
@@ -51,5 +51,6 @@ const shutdown = () => {
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 await worker.run();
+await flushSearchHooks();
 await connection.close();
 await closeContext(ctx);

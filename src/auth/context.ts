@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from '../api/errors.js';
+import type { CredentialState } from '../services/credential-state.js';
 
 /**
  * Who is calling. Set only by the bearer middleware from the credential itself; tenant
@@ -17,6 +18,8 @@ export interface AuthContext {
    * the agent identity id (every access token of one identity shares one budget).
    */
   credentialId: string;
+  /** The drive's state and the credential's writes this hour, loaded once by the bearer middleware. */
+  state?: CredentialState;
 }
 
 declare module 'express-serve-static-core' {

@@ -49,10 +49,15 @@ export async function applyHookCall(hooks: SearchIndexHooks, driveId: string, ar
 
 /** The hooks of a process: its Temporal client and task queue, and the configured engine. */
 export function createSearchHooks(ctx: AppContext, engine: SearchEngine): SearchIndexHooks {
-  return new SearchIndexHooks({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue, engine });
+  return new SearchIndexHooks({
+    temporal: ctx.temporal,
+    taskQueue: ctx.config.temporal.taskQueue,
+    engine,
+    background: { onError: (err, artId) => ctx.logger.error({ err, artId }, 'search: indexing signal failed; the sweeper will repair it') },
+  });
 }
 
-let installed: (() => void) | undefined;
+let installed: { uninstall: () => void; hooks: SearchIndexHooks } | undefined;
 
 /**
  * Subscribes the hooks to artifact changes. One binding per process: installing again replaces the
@@ -60,14 +65,22 @@ let installed: (() => void) | undefined;
  * A failing call is logged by the publisher and repaired by the sweeper (src/search/sweep.ts).
  */
 export function bindSearchToArtifacts(hooks: SearchIndexHooks): () => void {
-  installed?.();
+  installed?.uninstall();
   const off = onArtifactChanged(async (change) => {
     for (const call of hookCallsFor(change)) await applyHookCall(hooks, change.driveId, change.artId, call);
   });
-  const uninstall = () => {
-    off();
-    if (installed === uninstall) installed = undefined;
+  const binding = {
+    hooks,
+    uninstall: () => {
+      off();
+      if (installed === binding) installed = undefined;
+    },
   };
-  installed = uninstall;
-  return uninstall;
+  installed = binding;
+  return binding.uninstall;
+}
+
+/** Waits until the bound hooks have sent every queued indexing signal (before closing the Temporal client). */
+export async function flushSearchHooks(): Promise<void> {
+  await installed?.hooks.flush();
 }

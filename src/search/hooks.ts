@@ -7,6 +7,7 @@ import {
   type IndexingWorkflowInput,
 } from '../workflows/indexing.js';
 import type { ArtifactPatch, SearchEngine } from './engine.js';
+import { KeyedQueue } from './keyed-queue.js';
 
 /**
  * What the artifacts domain calls after each committed change so the index follows it. Changes
@@ -27,10 +28,25 @@ export interface IndexHooksOptions {
    * A signal that fails is repaired by the sweeper (src/search/sweep.ts).
    */
   signalDeadlineMs?: number;
+  /**
+   * Send workflow signals after the caller returns (per artifact, in order) instead of awaiting them.
+   * The API and worker do: a signal-with-start costs tens of milliseconds on the request path, and a
+   * lost one is repaired by the sweeper like any other missed hook. Engine updates stay synchronous.
+   */
+  background?: { onError: (err: unknown, artId: string) => void };
 }
 
 export class SearchIndexHooks {
-  constructor(private readonly opts: IndexHooksOptions) {}
+  private readonly queue?: KeyedQueue;
+
+  constructor(private readonly opts: IndexHooksOptions) {
+    if (opts.background) this.queue = new KeyedQueue(opts.background.onError);
+  }
+
+  /** Waits for the signals still queued (shutdown; tests). */
+  async flush(): Promise<void> {
+    await this.queue?.drain();
+  }
 
   /** A new version was written (upload, overwrite, copy, restore, large-upload commit). */
   async contentChanged(driveId: string, artId: string, versionNumber: number): Promise<void> {
@@ -50,6 +66,11 @@ export class SearchIndexHooks {
   }
 
   private async request(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
+    if (this.queue) this.queue.push(artId, () => this.signal(driveId, artId, signal));
+    else await this.signal(driveId, artId, signal);
+  }
+
+  private async signal(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
     await this.opts.temporal.withDeadline(Date.now() + (this.opts.signalDeadlineMs ?? 5000), () =>
       this.opts.temporal.workflow.signalWithStart(indexingWorkflow, {
         workflowId: indexingWorkflowId(artId),

@@ -19,10 +19,6 @@ export async function mintApiKey(em: EntityManager, driveId: string, label: stri
   return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt };
 }
 
-export async function findLiveApiKey(em: EntityManager, key: string): Promise<ApiKeyRow | null> {
-  return em.findOne(ApiKey, { keyHash: hashSecret(key), revokedAt: null });
-}
-
 export async function revokeApiKey(em: EntityManager, driveId: string, keyId: string): Promise<boolean> {
   const affected = await em.nativeUpdate(ApiKey, { id: keyId, driveId, revokedAt: null }, { revokedAt: new Date() });
   return affected > 0;

@@ -7,7 +7,7 @@ import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, t
 import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one, rows, type Db } from './sql.js';
-import { quotaExceeded, reservedBytes, reserveStorage, storageUsedBytes } from './storage-usage.js';
+import { quotaExceeded, reserveStorage, storageCommitted } from './storage-usage.js';
 
 /** Create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
 
@@ -41,8 +41,8 @@ export async function putArtifact(ctx: AppContext, input: PutInput, body: Spoole
   // Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3.
   const quota = ctx.config.limits.storageQuotaBytes;
   const db = ctx.orm.em.fork();
-  const used = (await storageUsedBytes(db, input.driveId)) + (await reservedBytes(db, input.driveId));
-  if (used + body.size > quota) throw quotaExceeded(used, quota, body.size);
+  const { used, reserved } = await storageCommitted(db, input.driveId);
+  if (used + reserved + body.size > quota) throw quotaExceeded(used + reserved, quota, body.size);
   const { written } = await storeBlob(ctx, body);
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, written));
 }

@@ -21,24 +21,21 @@ import { one, rows, transaction, type Db } from './sql.js';
 
 /**
  * Makes the bytes of a spooled body available under their hash; writes nothing new when already
- * stored. The touch is committed with synchronous_commit off: it must be visible to the purge, not
- * durable (after a crash the upload it protects is gone too). The version's transaction then marks
- * the blob stored (see pinBlob), so a successful upload costs one durable commit.
+ * stored. The touch is one autocommitted statement, so the purge sees it before the object is
+ * written; the version's transaction then marks the blob stored (see pinBlob).
  */
 export async function storeBlob(ctx: AppContext, body: SpooledBody): Promise<{ written: boolean }> {
-  const touched = await transaction(ctx, async (tx) => {
-    await rows(tx, `set local synchronous_commit = off`);
-    return one<{ stored: boolean }>(
-      tx,
-      `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
-      [body.hash, body.size],
-    );
-  });
+  const db = ctx.orm.em.fork();
+  const touched = await one<{ stored: boolean }>(
+    db,
+    `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
+    [body.hash, body.size],
+  );
   if (touched?.stored) return { written: false };
   try {
     await putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size);
   } catch (err) {
-    await rows(ctx.orm.em.fork(), `delete from blobs where hash = ? and not stored`, [body.hash]).catch(() => undefined);
+    await rows(db, `delete from blobs where hash = ? and not stored`, [body.hash]).catch(() => undefined);
     throw err;
   }
   return { written: true };

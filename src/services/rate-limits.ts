@@ -55,7 +55,7 @@ async function peek(em: EntityManager, bucket: string): Promise<number> {
   return rows.length ? Number(rows[0].count) : 0;
 }
 
-const writeBucket = (credentialId: string) => `write:${credentialId}`;
+export const writeBucket = (credentialId: string) => `write:${credentialId}`;
 
 /** Charges one write to a credential's hourly budget. */
 export function chargeWrite(em: EntityManager, credentialId: string, driveId: string, limit: number) {
@@ -64,7 +64,11 @@ export function chargeWrite(em: EntityManager, credentialId: string, driveId: st
 
 /** The credential's budget without charging it (for the headers on reads). */
 export async function peekWrites(em: EntityManager, credentialId: string, limit: number): Promise<HitResult> {
-  const count = await peek(em, writeBucket(credentialId));
+  return writeBudgetStatus(await peek(em, writeBucket(credentialId)), limit);
+}
+
+/** The budget headers' numbers for a credential that has charged `count` writes this hour. */
+export function writeBudgetStatus(count: number, limit: number): HitResult {
   const w = hourWindow();
   return {
     allowed: count < limit,

@@ -20,6 +20,16 @@ export async function reservedBytes(db: Db, driveId: string): Promise<number> {
   return Number(r?.bytes ?? 0);
 }
 
+/** Used and reserved bytes in one query: the early quota check before any byte is stored. */
+export async function storageCommitted(db: Db, driveId: string): Promise<{ used: number; reserved: number }> {
+  const r = await one<{ used: string | null; reserved: string }>(
+    db,
+    `select (select used_bytes from drive_storage where drive_id = ?) as used, ${OPEN_RESERVATIONS_SQL} as reserved`,
+    [driveId, driveId],
+  );
+  return { used: Number(r?.used ?? 0), reserved: Number(r?.reserved ?? 0) };
+}
+
 /**
  * Adds bytes to the drive's usage if usage plus open upload reservations stays within quota,
  * else 413 STORAGE_QUOTA_EXCEEDED. Locks the counter row until commit.

@@ -10,7 +10,7 @@ import { iso, type ArtifactOut } from './artifact-records.js';
 import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from './artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from './artifacts.js';
 import { writeTransaction } from './events.js';
-import { reservedBytes, storageUsedBytes } from './storage-usage.js';
+import { storageCommitted } from './storage-usage.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {
   claimForCommit, closeUploadSession, getUploadSession, insertUploadSession, markExpired, putInputOf, quotaExceeded, recordCommitResult, uploadExpired,
@@ -73,7 +73,7 @@ export async function beginUpload(ctx: AppContext, b: BeginInput) {
   const frozen = validateBegin(ctx, b);
   // Cheap check first so a hopeless begin starts no workflow; the locked check at insert decides.
   const db = ctx.orm.em.fork();
-  const [used, reserved] = [await storageUsedBytes(db, b.driveId), await reservedBytes(db, b.driveId)];
+  const { used, reserved } = await storageCommitted(db, b.driveId);
   const quota = ctx.config.limits.storageQuotaBytes;
   if (used + reserved + b.sizeBytes > quota) throw quotaExceeded(used, reserved, b.sizeBytes, quota);
 

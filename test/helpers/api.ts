@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
+import { flushSearchHooks } from '../../src/search/artifact-hook-binding.js';
 
 export interface TestApi {
   url: string;
@@ -24,6 +25,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await flushSearchHooks();
       await closeContext(ctx);
     },
   };

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../context.js';
-import { getBlobStream, type BlobRange } from '../../storage/blob-store.js';
+import { getBlobStream, readBlob, storageFailure, type BlobRange } from '../../storage/blob-store.js';
+import { ApiError } from '../errors.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
@@ -41,7 +42,11 @@ export async function sendBytes(
     res.status(200).end();
     return;
   }
-  const stream = await getBlobStream(ctx.s3, ctx.config.s3.bucket, blob.hash, useRange);
+  // Small blobs come from the in-process cache (filled on first read); larger ones stream from S3.
+  const cached = ctx.blobCache.accepts(blob.size) ? await ctx.blobCache.getOrLoad(blob.hash, () => loadWhole(ctx, blob)) : undefined;
+  const body = cached
+    ? useRange ? cached.subarray(useRange.start, useRange.end + 1) : cached
+    : await getBlobStream(ctx.s3, ctx.config.s3.bucket, blob.hash, useRange);
   if (useRange) {
     res.status(206);
     res.setHeader('Content-Range', `bytes ${useRange.start}-${useRange.end}/${blob.size}`);
@@ -50,7 +55,20 @@ export async function sendBytes(
     res.status(200);
     res.setHeader('Content-Length', String(blob.size));
   }
-  await pipeline(stream, res);
+  if (Buffer.isBuffer(body)) res.end(body);
+  else await pipeline(body, res);
+}
+
+/** The whole object, checked against the recorded size so a short read is never cached. */
+async function loadWhole(ctx: AppContext, blob: { hash: string; size: number }): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBlob(ctx.s3, ctx.config.s3.bucket, blob.hash);
+  } catch (err) {
+    throw err instanceof ApiError ? err : storageFailure(err);
+  }
+  if (bytes.length !== blob.size) throw storageFailure(new Error(`read ${bytes.length} of ${blob.size} bytes`));
+  return bytes;
 }
 
 /** One `bytes=` range; several ranges or a malformed header fall back to the whole body (RFC 9110 allows ignoring Range). */

@@ -3,19 +3,20 @@ import type { AuthContext } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
 import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
 import { OAuthError } from '../../auth/oauth-error.js';
-import { API_KEY_PREFIX, findLiveApiKey } from '../../services/api-keys.js';
-import { findDrive, findLiveDrive } from '../../services/drives.js';
+import { API_KEY_PREFIX } from '../../services/api-keys.js';
+import { apiKeyState, tokenDriveState } from '../../services/credential-state.js';
 import { verifyCurrentAssertion } from '../../services/identities.js';
 import { ApiError } from '../errors.js';
 
 /** A verifier for one kind of bearer credential; returns undefined when the credential is not its kind. */
 export type CredentialVerifier = (ctx: AppContext, credential: string) => Promise<AuthContext | undefined>;
 
+/** An API key, looked up with its drive's state in one query (see credential-state.ts). */
 const apiKeyVerifier: CredentialVerifier = async (ctx, credential) => {
   if (!credential.startsWith(API_KEY_PREFIX)) return undefined;
-  const key = await findLiveApiKey(ctx.orm.em.fork(), credential);
+  const key = await apiKeyState(ctx.orm.em.fork(), credential);
   if (!key) throw unauthenticated('invalid or revoked API key');
-  return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.id };
+  return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.keyId, state: key };
 };
 
 /**
@@ -81,9 +82,9 @@ export function bearerAuth(
         if (auth) break;
       }
       if (!auth) throw unauthenticated('unrecognised bearer credential');
-      const drive = opts.allowDeletedDrive ? await findDrive(ctx.orm.em.fork(), auth.driveId) : await findLiveDrive(ctx.orm.em.fork(), auth.driveId);
-      if (!drive) throw unauthenticated('drive is deleted or gone');
-      req.auth = auth;
+      const state = auth.state ?? (await tokenDriveState(ctx.orm.em.fork(), auth.driveId, auth.credentialId));
+      if (!state || (state.driveDeleted && !opts.allowDeletedDrive)) throw unauthenticated('drive is deleted or gone');
+      req.auth = { ...auth, state };
       next();
     } catch (err) {
       next(err);

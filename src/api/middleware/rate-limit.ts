@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, peekWrites, type HitResult } from '../../services/rate-limits.js';
+import { chargeWrite, peekWrites, writeBudgetStatus, type HitResult } from '../../services/rate-limits.js';
 import { ApiError } from '../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
@@ -43,7 +43,8 @@ export function writeBudget(ctx: AppContext): RequestHandler {
         }
       } else {
         ctx.readMeter.count(auth.driveId);
-        setHeaders(res, await peekWrites(em, auth.credentialId, limit));
+        const writes = auth.state?.writesThisHour;
+        setHeaders(res, writes === undefined ? await peekWrites(em, auth.credentialId, limit) : writeBudgetStatus(writes, limit));
       }
       next();
     } catch (err) {
