@@ -18,6 +18,7 @@ import { createOrm, migrate } from '../src/db/orm.js';
 import { mintApiKey } from '../src/services/api-keys.js';
 import { createDrive } from '../src/services/drives.js';
 import { startStack } from '../src/stack/index.js';
+import { cpuPerRequest, cpuSnapshot } from './process-cpu.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
 
 const BASE = 18900;
@@ -48,11 +49,17 @@ const env = {
 interface Result {
   requests: number;
   seconds: number;
+  /** CPU ms per request by process role (see process-cpu.ts). */
+  cpu: string;
 }
+
+/** The API's pid, so its CPU is reported apart from the stack's. */
+let apiPid: number | undefined;
 
 /** Runs `op(i)` from CONCURRENCY loops until maxRequests or the time limit. */
 async function measure(maxRequests: number, op: (i: number) => Promise<void>): Promise<Result> {
   let next = 0;
+  const cpuBefore = cpuSnapshot({ api: apiPid });
   const started = process.hrtime.bigint();
   const deadline = Date.now() + SECONDS * 1000;
   await Promise.all(
@@ -60,7 +67,8 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>): P
       while (next < maxRequests && Date.now() < deadline) await op(next++);
     }),
   );
-  return { requests: next, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { requests: next, seconds, cpu: cpuPerRequest(cpuBefore, cpuSnapshot({ api: apiPid }), next) };
 }
 
 /** Unique content per request (so content addressing cannot skip a write), built cheaply from one random block. */
@@ -119,6 +127,7 @@ async function main() {
       env: apiEnv as NodeJS.ProcessEnv,
     });
     await waitForPort(apiPort, apiProcess);
+    apiPid = apiProcess.child.pid;
     const config = loadConfig(apiEnv);
     ctx = await createContext(config, 'bench');
     const em = ctx.orm.em.fork();
@@ -129,6 +138,7 @@ async function main() {
     const bucket = config.s3.bucket;
 
     const rows: string[][] = [];
+    const cpuRows: string[] = [];
     for (const size of SIZES) {
       const make = payloadFactory(size.bytes);
       const tag = size.label.replace(' ', '').toLowerCase();
@@ -167,6 +177,7 @@ async function main() {
           `${(ar.rps / dr.rps).toFixed(2)}`,
           `${direct.requests}/${viaApi.requests}`,
         ]);
+        cpuRows.push(`${op} ${size.label}  direct ${direct.cpu}\n${' '.repeat(op.length + size.label.length + 3)}API    ${viaApi.cpu}`);
       }
     }
     const header = ['case', 'direct req/s', 'direct MB/s', 'API req/s', 'API MB/s', 'API/direct', 'requests (d/api)'];
@@ -175,6 +186,8 @@ async function main() {
     console.log(`\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend\n`);
     console.log(line(header));
     for (const r of rows) console.log(line(r));
+    console.log('\nCPU per request, by process (ms; 2 cores = 2000 ms/s between them):');
+    for (const r of cpuRows) console.log(r);
   } finally {
     agent.destroy();
     await apiProcess?.stop();

@@ -11,9 +11,23 @@ export function storageFailure(err: unknown): ApiError {
   return new ApiError(503, 'STORAGE_FAILURE', `object storage unavailable: ${(err as Error)?.name ?? 'error'}`);
 }
 
+/**
+ * Writes the bytes whose SHA-256 is `hash`. The hash goes out as the signed payload hash
+ * (x-amz-content-sha256): the SDK then skips hashing the body again, and S3 refuses the PUT if the
+ * bytes that arrive do not match, so a corrupted transfer can never be stored under the hash.
+ */
 export async function putBlob(s3: S3Client, bucket: string, hash: string, body: Buffer | Readable, size: number): Promise<void> {
+  const put = new PutObjectCommand({ Bucket: bucket, Key: blobKey(hash), Body: body, ContentLength: size, ContentType: 'application/octet-stream' });
+  put.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) request.headers['x-amz-content-sha256'] = hash;
+      return next(args);
+    },
+    { step: 'build', name: 'contentAddressedPayloadHash' },
+  );
   try {
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: blobKey(hash), Body: body, ContentLength: size, ContentType: 'application/octet-stream' }));
+    await s3.send(put);
   } catch (err) {
     throw storageFailure(err);
   }

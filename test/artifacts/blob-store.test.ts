@@ -1,0 +1,35 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { blobKey, putBlob, readBlob } from '../../src/storage/blob-store.js';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi } from './client.js';
+
+let api: TestApi;
+useTestApi({}, (a) => {
+  api = a;
+});
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const exists = (hash: string) =>
+  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+
+describe('content-addressed writes', () => {
+  it('stores buffers and streams under their hash, sent as the signed payload hash', async () => {
+    const { s3, config } = api.ctx;
+    const small = randomBytes(2048);
+    await putBlob(s3, config.s3.bucket, sha256(small), small, small.length);
+    expect(Buffer.compare(await readBlob(s3, config.s3.bucket, sha256(small)), small)).toBe(0);
+    const streamed = randomBytes(300_000);
+    await putBlob(s3, config.s3.bucket, sha256(streamed), Readable.from([streamed.subarray(0, 1000), streamed.subarray(1000)]), streamed.length);
+    expect(Buffer.compare(await readBlob(s3, config.s3.bucket, sha256(streamed)), streamed)).toBe(0);
+  });
+
+  it('S3 refuses bytes that do not match their hash, so nothing is stored under it', async () => {
+    const bytes = randomBytes(4096);
+    const wrongHash = sha256(randomBytes(16));
+    await expect(putBlob(api.ctx.s3, api.ctx.config.s3.bucket, wrongHash, bytes, bytes.length)).rejects.toMatchObject({ code: 'STORAGE_FAILURE' });
+    expect(await exists(wrongHash)).toBe(false);
+  });
+});
