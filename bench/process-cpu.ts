@@ -72,3 +72,25 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   }
   return `${total.toFixed(1)} ms (${parts.join(' · ')})`;
 }
+
+/**
+ * Waits until the stack is idle (under 5% of one core over 250 ms, this process excluded), at most
+ * `maxS` seconds. Returns how long it stayed busy: 0 when already idle, else the time up to the
+ * start of the idle window. Work a request left behind (the API sends indexing signals after
+ * responding; Temporal processes them) is charged to the phase that caused it.
+ */
+export async function settle(named: Record<string, number | undefined>, maxS = 30): Promise<number> {
+  const started = Date.now();
+  const busyMs = (a: CpuSnapshot, b: CpuSnapshot) => {
+    let ms = 0;
+    for (const [role, v] of b) if (role !== 'bench client') ms += v - (a.get(role) ?? 0);
+    return ms;
+  };
+  for (;;) {
+    const windowStart = Date.now();
+    const before = cpuSnapshot(named);
+    await new Promise((r) => setTimeout(r, 250));
+    const idle = busyMs(before, cpuSnapshot(named)) < 12.5;
+    if (idle || Date.now() - started > maxS * 1000) return (windowStart - started) / 1000;
+  }
+}
