@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './logger.js';
-import { ReadMeter } from './services/read-meter.js';
+import { UsageMeter } from './services/usage-meter.js';
 import { BlobCache } from './storage/blob-cache.js';
 import { createS3Client } from './storage/s3.js';
 import { createTemporalClient } from './temporal/client.js';
@@ -15,8 +15,8 @@ export interface AppContext {
   orm: Orm;
   s3: S3Client;
   temporal: Client;
-  /** Monthly read counts, batched (see services/read-meter.ts). */
-  readMeter: ReadMeter;
+  /** Monthly read counts, batched (see services/usage-meter.ts). */
+  usageMeter: UsageMeter;
   /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
   blobCache: BlobCache;
 }
@@ -33,11 +33,11 @@ export async function createContext(config: Config, name: string): Promise<AppCo
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
   const blobCache = new BlobCache({ maxBytes: config.limits.blobCacheBytes, maxObjectBytes: config.limits.blobCacheMaxObjectBytes });
-  return { config, logger, orm, s3, temporal, readMeter: new ReadMeter(orm, logger), blobCache };
+  return { config, logger, orm, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
-  await ctx.readMeter.close().catch(() => {});
+  await ctx.usageMeter.close().catch(() => {});
   await ctx.temporal.connection.close().catch(() => {});
   ctx.s3.destroy();
   await ctx.orm.close();

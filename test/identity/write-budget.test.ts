@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { incrementUsage } from '../../src/services/usage.js';
+import { UsageMeter } from '../../src/services/usage-meter.js';
 import { purgeEndedWindows } from '../../src/services/rate-limits.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';
 
@@ -93,6 +94,29 @@ describe('write budget and rate-limit headers', () => {
         retrieval_queries: { used: 4, limit: 0 },
       },
     });
+  });
+
+  it('the usage meter batches counts per drive and kind, flushes one drive alone, and drops counts of a purged drive', async () => {
+    const [a, b] = [await createTenant(api.ctx), await createTenant(api.ctx)];
+    const meter = new UsageMeter(api.ctx.orm, api.ctx.logger, 3_600_000);
+    const counts = async (driveId: string) =>
+      Object.fromEntries(
+        (await api.ctx.orm.em.fork().execute<{ kind: string; count: string }[]>(`select kind, count from usage_counters where drive_id = ?`, [driveId]))
+          .map((r) => [r.kind, Number(r.count)]),
+      );
+    for (let i = 0; i < 3; i++) meter.count(a.driveId, 'retrieval_queries');
+    meter.count(a.driveId);
+    meter.count(b.driveId, 'indexing_ops');
+    expect(await counts(a.driveId)).toEqual({});
+    await meter.flush(a.driveId);
+    expect(await counts(a.driveId)).toEqual({ retrieval_queries: 3, reads: 1 });
+    expect(await counts(b.driveId)).toEqual({});
+    await api.ctx.orm.em.fork().execute(`delete from drives where id = ?`, [b.driveId]);
+    expect(meter.pendingCount).toBe(1);
+    await meter.close();
+    // Dropped, not kept to retry every second, and nothing written for the purged drive.
+    expect(meter.pendingCount).toBe(0);
+    expect(await counts(b.driveId)).toEqual({});
   });
 
   it('the cleanup drops counters of ended windows and keeps the current one', async () => {

@@ -178,6 +178,7 @@ describe('search freshness through the API', () => {
     // Purge: the purge's hook removes the document (re-created here as a lost delete hook would leave it).
     // The artifact's workflow still has the sweeper's remove to run; let it finish before re-creating the row.
     const settled = () => api.ctx.temporal.workflow.getHandle(indexingWorkflowId(artId)).result();
+    await hooks.flush(); // the sweeper's signals go out in the background
     await settled();
     const doc = { driveId: d.driveId, artId, path: 'fsweep/doc.txt', contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, updatedAt: new Date(), versionNumber: 1, preview: 'snorkelwhistle' };
     await engine.upsertDocument(doc);

@@ -42,7 +42,7 @@ export function writeBudget(ctx: AppContext): RequestHandler {
           throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
         }
       } else {
-        ctx.readMeter.count(auth.driveId);
+        ctx.usageMeter.count(auth.driveId);
         const writes = auth.state?.writesThisHour;
         setHeaders(res, writes === undefined ? await peekWrites(em, auth.credentialId, limit) : writeBudgetStatus(writes, limit));
       }

@@ -67,7 +67,7 @@ export function drivesMeRouter(ctx: AppContext): Router {
     responses: { 200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut } },
   }, async ({ req }) => {
     const { driveId } = authOf(req);
-    await ctx.readMeter.flush(driveId); // this process's pending reads, so the report includes them
+    await ctx.usageMeter.flush(driveId); // this process's pending reads, so the report includes them
     return usageReport(ctx.orm.em.fork(), ctx.config, driveId);
   });
 
