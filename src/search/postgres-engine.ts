@@ -125,7 +125,18 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /** `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap). */
   constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void; rankCandidates?: number } = {}) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 5, allowExitOnIdle: true });
+    // No parallel workers for lexical queries: starting one costs more (5-15 ms) than a selective
+    // query's whole work, and the planner asks for them on a large drive from its row estimates.
+    // The semantic scan gets the server's setting back (semanticQuery). Set on each new connection
+    // before its first query; only a plan preference, so a failure is ignored.
+    this.pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: opts.poolMax ?? 5,
+      allowExitOnIdle: true,
+      onConnect: async (client) => {
+        await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
+      },
+    });
     this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
     // An idle client that loses its server (restart, failover) is dropped; the next query reconnects.
     // Without a listener, pg's 'error' event would crash the process.
@@ -265,7 +276,8 @@ export class PostgresSearchEngine implements SearchEngine {
     passageFilters(w, filters);
     const candidates = leg.capped ? `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}` : '';
     const limit = addParam(w, filters.limit);
-    const { rows } = await this.pool.query<PassageRow>(
+    const run = leg.capped ? this.pool.query.bind(this.pool) : this.semanticQuery.bind(this);
+    const { rows } = await run<PassageRow>(
       `select ${PASSAGE_COLUMNS}, r.score,
               ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
        from (select c.art_id, c.ord, c.path, ${leg.score} as score
@@ -281,6 +293,23 @@ export class PostgresSearchEngine implements SearchEngine {
       w.params,
     );
     return rows.map(toPassageHit);
+  }
+
+  /** The semantic leg scans a drive's passages: it runs with the server's own parallel-worker setting. */
+  private async semanticQuery<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local max_parallel_workers_per_gather to default');
+      const result = await client.query<R>(sql, params);
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 }
 
