@@ -5,7 +5,7 @@ import { createApp } from '../src/api/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { createOrm, migrate } from '../src/db/orm.js';
-import { PostgresSearchEngine } from '../src/search/postgres-engine.js';
+import { PostgresSearchEngine, RANK_CANDIDATES } from '../src/search/postgres-engine.js';
 import { SearchService } from '../src/search/service.js';
 import { noUsageRecorder } from '../src/search/usage.js';
 import { mintApiKey } from '../src/services/api-keys.js';
@@ -19,6 +19,9 @@ import { measureFreshness, reportFreshness, type FreshnessResult } from './searc
  * PostgreSQL engine, then measures p50/p95 of /v0/search and /v0/find?mode=lexical through the
  * API and of the same engine query run directly, interleaved in the same run. Prints the
  * API/direct ratios and how latency grows from 10k to 100k. BENCH_SIZES=1000,10000 changes sizes.
+ * Each query is interleaved with an authenticated no-op (GET /v0/drives/me, same API key): the
+ * HTTP request + auth baseline printed next to the ratios. BENCH_RANK_CANDIDATES overrides the
+ * engine's RANK_CANDIDATES (how many matches a lexical query ranks at most).
  * Then measures index freshness (PUT 200 to searchable) through the API and worker processes, see
  * search-freshness.ts. BENCH_ONLY=latency or BENCH_ONLY=freshness runs one phase alone.
  */
@@ -27,6 +30,7 @@ if (ONLY !== undefined && ONLY !== 'latency' && ONLY !== 'freshness') throw new 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES_PER_KIND = Number(process.env.BENCH_QUERIES ?? 120);
 const PASSAGES_PER_ARTIFACT = 3;
+const RANK_CANDIDATES_OVERRIDE = process.env.BENCH_RANK_CANDIDATES ? Number(process.env.BENCH_RANK_CANDIDATES) : undefined;
 
 // A deterministic corpus: Zipf-distributed words from a synthetic vocabulary.
 let seed = 42;
@@ -103,11 +107,19 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
+async function get(url: string, headers: Record<string, string>) {
+  const res = await fetch(url, { headers });
+  if (res.status !== 200) throw new Error(`API answered ${res.status}: ${await res.text()}`);
+  await res.json();
+}
+
 interface Row {
   size: number;
   kind: string;
   direct: number[];
   api: number[];
+  /** The authenticated no-op request, interleaved with this row's queries. */
+  noop: number[];
 }
 
 async function main() {
@@ -120,7 +132,8 @@ async function main() {
   await migrate(orm);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 2 });
   const ctx = await createContext(loadConfig(process.env), 'bench');
-  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 4 });
+  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 4, rankCandidates: RANK_CANDIDATES_OVERRIDE });
+  console.log(`[bench] lexical queries rank at most ${RANK_CANDIDATES_OVERRIDE ?? RANK_CANDIDATES} matches`);
   const server = createServer(createApp(ctx, { search: new SearchService({ engine, usage: noUsageRecorder }) }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -141,20 +154,16 @@ async function main() {
       ];
       for (const [cls, range] of Object.entries(QUERY_CLASSES)) {
         for (const k of kinds) {
-          const row: Row = { size, kind: `${k.kind} (${cls})`, direct: [], api: [] };
+          const row: Row = { size, kind: `${k.kind} (${cls})`, direct: [], api: [], noop: [] };
           const warmup = 10;
           for (let i = 0; i < QUERIES[cls as keyof typeof QUERIES] + warmup; i++) {
             const q = i % 3 === 0 ? `${queryWord(range)} OR ${queryWord(range)}` : queryWord(range);
             const runDirect = () => time(() => k.direct(q));
-            const runApi = () =>
-              time(async () => {
-                const res = await fetch(`${url}${k.path(q)}`, { headers });
-                if (res.status !== 200) throw new Error(`API answered ${res.status}: ${await res.text()}`);
-                await res.json();
-              });
+            const runApi = () => time(() => get(`${url}${k.path(q)}`, headers));
             // Alternate which side goes first, so neither always pays for a cold cache.
             const [direct, api] = i % 2 ? [await runDirect(), await runApi()] : (([a, d]) => [d, a])([await runApi(), await runDirect()]);
-            if (i >= warmup) (row.direct.push(direct!), row.api.push(api!)); // the first queries warm up caches
+            const noop = await time(() => get(`${url}/v0/drives/me`, headers));
+            if (i >= warmup) (row.direct.push(direct!), row.api.push(api!), row.noop.push(noop)); // the first queries warm up caches
           }
           rows.push(row);
         }
@@ -178,11 +187,16 @@ async function main() {
 
 function report(rows: Row[]) {
   const f = (x: number) => x.toFixed(2).padStart(8);
-  console.log(`\n${'size'.padEnd(8)} ${'kind'.padEnd(25)} direct p50  direct p95     API p50     API p95   API/direct p50  p95`);
+  console.log(`\n${'size'.padEnd(8)} ${'kind'.padEnd(25)} direct p50  direct p95     API p50     API p95   API/direct p50  p95   API−direct p50   no-op p50   no-op p95`);
   for (const r of rows) {
     const [d50, d95, a50, a95] = [percentile(r.direct, 50), percentile(r.direct, 95), percentile(r.api, 50), percentile(r.api, 95)];
-    console.log(`${String(r.size).padEnd(8)} ${r.kind.padEnd(25)} ${f(d50)} ms ${f(d95)} ms ${f(a50)} ms ${f(a95)} ms      ${(a50 / d50).toFixed(2)}×  ${(a95 / d95).toFixed(2)}×`);
+    const [n50, n95] = [percentile(r.noop, 50), percentile(r.noop, 95)];
+    console.log(
+      `${String(r.size).padEnd(8)} ${r.kind.padEnd(25)} ${f(d50)} ms ${f(d95)} ms ${f(a50)} ms ${f(a95)} ms      ${(a50 / d50).toFixed(2)}×  ${(a95 / d95).toFixed(2)}×` +
+        `    ${f(a50 - d50)} ms ${f(n50)} ms ${f(n95)} ms`,
+    );
   }
+  console.log('no-op: GET /v0/drives/me with the same API key, after each query: HTTP + auth (API key and drive lookups) + one drive read.');
   const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
   if (small === large) return;
   console.log(`\ngrowth ${small} → ${large} artifacts (p50, p95):`);

@@ -20,6 +20,17 @@ import {
  * the spec's syntax (stemmed words, "phrases", -negation, implicit AND, OR).
  */
 
+/**
+ * At most this many matches are ranked by one lexical query (search, and find's lexical leg): the
+ * most recently updated ones (updated_at desc, then art_id desc; for passages then ord), found by
+ * walking search_documents_recent_idx newest first or by sorting the GIN matches, whichever the
+ * planner finds cheaper. ts_rank reads each match's whole tsvector (a TOAST fetch), so ranking
+ * every match of a common word grew with the drive; capped, a broad query costs about the same at
+ * 10k and 100k artifacts. A query with fewer matches ranks them all, exactly as before.
+ * Why 1,000 and what it trades: docs/decisions.md, Search ("Ranking cost").
+ */
+export const RANK_CANDIDATES = 1000;
+
 const HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 const PASSAGE_HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=1`;
 
@@ -110,9 +121,23 @@ function toPassageHit(r: PassageRow): PassageHit {
 export class PostgresSearchEngine implements SearchEngine {
   readonly name = 'postgres' as const;
   private readonly pool: pg.Pool;
+  private readonly rankCandidates: number;
 
-  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void } = {}) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 5, allowExitOnIdle: true });
+  /** `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap). */
+  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void; rankCandidates?: number } = {}) {
+    // No parallel workers for lexical queries: starting one costs more (5-15 ms) than a selective
+    // query's whole work, and the planner asks for them on a large drive from its row estimates.
+    // The semantic scan gets the server's setting back (semanticQuery). Set on each new connection
+    // before its first query; only a plan preference, so a failure is ignored.
+    this.pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: opts.poolMax ?? 5,
+      allowExitOnIdle: true,
+      onConnect: async (client) => {
+        await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
+      },
+    });
+    this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
     // An idle client that loses its server (restart, failover) is dropped; the next query reconnects.
     // Without a listener, pg's 'error' event would crash the process.
     this.pool.on('error', (err) => opts.onIdleError?.(err));
@@ -190,22 +215,30 @@ export class PostgresSearchEngine implements SearchEngine {
     await this.pool.query('delete from search_documents where drive_id = $1 and art_id = $2', [driveId, artId]);
   }
 
+  /**
+   * Three levels: the candidates (matches in recency order, at most `rankCandidates`, carrying only
+   * what ranking needs, so the sort stays small), ranked to the top `limit`, joined back for the hit
+   * fields and headlined (ts_headline is costly, so only for the rows returned). The tsquery is
+   * written inline (not joined from a CTE) so the planner sees it and uses the GIN index.
+   */
   async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
     const w: Where = { sql: [], params: [driveId, q] };
     documentFilters(w, filters);
+    const cap = addParam(w, this.rankCandidates);
     const limit = addParam(w, filters.limit);
-    // The tsquery is written inline (not joined from a CTE) so the planner sees it and uses the
-    // GIN index; rank in the inner query and headline only the rows returned (ts_headline is costly).
     const { rows } = await this.pool.query<DocRow>(
-      `select ${DOC_COLUMNS}, d.score,
+      `select ${DOC_COLUMNS}, r.score,
               ts_headline('english', case when d.preview <> '' then d.preview else search_path_words(d.path) end,
                           websearch_to_tsquery('english', $2), '${HEADLINE_OPTS}') as snippet
-       from (select d.*, ts_rank(d.tsv, websearch_to_tsquery('english', $2)) as score
-             from search_documents d
-             where d.drive_id = $1 and d.tsv @@ websearch_to_tsquery('english', $2) ${w.sql.map((s) => `and ${s}`).join(' ')}
-             order by score desc, d.path
-             limit ${limit}) d
-       order by d.score desc, d.path`,
+       from (select c.art_id, c.path, ts_rank(c.tsv, websearch_to_tsquery('english', $2)) as score
+             from (select d.art_id, d.path, d.tsv from search_documents d
+                   where d.drive_id = $1 and d.tsv @@ websearch_to_tsquery('english', $2) ${w.sql.map((s) => `and ${s}`).join(' ')}
+                   order by d.updated_at desc, d.art_id desc
+                   limit ${cap}) c
+             order by score desc, c.path
+             limit ${limit}) r
+       join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
+       order by r.score desc, r.path`,
       w.params,
     );
     return rows.map(toSearchHit);
@@ -213,34 +246,70 @@ export class PostgresSearchEngine implements SearchEngine {
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
     const tq = "websearch_to_tsquery('english', $2)";
-    return this.findPassages(driveId, q, filters, { score: `ts_rank(p.tsv, ${tq})`, match: `p.tsv @@ ${tq}` });
+    return this.findPassages(driveId, q, filters, { input: 'p.tsv', score: `ts_rank(c.rank_input, ${tq})`, match: `p.tsv @@ ${tq}`, capped: true });
   }
 
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
     return this.findPassages(driveId, query.q, filters, {
-      score: 'search_dot(p.embedding, $3::real[])',
+      input: 'p.embedding',
+      score: 'search_dot(c.rank_input, $3::real[])',
       match: 'p.embedding is not null',
       vector: query.vector,
+      capped: false,
     });
   }
 
-  /** One leg of find: rank passages by `score` among those matching `match`; `q` always drives the snippet. */
-  private async findPassages(driveId: string, q: string, filters: FindFilters, leg: { score: string; match: string; vector?: number[] }) {
+  /**
+   * One leg of find, in search's three levels: rank passages by `score` (over `c.rank_input`, which
+   * is `input`) among those matching `match`; `q` always drives the snippet. A capped leg ranks only
+   * the most recent `rankCandidates` matches (updated_at desc, art_id desc, ord); uncapped (semantic),
+   * the candidate subquery has no ORDER BY/LIMIT, the planner flattens it and every match is ranked.
+   */
+  private async findPassages(
+    driveId: string,
+    q: string,
+    filters: FindFilters,
+    leg: { input: string; score: string; match: string; vector?: number[]; capped: boolean },
+  ) {
     const w: Where = { sql: [], params: [driveId, q] };
     if (leg.vector) addParam(w, leg.vector); // $3
     passageFilters(w, filters);
+    const candidates = leg.capped ? `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}` : '';
     const limit = addParam(w, filters.limit);
-    const { rows } = await this.pool.query<PassageRow>(
-      `select r.*, ts_headline('english', r.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
-       from (select ${PASSAGE_COLUMNS}, ${leg.score} as score
-             from search_passages p join search_documents d using (drive_id, art_id)
-             where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
-             order by score desc, d.path, p.ord
+    const run = leg.capped ? this.pool.query.bind(this.pool) : this.semanticQuery.bind(this);
+    const { rows } = await run<PassageRow>(
+      `select ${PASSAGE_COLUMNS}, r.score,
+              ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
+       from (select c.art_id, c.ord, c.path, ${leg.score} as score
+             from (select p.art_id, p.ord, d.path, ${leg.input} as rank_input
+                   from search_passages p join search_documents d using (drive_id, art_id)
+                   where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
+                   ${candidates}) c
+             order by score desc, c.path, c.ord
              limit ${limit}) r
+       join search_passages p on p.drive_id = $1 and p.art_id = r.art_id and p.ord = r.ord
+       join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
        order by r.score desc, r.path, r.ord`,
       w.params,
     );
     return rows.map(toPassageHit);
+  }
+
+  /** The semantic leg scans a drive's passages: it runs with the server's own parallel-worker setting. */
+  private async semanticQuery<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local max_parallel_workers_per_gather to default');
+      const result = await client.query<R>(sql, params);
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 }
 
