@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
+import { PreparedStatements } from './db/prepared.js';
 import { createLogger, type Logger } from './logger.js';
 import { UsageMeter } from './services/usage-meter.js';
 import { BlobCache } from './storage/blob-cache.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   usageMeter: UsageMeter;
   /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
   blobCache: BlobCache;
+  /** The per-request statements (authentication), prepared once per connection (see db/prepared.ts). */
+  prepared: PreparedStatements;
 }
 
 export async function createContext(config: Config, name: string): Promise<AppContext> {
@@ -33,12 +36,14 @@ export async function createContext(config: Config, name: string): Promise<AppCo
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
   const blobCache = new BlobCache({ maxBytes: config.limits.blobCacheBytes, maxObjectBytes: config.limits.blobCacheMaxObjectBytes });
-  return { config, logger, orm, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache };
+  const prepared = new PreparedStatements(config.database.url!, { onIdleError: (err) => logger.warn({ err }, 'prepared statements: idle PostgreSQL connection failed') });
+  return { config, logger, orm, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache, prepared };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.usageMeter.close().catch(() => {});
   await ctx.temporal.connection.close().catch(() => {});
   ctx.s3.destroy();
+  await ctx.prepared.close().catch(() => {});
   await ctx.orm.close();
 }

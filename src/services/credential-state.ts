@@ -1,11 +1,11 @@
 import { hashSecret } from '../auth/secrets.js';
+import type { PreparedStatements } from '../db/prepared.js';
 import { hourWindow, writeBucket } from './rate-limits.js';
-import { one, type Db } from './sql.js';
 
 /**
  * What the bearer middleware needs for every request, in one round trip: whose drive it is,
  * whether that drive is soft-deleted, and how many writes the credential has charged this hour
- * (a read answers with the budget headers without a second query).
+ * (a read answers with the budget headers without a second query). Both run as prepared statements.
  */
 export interface CredentialState {
   driveId: string;
@@ -14,14 +14,14 @@ export interface CredentialState {
 }
 
 /** A live (unrevoked) API key with its drive's state; undefined when unknown or revoked, or its drive is gone. */
-export async function apiKeyState(db: Db, key: string): Promise<(CredentialState & { keyId: string }) | undefined> {
-  const row = await one<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null }>(
-    db,
-    `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted, rc.count as writes
+export async function apiKeyState(db: PreparedStatements, key: string): Promise<(CredentialState & { keyId: string }) | undefined> {
+  const [row] = await db.query<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null }>(
+    'auth_api_key',
+    `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted,
+            (select count from rate_counters where bucket = 'write:' || k.id and window_start = $1) as writes
        from api_keys k
        join drives d on d.id = k.drive_id
-       left join rate_counters rc on rc.bucket = 'write:' || k.id and rc.window_start = ?
-      where k.key_hash = ? and k.revoked_at is null`,
+      where k.key_hash = $2 and k.revoked_at is null`,
     [hourWindow().start, hashSecret(key)],
   );
   if (!row) return undefined;
@@ -29,12 +29,12 @@ export async function apiKeyState(db: Db, key: string): Promise<(CredentialState
 }
 
 /** The state of a drive named by a verified token, with the credential's writes this hour; undefined when the drive is gone. */
-export async function tokenDriveState(db: Db, driveId: string, credentialId: string): Promise<CredentialState | undefined> {
-  const row = await one<{ drive_deleted: boolean; writes: number | null }>(
-    db,
+export async function tokenDriveState(db: PreparedStatements, driveId: string, credentialId: string): Promise<CredentialState | undefined> {
+  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null }>(
+    'auth_token_drive',
     `select d.deleted_at is not null as drive_deleted,
-            (select count from rate_counters where bucket = ? and window_start = ?) as writes
-       from drives d where d.id = ?`,
+            (select count from rate_counters where bucket = $1 and window_start = $2) as writes
+       from drives d where d.id = $3`,
     [writeBucket(credentialId), hourWindow().start, driveId],
   );
   if (!row) return undefined;

@@ -14,7 +14,7 @@ export type CredentialVerifier = (ctx: AppContext, credential: string) => Promis
 /** An API key, looked up with its drive's state in one query (see credential-state.ts). */
 const apiKeyVerifier: CredentialVerifier = async (ctx, credential) => {
   if (!credential.startsWith(API_KEY_PREFIX)) return undefined;
-  const key = await apiKeyState(ctx.orm.em.fork(), credential);
+  const key = await apiKeyState(ctx.prepared, credential);
   if (!key) throw unauthenticated('invalid or revoked API key');
   return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.keyId, state: key };
 };
@@ -82,7 +82,7 @@ export function bearerAuth(
         if (auth) break;
       }
       if (!auth) throw unauthenticated('unrecognised bearer credential');
-      const state = auth.state ?? (await tokenDriveState(ctx.orm.em.fork(), auth.driveId, auth.credentialId));
+      const state = auth.state ?? (await tokenDriveState(ctx.prepared, auth.driveId, auth.credentialId));
       if (!state || (state.driveDeleted && !opts.allowDeletedDrive)) throw unauthenticated('drive is deleted or gone');
       req.auth = { ...auth, state };
       next();
