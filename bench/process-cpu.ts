@@ -23,7 +23,10 @@ function readProcs(): Proc[] {
       const close = stat.lastIndexOf(')');
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' ');
-      out.push({ pid: Number(name), ppid: Number(fields[1]), comm, cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS });
+      // utime + stime, plus cutime + cstime: the CPU of children that have exited (PostgreSQL
+      // backends of closed connections), so it stays counted with their parent's role.
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      out.push({ pid: Number(name), ppid: Number(fields[1]), comm, cpuMs: ticks * TICK_MS });
     } catch {
       // exited while listing
     }
