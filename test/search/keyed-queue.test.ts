@@ -30,6 +30,25 @@ describe('KeyedQueue (background indexing signals)', () => {
     expect(q.pending).toBe(0);
   });
 
+  it('runs at most `concurrency` tasks at once across keys, and all of them in the end', async () => {
+    const q = new KeyedQueue(() => {}, 3);
+    let running = 0;
+    let maxRunning = 0;
+    let done = 0;
+    for (let i = 0; i < 20; i++) {
+      q.push(`k${i}`, async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await tick(2);
+        running--;
+        done++;
+      });
+    }
+    await q.drain();
+    expect(maxRunning).toBe(3);
+    expect(done).toBe(20);
+  });
+
   it('drain also waits for tasks queued while draining', async () => {
     const q = new KeyedQueue(() => {});
     const done: number[] = [];
