@@ -16,7 +16,7 @@ export interface AppContext {
   orm: Orm;
   s3: S3Client;
   temporal: Client;
-  /** Monthly read counts, batched (see services/usage-meter.ts). */
+  /** Monthly usage counts (reads, retrieval queries, indexing passes), batched (see services/usage-meter.ts). */
   usageMeter: UsageMeter;
   /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
   blobCache: BlobCache;

@@ -19,7 +19,7 @@ export interface AuthContext {
    */
   credentialId: string;
   /** The drive's state and the credential's writes this hour, loaded once by the bearer middleware. */
-  state?: CredentialState;
+  state: CredentialState;
 }
 
 declare module 'express-serve-static-core' {

@@ -1,6 +1,6 @@
 import { hashSecret } from '../auth/secrets.js';
 import type { PreparedStatements } from '../db/prepared.js';
-import { hourWindow, writeBucket } from './rate-limits.js';
+import { hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from './rate-limits.js';
 
 /**
  * What the bearer middleware needs for every request, in one round trip: whose drive it is,
@@ -18,11 +18,11 @@ export async function apiKeyState(db: PreparedStatements, key: string): Promise<
   const [row] = await db.query<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null }>(
     'auth_api_key',
     `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted,
-            (select count from rate_counters where bucket = 'write:' || k.id and window_start = $1) as writes
+            (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes
        from api_keys k
        join drives d on d.id = k.drive_id
       where k.key_hash = $2 and k.revoked_at is null`,
-    [hourWindow().start, hashSecret(key)],
+    [hourWindow().start, hashSecret(key), WRITE_BUCKET_PREFIX],
   );
   if (!row) return undefined;
   return { keyId: row.key_id, driveId: row.drive_id, driveDeleted: row.drive_deleted, writesThisHour: Number(row.writes ?? 0) };

@@ -55,16 +55,13 @@ async function peek(em: EntityManager, bucket: string): Promise<number> {
   return rows.length ? Number(rows[0].count) : 0;
 }
 
-export const writeBucket = (credentialId: string) => `write:${credentialId}`;
+/** A credential's write budget counter is `write:<credential id>` (credential-state.ts reads it by that prefix). */
+export const WRITE_BUCKET_PREFIX = 'write:';
+export const writeBucket = (credentialId: string) => `${WRITE_BUCKET_PREFIX}${credentialId}`;
 
 /** Charges one write to a credential's hourly budget. */
 export function chargeWrite(em: EntityManager, credentialId: string, driveId: string, limit: number) {
   return hit(em, writeBucket(credentialId), driveId, limit);
-}
-
-/** The credential's budget without charging it (for the headers on reads). */
-export async function peekWrites(em: EntityManager, credentialId: string, limit: number): Promise<HitResult> {
-  return writeBudgetStatus(await peek(em, writeBucket(credentialId)), limit);
 }
 
 /** The budget headers' numbers for a credential that has charged `count` writes this hour. */

@@ -4,12 +4,15 @@ import type { AppContext } from '../../context.js';
 import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
 import { OAuthError } from '../../auth/oauth-error.js';
 import { API_KEY_PREFIX } from '../../services/api-keys.js';
-import { apiKeyState, tokenDriveState } from '../../services/credential-state.js';
+import { apiKeyState, tokenDriveState, type CredentialState } from '../../services/credential-state.js';
 import { verifyCurrentAssertion } from '../../services/identities.js';
 import { ApiError } from '../errors.js';
 
+/** Who a credential names; `state` when the verifier loaded it already (the API key query does). */
+type VerifiedCredential = Omit<AuthContext, 'state'> & { state?: CredentialState };
+
 /** A verifier for one kind of bearer credential; returns undefined when the credential is not its kind. */
-export type CredentialVerifier = (ctx: AppContext, credential: string) => Promise<AuthContext | undefined>;
+export type CredentialVerifier = (ctx: AppContext, credential: string) => Promise<VerifiedCredential | undefined>;
 
 /** An API key, looked up with its drive's state in one query (see credential-state.ts). */
 const apiKeyVerifier: CredentialVerifier = async (ctx, credential) => {
@@ -76,7 +79,7 @@ export function bearerAuth(
       const header = req.get('authorization') ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw unauthenticated('missing bearer credential');
-      let auth: AuthContext | undefined;
+      let auth: VerifiedCredential | undefined;
       for (const verify of verifiers) {
         auth = await verify(ctx, match[1]);
         if (auth) break;

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../../auth/context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, peekWrites, writeBudgetStatus, type HitResult } from '../../services/rate-limits.js';
+import { chargeWrite, writeBudgetStatus, type HitResult } from '../../services/rate-limits.js';
 import { ApiError } from '../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
@@ -33,18 +33,16 @@ export function writeBudget(ctx: AppContext): RequestHandler {
   return async (req, res, next) => {
     try {
       const auth = authOf(req);
-      const em = ctx.orm.em.fork();
       const path = req.originalUrl.split('?')[0];
       if (isChargedWrite(req.method, path)) {
-        const r = await chargeWrite(em, auth.credentialId, auth.driveId, limit);
+        const r = await chargeWrite(ctx.orm.em.fork(), auth.credentialId, auth.driveId, limit);
         setHeaders(res, r);
         if (!r.allowed) {
           throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
         }
       } else {
         ctx.usageMeter.count(auth.driveId);
-        const writes = auth.state?.writesThisHour;
-        setHeaders(res, writes === undefined ? await peekWrites(em, auth.credentialId, limit) : writeBudgetStatus(writes, limit));
+        setHeaders(res, writeBudgetStatus(auth.state.writesThisHour, limit));
       }
       next();
     } catch (err) {
