@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
 import { PreparedStatements } from './db/prepared.js';
 import { createLogger, type Logger } from './logger.js';
-import { UsageMeter } from './services/usage-meter.js';
+import { UsageMeter } from './usage/usage-meter.js';
 import { BlobCache } from './storage/blob-cache.js';
 import { createS3Client } from './storage/s3.js';
 import { createTemporalClient } from './temporal/client.js';

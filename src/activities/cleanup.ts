@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { purgeExpired } from '../services/purge.js';
-import { purgeEndedWindows } from '../services/rate-limits.js';
+import { purgeExpired } from '../drive/purge.js';
+import { purgeEndedWindows } from '../usage/rate-limits.js';
 
 export interface CleanupActivities {
   purgeExpired(): Promise<Record<string, number>>;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { closeUploadSession } from '../services/upload-sessions.js';
+import { closeUploadSession } from '../uploads/upload-sessions.js';
 
 export interface UploadActivities {
   closeUploadSession(s: { uploadId: string; driveId: string; expire: boolean }): Promise<{ state: string; expiredNow: boolean }>;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { onArtifactChanged, type ArtifactChange } from '../services/artifact-hooks.js';
-import { EventAction } from '../services/events.js';
+import { onArtifactChanged, type ArtifactChange } from '../drive/artifact-hooks.js';
+import { EventAction } from '../drive/events.js';
 import type { ArtifactPatch, SearchEngine } from './engine.js';
 import { SearchIndexHooks } from './hooks.js';
 

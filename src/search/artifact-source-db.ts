@@ -1,8 +1,8 @@
 import { ApiError } from '../api/errors.js';
 import type { AppContext } from '../context.js';
-import { findArtifactRecord, type ArtifactOut } from '../services/artifact-records.js';
-import { findLiveDrive } from '../services/drives.js';
-import { readVersionBytes } from '../services/versions.js';
+import { findArtifactRecord, type ArtifactOut } from '../drive/artifact-records.js';
+import { findLiveDrive } from '../drive/drives.js';
+import { readVersionBytes } from '../drive/versions.js';
 import type { ArtifactSource, IndexableArtifact, IndexableRecord } from './artifact-source.js';
 
 /**

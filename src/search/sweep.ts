@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { EventAction } from '../services/events.js';
-import { rows } from '../services/sql.js';
+import { EventAction } from '../drive/events.js';
+import { rows } from '../db/sql.js';
 import { applyHookCall } from './artifact-hook-binding.js';
 import type { SearchIndexHooks } from './hooks.js';
 

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { listUserDrives } from '../services/drives.js';
-import { hitIpLimit, ipLimitReached } from '../services/rate-limits.js';
-import { PASSWORD_MIN, signIn, signUp } from '../services/users.js';
+import { listUserDrives } from '../drive/drives.js';
+import { hitIpLimit, ipLimitReached } from '../usage/rate-limits.js';
+import { PASSWORD_MIN, signIn, signUp } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
 import { csrfValid, ensureSession, readSession, writeSession } from './session.js';
 

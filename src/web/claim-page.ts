@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { decideClaim, findPendingClaim, normaliseUserCode, USER_CODE_RE } from '../services/claims.js';
-import { hitIpLimit, ipLimitReached } from '../services/rate-limits.js';
+import { decideClaim, findPendingClaim, normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
+import { hitIpLimit, ipLimitReached } from '../usage/rate-limits.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
 import { csrfValid, readSession, writeSession } from './session.js';

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { listApiKeys, mintApiKey, revokeApiKey } from '../services/api-keys.js';
-import { listUserDrives } from '../services/drives.js';
+import { listApiKeys, mintApiKey, revokeApiKey } from '../identity/api-keys.js';
+import { listUserDrives } from '../drive/drives.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
 import { csrfValid, readSession, type Session } from './session.js';

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { safeEqual } from '../auth/secrets.js';
+import { safeEqual } from '../identity/secrets.js';
 import type { Config } from '../config.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
-import { purgeExpired } from '../../src/services/purge.js';
+import { purgeUnreferencedBlobs } from '../../src/drive/blobs.js';
+import { purgeExpired } from '../../src/drive/purge.js';
 import type { TestApi } from '../helpers/api.js';
 import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
@@ -89,7 +89,7 @@ describe('concurrent first writes of a drive', () => {
     const d = await driveClient(api);
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => d.put(`fresh/${i}`, `f${i}-${Math.random()}`.slice(0, 10))));
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
-    const { storageUsedBytes } = await import('../../src/services/storage-usage.js');
+    const { storageUsedBytes } = await import('../../src/drive/quota.js');
     expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(results.reduce((n, r) => n + r.json.size_bytes, 0));
   });
 });

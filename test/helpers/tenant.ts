@@ -1,6 +1,6 @@
 import type { AppContext } from '../../src/context.js';
-import { mintApiKey } from '../../src/services/api-keys.js';
-import { createDrive } from '../../src/services/drives.js';
+import { mintApiKey } from '../../src/identity/api-keys.js';
+import { createDrive } from '../../src/drive/drives.js';
 
 /** A fresh claimed drive with an API key, for suites that need an authenticated caller. */
 export async function createTenant(ctx: AppContext, email = `owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`) {

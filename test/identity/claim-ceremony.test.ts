@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { USER_CODE_RE } from '../../src/services/claims.js';
+import { USER_CODE_RE } from '../../src/identity/claims.js';
 import { unclaimedDriveWorkflowId } from '../../src/temporal/identity-messages.js';
 import {
   accessTokenFor, bearer, JWT_BEARER, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail, waitFor, WebClient,

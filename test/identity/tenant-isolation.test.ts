@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { listApiKeys } from '../../src/services/api-keys.js';
+import { listApiKeys } from '../../src/identity/api-keys.js';
 import { accessTokenFor, bearer, claimThroughPages, registerAnonymous, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 let api: TestApi;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { incrementUsage } from '../../src/services/usage.js';
-import { UsageMeter } from '../../src/services/usage-meter.js';
-import { purgeEndedWindows } from '../../src/services/rate-limits.js';
+import { incrementUsage } from '../../src/usage/usage.js';
+import { UsageMeter } from '../../src/usage/usage-meter.js';
+import { purgeEndedWindows } from '../../src/usage/rate-limits.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';
 
 let api: TestApi;

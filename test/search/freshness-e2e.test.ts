@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
-import { purgeArtifacts } from '../../src/services/purge.js';
+import { purgeArtifacts } from '../../src/drive/purge.js';
 import { indexingWorkflowId } from '../../src/workflows/indexing.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';

@@ -12,7 +12,7 @@ import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { CHUNK_TOKENS } from '../../src/search/split.js';
 import { IndexStage } from '../../src/search/stage.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
-import { createDrive } from '../../src/services/drives.js';
+import { createDrive } from '../../src/drive/drives.js';
 import { indexingWorkflowId, type IndexingWorkflowResult } from '../../src/workflows/indexing.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 

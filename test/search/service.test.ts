@@ -5,7 +5,7 @@ import { EmbeddingsClient } from '../../src/search/embeddings.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { hybridCandidates, SearchService } from '../../src/search/service.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
-import { createDrive } from '../../src/services/drives.js';
+import { createDrive } from '../../src/drive/drives.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 
 /** The search service on the PostgreSQL engine: usage counting and degraded modes. */

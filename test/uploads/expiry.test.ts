@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeUnreferencedBlobs } from '../../src/services/blobs.js';
-import { closeUploadSession, markExpired } from '../../src/services/upload-sessions.js';
-import { reservedBytes } from '../../src/services/storage-usage.js';
-import { uploadWorkflowId } from '../../src/services/uploads.js';
+import { purgeUnreferencedBlobs } from '../../src/drive/blobs.js';
+import { closeUploadSession, markExpired } from '../../src/uploads/upload-sessions.js';
+import { reservedBytes } from '../../src/drive/quota.js';
+import { uploadWorkflowId } from '../../src/uploads/uploads.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { bytes, sha256, uploadClient, waitFor, type UploadClient } from './helpers.js';
 

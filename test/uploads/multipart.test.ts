@@ -1,6 +1,6 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { closeUploadSession } from '../../src/services/upload-sessions.js';
+import { closeUploadSession } from '../../src/uploads/upload-sessions.js';
 import { uploadObjectKey } from '../../src/storage/upload-store.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';

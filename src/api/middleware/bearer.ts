@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
-import type { AuthContext } from '../../auth/context.js';
+import type { AuthContext } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../auth/tokens.js';
-import { OAuthError } from '../../auth/oauth-error.js';
-import { API_KEY_PREFIX } from '../../services/api-keys.js';
-import { apiKeyState, tokenDriveState, type CredentialState } from '../../services/credential-state.js';
-import { verifyCurrentAssertion } from '../../services/identities.js';
+import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from '../../identity/tokens.js';
+import { OAuthError } from '../../identity/oauth-error.js';
+import { API_KEY_PREFIX } from '../../identity/api-keys.js';
+import { apiKeyState, tokenDriveState, type CredentialState } from '../../identity/credential-state.js';
+import { verifyCurrentAssertion } from '../../identity/identities.js';
 import { ApiError } from '../errors.js';
 
 /** Who a credential names; `state` when the verifier loaded it already (the API key query does). */

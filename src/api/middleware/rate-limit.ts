@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, writeBudgetStatus, type HitResult } from '../../services/rate-limits.js';
+import { chargeWrite, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
 import { ApiError } from '../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);

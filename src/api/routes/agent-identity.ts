@@ -1,9 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { startClaim } from '../../services/claims.js';
-import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../services/identities.js';
-import { hitIpLimit } from '../../services/rate-limits.js';
+import { startClaim } from '../../identity/claims.js';
+import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../identity/identities.js';
+import { hitIpLimit } from '../../usage/rate-limits.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/route.js';
 import { rateLimited } from '../middleware/rate-limit.js';

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { artifactNotFound, getLiveArtifact, getLiveArtifactByPath } from '../../services/artifact-records.js';
-import { checkPath } from '../../services/artifact-rules.js';
-import { getVersion, listVersions, versionOut } from '../../services/versions.js';
+import { artifactNotFound, getLiveArtifact, getLiveArtifactByPath } from '../../drive/artifact-records.js';
+import { checkPath } from '../../drive/artifact-rules.js';
+import { getVersion, listVersions, versionOut } from '../../drive/versions.js';
 import { presignBlob, storageFailure } from '../../storage/blob-store.js';
 import { route } from '../http/route.js';
 import { sendBytes } from '../http/send-bytes.js';

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { findLiveDrive } from '../../services/drives.js';
-import { usageReport } from '../../services/usage.js';
+import { findLiveDrive } from '../../drive/drives.js';
+import { usageReport } from '../../usage/usage.js';
 import { ApiError } from '../errors.js';
 import { route } from '../http/route.js';
 

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { checkOwnDrive, deleteDrive, driveTrash, restoreDrive } from '../../services/drive-deletion.js';
+import { checkOwnDrive, deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema, folderOutSchema, limitParam } from '../schemas/artifacts.js';
 import { actorOf } from './artifacts.js';

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { listEvents } from '../../services/events.js';
+import { listEvents } from '../../drive/events.js';
 import { route } from '../http/route.js';
 import { eventPageSchema, limitParam } from '../schemas/artifacts.js';
 

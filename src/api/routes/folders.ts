@@ -1,9 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { hasPrefix } from '../../ids.js';
-import { createFolder, deleteFolder, folderOut, getFolder, moveFolder, patchFolder, type FolderRef } from '../../services/folders.js';
+import { createFolder, deleteFolder, folderOut, getFolder, moveFolder, patchFolder, type FolderRef } from '../../drive/folders.js';
 import { route } from '../http/route.js';
 import { actorHeader, folderDeleteOutSchema, folderOutSchema } from '../schemas/artifacts.js';
 import { actorOf, pathParams } from './artifacts.js';

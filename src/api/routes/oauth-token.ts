@@ -1,9 +1,9 @@
 import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { OAuthError } from '../../auth/oauth-error.js';
-import { AgentAuthNotConfigured } from '../../auth/tokens.js';
+import { OAuthError } from '../../identity/oauth-error.js';
+import { AgentAuthNotConfigured } from '../../identity/tokens.js';
 import type { AppContext } from '../../context.js';
-import { claimGrant, exchangeAssertion } from '../../services/identities.js';
+import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
 import { ApiError } from '../errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 

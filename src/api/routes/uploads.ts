@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../auth/context.js';
+import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { beginUpload, commitUpload } from '../../services/uploads.js';
-import { uploadNotFound } from '../../services/upload-sessions.js';
+import { beginUpload, commitUpload } from '../../uploads/uploads.js';
+import { uploadNotFound } from '../../uploads/upload-sessions.js';
 import { hasPrefix } from '../../ids.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema } from '../schemas/artifacts.js';

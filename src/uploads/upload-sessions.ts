@@ -2,11 +2,11 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
 import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
-import type { ArtifactOut } from './artifact-records.js';
-import type { PutInput } from './artifacts.js';
-import type { Source } from './artifact-rules.js';
-import { one, rows, transaction, type Db } from './sql.js';
-import { reservedBytes } from './storage-usage.js';
+import type { ArtifactOut } from '../drive/artifact-records.js';
+import type { PutInput } from '../drive/artifacts.js';
+import type { Source } from '../drive/artifact-rules.js';
+import { one, rows, transaction, type Db } from '../db/sql.js';
+import { reservedBytes } from '../drive/quota.js';
 
 /**
  * Rows of `upload_sessions` and the one state change everybody races for: leaving `begun`.

@@ -2,8 +2,8 @@ import type { AppContext } from '../context.js';
 import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { purgeUnreferencedBlobs } from './blobs.js';
 import { EventAction, writeTransaction } from './events.js';
-import { rows } from './sql.js';
-import { releaseStorage } from './storage-usage.js';
+import { rows } from '../db/sql.js';
+import { releaseStorage } from './quota.js';
 
 /**
  * The cleanup job's work (run by the Temporal schedule): hard-delete what passed its purge_at,

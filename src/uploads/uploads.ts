@@ -6,11 +6,11 @@ import { CRC32C_BASE64 } from '../storage/crc32c.js';
 import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
 import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
 import { uploadCommittedSignal, uploadSessionWorkflow } from '../workflows/upload-session.js';
-import { iso, type ArtifactOut } from './artifact-records.js';
-import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from './artifact-rules.js';
-import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from './artifacts.js';
-import { writeTransaction } from './events.js';
-import { storageCommitted } from './storage-usage.js';
+import { iso, type ArtifactOut } from '../drive/artifact-records.js';
+import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from '../drive/artifact-rules.js';
+import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../drive/artifacts.js';
+import { writeTransaction } from '../drive/events.js';
+import { storageCommitted } from '../drive/quota.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {
   claimForCommit, closeUploadSession, getUploadSession, insertUploadSession, markExpired, putInputOf, quotaExceeded, recordCommitResult, uploadExpired,

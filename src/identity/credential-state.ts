@@ -1,6 +1,6 @@
-import { hashSecret } from '../auth/secrets.js';
+import { hashSecret } from './secrets.js';
 import type { PreparedStatements } from '../db/prepared.js';
-import { hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from './rate-limits.js';
+import { hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from '../usage/rate-limits.js';
 
 /**
  * What the bearer middleware needs for every request, in one round trip: whose drive it is,

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../api/errors.js';
-import { hashSecret, newSecret } from '../auth/secrets.js';
+import { hashSecret, newSecret } from './secrets.js';
 import type { AppContext } from '../context.js';
 import { AgentIdentity } from '../db/entities/agent-identity.js';
 import { ClaimAttempt, type ClaimAttemptRow } from '../db/entities/claim-attempt.js';
@@ -10,7 +10,7 @@ import { Drive } from '../db/entities/drive.js';
 import { newId } from '../ids.js';
 import { claimWorkflowId, decideClaimUpdate, type ClaimOutcome } from '../temporal/identity-messages.js';
 import { claimCeremonyWorkflow } from '../workflows/claim-ceremony.js';
-import { findLiveDrive } from './drives.js';
+import { findLiveDrive } from '../drive/drives.js';
 import { workflowsUnavailable } from './identities.js';
 
 /**

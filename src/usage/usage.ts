@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { storageUsedBytes } from './storage-usage.js';
+import { storageUsedBytes } from '../drive/quota.js';
 import { driveWritesThisHour, hourWindow } from './rate-limits.js';
 
 /**

@@ -3,7 +3,7 @@ import { ApiError } from '../api/errors.js';
 import { readBlob } from '../storage/blob-store.js';
 import { getLiveArtifact, iso, type Timestamp } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
-import { one, rows, type Db } from './sql.js';
+import { one, rows, type Db } from '../db/sql.js';
 
 /** Versions of an artifact (spec 2.3): list newest first with keyset cursors, get one, read its bytes. */
 export interface VersionRow {

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
-import { one, type Db } from './sql.js';
+import { one, type Db } from '../db/sql.js';
 
 /** An artifact row as stored, and its ArtifactOut shape (spec 2.2, field names per SPEC over REFERENCE). */
 export interface ArtifactRow {

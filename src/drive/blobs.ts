@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../api/errors.js';
 import { deleteBlobObject, putBlob } from '../storage/blob-store.js';
 import type { SpooledBody } from '../storage/spool.js';
-import { one, rows, transaction, type Db } from './sql.js';
+import { one, rows, transaction, type Db } from '../db/sql.js';
 
 /**
  * Content-addressed bytes. A `blobs` row per SHA-256; `stored` says a committed version has

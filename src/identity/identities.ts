@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError } from '../api/errors.js';
-import { OAuthError } from '../auth/oauth-error.js';
-import { hashSecret, newSecret } from '../auth/secrets.js';
-import { AgentAuthNotConfigured, signServiceToken, TokenInvalid, verifyServiceToken, type Scope } from '../auth/tokens.js';
+import { OAuthError } from './oauth-error.js';
+import { hashSecret, newSecret } from './secrets.js';
+import { AgentAuthNotConfigured, signServiceToken, TokenInvalid, verifyServiceToken, type Scope } from './tokens.js';
 import type { AppContext } from '../context.js';
 import { AgentIdentity, type AgentIdentityRow } from '../db/entities/agent-identity.js';
 import { ClaimAttempt } from '../db/entities/claim-attempt.js';
@@ -11,7 +11,7 @@ import { newId } from '../ids.js';
 import { unclaimedDriveWorkflowId } from '../temporal/identity-messages.js';
 import { unclaimedDriveWorkflow } from '../workflows/unclaimed-drive.js';
 import { recordDriveActivity } from './drive-lifecycle.js';
-import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from './drives.js';
+import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from '../drive/drives.js';
 import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { artifactOut, type ArtifactRow } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
-import { likePrefix, rows } from './sql.js';
+import { likePrefix, rows } from '../db/sql.js';
 
 export interface ListQuery {
   prefix: string;

@@ -1,5 +1,5 @@
 import { ApiError } from '../api/errors.js';
-import { one, rows, type Db } from './sql.js';
+import { one, rows, type Db } from '../db/sql.js';
 
 /**
  * Storage a drive uses: the sum of `size_bytes` over every version of its live and trashed

@@ -5,7 +5,7 @@ import type { ArtifactChange } from './artifact-hooks.js';
 import { iso, type Timestamp } from './artifact-records.js';
 import { checkNotWiki, checkPath } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
-import { isUniqueViolation, likePrefix, one, rows, type Db } from './sql.js';
+import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
 import { retentionDays } from './trash.js';
 
 /**

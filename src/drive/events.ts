@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import { iso, type Timestamp } from './artifact-records.js';
 import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
-import { rows, transaction, type Db } from './sql.js';
+import { rows, transaction, type Db } from '../db/sql.js';
 
 /** Event actions this service records (spec 4.5 / 6; only `artifact.renamed` is named there). */
 export const EventAction = {

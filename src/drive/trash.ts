@@ -3,7 +3,7 @@ import { ApiError } from '../api/errors.js';
 import { artifactNotFound, artifactOut, getArtifactAnyState, getLiveArtifactByPath, iso, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
-import { isUniqueViolation, one } from './sql.js';
+import { isUniqueViolation, one } from '../db/sql.js';
 
 /** Soft delete and restore of artifacts (spec 3.1). */
 

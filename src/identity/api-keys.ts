@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashSecret, newSecret } from '../auth/secrets.js';
+import { hashSecret, newSecret } from './secrets.js';
 import { ApiKey, type ApiKeyRow } from '../db/entities/api-key.js';
 import { newId } from '../ids.js';
 

@@ -4,7 +4,7 @@ import { artifactOut, iso, type ArtifactRow, type Timestamp } from './artifact-r
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { EventAction, writeTransaction } from './events.js';
 import { folderOut, type FolderRow } from './folders.js';
-import { one, rows, type Db } from './sql.js';
+import { one, rows, type Db } from '../db/sql.js';
 
 /**
  * Drive soft delete, restore and trash (spec 3.2, 4.4). While a drive is soft-deleted the bearer

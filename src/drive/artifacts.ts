@@ -6,8 +6,8 @@ import { artifactOut, getLiveArtifact, getLiveArtifactByPath, type ArtifactOut, 
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, type Visibility } from './artifact-rules.js';
 import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
-import { isUniqueViolation, one, rows, type Db } from './sql.js';
-import { quotaExceeded, reserveStorage, storageCommitted } from './storage-usage.js';
+import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
+import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
 
 /** Create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
 

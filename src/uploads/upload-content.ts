@@ -4,7 +4,7 @@ import { ApiError } from '../api/errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
 import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
-import { rows, one } from './sql.js';
+import { rows, one } from '../db/sql.js';
 
 /**
  * What a commit does with the uploaded object before any row changes: check its size against

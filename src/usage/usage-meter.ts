@@ -1,6 +1,6 @@
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
-import { pgCode } from './sql.js';
+import { pgCode } from '../db/sql.js';
 import { incrementUsage, type UsageKind } from './usage.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { ApiError } from '../api/errors.js';
-import type { CredentialState } from '../services/credential-state.js';
+import { ApiError } from '../errors.js';
+import type { CredentialState } from '../../identity/credential-state.js';
 
 /**
  * Who is calling. Set only by the bearer middleware from the credential itself; tenant
