@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { one, type Db } from '../db/sql.js';
 
 /** An artifact row as stored, and its ArtifactOut shape (spec 2.2, field names per SPEC over REFERENCE). */
@@ -71,7 +71,7 @@ export function artifactOut(config: Config, r: ArtifactRow) {
 }
 export type ArtifactOut = ReturnType<typeof artifactOut>;
 
-export const artifactNotFound = (what = 'artifact') => new ApiError(404, 'ARTIFACT_NOT_FOUND', `no live ${what}`);
+export const artifactNotFound = (message = 'no live artifact') => new AppError('ARTIFACT_NOT_FOUND', message);
 
 /** A live artifact of this drive by id, or 404 ARTIFACT_NOT_FOUND. `lock` adds FOR UPDATE (inside a transaction). */
 export async function getLiveArtifact(db: Db, driveId: string, artId: string, lock = false): Promise<ArtifactRow> {

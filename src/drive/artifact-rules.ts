@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 
 /** Input rules of spec 4.1 and 8 for artifact writes, each failing with its named code. */
 
@@ -17,7 +17,7 @@ export function checkPath(path: string, what = 'path'): string {
     !path.endsWith('/') &&
     !path.split('/').some((seg) => seg === '..' || seg === '');
   if (!ok) {
-    throw new ApiError(400, 'INVALID_PATH', `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`);
+    throw new AppError('INVALID_PATH', `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`);
   }
   return path;
 }
@@ -25,16 +25,16 @@ export function checkPath(path: string, what = 'path'): string {
 export const isWikiPath = (path: string) => path === '_wiki' || path.startsWith('_wiki/');
 
 export function checkNotWiki(path: string): void {
-  if (isWikiPath(path)) throw new ApiError(403, 'WIKI_RESERVED', '_wiki/ is reserved for system-generated wiki pages');
+  if (isWikiPath(path)) throw new AppError('WIKI_RESERVED', '_wiki/ is reserved for system-generated wiki pages');
 }
 
 export function parseLabels(header: string): string[] {
   const labels = header.split(',').map((l) => l.trim()).filter((l) => l.length > 0);
   for (const l of labels) {
-    if (!LABEL_RE.test(l) || l.length > 64) throw new ApiError(400, 'INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
+    if (!LABEL_RE.test(l) || l.length > 64) throw new AppError('INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
   }
   const unique = [...new Set(labels)];
-  if (unique.length > MAX_LABELS) throw new ApiError(400, 'INVALID_LABELS', `at most ${MAX_LABELS} labels per artifact`);
+  if (unique.length > MAX_LABELS) throw new AppError('INVALID_LABELS', `at most ${MAX_LABELS} labels per artifact`);
   return unique;
 }
 
@@ -43,9 +43,9 @@ export function parseMetadata(header: string): Record<string, unknown> {
   try {
     v = JSON.parse(header);
   } catch {
-    throw new ApiError(400, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+    throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
   return v as Record<string, unknown>;
 }
 
@@ -59,7 +59,7 @@ export interface Source {
 }
 
 export function checkSource(v: unknown): Source {
-  const bad = () => new ApiError(400, 'INVALID_SOURCE', 'source must be {"refs": [{"type": string, "id": string, "metadata"?: object}]}');
+  const bad = () => new AppError('INVALID_SOURCE', 'source must be {"refs": [{"type": string, "id": string, "metadata"?: object}]}');
   if (!v || typeof v !== 'object' || !Array.isArray((v as Source).refs)) throw bad();
   const refs = (v as Source).refs.map((r) => {
     if (!r || typeof r !== 'object') throw bad();
@@ -76,19 +76,19 @@ export function parseSource(header: string): Source {
   try {
     return checkSource(JSON.parse(header));
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError(400, 'INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}');
+    if (err instanceof AppError) throw err;
+    throw new AppError('INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}');
   }
 }
 
 export function parseVisibility(header: string): Visibility {
-  if (!(VISIBILITIES as readonly string[]).includes(header)) throw new ApiError(400, 'BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
+  if (!(VISIBILITIES as readonly string[]).includes(header)) throw new AppError('BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
   return header as Visibility;
 }
 
 export function parseActor(header: string | undefined): string | null {
   if (header === undefined || header === '') return null;
-  if (header.length > 64) throw new ApiError(400, 'INVALID_ACTOR', 'X-Drive-Actor is at most 64 characters');
+  if (header.length > 64) throw new AppError('INVALID_ACTOR', 'X-Drive-Actor is at most 64 characters');
   return header;
 }
 
@@ -96,12 +96,12 @@ export function parseActor(header: string | undefined): string | null {
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!m) throw new ApiError(400, 'INVALID_IF_MATCH', 'If-Match must carry the expected current version number');
+  if (!m) throw new AppError('INVALID_IF_MATCH', 'If-Match must carry the expected current version number');
   return Number(m[1]);
 }
 
 export function preconditionFailed(current: number | null) {
-  return new ApiError(412, 'PRECONDITION_FAILED', current === null ? 'If-Match sent but no live artifact exists' : `If-Match does not match current version ${current}`, {
+  return new AppError('PRECONDITION_FAILED', current === null ? 'If-Match sent but no live artifact exists' : `If-Match does not match current version ${current}`, {
     current_version: current,
   });
 }

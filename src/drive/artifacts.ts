@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { SpooledBody } from '../storage/spool.js';
-import { artifactOut, getLiveArtifact, getLiveArtifactByPath, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
+import { artifactNotFound, artifactOut, getLiveArtifact, getLiveArtifactByPath, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, type Visibility } from './artifact-rules.js';
 import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
@@ -123,7 +123,7 @@ async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string
   await reserveStorage(tx, a.drive_id, Number(a.size_bytes), ctx.config.limits.storageQuotaBytes);
 }
 
-const pathConflict = (path: string) => new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
+const pathConflict = (path: string) => new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
 
 /** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
 export async function renameArtifact(
@@ -166,7 +166,7 @@ export async function copyArtifact(
   checkNotWiki(a.path);
   return writeTransaction(ctx, async (w) => {
     const src = await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`, [a.artId, a.driveId]);
-    if (!src) throw new ApiError(404, 'ARTIFACT_NOT_FOUND', 'no live artifact');
+    if (!src) throw artifactNotFound();
     const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
     let row: ArtifactRow | undefined;
     try {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { deleteBlobObject, putBlob } from '../storage/blob-store.js';
 import type { SpooledBody } from '../storage/spool.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
@@ -54,7 +54,7 @@ export async function pinBlob(tx: Db, hash: string, justWritten = false): Promis
       : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
     [hash],
   );
-  if (!pinned) throw new ApiError(503, 'STORAGE_FAILURE', 'content is not available in object storage; retry the request');
+  if (!pinned) throw new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
 }
 
 /** Deletes objects no version references and nobody touched within `graceS`; returns how many. */

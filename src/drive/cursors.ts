@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(value: Record<string, unknown>): string {
@@ -17,4 +17,4 @@ export function decodeCursor<T>(cursor: string, isValid: (v: unknown) => v is T)
   return value;
 }
 
-const badCursor = () => new ApiError(400, 'BAD_CURSOR', 'cursor is malformed; start again without one');
+const badCursor = () => new AppError('BAD_CURSOR', 'cursor is malformed; start again without one');

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { artifactOut, iso, type ArtifactRow, type Timestamp } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { EventAction, writeTransaction } from './events.js';
@@ -18,7 +18,7 @@ interface DriveState {
 }
 
 export function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
-  if (authDriveId !== pathDriveId) throw new ApiError(403, 'FORBIDDEN', 'drive_id must be the authenticated drive');
+  if (authDriveId !== pathDriveId) throw new AppError('FORBIDDEN', 'drive_id must be the authenticated drive');
 }
 
 const driveState = (d: DriveState) => ({ drive_id: d.id, deleted_at: iso(d.deleted_at), purge_at: iso(d.purge_at) });
@@ -31,7 +31,7 @@ export async function deleteDrive(ctx: AppContext, a: { driveId: string; actor: 
         where id = ? and deleted_at is null returning id, deleted_at, purge_at`,
       [ctx.config.durations.trashRetentionS, a.driveId],
     );
-    if (!d) throw new ApiError(404, 'NOT_FOUND', 'drive is not live');
+    if (!d) throw new AppError('NOT_FOUND', 'drive is not live');
     await w.event({ driveId: a.driveId, action: EventAction.driveDeleted, actor: a.actor, metadata: { purge_at: iso(d.purge_at) } });
     return {
       ok: true as const,
@@ -51,7 +51,7 @@ export async function restoreDrive(ctx: AppContext, a: { driveId: string; actor:
         where id = ? and deleted_at is not null and purge_at > now() returning id, deleted_at, purge_at`,
       [a.driveId],
     );
-    if (!d) throw new ApiError(404, 'NOT_FOUND', 'drive is not in trash');
+    if (!d) throw new AppError('NOT_FOUND', 'drive is not in trash');
     const retention = ctx.config.durations.trashRetentionS;
     const arts = await rows(w.tx, `update artifacts set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`, [retention, a.driveId]);
     const flds = await rows(w.tx, `update folders set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`, [retention, a.driveId]);

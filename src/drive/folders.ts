@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ArtifactChange } from './artifact-hooks.js';
 import { iso, type Timestamp } from './artifact-records.js';
@@ -48,8 +48,8 @@ export function canonicalFolderPath(path: string): string {
   return checkPath(path.replace(/^\//, '').replace(/\/$/, ''));
 }
 
-const folderNotFound = () => new ApiError(404, 'NOT_FOUND', 'no live folder');
-const conflict = (message: string, collidingPath: string) => new ApiError(409, 'FOLDER_PATH_CONFLICT', message, { colliding_path: collidingPath });
+const folderNotFound = () => new AppError('NOT_FOUND', 'no live folder');
+const conflict = (message: string, collidingPath: string) => new AppError('FOLDER_PATH_CONFLICT', message, { colliding_path: collidingPath });
 
 export async function getFolder(db: Db, driveId: string, ref: FolderRef, lock = false): Promise<FolderRow> {
   const [col, val] = 'id' in ref ? ['id', ref.id] : ['path', canonicalFolderPath(ref.path)];
@@ -137,7 +137,7 @@ export async function deleteFolder(ctx: AppContext, a: { driveId: string; ref: F
     checkNotWiki(folder.path);
     const counts = await liveDescendantCounts(w.tx, a.driveId, folder.path);
     if (!a.recursive && counts.n_artifacts + counts.n_subfolders > 0) {
-      throw new ApiError(409, 'FOLDER_RECURSIVE_REQUIRED', `folder has ${counts.n_artifacts} live artifacts and ${counts.n_subfolders} live subfolders; pass recursive=true`, {
+      throw new AppError('FOLDER_RECURSIVE_REQUIRED', `folder has ${counts.n_artifacts} live artifacts and ${counts.n_subfolders} live subfolders; pass recursive=true`, {
         colliding_path: { path: `/${folder.path}/`, ...counts },
       });
     }
@@ -202,7 +202,7 @@ export async function moveFolder(ctx: AppContext, a: { driveId: string; ref: Fol
       [a.driveId, srcLike, a.driveId, srcLike],
     ))!.n;
     if (longest !== null && Number(longest) - src.length + dest.length > 256) {
-      throw new ApiError(400, 'INVALID_PATH', `moving to ${dest} would make a descendant path longer than 256 characters`);
+      throw new AppError('INVALID_PATH', `moving to ${dest} would make a descendant path longer than 256 characters`);
     }
     try {
       const moved = await rows(

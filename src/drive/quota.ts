@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { one, rows, type Db } from '../db/sql.js';
 
 /**
@@ -49,8 +49,8 @@ export async function reserveStorage(tx: Db, driveId: string, bytes: number, quo
   throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
 }
 
-export function quotaExceeded(used: number, quotaBytes: number, bytes: number): ApiError {
-  return new ApiError(413, 'STORAGE_QUOTA_EXCEEDED', `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`, {
+export function quotaExceeded(used: number, quotaBytes: number, bytes: number): AppError {
+  return new AppError('STORAGE_QUOTA_EXCEEDED', `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`, {
     used_bytes: used,
     limit_bytes: quotaBytes,
     requested_bytes: bytes,

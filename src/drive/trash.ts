@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { artifactNotFound, artifactOut, getArtifactAnyState, getLiveArtifactByPath, iso, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
@@ -75,12 +75,12 @@ export async function restoreArtifact(
   }
   return writeTransaction(ctx, async (w) => {
     const row = await getArtifactAnyState(w.tx, a.driveId, a.artId, true);
-    if (!row || !row.deleted_at) throw new ApiError(404, 'ARTIFACT_NOT_FOUND', 'no artifact in trash with this id');
+    if (!row || !row.deleted_at) throw artifactNotFound('no artifact in trash with this id');
     const target = a.rename ?? row.path;
     const occupant = await getLiveArtifactByPath(w.tx, a.driveId, row.path, true);
     if (a.rename !== undefined) {
       if (a.rename !== row.path && (await getLiveArtifactByPath(w.tx, a.driveId, a.rename))) {
-        throw new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${a.rename}`, { path: a.rename });
+        throw new AppError('PATH_CONFLICT', `a live artifact already exists at ${a.rename}`, { path: a.rename });
       }
       if (occupant) await trashRow(ctx, w, occupant, a.actor, 'restore_conflict_rename');
     } else if (occupant) {
@@ -95,7 +95,7 @@ export async function restoreArtifact(
         [target, fileTypeOf(target, row.content_type), row.id],
       ))!;
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(409, 'PATH_CONFLICT', `a live artifact already exists at ${target}`, { path: target });
+      if (isUniqueViolation(err)) throw new AppError('PATH_CONFLICT', `a live artifact already exists at ${target}`, { path: target });
       throw err;
     }
     await w.event({
@@ -112,7 +112,7 @@ function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) 
   const slash = row.path.lastIndexOf('/');
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   const suggestion = dot > slash + 1 ? `${row.path.slice(0, dot)}-restored-${stamp}${row.path.slice(dot)}` : `${row.path}-restored-${stamp}`;
-  return new ApiError(409, 'PATH_OCCUPIED', `a live artifact (${occupant.id}) occupies ${row.path}`, {
+  return new AppError('PATH_OCCUPIED', `a live artifact (${occupant.id}) occupies ${row.path}`, {
     path: row.path,
     occupant_art_id: occupant.id,
     restore_options: {

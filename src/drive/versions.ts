@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { readBlob } from '../storage/blob-store.js';
 import { getLiveArtifact, iso, type Timestamp } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
@@ -56,7 +56,7 @@ export async function getVersion(db: Db, driveId: string, artId: string, version
   const v = await one<VersionRow>(db, `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`, [
     artId, driveId, versionNumber,
   ]);
-  if (!v) throw new ApiError(404, 'NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
+  if (!v) throw new AppError('NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
   return v;
 }
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 import type { AppContext } from '../context.js';
 import { AgentIdentity } from '../db/entities/agent-identity.js';
@@ -37,10 +37,10 @@ export async function startClaim(ctx: AppContext, claimToken: string) {
   const em = ctx.orm.em.fork();
   const identity = await em.findOne(AgentIdentity, { claimTokenHash: hashSecret(claimToken) });
   if (!identity || !(await findLiveDrive(em, identity.driveId))) {
-    throw new ApiError(401, 'CLAIM_TOKEN_INVALID', 'claim_token is unknown or its drive is gone');
+    throw new AppError('CLAIM_TOKEN_INVALID', 'claim_token is unknown or its drive is gone');
   }
   if (identity.status === 'claimed') {
-    throw new ApiError(409, 'ALREADY_CLAIMED', 'this identity is already claimed; use grant_type=claim at /oauth2/token to get a new assertion');
+    throw new AppError('ALREADY_CLAIMED', 'this identity is already claimed; use grant_type=claim at /oauth2/token to get a new assertion');
   }
   const attemptId = newId('cla');
   const windowMs = ctx.config.durations.claimWindowS * 1000;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import type { Config } from '../config.js';
 
 /**
@@ -28,11 +28,11 @@ function jwksFor(uri: string) {
   return jwks;
 }
 
-const invalid = (message: string) => new ApiError(401, 'ID_JAG_INVALID', message);
+const invalid = (message: string) => new AppError('ID_JAG_INVALID', message);
 
 export async function verifyIdJag(config: Config, agentProvider: string, assertion: string): Promise<VerifiedIdJag> {
   const provider = Object.hasOwn(config.idJagProviders, agentProvider) ? config.idJagProviders[agentProvider] : undefined;
-  if (!provider) throw new ApiError(400, 'UNKNOWN_PROVIDER', `agent_provider '${agentProvider}' is not a trusted provider`);
+  if (!provider) throw new AppError('UNKNOWN_PROVIDER', `agent_provider '${agentProvider}' is not a trusted provider`);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(assertion, jwksFor(provider.jwks_uri), {
@@ -47,9 +47,9 @@ export async function verifyIdJag(config: Config, agentProvider: string, asserti
   }
   const email = payload.email;
   if (typeof email !== 'string' || !/^[^@\s]{1,64}@[^@\s]{1,255}$/.test(email) || email.length > 320) {
-    throw new ApiError(403, 'ID_JAG_EMAIL_UNVERIFIED', 'the assertion carries no email');
+    throw new AppError('ID_JAG_EMAIL_UNVERIFIED', 'the assertion carries no email');
   }
-  if (payload.email_verified !== true) throw new ApiError(403, 'ID_JAG_EMAIL_UNVERIFIED', 'the asserted email is not verified');
+  if (payload.email_verified !== true) throw new AppError('ID_JAG_EMAIL_UNVERIFIED', 'the asserted email is not verified');
   return {
     provider: agentProvider,
     issuer: provider.issuer,

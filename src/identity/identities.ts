@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { OAuthError } from './oauth-error.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { AgentAuthNotConfigured, signServiceToken, TokenInvalid, verifyServiceToken, type Scope } from './tokens.js';
@@ -22,11 +22,11 @@ export const CLAIM_TOKEN_PREFIX = 'ad_claim_';
 
 /** Temporal could not take the workflow start: nothing was written, so the caller may simply retry. */
 export function workflowsUnavailable(): never {
-  throw new ApiError(503, 'WORKFLOWS_UNAVAILABLE', 'the workflow service is unavailable; retry later', {}, { 'Retry-After': '5' });
+  throw new AppError('WORKFLOWS_UNAVAILABLE', 'the workflow service is unavailable; retry later', {}, { 'Retry-After': '5' });
 }
 
 export function agentAuthUnavailable() {
-  return new ApiError(503, 'AGENT_AUTH_NOT_CONFIGURED', 'agent registration is not configured on this server; retry later', {}, { 'Retry-After': '60' });
+  return new AppError('AGENT_AUTH_NOT_CONFIGURED', 'agent registration is not configured on this server; retry later', {}, { 'Retry-After': '60' });
 }
 
 /** Maps a missing signing key to the registration error; anything else passes through. */

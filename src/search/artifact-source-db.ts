@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import type { AppContext } from '../context.js';
 import { findArtifactRecord, type ArtifactOut } from '../drive/artifact-records.js';
 import { findLiveDrive } from '../drive/drives.js';
@@ -27,7 +27,7 @@ export function createArtifactSource(ctx: AppContext): ArtifactSource {
         return { ...record, bytes: await readVersionBytes(ctx, driveId, artId, record.versionNumber) };
       } catch (err) {
         // Deleted between the two reads: gone, like a null record (the delete's own hook follows).
-        if (err instanceof ApiError && err.status === 404) return null;
+        if (err instanceof AppError && err.status === 404) return null;
         throw err;
       }
     },

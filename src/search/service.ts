@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type FindFilters, type PassageHit, type SearchEngine, type SearchFilters, type SearchHit } from './engine.js';
 import { reciprocalRankFusion } from './rrf.js';
@@ -52,7 +52,7 @@ export class SearchService {
     let hits: FusedPassageHit[];
     if (mode === 'semantic') {
       if (!this.deps.embedder) {
-        throw new ApiError(500, 'EMBEDDINGS_NOT_CONFIGURED', 'semantic find needs an embeddings provider; set EMBEDDINGS_URL (and EMBEDDINGS_API_KEY)');
+        throw new AppError('EMBEDDINGS_NOT_CONFIGURED', 'semantic find needs an embeddings provider; set EMBEDDINGS_URL (and EMBEDDINGS_API_KEY)');
       }
       const vector = await this.embedQuery(q);
       const semantic = await this.deps.engine.findSemantic(driveId, { vector, q }, filters);
@@ -77,7 +77,7 @@ export class SearchService {
     const semanticLeg = this.embedQuery(q)
       .then((vector) => this.deps.engine.findSemantic(driveId, { vector, q }, wide))
       .catch((err: unknown) => {
-        if (!(err instanceof ApiError) || err.code !== 'EMBEDDINGS_UNAVAILABLE') throw err;
+        if (!(err instanceof AppError) || err.code !== 'EMBEDDINGS_UNAVAILABLE') throw err;
         this.deps.onWarning?.('hybrid find fell back to lexical: embeddings provider failed', err);
         return [] as PassageHit[];
       });
@@ -96,7 +96,7 @@ export class SearchService {
       const [vector] = await this.deps.embedder!.embed([q]);
       return vector!;
     } catch (err) {
-      throw new ApiError(502, 'EMBEDDINGS_UNAVAILABLE', `could not embed the query: ${(err as Error).message}`);
+      throw new AppError('EMBEDDINGS_UNAVAILABLE', `could not embed the query: ${(err as Error).message}`);
     }
   }
 }

@@ -1,14 +1,14 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 
 /** Object storage for content-addressed bytes: one object per SHA-256, under `blobs/sha256/`. */
 export const blobKey = (hash: string) => `blobs/sha256/${hash.slice(0, 2)}/${hash}`;
 
 /** Any failure to talk to the object store becomes 503 STORAGE_FAILURE (spec 7). */
-export function storageFailure(err: unknown): ApiError {
-  return new ApiError(503, 'STORAGE_FAILURE', `object storage unavailable: ${(err as Error)?.name ?? 'error'}`);
+export function storageFailure(err: unknown): AppError {
+  return new AppError('STORAGE_FAILURE', `object storage unavailable: ${(err as Error)?.name ?? 'error'}`);
 }
 
 /**

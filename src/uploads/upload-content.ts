@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
 import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
@@ -18,7 +18,7 @@ export interface VerifiedUpload {
 }
 
 const changedDuringCommit = () =>
-  new ApiError(409, 'UPLOAD_CHANGED', 'the uploaded object was replaced while the commit read it; commit again');
+  new AppError('UPLOAD_CHANGED', 'the uploaded object was replaced while the commit read it; commit again');
 
 export async function verifyUploadedObject(
   ctx: AppContext,
@@ -30,7 +30,7 @@ export async function verifyUploadedObject(
     await assembleParts(ctx, s.objectKey, s.sizeBytes, s.multipart);
     head = await headUploadObject(ctx.s3, bucket, s.objectKey);
   }
-  if (!head) throw new ApiError(409, 'UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', { expected_bytes: s.sizeBytes, uploaded_bytes: 0 });
+  if (!head) throw new AppError('UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', { expected_bytes: s.sizeBytes, uploaded_bytes: 0 });
   if (head.size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, head.size);
   const sha = createHash('sha256');
   const crc = s.crc32c ? new Crc32c() : undefined;
@@ -48,7 +48,7 @@ export async function verifyUploadedObject(
   }
   if (size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, size);
   if (crc && crc.base64() !== s.crc32c) {
-    throw new ApiError(409, 'CHECKSUM_MISMATCH', 'the uploaded bytes do not match the crc32c declared at begin; upload again and commit', {
+    throw new AppError('CHECKSUM_MISMATCH', 'the uploaded bytes do not match the crc32c declared at begin; upload again and commit', {
       expected_crc32c: s.crc32c, uploaded_crc32c: crc.base64(),
     });
   }
@@ -77,10 +77,10 @@ async function assembleParts(ctx: AppContext, key: string, sizeBytes: number, mp
 }
 
 const partsMissing = (missing: number[]) =>
-  new ApiError(409, 'UPLOAD_MISSING', missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone', { missing_parts: missing });
+  new AppError('UPLOAD_MISSING', missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone', { missing_parts: missing });
 
 function sizeMismatch(expected: number, uploaded: number) {
-  return new ApiError(409, 'UPLOAD_SIZE_MISMATCH', `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`, {
+  return new AppError('UPLOAD_SIZE_MISMATCH', `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`, {
     expected_bytes: expected, uploaded_bytes: uploaded,
   });
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
 import type { ArtifactOut } from '../drive/artifact-records.js';
@@ -46,8 +46,8 @@ export type NewUploadSession = Omit<UploadSessionRow, 'state' | 'result' | 'past
   part_bytes: number | null;
 };
 
-export const uploadNotFound = () => new ApiError(404, 'UPLOAD_NOT_FOUND', 'no such upload for this drive');
-export const uploadExpired = () => new ApiError(410, 'UPLOAD_EXPIRED', 'the upload session has expired; begin a new upload');
+export const uploadNotFound = () => new AppError('UPLOAD_NOT_FOUND', 'no such upload for this drive');
+export const uploadExpired = () => new AppError('UPLOAD_EXPIRED', 'the upload session has expired; begin a new upload');
 
 const SELECT = `select *, expires_at <= now() as past_expiry from upload_sessions`;
 
@@ -87,9 +87,9 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
 }
 
 export function quotaExceeded(used: number, reserved: number, requested: number, quota: number) {
-  return new ApiError(402, 'STORAGE_QUOTA_EXCEEDED', `storage quota would be exceeded: ${used} bytes used and ${reserved} reserved of ${quota}, ${requested} more requested`, {
+  return new AppError('STORAGE_QUOTA_EXCEEDED', `storage quota would be exceeded: ${used} bytes used and ${reserved} reserved of ${quota}, ${requested} more requested`, {
     used_bytes: used, reserved_bytes: reserved, limit_bytes: quota, requested_bytes: requested,
-  });
+  }).withStatus(402);
 }
 
 /** The frozen begin fields as the artifact write they stand for (null = field omitted at begin). */

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../api/errors.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
@@ -43,7 +43,7 @@ const CONTENT_TYPE_RE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export function checkLabelList(v: unknown): string[] {
   if (!Array.isArray(v) || v.some((l) => typeof l !== 'string' || l === '' || l.includes(','))) {
-    throw new ApiError(400, 'INVALID_LABELS', 'labels must be an array of lowercase [a-z0-9_-]+ strings, at most 64 chars each');
+    throw new AppError('INVALID_LABELS', 'labels must be an array of lowercase [a-z0-9_-]+ strings, at most 64 chars each');
   }
   return parseLabels(v.join(','));
 }
@@ -56,11 +56,11 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
   checkNotWiki(b.path);
   const cap = largeUploadCap(ctx);
   if (b.sizeBytes > cap) {
-    throw new ApiError(413, 'ARTIFACT_TOO_LARGE', `size_bytes ${b.sizeBytes} is over the ${cap}-byte per-artifact cap`, { limit_bytes: cap });
+    throw new AppError('ARTIFACT_TOO_LARGE', `size_bytes ${b.sizeBytes} is over the ${cap}-byte per-artifact cap`, { limit_bytes: cap });
   }
-  if (b.contentType !== undefined && !CONTENT_TYPE_RE.test(b.contentType)) throw new ApiError(400, 'INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
-  if (b.crc32c !== undefined && !CRC32C_BASE64.test(b.crc32c)) throw new ApiError(400, 'INVALID_CRC32C', 'crc32c must be the base64 of the 4-byte big-endian CRC-32C (as S3 and GCS publish it)');
-  if (b.changeSummary && b.changeSummary.length > 1000) throw new ApiError(400, 'INVALID_CHANGE_SUMMARY', 'change_summary is at most 1000 characters');
+  if (b.contentType !== undefined && !CONTENT_TYPE_RE.test(b.contentType)) throw new AppError('INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
+  if (b.crc32c !== undefined && !CRC32C_BASE64.test(b.crc32c)) throw new AppError('INVALID_CRC32C', 'crc32c must be the base64 of the 4-byte big-endian CRC-32C (as S3 and GCS publish it)');
+  if (b.changeSummary && b.changeSummary.length > 1000) throw new AppError('INVALID_CHANGE_SUMMARY', 'change_summary is at most 1000 characters');
   return {
     labels: b.labels == null ? null : checkLabelList(b.labels),
     metadata: b.metadata == null ? null : parseMetadata(JSON.stringify(b.metadata)),
@@ -91,7 +91,7 @@ export async function beginUpload(ctx: AppContext, b: BeginInput) {
       }));
   } catch (err) {
     ctx.logger.error({ err, upload_id: uploadId }, 'upload session workflow did not start');
-    throw new ApiError(503, 'UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
+    throw new AppError('UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
   }
   const { bucket } = ctx.config.s3;
   const key = uploadObjectKey(b.driveId, uploadId);
@@ -146,7 +146,7 @@ export async function commitUpload(ctx: AppContext, driveId: string, uploadId: s
     // The session may have ended meanwhile (its expiry deletes the object we were reading).
     const again = await endedOutcome(ctx, await getUploadSession(ctx.orm.em.fork(), driveId, uploadId));
     if (again) return again;
-    throw err instanceof ApiError ? err : storageFailure(err);
+    throw err instanceof AppError ? err : storageFailure(err);
   }
 
   const outcome = await writeTransaction(ctx, async (w) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
+import { AppError } from '../../src/errors.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
@@ -48,8 +48,8 @@ describe('search service', () => {
     const service = new SearchService({ engine, usage });
     const before = counted.length;
     const err = await service.find(driveId, { q: 'boats', mode: 'semantic', limit: 5 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(500);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(500);
     expect(counted.length).toBe(before);
   });
 
@@ -61,7 +61,7 @@ describe('search service', () => {
     const hits = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
     expect(hits.map((h) => [h.artId, h.rankLexical, h.rankSemantic])).toEqual([['art_svc', 1, null]]);
     expect(warnings).toHaveLength(1);
-    const err = (await service.find(driveId, { q: 'boats', mode: 'semantic', limit: 5 }).catch((e: unknown) => e)) as ApiError;
+    const err = (await service.find(driveId, { q: 'boats', mode: 'semantic', limit: 5 }).catch((e: unknown) => e)) as AppError;
     expect([err.status, err.code]).toEqual([502, 'EMBEDDINGS_UNAVAILABLE']);
     await embeddings.start();
   });

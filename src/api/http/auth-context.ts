@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import type { CredentialState } from '../../identity/credential-state.js';
 
 /**
@@ -29,6 +29,6 @@ declare module 'express-serve-static-core' {
 }
 
 export function authOf(req: Request): AuthContext {
-  if (!req.auth) throw new ApiError(401, 'UNAUTHENTICATED', 'missing bearer credential');
+  if (!req.auth) throw new AppError('UNAUTHENTICATED', 'missing bearer credential');
   return req.auth;
 }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../errors.js';
+import { AppError, type ErrorCode } from '../../errors.js';
 
 /**
  * Routes are declared with their zod schemas once; the same declaration validates requests
@@ -29,7 +29,7 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   bodyContentType?: string;
   headers?: z.ZodObject;
   /** Status and code for an invalid body instead of 422 VALIDATION_ERROR (registration uses 400 INVALID_BODY). */
-  invalidBody?: { status: number; code: string };
+  invalidBody?: ErrorCode;
   responses: Record<number, ResponseSpec>;
 }
 
@@ -43,9 +43,9 @@ export interface ParsedRequest<P, Q, B> {
 
 export const registeredRoutes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
 
-export class ValidationError extends ApiError {
+export class ValidationError extends AppError {
   constructor(issues: z.core.$ZodIssue[], location: string) {
-    super(422, 'VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`, {
+    super('VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`, {
       issues: issues.map((i) => ({ loc: [location, ...i.path.map(String)], msg: i.message, type: i.code })),
     });
   }
@@ -57,12 +57,12 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, locati
   return result.data;
 }
 
-function parseBody<B extends z.ZodType>(spec: { body?: B; invalidBody?: { status: number; code: string } }, value: unknown): z.output<B> {
+function parseBody<B extends z.ZodType>(spec: { body?: B; invalidBody?: ErrorCode }, value: unknown): z.output<B> {
   try {
     return parseWith(spec.body!, value, 'body');
   } catch (err) {
     if (!spec.invalidBody || !(err instanceof ValidationError)) throw err;
-    throw new ApiError(spec.invalidBody.status, spec.invalidBody.code, err.message, err.extra);
+    throw new AppError(spec.invalidBody, err.message, err.extra);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../context.js';
 import { getBlobStream, readBlob, storageFailure, type BlobRange } from '../../storage/blob-store.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
@@ -65,7 +65,7 @@ async function loadWhole(ctx: AppContext, blob: { hash: string; size: number }):
   try {
     bytes = await readBlob(ctx.s3, ctx.config.s3.bucket, blob.hash);
   } catch (err) {
-    throw err instanceof ApiError ? err : storageFailure(err);
+    throw err instanceof AppError ? err : storageFailure(err);
   }
   if (bytes.length !== blob.size) throw storageFailure(new Error(`read ${bytes.length} of ${blob.size} bytes`));
   return bytes;

@@ -6,7 +6,7 @@ import { OAuthError } from '../../identity/oauth-error.js';
 import { API_KEY_PREFIX } from '../../identity/api-keys.js';
 import { apiKeyState, tokenDriveState, type CredentialState } from '../../identity/credential-state.js';
 import { verifyCurrentAssertion } from '../../identity/identities.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /** Who a credential names; `state` when the verifier loaded it already (the API key query does). */
 type VerifiedCredential = Omit<AuthContext, 'state'> & { state?: CredentialState };
@@ -60,7 +60,7 @@ export const identityAssertionVerifier: CredentialVerifier = async (ctx, credent
 };
 
 export function unauthenticated(message: string) {
-  return new ApiError(401, 'UNAUTHENTICATED', message, {}, { 'WWW-Authenticate': 'Bearer' });
+  return new AppError('UNAUTHENTICATED', message, {}, { 'WWW-Authenticate': 'Bearer' });
 }
 
 /**

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../logger.js';
-import { ApiError, errorEnvelope } from '../errors.js';
+import { AppError } from '../../errors.js';
+import { errorEnvelope } from '../errors.js';
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+  next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
 };
 
 interface BodyParserError extends Error {
@@ -32,17 +33,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function toApiError(err: unknown): ApiError | undefined {
-  if (err instanceof ApiError) return err;
+function toApiError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
   const e = err as BodyParserError;
   switch (e?.type) {
     case 'entity.parse.failed':
-      return new ApiError(400, 'MALFORMED_JSON', 'request body is not valid JSON');
+      return new AppError('MALFORMED_JSON', 'request body is not valid JSON');
     case 'entity.too.large':
-      return new ApiError(413, 'BODY_TOO_LARGE', 'request body is too large');
+      return new AppError('BODY_TOO_LARGE', 'request body is too large');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, 'UNSUPPORTED_ENCODING', e.message);
+      return new AppError('UNSUPPORTED_ENCODING', e.message);
     default:
       return undefined;
   }

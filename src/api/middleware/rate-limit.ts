@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { chargeWrite, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
@@ -14,7 +14,7 @@ export function isChargedWrite(method: string, path: string): boolean {
 
 /** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
 export function rateLimited(message: string, retryAfterS: number) {
-  return new ApiError(429, 'RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 }
 
 function setHeaders(res: Response, r: HitResult) {

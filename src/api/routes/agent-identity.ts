@@ -4,11 +4,10 @@ import type { AppContext } from '../../context.js';
 import { startClaim } from '../../identity/claims.js';
 import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../identity/identities.js';
 import { hitIpLimit } from '../../usage/rate-limits.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 import { rateLimited } from '../middleware/rate-limit.js';
 
-const INVALID_BODY = { status: 400, code: 'INVALID_BODY' };
 
 const registerBody = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('anonymous') }),
@@ -46,7 +45,7 @@ const claimOut = z.object({
 
 /** JSON bodies only: anything else is a clear 415 rather than an empty-body validation error. */
 const requireJson: RequestHandler = (req, _res, next) => {
-  next(req.is('application/json') ? undefined : new ApiError(415, 'INVALID_BODY', 'Content-Type must be application/json'));
+  next(req.is('application/json') ? undefined : new AppError('INVALID_BODY', 'Content-Type must be application/json').withStatus(415));
 };
 
 /** Discovery, agent registration and claim initiation (outside /v0, no bearer). */
@@ -85,7 +84,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     summary: 'Register an agent identity: anonymous (new unclaimed drive) or with an ID-JAG (the user\'s drive)',
     tags: ['agent auth'],
     body: registerBody,
-    invalidBody: INVALID_BODY,
+    invalidBody: 'INVALID_BODY',
     responses: {
       201: { description: 'identity created', schema: anonymousOut },
       400: { description: 'INVALID_BODY or UNKNOWN_PROVIDER' },
@@ -107,7 +106,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     summary: 'Start the claim ceremony: returns the code and link to show the human',
     tags: ['agent auth'],
     body: claimBody,
-    invalidBody: INVALID_BODY,
+    invalidBody: 'INVALID_BODY',
     responses: {
       200: { description: 'ceremony started; poll /oauth2/token with grant_type=claim', schema: claimOut },
       401: { description: 'CLAIM_TOKEN_INVALID' },

@@ -9,7 +9,7 @@ import { checkPath, FILE_TYPES, parseActor, parseIfMatch, parseLabels, parseMeta
 import { copyArtifact, preflightPut, putArtifact, renameArtifact, type PutInput } from '../../drive/artifacts.js';
 import { deleteArtifact, restoreArtifact } from '../../drive/trash.js';
 import { spoolBody } from '../../storage/spool.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema, deleteOutSchema, limitParam, pageSchema, repeatable, sourceSchema } from '../schemas/artifacts.js';
 
@@ -37,7 +37,7 @@ const uploadHeaders = z.object({
 function uploadInput(req: Request, driveId: string, path: string): PutInput {
   const h = (name: string) => req.get(name);
   const summary = h('x-drive-change-summary');
-  if (summary !== undefined && summary.length > 1000) throw new ApiError(400, 'INVALID_CHANGE_SUMMARY', 'X-Drive-Change-Summary is at most 1000 characters');
+  if (summary !== undefined && summary.length > 1000) throw new AppError('INVALID_CHANGE_SUMMARY', 'X-Drive-Change-Summary is at most 1000 characters');
   return {
     driveId,
     path: checkPath(path),
@@ -55,7 +55,7 @@ function uploadInput(req: Request, driveId: string, path: string): PutInput {
 export function artifactsRouter(ctx: AppContext): Router {
   const router = Router();
   const { maxUploadBytes } = ctx.config.limits;
-  const tooLarge = () => new ApiError(413, 'ARTIFACT_TOO_LARGE', `upload body is over the ${maxUploadBytes}-byte limit`, { limit_bytes: maxUploadBytes });
+  const tooLarge = () => new AppError('ARTIFACT_TOO_LARGE', `upload body is over the ${maxUploadBytes}-byte limit`, { limit_bytes: maxUploadBytes });
 
   route(router, {
     method: 'get', path: '/v0/artifacts', summary: 'List live artifacts sorted by path', tags, auth: true,

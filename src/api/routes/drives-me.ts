@@ -4,7 +4,7 @@ import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { findLiveDrive } from '../../drive/drives.js';
 import { usageReport } from '../../usage/usage.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
@@ -43,7 +43,7 @@ export function drivesMeRouter(ctx: AppContext): Router {
   }, async ({ req }) => {
     const auth = authOf(req);
     const drive = await findLiveDrive(ctx.orm.em.fork(), auth.driveId);
-    if (!drive) throw new ApiError(404, 'NOT_FOUND', 'drive not found');
+    if (!drive) throw new AppError('NOT_FOUND', 'drive not found');
     return {
       drive_id: drive.id,
       email: drive.ownerEmail ?? null,

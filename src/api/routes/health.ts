@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { checkBucket } from '../../storage/s3.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -54,7 +54,7 @@ export function healthRouter(ctx: AppContext): Router {
     );
     const checks = Object.fromEntries(results);
     const failing = results.filter(([, s]) => s !== 'ok').map(([n]) => n);
-    if (failing.length) throw new ApiError(503, 'NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
+    if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
     return { status: 'ready' as const, checks };
   });
 

@@ -4,7 +4,7 @@ import { OAuthError } from '../../identity/oauth-error.js';
 import { AgentAuthNotConfigured } from '../../identity/tokens.js';
 import type { AppContext } from '../../context.js';
 import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
-import { ApiError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -61,7 +61,7 @@ function required(body: Record<string, unknown>, name: string): string {
 const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   let e: OAuthError | undefined;
   if (err instanceof OAuthError) e = err;
-  else if (err instanceof AgentAuthNotConfigured || (err instanceof ApiError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')) {
+  else if (err instanceof AgentAuthNotConfigured || (err instanceof AppError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')) {
     e = new OAuthError('temporarily_unavailable', 'agent auth is not configured on this server; retry later', 503);
   }
   else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');

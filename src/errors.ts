@@ -1,0 +1,107 @@
+/**
+ * The one error type of the service and the catalogue of every code it can return.
+ *
+ * Domain operations throw `AppError(code, message)`; the status comes from the catalogue, so a
+ * code always means the same class of failure whichever door (REST, MCP, web) reports it. The REST
+ * adapter renders it as the spec's envelope {"detail":{"error":{"code","message", ...extra}}}, the
+ * OpenAPI document lists the catalogue's statuses, and MCP tools return the same code in a tool error.
+ * The token endpoint's RFC 6749 errors are a separate shape (src/identity/oauth-error.ts).
+ */
+interface CatalogueEntry {
+  status: number;
+  meaning: string;
+  /** Other statuses the spec gives this code in a particular place (see AppError.withStatus). */
+  alsoStatus?: readonly number[];
+}
+
+export const ERROR_CATALOGUE = {
+  // 400: the request is malformed
+  MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
+  INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
+  INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },
+  INVALID_LABELS: { status: 400, meaning: 'labels break the label rules (spec 8)' },
+  INVALID_METADATA: { status: 400, meaning: 'metadata is not a JSON object' },
+  INVALID_SOURCE: { status: 400, meaning: 'source is not {"refs": [{type, id}]}' },
+  INVALID_ACTOR: { status: 400, meaning: 'X-Drive-Actor is over 64 characters' },
+  INVALID_IF_MATCH: { status: 400, meaning: 'If-Match is not a version number' },
+  INVALID_CHANGE_SUMMARY: { status: 400, meaning: 'change summary is over 1000 characters' },
+  INVALID_CONTENT_TYPE: { status: 400, meaning: 'content type is not 1-255 printable ASCII characters' },
+  INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
+  BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
+  BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
+  UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
+  // 401 / 403: who is asking
+  UNAUTHENTICATED: { status: 401, meaning: 'missing, invalid, expired or revoked bearer credential' },
+  CLAIM_TOKEN_INVALID: { status: 401, meaning: 'unknown claim token, or its drive is gone' },
+  ID_JAG_INVALID: { status: 401, meaning: 'the ID-JAG assertion failed verification' },
+  FORBIDDEN: { status: 403, meaning: 'the path names another drive than the authenticated one' },
+  ID_JAG_EMAIL_UNVERIFIED: { status: 403, meaning: 'the ID-JAG assertion carries no verified email' },
+  WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
+  // 404: absent (or not the caller's to see)
+  NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
+  ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
+  UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
+  // 409 / 410 / 412: state conflicts
+  PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
+  PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
+  FOLDER_PATH_CONFLICT: { status: 409, meaning: 'folder create or move collision' },
+  FOLDER_RECURSIVE_REQUIRED: { status: 409, meaning: 'folder has live descendants; delete with recursive=true' },
+  ALREADY_CLAIMED: { status: 409, meaning: 'the identity is already claimed' },
+  UPLOAD_SIZE_MISMATCH: { status: 409, meaning: 'uploaded object size differs from the declared size_bytes' },
+  CHECKSUM_MISMATCH: { status: 409, meaning: 'uploaded object checksum differs from the declared crc32c' },
+  UPLOAD_MISSING: { status: 409, meaning: 'no object was uploaded to upload_url' },
+  UPLOAD_CHANGED: { status: 409, meaning: 'the uploaded object changed during commit' },
+  UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
+  PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
+  // 413 / 415: size and encoding
+  ARTIFACT_TOO_LARGE: { status: 413, meaning: 'upload body over the per-artifact limit' },
+  BODY_TOO_LARGE: { status: 413, meaning: 'JSON request body too large' },
+  STORAGE_QUOTA_EXCEEDED: { status: 413, meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)', alsoStatus: [402] },
+  UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
+  // 422 / 429
+  VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
+  RATE_LIMITED: { status: 429, meaning: 'a write or rate budget is exhausted; see Retry-After' },
+  // 5xx: the server or a dependency
+  INTERNAL: { status: 500, meaning: 'unexpected error; the message carries a logged error id' },
+  EMBEDDINGS_NOT_CONFIGURED: { status: 500, meaning: 'find mode=semantic without an embeddings provider (spec 7)' },
+  EMBEDDINGS_UNAVAILABLE: { status: 502, meaning: 'the embeddings provider failed' },
+  AGENT_AUTH_NOT_CONFIGURED: { status: 503, meaning: 'agent registration unavailable; retry later' },
+  NOT_READY: { status: 503, meaning: 'a dependency is unreachable (readiness probe)' },
+  STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },
+  UPLOADS_UNAVAILABLE: { status: 503, meaning: 'large uploads cannot be served right now' },
+  WORKFLOWS_UNAVAILABLE: { status: 503, meaning: 'the workflow service (Temporal) is unavailable; retry later' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class AppError extends Error {
+  status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields the envelope carries next to code and message (e.g. current_version). */
+    readonly extra: Record<string, unknown> = {},
+    /** Response headers that belong to the answer (Retry-After, WWW-Authenticate). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+
+  /** The spec gives a few codes a second status in one place (quota at large-upload begin is 402). */
+  withStatus(status: number): this {
+    const entry: CatalogueEntry = ERROR_CATALOGUE[this.code];
+    if (!entry.alsoStatus?.includes(status)) throw new Error(`${this.code} is never ${status} (see ERROR_CATALOGUE)`);
+    this.status = status;
+    return this;
+  }
+}
+
+export const notFound = (message = 'not found') => new AppError('NOT_FOUND', message);
+
+/** Every status a code in the catalogue can have: what the OpenAPI document declares. */
+export function catalogueStatuses(): number[] {
+  const all = Object.values(ERROR_CATALOGUE as Record<string, CatalogueEntry>).flatMap((e) => [e.status, ...(e.alsoStatus ?? [])]);
+  return [...new Set(all)].sort((a, b) => a - b);
+}
