@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { storageUsedBytes } from '../drive/quota.js';
+import type { RequestContext } from '../request-context.js';
 import { driveWritesThisHour, hourWindow } from './rate-limits.js';
 
 /**
@@ -23,7 +24,13 @@ export async function incrementUsage(em: EntityManager, driveId: string, kind: U
   );
 }
 
-export async function usageReport(em: EntityManager, config: Config, driveId: string) {
+/** GET /v0/drives/me/usage; this process's pending reads are flushed first, so the report includes them. */
+export async function driveUsage(rc: RequestContext) {
+  await rc.app.usageMeter.flush(rc.driveId);
+  return usageReport(rc.app.orm.em.fork(), rc.app.config, rc.driveId);
+}
+
+async function usageReport(em: EntityManager, config: Config, driveId: string) {
   const month = utcMonth();
   const [storage, writes, rows] = await Promise.all([
     storageUsedBytes(em, driveId),
