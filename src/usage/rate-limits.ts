@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import type { Principal } from '../request-context.js';
 
 /**
  * Fixed-window counters in PostgreSQL, so every API process enforces one budget. A hit is one
@@ -60,8 +63,14 @@ export const WRITE_BUCKET_PREFIX = 'write:';
 export const writeBucket = (credentialId: string) => `${WRITE_BUCKET_PREFIX}${credentialId}`;
 
 /** Charges one write to a credential's hourly budget. */
-export function chargeWrite(em: EntityManager, credentialId: string, driveId: string, limit: number) {
-  return hit(em, writeBucket(credentialId), driveId, limit);
+export function chargeWrite(app: AppContext, principal: Principal, limit: number) {
+  return hit(app.orm.em.fork(), writeBucket(principal.credentialId), principal.driveId, limit);
+}
+
+/** Counts a registration from this client IP (REGISTRATIONS_PER_IP_PER_HOUR); 429 over the limit. */
+export async function chargeRegistration(app: AppContext, ip: string): Promise<void> {
+  const limit = await hitIpLimit(app.orm.em.fork(), 'register', ip, app.config.limits.registrationsPerIpPerHour);
+  if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
 }
 
 /** The budget headers' numbers for a credential that has charged `count` writes this hour. */
@@ -101,4 +110,9 @@ export async function ipLimitReached(em: EntityManager, kind: IpLimitKind, ip: s
 export async function purgeEndedWindows(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ bucket: string }[]>('delete from rate_counters where window_start < ? returning bucket', [hourWindow().start]);
   return rows.length;
+}
+
+/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
+export function rateLimited(message: string, retryAfterS: number) {
+  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 }

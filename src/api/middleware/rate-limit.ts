@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
-import { AppError } from '../../errors.js';
+import { chargeWrite, rateLimited, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
@@ -10,11 +9,6 @@ const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 export function isChargedWrite(method: string, path: string): boolean {
   if (!MUTATING.has(method)) return false;
   return !(method === 'POST' && /^\/v0\/uploads\/?$/.test(path));
-}
-
-/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
-export function rateLimited(message: string, retryAfterS: number) {
-  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 }
 
 function setHeaders(res: Response, r: HitResult) {
@@ -35,7 +29,7 @@ export function writeBudget(ctx: AppContext): RequestHandler {
       const auth = authOf(req);
       const path = req.originalUrl.split('?')[0];
       if (isChargedWrite(req.method, path)) {
-        const r = await chargeWrite(ctx.orm.em.fork(), auth.credentialId, auth.driveId, limit);
+        const r = await chargeWrite(ctx, auth, limit);
         setHeaders(res, r);
         if (!r.allowed) {
           throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
