@@ -1,18 +1,15 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import type { CredentialState } from '../../identity/credential-state.js';
-import type { Principal, RequestContext } from '../../request-context.js';
+import type { Authenticated } from '../../identity/authenticate.js';
+import type { RequestContext } from '../../request-context.js';
 import { actorOf } from './headers.js';
 
 /**
  * Who is calling. Set only by the bearer middleware from the credential itself; tenant
  * context never comes from headers such as X-Drive-Actor.
  */
-export interface AuthContext extends Principal {
-  /** The drive's state and the credential's writes this hour, loaded once by the bearer middleware. */
-  state: CredentialState;
-}
+export type AuthContext = Authenticated;
 
 declare module 'express-serve-static-core' {
   interface Request {
