@@ -1,4 +1,3 @@
-import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import { iso, type Timestamp } from '../time.js';
@@ -6,7 +5,7 @@ import type { ArtifactRow } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { EventAction, writeTransaction } from './events.js';
 import type { FolderRow } from './folders.js';
-import { one, rows, type Db } from '../db/sql.js';
+import { one, rows } from '../db/sql.js';
 
 /**
  * Drive soft delete, restore and trash (spec 3.2, 4.4). While a drive is soft-deleted the bearer

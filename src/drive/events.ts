@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { RequestContext } from '../request-context.js';
-import { iso, type Timestamp } from '../time.js';
+import type { Timestamp } from '../time.js';
 import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { rows, transaction, type Db } from '../db/sql.js';

@@ -1,4 +1,3 @@
-import type { AppContext } from '../context.js';
 import type { RequestContext } from '../request-context.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
