@@ -17,6 +17,7 @@ interface CatalogueEntry {
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed
   MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
+  INVALID_REQUEST: { status: 400, meaning: 'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body' },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
   INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },
   INVALID_LABELS: { status: 400, meaning: 'labels break the label rules (spec 8)' },
@@ -67,6 +68,7 @@ export const ERROR_CATALOGUE = {
   EMBEDDINGS_UNAVAILABLE: { status: 502, meaning: 'the embeddings provider failed' },
   AGENT_AUTH_NOT_CONFIGURED: { status: 503, meaning: 'agent registration unavailable; retry later' },
   NOT_READY: { status: 503, meaning: 'a dependency is unreachable (readiness probe)' },
+  DATABASE_UNAVAILABLE: { status: 503, meaning: 'PostgreSQL is unreachable; retry after Retry-After' },
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },
   UPLOADS_UNAVAILABLE: { status: 503, meaning: 'large uploads cannot be served right now' },
   WORKFLOWS_UNAVAILABLE: { status: 503, meaning: 'the workflow service (Temporal) is unavailable; retry later' },

@@ -5,6 +5,7 @@ import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
 import { writeBudget } from './middleware/rate-limit.js';
+import { inputGate, rejectNulInBody } from './middleware/input-gate.js';
 import { requestLog } from './middleware/request-log.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
@@ -53,6 +54,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
+  app.use(inputGate);
 
   // Form-encoded with RFC 6749 errors, so it parses its own body before the JSON parser sees it.
   app.use(oauthTokenRouter(ctx));
@@ -62,6 +64,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   // Public, unauthenticated routes.
   // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
   app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
+  app.use(rejectNulInBody);
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
   app.use(agentIdentityRouter(ctx));

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
+import { rejectNulInBody } from '../api/middleware/input-gate.js';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
@@ -11,14 +13,14 @@ import { WebAuthNotConfigured } from './session.js';
 export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  router.use(['/auth', '/claim', '/dashboard'], forms);
+  router.use(['/auth', '/claim', '/dashboard'], forms, rejectNulInBody);
   router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx));
 
   const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
     if (err instanceof WebAuthNotConfigured) {
       return sendPage(res, 'Unavailable', html`<p class="error">Sign-in is not configured on this server.</p>`, 503);
     }
-    if (typeof err?.type === 'string' && err.type.startsWith('entity.')) {
+    if ((typeof err?.type === 'string' && err.type.startsWith('entity.')) || (err instanceof AppError && err.status < 500)) {
       return sendPage(res, 'Bad request', html`<p class="error">The form could not be read.</p>`, err.status ?? 400);
     }
     const errorId = randomUUID();
