@@ -111,6 +111,7 @@ const envSchema = z.object({
 
   // Secrets; generated and persisted under DATA_DIR by the embedded launcher when absent
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  OPS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   AGENT_SIGNING_KEY: z.string().optional(),
 });
 
@@ -187,6 +188,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
     },
     idJagProviders: e.ID_JAG_PROVIDERS,
-    secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY },
+    secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };
 }

@@ -27,14 +27,21 @@ describe('HTTP skeleton', () => {
   });
 
   it('readyz is 503 naming S3 when the object store is unreachable', async () => {
-    const broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9' });
+    const opsToken = 'ops-token-for-the-readiness-test-0123456789';
+    const broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9', OPS_TOKEN: opsToken });
     try {
       const res = await fetch(`${broken.url}/readyz`);
       expect(res.status).toBe(503);
       const body = await res.json();
       expect(body.detail.error.code).toBe('NOT_READY');
       expect(body.detail.error.message).toBe('not ready: s3 unreachable');
-      expect(body.detail.error.checks.postgres).toBe('ok');
+      expect(body.detail.error.checks).toEqual({ postgres: 'ok', temporal: 'ok', s3: 'down' });
+      // Anonymous callers never see addresses or error text; the operator does.
+      expect(JSON.stringify(body)).not.toContain('127.0.0.1');
+      const detailed = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: `Bearer ${opsToken}` } })).json();
+      expect(detailed.detail.error.checks.s3).toMatch(/^unreachable: /);
+      const wrong = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: 'Bearer not-the-ops-token-0123456789abcdef' } })).json();
+      expect(wrong.detail.error.checks.s3).toBe('down');
     } finally {
       await broken.close();
     }
