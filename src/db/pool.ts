@@ -49,6 +49,7 @@ export class SqlPool implements Sql {
    * an ORM (closed by close()). The service never uses one (docs/decisions.md, Domain layer).
    */
   static standalone(databaseUrl: string, max: number): SqlPool {
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits onConnect's promise before handing out the client; @types/pg types it void
     const pool = new pg.Pool({ connectionString: databaseUrl, max, allowExitOnIdle: true, onConnect });
     // An idle client that loses its server is dropped; without a listener pg's 'error' would crash the process.
     pool.on('error', () => {});

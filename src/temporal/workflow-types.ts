@@ -1,7 +1,8 @@
 /**
- * The workflow type names the worker registers (the exported functions of src/workflows/index.ts,
- * which checks this list at compile time). Clients start and signal workflows by these names, so
- * no module outside src/workflows and src/worker.ts imports workflow code as a value.
+ * The workflow type names the worker registers (the exported functions of src/workflows/index.ts;
+ * test/foundation/workflow-types.test.ts checks the two lists match at compile time). Clients start
+ * and signal workflows by these names, so no module outside src/workflows and src/worker.ts imports
+ * workflow code as a value.
  */
 export const WorkflowType = {
   claimCeremony: 'claimCeremonyWorkflow',
