@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config.js';
 import { createOrm, type Orm } from './db/orm.js';
+import { SqlPool } from './db/pool.js';
 import { PreparedStatements } from './db/prepared.js';
 import { createLogger, type Logger } from './logger.js';
 import { UsageMeter } from './usage/usage-meter.js';
@@ -14,13 +15,15 @@ export interface AppContext {
   config: Config;
   logger: Logger;
   orm: Orm;
+  /** The ORM's own pg pool, for raw SQL and search (see db/pool.ts): one pool per process. */
+  pool: SqlPool;
   s3: S3Client;
   temporal: Client;
   /** Monthly usage counts (reads, retrieval queries, indexing passes), batched (see services/usage-meter.ts). */
   usageMeter: UsageMeter;
   /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
   blobCache: BlobCache;
-  /** The per-request statements (authentication), prepared once per connection (see db/prepared.ts). */
+  /** The per-request statements (authentication), prepared once per connection of the pool (see db/prepared.ts). */
   prepared: PreparedStatements;
 }
 
@@ -36,14 +39,13 @@ export async function createContext(config: Config, name: string): Promise<AppCo
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
   const blobCache = new BlobCache({ maxBytes: config.limits.blobCacheBytes, maxObjectBytes: config.limits.blobCacheMaxObjectBytes });
-  const prepared = new PreparedStatements(config.database.url!, { onIdleError: (err) => logger.warn({ err }, 'prepared statements: idle PostgreSQL connection failed') });
-  return { config, logger, orm, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache, prepared };
+  const pool = await SqlPool.of(orm);
+  return { config, logger, orm, pool, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache, prepared: new PreparedStatements(pool) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.usageMeter.close().catch(() => {});
   await ctx.temporal.connection.close().catch(() => {});
   ctx.s3.destroy();
-  await ctx.prepared.close().catch(() => {});
-  await ctx.orm.close();
+  await ctx.orm.close(); // also ends the one pool (ctx.pool, ctx.prepared)
 }

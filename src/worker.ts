@@ -19,8 +19,7 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
-const onIdleError = (err: Error) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed');
-const indexing = createIndexingDeps(config, createArtifactSource(ctx), usageRecorderFor(ctx), { onIdleError });
+const indexing = createIndexingDeps(config, ctx.pool, createArtifactSource(ctx), usageRecorderFor(ctx));
 // The cleanup activity purges artifacts here, so this process tells the index too; the sweeper repairs missed hooks.
 const searchHooks = createSearchHooks(ctx, indexing.engine);
 bindSearchToArtifacts(searchHooks);

@@ -12,10 +12,8 @@ import type { UsageRecorder } from '../search/usage.js';
  * embed (when a provider is configured) → write passages. Intermediate results live in the
  * IndexStage (PostgreSQL), keyed by artifact, so retries resume and payloads stay small.
  */
-export interface IndexTarget {
-  driveId: string;
-  artId: string;
-}
+import type { IndexTarget } from '../temporal/indexing-messages.js';
+export type { IndexTarget };
 
 export interface IndexingDeps {
   engine: SearchEngine;

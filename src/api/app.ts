@@ -30,9 +30,9 @@ export interface AppOptions {
   search?: SearchService;
 }
 
-/** The configured search engine of a process, its idle-connection errors logged. */
+/** The configured search engine of a process, on the process's one pool. */
 export function defaultSearchEngine(ctx: AppContext): SearchEngine {
-  return createSearchEngine(ctx.config, { onIdleError: (err) => ctx.logger.warn({ err }, 'search: idle PostgreSQL connection failed') });
+  return createSearchEngine(ctx.config, ctx.pool);
 }
 
 /** The search service of an API process: configured engine and embedder, usage counted through src/search/usage.ts. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../context.js';
+import type { Orm } from './orm.js';
 
 /**
  * Raw SQL on the ORM's connection. Values are bound with `?`; MikroORM quotes strings, numbers,
@@ -24,8 +24,11 @@ export function pgCode(err: unknown): string | undefined {
 export const isUniqueViolation = (err: unknown) => pgCode(err) === '23505';
 const isRetryable = (err: unknown) => pgCode(err) === '40P01' || pgCode(err) === '40001';
 
-/** Runs fn in one transaction on a fresh fork; retries deadlocks and serialization failures a few times. */
-export async function transaction<T>(ctx: AppContext, fn: (tx: Db) => Promise<T>): Promise<T> {
+/**
+ * Runs fn in one transaction on a fresh fork; retries deadlocks and serialization failures a few times.
+ * Takes only the ORM (an AppContext fits): src/db sits below the context and must not import it.
+ */
+export async function transaction<T>(ctx: { orm: Orm }, fn: (tx: Db) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.orm.em.fork().transactional((tx) => fn(tx as Db));

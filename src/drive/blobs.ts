@@ -20,25 +20,31 @@ import { one, rows, transaction, type Db } from '../db/sql.js';
  */
 
 /**
- * Makes the bytes of a spooled body available under their hash; writes nothing new when already
- * stored. The touch is one autocommitted statement, so the purge sees it before the object is
- * written; the version's transaction then marks the blob stored (see pinBlob).
+ * The one way bytes become a blob: touch the row, then (unless already stored) run `write`, which
+ * puts the object under `hash`; a failed write takes back the touch of a row still not stored.
+ * The touch is one autocommitted statement, so the purge sees it before the object is written;
+ * the version's transaction then marks the blob stored (see pinBlob). Returns `written`.
  */
-export async function storeBlob(ctx: AppContext, body: SpooledBody): Promise<{ written: boolean }> {
+export async function writeBlobOnce(ctx: AppContext, blob: { hash: string; size: number }, write: () => Promise<void>): Promise<{ written: boolean }> {
   const db = ctx.orm.em.fork();
   const touched = await one<{ stored: boolean }>(
     db,
     `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
-    [body.hash, body.size],
+    [blob.hash, blob.size],
   );
   if (touched?.stored) return { written: false };
   try {
-    await putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size);
+    await write();
   } catch (err) {
-    await rows(db, `delete from blobs where hash = ? and not stored`, [body.hash]).catch(() => undefined);
+    await rows(db, `delete from blobs where hash = ? and not stored`, [blob.hash]).catch(() => undefined);
     throw err;
   }
   return { written: true };
+}
+
+/** Makes the bytes of a spooled body available under their hash; writes nothing new when already stored. */
+export function storeBlob(ctx: AppContext, body: SpooledBody): Promise<{ written: boolean }> {
+  return writeBlobOnce(ctx, body, () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size));
 }
 
 /**

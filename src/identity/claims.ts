@@ -8,8 +8,8 @@ import { AgentIdentity } from '../db/entities/agent-identity.js';
 import { ClaimAttempt, type ClaimAttemptRow } from '../db/entities/claim-attempt.js';
 import { Drive } from '../db/entities/drive.js';
 import { newId } from '../ids.js';
-import { claimWorkflowId, decideClaimUpdate, type ClaimOutcome } from '../temporal/identity-messages.js';
-import { claimCeremonyWorkflow } from '../workflows/claim-ceremony.js';
+import type { ClaimOutcome } from '../temporal/identity-messages.js';
+import { decideClaimCeremony, startClaimCeremony } from '../temporal/start.js';
 import { findLiveDrive } from '../drive/drives.js';
 import { workflowsUnavailable } from './identities.js';
 
@@ -46,11 +46,8 @@ export async function startClaim(ctx: AppContext, claimToken: string) {
   const windowMs = ctx.config.durations.claimWindowS * 1000;
   const expiresAt = new Date(Date.now() + windowMs);
   // Started before the row commits: if the insert fails, the workflow's timer marks nothing and ends.
-  await ctx.temporal.workflow.start(claimCeremonyWorkflow, {
-    workflowId: claimWorkflowId(attemptId),
-    taskQueue: ctx.config.temporal.taskQueue,
-    args: [{ attemptId, driveId: identity.driveId, windowMs }],
-  }).catch(workflowsUnavailable);
+  await startClaimCeremony({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, { attemptId, driveId: identity.driveId, windowMs })
+    .catch(workflowsUnavailable);
   const attemptToken = newSecret('ad_cat_');
   let userCode = '';
   for (let tries = 0; ; tries++) {
@@ -110,9 +107,7 @@ export async function decideClaim(
   const pending = await findPendingClaim(em, userCode);
   if (!pending) return { result: 'not_pending' };
   try {
-    const outcome = await ctx.temporal.workflow
-      .getHandle(claimWorkflowId(pending.attempt.id))
-      .executeUpdate(decideClaimUpdate, { args: [{ decision, userId: user.id, email: user.email }] });
+    const outcome = await decideClaimCeremony(ctx.temporal, pending.attempt.id, { decision, userId: user.id, email: user.email });
     return { result: outcome, driveId: pending.driveId };
   } catch (err) {
     // The workflow closed (window elapsed) or another decision won the race.

@@ -18,12 +18,16 @@ export interface LifecycleState {
   claimed: boolean;
   createdAtMs: number;
   lastActivityAtMs: number;
+  /** The clock this state was read at: the lifecycle workflow's "now" (workflows read no clock). */
+  nowMs: number;
 }
 
 export async function lifecycleState(em: EntityManager, driveId: string): Promise<LifecycleState> {
   const drive = await em.findOne(Drive, { id: driveId });
-  if (!drive) return { live: false, claimed: false, createdAtMs: 0, lastActivityAtMs: 0 };
+  const nowMs = Date.now();
+  if (!drive) return { live: false, claimed: false, createdAtMs: 0, lastActivityAtMs: 0, nowMs };
   return {
+    nowMs,
     live: drive.deletedAt == null,
     claimed: drive.claimedAt != null,
     createdAtMs: drive.createdAt.getTime(),

@@ -8,8 +8,7 @@ import type { AppContext } from '../context.js';
 import { AgentIdentity, type AgentIdentityRow } from '../db/entities/agent-identity.js';
 import { ClaimAttempt } from '../db/entities/claim-attempt.js';
 import { newId } from '../ids.js';
-import { unclaimedDriveWorkflowId } from '../temporal/identity-messages.js';
-import { unclaimedDriveWorkflow } from '../workflows/unclaimed-drive.js';
+import { startUnclaimedDrive } from '../temporal/start.js';
 import { recordDriveActivity } from './drive-lifecycle.js';
 import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from '../drive/drives.js';
 import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
@@ -73,15 +72,11 @@ export async function registerAnonymous(ctx: AppContext) {
     // Signed first, so nothing is written when the key is unusable.
     const assertion = await issueAssertion(ctx, identity, 'pre_claim');
     // Started before the commit: if the commit fails, the workflow finds no drive at its deadline and ends.
-    await ctx.temporal.workflow.start(unclaimedDriveWorkflow, {
-      workflowId: unclaimedDriveWorkflowId(identity.driveId),
-      taskQueue: ctx.config.temporal.taskQueue,
-      args: [{
-        driveId: identity.driveId,
-        createdAtMs: now,
-        inactivityMs: durations.unclaimedInactivityS * 1000,
-        maxAgeMs: durations.unclaimedMaxAgeS * 1000,
-      }],
+    await startUnclaimedDrive({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, {
+      driveId: identity.driveId,
+      createdAtMs: now,
+      inactivityMs: durations.unclaimedInactivityS * 1000,
+      maxAgeMs: durations.unclaimedMaxAgeS * 1000,
     }).catch(workflowsUnavailable);
     await ctx.orm.em.fork().transactional(async (tx) => {
       await createDrive(tx, { id: identity.driveId, expiresAt: new Date(now + durations.unclaimedMaxAgeS * 1000) });

@@ -1,11 +1,6 @@
 import type { Client } from '@temporalio/client';
-import {
-  indexingWorkflow,
-  indexingWorkflowId,
-  indexRequestSignal,
-  type IndexRequestSignal,
-  type IndexingWorkflowInput,
-} from '../workflows/indexing.js';
+import type { IndexRequestSignal, IndexingWorkflowInput } from '../temporal/indexing-messages.js';
+import { requestIndexing } from '../temporal/start.js';
 import type { ArtifactPatch, SearchEngine } from './engine.js';
 import { KeyedQueue } from './keyed-queue.js';
 
@@ -72,13 +67,7 @@ export class SearchIndexHooks {
 
   private async signal(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
     await this.opts.temporal.withDeadline(Date.now() + (this.opts.signalDeadlineMs ?? 5000), () =>
-      this.opts.temporal.workflow.signalWithStart(indexingWorkflow, {
-        workflowId: indexingWorkflowId(artId),
-        taskQueue: this.opts.taskQueue,
-        args: [{ ...this.opts.workflowInput, driveId, artId }],
-        signal: indexRequestSignal,
-        signalArgs: [signal],
-      }),
+      requestIndexing(this.opts, { ...this.opts.workflowInput, driveId, artId }, signal),
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { IndexingDeps } from '../activities/indexing.js';
 import type { Config } from '../config.js';
+import type { SqlPool } from '../db/pool.js';
 import type { ArtifactSource } from './artifact-source.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
@@ -8,18 +9,15 @@ import { IndexStage } from './stage.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
 import type { UsageRecorder } from './usage.js';
 
-export interface PoolOptions {
-  /** Told when an idle PostgreSQL connection fails (logged by the caller; the pool reconnects). */
-  onIdleError?: (err: Error) => void;
-}
-
-/** The configured engine: Typesense when TYPESENSE_URL is set, else PostgreSQL (the default). */
-export function createSearchEngine(config: Config, opts: PoolOptions = {}): SearchEngine & { close(): Promise<void> } {
+/**
+ * The configured engine: Typesense when TYPESENSE_URL is set, else PostgreSQL (the default), on the
+ * process's one pool (ctx.pool).
+ */
+export function createSearchEngine(config: Config, pool: SqlPool): SearchEngine & { close(): Promise<void> } {
   if (config.typesense) {
     return new TypesenseSearchEngine({ ...config.typesense, dimensions: config.embeddings?.dimensions ?? 256 });
   }
-  if (!config.database.url) throw new Error('the PostgreSQL search engine needs DATABASE_URL');
-  return new PostgresSearchEngine(config.database.url, opts);
+  return new PostgresSearchEngine(pool);
 }
 
 /** The embeddings client, or undefined when no provider is configured (semantic find is then 500). */
@@ -30,14 +28,13 @@ export function createEmbedder(config: Config): Embedder | undefined {
 /**
  * Everything the indexing activities need except the two bindings that belong to other domains:
  * the ArtifactSource (artifacts) and the UsageRecorder (usage). The worker registers
- * `createActivities(ctx, { indexing: createIndexingDeps(config, source, usage) })`.
+ * `createActivities(ctx, { indexing: createIndexingDeps(config, ctx.pool, source, usage) })`.
  */
-export function createIndexingDeps(config: Config, source: ArtifactSource, usage: UsageRecorder, opts: PoolOptions = {}): IndexingDeps {
-  if (!config.database.url) throw new Error('search indexing needs DATABASE_URL (its stage lives in PostgreSQL)');
+export function createIndexingDeps(config: Config, pool: SqlPool, source: ArtifactSource, usage: UsageRecorder): IndexingDeps {
   return {
-    engine: createSearchEngine(config, opts),
+    engine: createSearchEngine(config, pool),
     source,
-    stage: new IndexStage(config.database.url, opts),
+    stage: new IndexStage(pool),
     embedder: createEmbedder(config),
     usage,
   };

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { SqlPool, type Row } from '../db/pool.js';
 import {
   SNIPPET_MARK,
   type ArtifactPatch,
@@ -120,28 +120,18 @@ function toPassageHit(r: PassageRow): PassageHit {
 
 export class PostgresSearchEngine implements SearchEngine {
   readonly name = 'postgres' as const;
-  private readonly pool: pg.Pool;
+  private readonly pool: SqlPool;
   private readonly rankCandidates: number;
 
-  /** `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap). */
-  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void; rankCandidates?: number } = {}) {
-    // No parallel workers for lexical queries: starting one costs more (5-15 ms) than a selective
-    // query's whole work, and the planner asks for them on a large drive from its row estimates.
-    // The semantic scan gets the server's setting back (semanticQuery). Set on each new connection
-    // before its first query; only a plan preference, so a failure is ignored.
-    this.pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: opts.poolMax ?? 5,
-      allowExitOnIdle: true,
-      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits onConnect's promise before handing out the client; @types/pg types it void
-      onConnect: async (client) => {
-        await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
-      },
-    });
+  /**
+   * `db` is the process's shared pool (src/db/pool.ts); a URL gives the engine a pool of its own
+   * (tests, benchmarks). `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap).
+   * Lexical queries run without parallel workers (onConnect in src/db/pool.ts); the semantic scan gets the
+   * server's setting back (semanticQuery).
+   */
+  constructor(db: SqlPool | string, opts: { poolMax?: number; rankCandidates?: number } = {}) {
+    this.pool = typeof db === 'string' ? SqlPool.standalone(db, opts.poolMax ?? 5) : db;
     this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
-    // An idle client that loses its server (restart, failover) is dropped; the next query reconnects.
-    // Without a listener, pg's 'error' event would crash the process.
-    this.pool.on('error', (err) => opts.onIdleError?.(err));
   }
 
   /** Tables come from the migration; nothing to create at run time. */
@@ -150,7 +140,7 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.pool.close();
   }
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
@@ -168,17 +158,12 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
+    await this.pool.transaction(async (client) => {
       // The document may have been removed (artifact deleted) while the pass ran: then there is
       // nothing to attach passages to, and the pending remove follows. The share lock keeps a
       // concurrent remove from slipping in between this check and the insert.
       const doc = await client.query('select 1 from search_documents where drive_id = $1 and art_id = $2 for share', [driveId, artId]);
-      if (!doc.rowCount) {
-        await client.query('commit');
-        return;
-      }
+      if (!doc.rowCount) return;
       await client.query('delete from search_passages where drive_id = $1 and art_id = $2', [driveId, artId]);
       const batch = 200;
       for (let i = 0; i < passages.length; i += batch) {
@@ -193,13 +178,7 @@ export class PostgresSearchEngine implements SearchEngine {
           [driveId, artId, versionNumber, JSON.stringify(rows.map(passageRow))],
         );
       }
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void> {
@@ -297,20 +276,11 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /** The semantic leg scans a drive's passages: it runs with the server's own parallel-worker setting. */
-  private async semanticQuery<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
+  private semanticQuery<R extends Row>(sql: string, params: unknown[]) {
+    return this.pool.transaction(async (client) => {
       await client.query('set local max_parallel_workers_per_gather to default');
-      const result = await client.query<R>(sql, params);
-      await client.query('commit');
-      return result;
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+      return client.query<R>(sql, params);
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { SqlPool } from '../db/pool.js';
 import type { IndexableRecord } from './artifact-source.js';
 import type { Passage } from './engine.js';
 import type { Extracted } from './extract.js';
@@ -16,15 +16,15 @@ export interface StagedRecord extends IndexableRecord {
 type StoredPassage = Omit<Passage, 'embedding'>;
 
 export class IndexStage {
-  private readonly pool: pg.Pool;
+  private readonly pool: SqlPool;
 
-  constructor(databaseUrl: string, opts: { poolMax?: number; onIdleError?: (err: Error) => void } = {}) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolMax ?? 3, allowExitOnIdle: true });
-    this.pool.on('error', (err) => opts.onIdleError?.(err)); // see PostgresSearchEngine
+  /** The process's shared pool (src/db/pool.ts); a URL gives a pool of its own (tests). */
+  constructor(db: SqlPool | string, opts: { poolMax?: number } = {}) {
+    this.pool = typeof db === 'string' ? SqlPool.standalone(db, opts.poolMax ?? 3) : db;
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.pool.close();
   }
 
   /** Starts a pass: replaces any earlier stage of the artifact. */

@@ -1,6 +1,6 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 
-/** Messages of the identity workflows, shared by the API (client side) and the workflows. */
+/** Ids, inputs and messages of the identity workflows, shared by the API (client side) and the workflows. */
 export type ClaimOutcome = 'approved' | 'declined' | 'expired';
 export interface ClaimDecision {
   decision: 'approve' | 'decline';
@@ -8,6 +8,22 @@ export interface ClaimDecision {
   userId: string;
   email: string;
 }
+
+export interface ClaimCeremonyInput {
+  attemptId: string;
+  driveId: string;
+  windowMs: number;
+}
+
+export interface UnclaimedDriveInput {
+  driveId: string;
+  /** When the drive was registered (epoch ms); the workflow may start before its row commits. */
+  createdAtMs: number;
+  inactivityMs: number;
+  maxAgeMs: number;
+}
+
+export type UnclaimedDriveResult = 'claimed' | 'gone' | 'removed_inactive' | 'removed_max_age';
 
 /** The human's decision; resolves once the outcome is written to PostgreSQL. */
 export const decideClaimUpdate = defineUpdate<ClaimOutcome, [ClaimDecision]>('decideClaim');

@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config.js';
-import { cleanupWorkflow } from '../workflows/cleanup.js';
+import { WorkflowType } from './workflow-types.js';
 
 export const CLEANUP_SCHEDULE_ID = 'drive-cleanup';
 
@@ -12,7 +12,7 @@ export async function ensureCleanupSchedule(client: Client, config: Config): Pro
       spec: { intervals: [{ every: `${config.durations.cleanupIntervalS}s` }] },
       action: {
         type: 'startWorkflow',
-        workflowType: cleanupWorkflow,
+        workflowType: WorkflowType.cleanup,
         args: [],
         taskQueue: config.temporal.taskQueue,
         workflowId: 'drive-cleanup-run',

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
 import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
-import { rows, one } from '../db/sql.js';
+import { writeBlobOnce } from '../drive/blobs.js';
 
 /**
  * What a commit does with the uploaded object before any row changes: check its size against
@@ -86,25 +86,16 @@ function sizeMismatch(expected: number, uploaded: number) {
 }
 
 /**
- * Makes the verified bytes available under their hash, following the blob purge protocol of
- * services/blobs.ts: touch the `blobs` row before writing the object (so a purge within the
- * grace period leaves it alone) and copy only when not already stored. Returns `written`: the
- * commit's transaction then pins the blob under its row lock and marks it stored.
+ * Makes the verified bytes available under their hash by a server-side copy, through the blob
+ * protocol of src/drive/blobs.ts (touch, write, take the touch back on failure). Returns
+ * `written`: the commit's transaction then pins the blob under its row lock and marks it stored.
  */
-export async function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<{ written: boolean }> {
-  const db = ctx.orm.em.fork();
-  const touched = await one<{ stored: boolean }>(
-    db,
-    `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
-    [v.hash, v.size],
-  );
-  if (touched?.stored) return { written: false };
-  try {
-    await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);
-  } catch (err) {
-    await rows(db, `delete from blobs where hash = ? and not stored`, [v.hash]).catch(() => undefined);
-    if (isPreconditionFailed(err)) throw changedDuringCommit();
-    throw err;
-  }
-  return { written: true };
+export function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<{ written: boolean }> {
+  return writeBlobOnce(ctx, v, async () => {
+    try {
+      await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);
+    } catch (err) {
+      throw isPreconditionFailed(err) ? changedDuringCommit() : err;
+    }
+  });
 }

@@ -5,7 +5,7 @@ import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
 import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
 import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
-import { uploadCommittedSignal, uploadSessionWorkflow } from '../workflows/upload-session.js';
+import { signalUploadCommitted, startUploadSession } from '../temporal/start.js';
 import type { ArtifactRow } from '../drive/artifact-records.js';
 import type { RequestContext } from '../request-context.js';
 import { iso } from '../time.js';
@@ -39,7 +39,6 @@ export interface BeginInput {
   ifMatch?: number | null;
 }
 
-export const uploadWorkflowId = (uploadId: string) => `upload-${uploadId}`;
 const TEMPORAL_CALL_DEADLINE_MS = 5000;
 const CONTENT_TYPE_RE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
@@ -89,11 +88,7 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
   try {
     // Bounded: with Temporal down the client would otherwise retry for half a minute on the request path.
     await ctx.temporal.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () =>
-      ctx.temporal.workflow.start(uploadSessionWorkflow, {
-        taskQueue: ctx.config.temporal.taskQueue,
-        workflowId: uploadWorkflowId(uploadId),
-        args: [{ uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() }],
-      }));
+      startUploadSession({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, { uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() }));
   } catch (err) {
     ctx.logger.error({ err, upload_id: uploadId }, 'upload session workflow did not start');
     throw new AppError('UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
@@ -179,6 +174,6 @@ async function afterCommit(ctx: AppContext, s: UploadSessionRow): Promise<void> 
   await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, s.object_key).catch((err) =>
     ctx.logger.warn({ err, upload_id: s.id }, 'temporary upload object not deleted; the session workflow deletes it'));
   await ctx.temporal
-    .withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () => ctx.temporal.workflow.getHandle(uploadWorkflowId(s.id)).signal(uploadCommittedSignal))
+    .withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () => signalUploadCommitted(ctx.temporal, s.id))
     .catch((err) => ctx.logger.warn({ err, upload_id: s.id }, 'upload workflow not signalled; it ends at its timer'));
 }

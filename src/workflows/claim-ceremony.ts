@@ -4,6 +4,7 @@ import {
   decideClaimUpdate,
   driveClaimedSignal,
   unclaimedDriveWorkflowId,
+  type ClaimCeremonyInput,
   type ClaimDecision,
   type ClaimOutcome,
 } from '../temporal/identity-messages.js';
@@ -12,12 +13,6 @@ const { approveClaim, declineClaim, expireClaim } = proxyActivities<IdentityActi
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
-
-export interface ClaimCeremonyInput {
-  attemptId: string;
-  driveId: string;
-  windowMs: number;
-}
 
 /**
  * One claim attempt. Waits up to the window for the human's decision (an update from the

@@ -1,5 +1,13 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { IndexingActivities, IndexTarget } from '../activities/indexing.js';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { IndexingActivities } from '../activities/indexing.js';
+import {
+  indexRequestSignal,
+  type IndexingWorkflowInput,
+  type IndexingWorkflowResult,
+  type IndexRequestSignal,
+  type IndexTarget,
+  type PendingIndexState,
+} from '../temporal/indexing-messages.js';
 
 /**
  * One workflow per artifact (id `index-<art_id>`), started or signalled with signal-with-start.
@@ -7,45 +15,6 @@ import type { IndexingActivities, IndexTarget } from '../activities/indexing.js'
  * overwrites is indexed once, at the newest version, and nothing stale is written last.
  * A delete waits for the running pass and then removes, so the final state is always right.
  */
-export type IndexOp = 'content' | 'record' | 'remove';
-
-export interface IndexRequestSignal {
-  op: IndexOp;
-  /** The version the writer just committed (content requests); informational, the pass reads the newest. */
-  versionNumber?: number;
-}
-
-export interface PendingIndexState {
-  content: boolean;
-  record: boolean;
-  remove: boolean;
-  latestVersion: number;
-}
-
-export interface RetryTuning {
-  initialIntervalMs: number;
-  maximumIntervalMs: number;
-}
-
-export interface IndexingWorkflowInput extends IndexTarget {
-  pending?: PendingIndexState;
-  passes?: number;
-  /** Retry pacing of the embeddings step (tests shorten it); defaults 1 s doubling to 60 s. */
-  embedRetry?: RetryTuning;
-}
-
-export interface IndexingWorkflowResult {
-  passes: number;
-  lastIndexedVersion: number | null;
-  removed: boolean;
-}
-
-export const indexRequestSignal = defineSignal<[IndexRequestSignal]>('indexRequest');
-
-export function indexingWorkflowId(artId: string): string {
-  return `index-${artId}`;
-}
-
 export function applyRequest(state: PendingIndexState, req: IndexRequestSignal): void {
   if (req.op === 'remove') {
     Object.assign(state, { content: false, record: false, remove: true });

@@ -1,21 +1,11 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { IdentityActivities } from '../activities/identity.js';
-import { driveClaimedSignal } from '../temporal/identity-messages.js';
+import { driveClaimedSignal, type UnclaimedDriveInput, type UnclaimedDriveResult } from '../temporal/identity-messages.js';
 
 const { driveLifecycleState, hideUnclaimedDrive, purgeDrive } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
-
-export interface UnclaimedDriveInput {
-  driveId: string;
-  /** When the drive was registered (epoch ms); the workflow may start before its row commits. */
-  createdAtMs: number;
-  inactivityMs: number;
-  maxAgeMs: number;
-}
-
-export type UnclaimedDriveResult = 'claimed' | 'gone' | 'removed_inactive' | 'removed_max_age';
 
 /**
  * One per unclaimed drive. Sleeps until the nearer of the inactivity and max-age deadlines,
@@ -30,9 +20,11 @@ export async function unclaimedDriveWorkflow(input: UnclaimedDriveInput): Promis
 
   let createdAtMs = input.createdAtMs;
   let lastActivityMs = input.createdAtMs;
+  // Workflow time, from history only: the run's start, then the clock each state read returns.
+  let nowMs = workflowInfo().runStartTime.getTime();
   for (;;) {
     const deadline = Math.min(lastActivityMs + input.inactivityMs, createdAtMs + input.maxAgeMs);
-    const waitMs = deadline - Date.now();
+    const waitMs = deadline - nowMs;
     if (waitMs > 0) await condition(() => claimed, waitMs);
     if (claimed) return 'claimed';
 
@@ -41,10 +33,10 @@ export async function unclaimedDriveWorkflow(input: UnclaimedDriveInput): Promis
     if (state.claimed) return 'claimed';
     createdAtMs = state.createdAtMs;
     lastActivityMs = Math.max(state.lastActivityAtMs, createdAtMs);
+    nowMs = state.nowMs;
 
-    const now = Date.now();
     const reason: UnclaimedDriveResult | undefined =
-      now >= createdAtMs + input.maxAgeMs ? 'removed_max_age' : now >= lastActivityMs + input.inactivityMs ? 'removed_inactive' : undefined;
+      nowMs >= createdAtMs + input.maxAgeMs ? 'removed_max_age' : nowMs >= lastActivityMs + input.inactivityMs ? 'removed_inactive' : undefined;
     if (!reason) continue;
     // hideUnclaimedDrive refuses a drive claimed in the meantime; then the claim wins.
     if (!(await hideUnclaimedDrive(input.driveId))) return 'claimed';

@@ -3,7 +3,7 @@ import { createSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
 import { purgeArtifacts } from '../../src/drive/purge.js';
-import { indexingWorkflowId } from '../../src/workflows/indexing.js';
+import { indexingWorkflowId } from '../../src/temporal/indexing-messages.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { uploadClientFor } from '../uploads/helpers.js';

@@ -13,7 +13,7 @@ import { CHUNK_TOKENS } from '../../src/search/split.js';
 import { IndexStage } from '../../src/search/stage.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
 import { createDrive } from '../../src/drive/drives.js';
-import { indexingWorkflowId, type IndexingWorkflowResult } from '../../src/workflows/indexing.js';
+import { indexingWorkflowId, type IndexingWorkflowResult } from '../../src/temporal/indexing-messages.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 
 /**

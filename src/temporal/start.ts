@@ -1,0 +1,62 @@
+import type { Client } from '@temporalio/client';
+import {
+  claimWorkflowId, decideClaimUpdate, unclaimedDriveWorkflowId,
+  type ClaimCeremonyInput, type ClaimDecision, type ClaimOutcome, type UnclaimedDriveInput,
+} from './identity-messages.js';
+import { indexingWorkflowId, indexRequestSignal, type IndexingWorkflowInput, type IndexRequestSignal } from './indexing-messages.js';
+import { uploadCommittedSignal, uploadWorkflowId, type UploadSessionInput } from './upload-messages.js';
+import { WorkflowType } from './workflow-types.js';
+
+/**
+ * Every call that starts or signals a workflow, by workflow type name: the domain asks for an
+ * operation ("start this upload's session"), this module knows the id scheme, the type and the
+ * message. Deadlines and error mapping stay with the caller, which knows what a failure means.
+ */
+export interface Workflows {
+  temporal: Client;
+  taskQueue: string;
+}
+
+export async function startClaimCeremony(w: Workflows, input: ClaimCeremonyInput): Promise<void> {
+  await w.temporal.workflow.start(WorkflowType.claimCeremony, {
+    workflowId: claimWorkflowId(input.attemptId),
+    taskQueue: w.taskQueue,
+    args: [input],
+  });
+}
+
+/** Sends the human's decision; resolves with the outcome the ceremony wrote. */
+export function decideClaimCeremony(temporal: Client, attemptId: string, decision: ClaimDecision): Promise<ClaimOutcome> {
+  return temporal.workflow.getHandle(claimWorkflowId(attemptId)).executeUpdate(decideClaimUpdate, { args: [decision] });
+}
+
+export async function startUnclaimedDrive(w: Workflows, input: UnclaimedDriveInput): Promise<void> {
+  await w.temporal.workflow.start(WorkflowType.unclaimedDrive, {
+    workflowId: unclaimedDriveWorkflowId(input.driveId),
+    taskQueue: w.taskQueue,
+    args: [input],
+  });
+}
+
+export async function startUploadSession(w: Workflows, input: UploadSessionInput): Promise<void> {
+  await w.temporal.workflow.start(WorkflowType.uploadSession, {
+    workflowId: uploadWorkflowId(input.uploadId),
+    taskQueue: w.taskQueue,
+    args: [input],
+  });
+}
+
+export function signalUploadCommitted(temporal: Client, uploadId: string): Promise<void> {
+  return temporal.workflow.getHandle(uploadWorkflowId(uploadId)).signal(uploadCommittedSignal);
+}
+
+/** Signals the artifact's indexing workflow, starting it when none runs (signal-with-start). */
+export async function requestIndexing(w: Workflows, input: IndexingWorkflowInput, request: IndexRequestSignal): Promise<void> {
+  await w.temporal.workflow.signalWithStart(WorkflowType.indexing, {
+    workflowId: indexingWorkflowId(input.artId),
+    taskQueue: w.taskQueue,
+    args: [input],
+    signal: indexRequestSignal,
+    signalArgs: [request],
+  });
+}
