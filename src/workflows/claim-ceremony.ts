@@ -11,6 +11,7 @@ import {
 
 const { approveClaim, declineClaim, expireClaim } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { maximumAttempts: 10 },
 });
 
