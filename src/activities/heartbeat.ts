@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
  * start-to-close timeout of minutes. Activities that report progress themselves (indexEmbed
  * heartbeats its resume point) are left alone, so their details are not overwritten.
  */
-export const HEARTBEAT_EVERY_MS = 3000;
+export const HEARTBEAT_EVERY_MS = 2000;
 
 export function heartbeating<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T, except: (keyof T)[] = []): T {
   const wrapped = { ...activities };

@@ -11,7 +11,7 @@ import {
 
 const { approveClaim, declineClaim, expireClaim } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 10 },
 });
 

@@ -37,8 +37,8 @@ export async function indexingWorkflow(input: IndexingWorkflowInput): Promise<In
     // Splitting is CPU-bound at roughly 5–10 s per MB of text (token counting), so a 50 MB text
     // file needs minutes; the bound only has to catch a lost worker.
     startToCloseTimeout: '15 minutes',
-    // Activities heartbeat every 3 s (activities/heartbeat.ts): a dead worker's step is retried within 20 s.
-    heartbeatTimeout: '20 seconds',
+    // Activities heartbeat every 2 s (activities/heartbeat.ts): a dead worker's step is retried within 10 s.
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
   });
   const embedRetry = input.embedRetry ?? { initialIntervalMs: 1000, maximumIntervalMs: 60_000 };
