@@ -95,7 +95,7 @@ async function secondsUntilSearchable(auth: Record<string, string>, acks: Ack[])
     pending = still;
     if (pending.length) await sleep(1000);
   }
-  if (pending.length) log(`${pending.length} of ${acks.length} not searchable after ${BOUND_S} s`);
+  if (pending.length) log(`${pending.length} of ${acks.length} not searchable after ${BOUND_S} s: ${pending.map((a) => a.artId).join(', ')}`);
   return pending.length ? Infinity : (Date.now() - start) / 1000;
 }
 

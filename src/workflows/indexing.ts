@@ -39,7 +39,8 @@ export async function indexingWorkflow(input: IndexingWorkflowInput): Promise<In
     startToCloseTimeout: '15 minutes',
     // Activities heartbeat every 2 s (activities/heartbeat.ts): a dead worker's step is retried within 10 s.
     heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+    // At most 10 s between attempts, so a dependency outage delays indexing by seconds after it ends.
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 40 },
   });
   const embedRetry = input.embedRetry ?? { initialIntervalMs: 1000, maximumIntervalMs: 60_000 };
   const { indexEmbed } = proxyActivities<IndexingActivities>({
