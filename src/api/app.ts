@@ -15,6 +15,7 @@ import { eventsRouter } from './routes/events.js';
 import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
+import { mcpOAuthRouter } from './routes/mcp-oauth.js';
 import { openApiRouter } from './routes/openapi.js';
 import { uploadsRouter } from './routes/uploads.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
@@ -58,6 +59,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
 
   // Form-encoded with RFC 6749 errors, so it parses its own body before the JSON parser sees it.
   app.use(oauthTokenRouter(ctx));
+  // MCP OAuth: protected-resource metadata, client registration, revocation (the consent page is in src/web).
+  app.use(mcpOAuthRouter(ctx));
   // Server-rendered pages (sign-in, claim, dashboard): form bodies, HTML errors.
   app.use(webRouter(ctx));
 

@@ -28,7 +28,7 @@ afterAll(async () => {
 type Minted = { upload_url: string; method: string; headers: Record<string, string>; max_bytes: number; expires_at: string };
 const mint = (args: Record<string, unknown>, session = s) => session.ok<Minted>('upload_url', args);
 const put = (url: string, body: string | Buffer, contentType = 'text/plain', base?: TestApi) =>
-  fetch(base ? url.replace(api.url, base.url) : url, { method: 'PUT', headers: { 'content-type': contentType }, body });
+  fetch(base ? url.replace(api.url, base.url) : url, { method: 'PUT', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
 const codeOf = async (res: Response) => ((await res.json()) as { detail: { error: { code: string } } }).detail.error.code;
 const versionsOf = async (path: string) =>
   Number((await api.ctx.orm.em.fork().execute(`select count(*) as n from artifact_versions v join artifacts a on a.id = v.art_id where a.drive_id = ? and a.path = ?`, [driveId, path]))[0].n);

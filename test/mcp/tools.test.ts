@@ -42,7 +42,7 @@ describe('MCP endpoint', () => {
   });
 
   it('refuses a missing or unknown credential with 401 and the protected-resource pointer', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Bearer ad_live_unknown' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Bearer ad_live_unknown' }] as Record<string, string>[]) {
       const res = await fetch(`${api.url}/mcp`, {
         method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
