@@ -24,6 +24,10 @@ import { cursorArg, defineTool, fitPage, isArtId, isFldId, READ_ONLY, refArg, ty
 export const labelsArg = z.array(z.string().max(64)).max(16).optional().describe('only artifacts carrying ALL these labels');
 const pageLimit = (max: number, dflt: number) => z.number().int().min(1).max(max).default(dflt);
 
+/** What an event is about, for the text renderings: its path when recorded, else its id. */
+const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | null; fld_id: string | null }) =>
+  typeof e.metadata.path === 'string' ? e.metadata.path : (e.art_id ?? e.fld_id ?? '');
+
 export const artifactLine = (a: ArtifactOut) => `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}`;
 
 /** An artifact by art_ id or path, then (for lookup, move, delete) a folder by fld_ id or path. */
@@ -77,7 +81,7 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     const text = [
       `Drive ${drive.id} (${drive.claimedAt ? 'claimed' : 'unclaimed'}), storage ${stats.storage.used}/${stats.storage.limit} bytes, writes this hour ${stats.writes.used}/${stats.writes.limit}.`,
       `Artifacts by folder: ${folders.map((f) => `${f.folder || '/'}: ${f.count}`).join(', ') || 'none yet'}.`,
-      `Recent activity: ${events.items.map((e) => `${e.action} ${String(e.metadata.path ?? e.art_id ?? '')}`).join('; ') || 'none'}.`,
+      `Recent activity: ${events.items.map((e) => `${e.action} ${eventSubject(e)}`).join('; ') || 'none'}.`,
     ].join('\n');
     return { structured, text };
   });
@@ -168,7 +172,7 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
   }, (page) => ({
     structured: page,
-    text: page.items.map((e) => `${e.created_at}  ${e.action}  ${String(e.metadata.path ?? e.art_id ?? e.fld_id ?? '')}  ${e.actor_name ?? ''}`.trimEnd()).join('\n')
+    text: page.items.map((e) => `${e.created_at}  ${e.action}  ${eventSubject(e)}  ${e.actor_name ?? ''}`.trimEnd()).join('\n')
       + (page.next_cursor ? `\nMore: cursor="${page.next_cursor}".` : '') || 'no events',
   })));
 }
