@@ -77,6 +77,10 @@ const envSchema = z.object({
   UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
   DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
   SESSION_TTL_S: positiveInt(7 * DAY),
+  UPLOAD_TOKEN_TTL_S: positiveInt(15 * 60),
+  MCP_OAUTH_CODE_TTL_S: positiveInt(60),
+  MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
+  MCP_OAUTH_REFRESH_TTL_S: positiveInt(30 * DAY),
 
   // Limits
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),
@@ -94,6 +98,12 @@ const envSchema = z.object({
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
   LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
+  // MCP: a tool result is at most this many characters (~20,000 tokens); larger answers are cut with a way to continue
+  MCP_RESULT_MAX_CHARS: z.coerce.number().int().min(2000).default(80_000),
+  MCP_IMAGE_MAX_BYTES: positiveInt(MB),
+  MCP_REQUEST_MAX_BYTES: positiveInt(16 * MB),
+  MCP_GREP_MAX_FILES: positiveInt(500),
+  MCP_GREP_TIME_MS: positiveInt(5000),
 
   // Trusted ID-JAG issuers: JSON {"<agent_provider>": {"issuer": "...", "jwks_uri": "..."}}
   ID_JAG_PROVIDERS: z
@@ -172,6 +182,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
       blobGcGraceS: e.BLOB_GC_GRACE_S,
+      uploadTokenS: e.UPLOAD_TOKEN_TTL_S,
+      mcpOauthCodeS: e.MCP_OAUTH_CODE_TTL_S,
+      mcpOauthAccessS: e.MCP_OAUTH_ACCESS_TTL_S,
+      mcpOauthRefreshS: e.MCP_OAUTH_REFRESH_TTL_S,
     },
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
@@ -186,6 +200,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
+    },
+    mcp: {
+      resultMaxChars: e.MCP_RESULT_MAX_CHARS,
+      imageMaxBytes: e.MCP_IMAGE_MAX_BYTES,
+      requestMaxBytes: e.MCP_REQUEST_MAX_BYTES,
+      grepMaxFiles: e.MCP_GREP_MAX_FILES,
+      grepTimeMs: e.MCP_GREP_TIME_MS,
     },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },

@@ -10,7 +10,8 @@ export interface Principal {
   /** The agent identity behind an access token or assertion; null for API keys. */
   identityId: string | null;
   scope: 'pre_claim' | 'full';
-  kind: 'api_key' | 'access_token' | 'identity_assertion';
+  /** mcp_oauth: an MCP-only OAuth access token (adat_…), refused on /v0 (spec 5.2). */
+  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth';
   /**
    * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
    * identity id (every access token of one identity shares one budget).

@@ -11,6 +11,7 @@ export const EventAction = {
   artifactCreated: 'artifact.created',
   artifactUpdated: 'artifact.updated',
   artifactRenamed: 'artifact.renamed',
+  artifactMetadataUpdated: 'artifact.metadata_updated',
   artifactCopied: 'artifact.copied',
   artifactDeleted: 'artifact.deleted',
   artifactRestored: 'artifact.restored',

@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
+import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { WebAuthNotConfigured } from './session.js';
 
@@ -13,8 +14,8 @@ import { WebAuthNotConfigured } from './session.js';
 export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  router.use(['/auth', '/claim', '/dashboard'], forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx));
+  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], forms, rejectNulInBody);
+  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx));
 
   const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
     if (err instanceof WebAuthNotConfigured) {
@@ -27,6 +28,6 @@ export function webRouter(ctx: AppContext): Router {
     ctx.logger.error({ err, error_id: errorId, req_id: req.id }, 'page error');
     sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
   };
-  router.use(['/auth', '/claim', '/dashboard'], pageErrors);
+  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], pageErrors);
   return router;
 }

@@ -61,10 +61,16 @@ export function agentIdentityRouter(ctx: AppContext): Router {
   }, () => ({
     issuer: baseUrl,
     token_endpoint: `${baseUrl}/oauth2/token`,
-    grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'claim'],
+    // OAuth 2.1 for MCP clients (browser sign-in of the drive owner): code + PKCE S256, DCR, revocation.
+    authorization_endpoint: `${ctx.config.http.webUrl}/oauth2/authorize`,
+    registration_endpoint: `${baseUrl}/oauth2/register`,
+    revocation_endpoint: `${baseUrl}/oauth2/revoke`,
+    code_challenge_methods_supported: ['S256'],
+    grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'claim', 'authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: ['none'],
-    response_types_supported: [],
-    scopes_supported: ['pre_claim', 'full'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    response_types_supported: ['code'],
+    scopes_supported: ['pre_claim', 'full', 'drive'],
     agent_auth: {
       identity_endpoint: `${baseUrl}/agent/identity`,
       claim_endpoint: `${baseUrl}/agent/identity/claim`,

@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { MODALITIES, type PassageHit, type SearchHit } from '../../search/engine.js';
+import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
-import { artifactPermalink, artifactUrl } from '../../shapes/artifacts.js';
+import { findHitOut, searchHitOut } from '../../shapes/search.js';
 import { route } from '../http/route.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
@@ -43,9 +43,9 @@ const hitBase = {
   snippet: z.string().describe('matches wrapped in <mark>…</mark>'),
   score: z.number(),
 };
-const searchHitOut = z.object(hitBase);
+export const searchHitSchema = z.object(hitBase);
 const span = z.number().int().optional();
-const findHitOut = z.object({
+export const findHitSchema = z.object({
   ...hitBase,
   modality: z.enum(MODALITIES),
   ord: z.number().int(),
@@ -64,37 +64,8 @@ const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), 
 /** Hit `url` and `permalink` are built like ArtifactOut's (docs/decisions.md, Search). */
 export function searchRouter(ctx: AppContext, service: SearchService): Router {
   const router = Router();
-  const base = (h: SearchHit) => ({
-    art_id: h.artId,
-    drive_id: h.driveId,
-    path: h.path,
-    url: artifactUrl(ctx.config, h.driveId, h.path),
-    permalink: artifactPermalink(ctx.config, h.artId),
-    content_type: h.contentType,
-    file_type: h.fileType,
-    labels: h.labels,
-    updated_at: h.updatedAt.toISOString(),
-    version_number: h.versionNumber,
-    snippet: h.snippet,
-    score: h.score,
-  });
-  const spans = (h: PassageHit) => ({
-    char_start: h.charStart,
-    char_end: h.charEnd,
-    page_start: h.pageStart,
-    page_end: h.pageEnd,
-    time_start_ms: h.timeStartMs,
-    time_end_ms: h.timeEndMs,
-  });
-  const findHit = (h: FusedPassageHit) => ({
-    ...base(h),
-    modality: h.modality,
-    ord: h.ord,
-    text: h.text,
-    rank_lexical: h.rankLexical,
-    rank_semantic: h.rankSemantic,
-    ...spans(h),
-  });
+  const base = (h: SearchHit) => searchHitOut(ctx.config, h);
+  const findHit = (h: FusedPassageHit) => findHitOut(ctx.config, h);
   const filtersOf = (q: z.output<typeof searchQuery>) => ({
     labels: q.label,
     fileType: q.file_type,
@@ -111,7 +82,7 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
     tags: ['search'],
     auth: true,
     query: searchQuery,
-    responses: { 200: { description: 'ranked hits, best first; one page (next_cursor is always null)', schema: page(searchHitOut) } },
+    responses: { 200: { description: 'ranked hits, best first; one page (next_cursor is always null)', schema: page(searchHitSchema) } },
   }, async ({ query, req }) => {
     const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query));
     return { items: hits.map(base), next_cursor: null };
@@ -125,7 +96,7 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
     auth: true,
     query: findQuery,
     responses: {
-      200: { description: 'passage hits, best first; one page (next_cursor is always null)', schema: page(findHitOut) },
+      200: { description: 'passage hits, best first; one page (next_cursor is always null)', schema: page(findHitSchema) },
       500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
       502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
     },
