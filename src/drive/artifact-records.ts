@@ -61,7 +61,8 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     version_number: r.version_number,
     labels: r.labels,
     metadata: r.metadata,
-    source: r.source,
+    // Spec 2.2: always an object; rows written before a source was given hold null.
+    source: r.source ?? { refs: [] },
     visibility: r.visibility,
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
