@@ -30,6 +30,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   headers?: z.ZodObject;
   /** Status and code for an invalid body instead of 422 VALIDATION_ERROR (registration uses 400 INVALID_BODY). */
   invalidBody?: ErrorCode;
+  /** Domain error codes the handler can throw (OpenAPI; see ../openapi.ts). Absent on an authenticated route: the whole catalogue. */
+  errors?: readonly ErrorCode[];
+  /** Its error answers are exactly the 4xx/5xx in `responses`, not the envelope (the RFC 6749 token endpoint). */
+  ownErrors?: boolean;
   responses: Record<number, ResponseSpec>;
 }
 
