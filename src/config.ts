@@ -92,6 +92,8 @@ const envSchema = z.object({
   BLOB_CACHE_MAX_OBJECT_BYTES: int(2 * MB),
   BLOB_GC_GRACE_S: int(HOUR),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
+  // Per drive, across all its credentials: two credentials' worth, so more keys add no budget (spec 8)
+  WRITE_BUDGET_PER_DRIVE_PER_HOUR: positiveInt(200),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
   LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
 
@@ -183,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       blobCacheBytes: e.BLOB_CACHE_BYTES,
       blobCacheMaxObjectBytes: e.BLOB_CACHE_MAX_OBJECT_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
+      writeBudgetPerDrivePerHour: e.WRITE_BUDGET_PER_DRIVE_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
     },

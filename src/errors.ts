@@ -17,6 +17,7 @@ interface CatalogueEntry {
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed
   MALFORMED_REQUEST: { status: 400, meaning: 'the HTTP request itself could not be parsed (written by the HTTP server itself)' },
+  NUL_CHARACTER: { status: 400, meaning: 'a path, query or body string carries U+0000, which stored text cannot hold' },
   MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
   INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },

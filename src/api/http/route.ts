@@ -78,6 +78,18 @@ function parseBody<B extends z.ZodType>(spec: { body?: B; invalidBody?: ErrorCod
   }
 }
 
+/** PostgreSQL text and jsonb cannot hold U+0000, so it is refused up front rather than failing a query (500). */
+function refuseNul(value: unknown, location: string): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw new AppError('NUL_CHARACTER', `${location} carries a NUL character`);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      refuseNul(k, location);
+      refuseNul(v, location);
+    }
+  }
+}
+
 /** Express 5 gives `*rest` params as arrays of segments; join them back into a path. */
 function normaliseParams(params: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
@@ -95,6 +107,9 @@ export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
   const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
   router[spec.method](spec.path, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
     try {
+      refuseNul(req.params, 'path');
+      refuseNul(req.query, 'query');
+      if (spec.body) refuseNul(req.body, 'body');
       const params = spec.params ? parseWith(spec.params, normaliseParams(req.params), 'path') : normaliseParams(req.params);
       const query = spec.query ? parseWith(spec.query, req.query, 'query') : req.query;
       const body = spec.body ? parseBody(spec, req.body ?? {}) : req.body;

@@ -14,7 +14,7 @@ interface Template {
   path: string;
   matcher: MatchFunction<Record<string, string | string[]>>;
   routes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[];
-  /** Lower is more specific: `*rest` params rank below `:name` params, which rank below literals. */
+  /** Lower is more specific: `*rest` params rank below `:name` params; more literal segments rank higher. */
   rank: number;
 }
 
@@ -25,7 +25,8 @@ function templates(): Template[] {
     if (!t) {
       const wildcards = (spec.path.match(/\*\w+/g) ?? []).length;
       const params = (spec.path.match(/:\w+/g) ?? []).length;
-      t = { path: spec.path, matcher: match(spec.path, { decode: decodeURIComponent, trailing: true }), routes: [], rank: wildcards * 100 + params };
+      const literals = spec.path.split('/').filter((s) => s && !/^[:*]/.test(s)).length;
+      t = { path: spec.path, matcher: match(spec.path, { decode: decodeURIComponent, trailing: true }), routes: [], rank: wildcards * 100 + params * 10 - literals };
       byPath.set(spec.path, t);
     }
     t.routes.push(spec);

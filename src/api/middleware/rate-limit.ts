@@ -6,10 +6,11 @@ import { AppError } from '../../errors.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
+const isUploadBegin = (method: string, path: string) => method === 'POST' && /^\/v0\/uploads\/?$/.test(path);
+
 /** Beginning a large upload is free; its commit (and every other mutation) is charged. */
 export function isChargedWrite(method: string, path: string): boolean {
-  if (!MUTATING.has(method)) return false;
-  return !(method === 'POST' && /^\/v0\/uploads\/?$/.test(path));
+  return MUTATING.has(method) && !isUploadBegin(method, path);
 }
 
 /** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
@@ -29,20 +30,22 @@ function setHeaders(res: Response, r: HitResult) {
  * report. Every authenticated response carries the X-RateLimit-* headers.
  */
 export function writeBudget(ctx: AppContext): RequestHandler {
-  const limit = ctx.config.limits.writeBudgetPerHour;
+  const limits = { perToken: ctx.config.limits.writeBudgetPerHour, perDrive: ctx.config.limits.writeBudgetPerDrivePerHour };
+  const spent = (r: HitResult) => rateLimited(`write budget of ${r.limit} per hour ${r.limit === limits.perToken ? 'for this credential' : 'for this drive'} is spent`, r.retryAfterS);
   return async (req, res, next) => {
     try {
       const auth = authOf(req);
       const path = req.originalUrl.split('?')[0];
       if (isChargedWrite(req.method, path)) {
-        const r = await chargeWrite(ctx.orm.em.fork(), auth.credentialId, auth.driveId, limit);
+        const r = await chargeWrite(ctx.orm.em.fork(), auth.credentialId, auth.driveId, limits);
         setHeaders(res, r);
-        if (!r.allowed) {
-          throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
-        }
+        if (!r.allowed) throw spent(r);
       } else {
         ctx.usageMeter.count(auth.driveId);
-        setHeaders(res, writeBudgetStatus(auth.state.writesThisHour, limit));
+        const r = writeBudgetStatus({ token: auth.state.writesThisHour, drive: auth.state.driveWritesThisHour }, limits);
+        setHeaders(res, r);
+        // Begin is free, but refused when the budget its commit needs is already spent (spec 4.7).
+        if (isUploadBegin(req.method, path) && !r.allowed) throw spent(r);
       }
       next();
     } catch (err) {
