@@ -108,8 +108,10 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   };
   if (spec.auth) op.security = [{ bearer: [] }];
   if (spec.body || spec.bodyContentType) {
+    // A JSON body with required fields is a required body: an absent one fails validation.
+    const required = !!spec.bodyContentType || !!(spec.body && (jsonSchema(spec.body) as { required?: string[] }).required?.length);
     op.requestBody = {
-      required: !!spec.bodyContentType,
+      required,
       content: {
         [spec.bodyContentType ?? 'application/json']: {
           schema: spec.body ? jsonSchema(spec.body) : { type: 'string', format: 'binary' },

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +67,9 @@ describe('schemathesis over /openapi.json', () => {
     const run = await runSchemathesis({ schemaUrl: `${url}/openapi.json`, token, maxExamples: MAX_EXAMPLES, timeoutS: TIMEOUT_S });
     const summary = run.output.split('\n').filter((l) => /generated|passed|failures?|SUMMARY|ST\d{3}/.test(l)).slice(-25).join('\n');
     console.log(`contract: ${requests} requests served in ${((Date.now() - started) / 1000).toFixed(0)} s; schemathesis exit ${run.code}\n${summary}`);
-    if (run.code !== 0) console.log(run.output.slice(-20000));
+    mkdirSync('.data', { recursive: true });
+    writeFileSync('.data/contract-report.txt', run.output);
+    if (run.code !== 0) console.log(`full report: .data/contract-report.txt\n${run.output.slice(-20000)}`);
     expect(run.code).toBe(0);
   }, (TIMEOUT_S + 60) * 1000);
 });
