@@ -14,7 +14,7 @@ describe('PUT /v0/artifacts/{path}', () => {
     const r = await d.put('notes/a.md', 'hello', { 'content-type': 'text/markdown' });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
-      path: 'notes/a.md', size_bytes: 5, version_number: 1, labels: [], metadata: {}, source: null, visibility: 'private',
+      path: 'notes/a.md', size_bytes: 5, version_number: 1, labels: [], metadata: {}, source: { refs: [] }, visibility: 'private',
       content_type: 'text/markdown', file_type: 'markdown', deleted_at: null, purge_at: null, drive_id: d.driveId,
     });
     expect(r.json.art_id).toMatch(/^art_[0-9a-z]{26}$/);

@@ -47,7 +47,7 @@ describe('HTTP skeleton', () => {
   });
 
   it('malformed JSON gets the envelope with 400', async () => {
-    const res = await fetch(`${api.url}/healthz`, {
+    const res = await fetch(`${api.url}/agent/identity`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"unterminated": ',

@@ -34,7 +34,18 @@ function templates(): Template[] {
   return [...byPath.values()];
 }
 
-/** Declared methods of the most specific template(s) a path matches whose path params validate; undefined when none. */
+/** An id param (`art_id`, `fld_id`, ...) whose value is no such id: the router's guard sends it on to the `{path}` form. */
+function idParamRejected(routes: Template['routes'], params: Record<string, string>): boolean {
+  return routes.some((r) => {
+    const shape = (r.params as unknown as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
+    return Object.entries(params).some(([k, v]) => k.endsWith('_id') && shape[k] !== undefined && !shape[k].safeParse(v).success);
+  });
+}
+
+/**
+ * `declared`: the methods of the most specific template(s) the path matches (what `Allow` lists);
+ * `served`: every method some matching template answers. Undefined when no template matches.
+ */
 export function allowedMethods(all: Template[], path: string): { declared: Set<string>; served: Set<string> } | undefined {
   const hits: Template[] = [];
   for (const t of all) {
@@ -46,8 +57,8 @@ export function allowedMethods(all: Template[], path: string): { declared: Set<s
     }
     if (!m) continue;
     const params = Object.fromEntries(Object.entries(m.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]));
-    // A template whose params reject the values (an `art_id` that is no id) does not serve this path.
-    if (t.routes.some((r) => r.params && !r.params.safeParse(params).success)) continue;
+    // Other invalid params (a version number 0) are the handler's 422, not another template's path.
+    if (idParamRejected(t.routes, params)) continue;
     hits.push(t);
   }
   if (!hits.length) return undefined;
