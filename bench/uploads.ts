@@ -138,7 +138,7 @@ try {
   const expected = await sha256(payload(seed, SIZE));
   const run = await roundTrip('bench/200mb.bin', seed, SIZE);
   clearInterval(sampler);
-  if (samplerError) throw samplerError;
+  if (samplerError) throw samplerError as Error; // what kb() throws: a read of /proc failed
   const hwmAfter = kb(pid, 'VmHWM');
   const peak = Math.max(reset ? hwmAfter : sampledPeak, sampledPeak);
 

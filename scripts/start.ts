@@ -58,7 +58,7 @@ async function stopAll(code: number) {
 // which would cut our orderly shutdown short; this launcher owns shutdown instead.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
-  process.on(signal, () => stopAll(0));
+  process.on(signal, () => void stopAll(0));
 }
 
 try {
@@ -73,7 +73,7 @@ try {
     const [cmd, args] = node(script);
     const child = spawnManaged(name, cmd, [...args], { logDir, env, inheritOutput: true });
     children.push(child);
-    child.exited.then((code) => {
+    void child.exited.then((code) => {
       if (!stopping) {
         log(`${name} exited with code ${code}; stopping everything`);
         void stopAll(code || 1);
@@ -81,7 +81,7 @@ try {
     });
   }
   for (const dep of stack.processes) {
-    dep.exited.then((code) => {
+    void dep.exited.then((code) => {
       if (!stopping) {
         log(`${dep.name} exited with code ${code}; stopping everything`);
         void stopAll(1);

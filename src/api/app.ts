@@ -70,7 +70,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(agentIdentityRouter(ctx));
 
   // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
-  app.use(drivesRouter(ctx, bearerAuth(ctx, [], { allowDeletedDrive: true }), writeBudget(ctx)));
+  app.use(drivesRouter(ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
 
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
   app.use('/v0', bearerAuth(ctx), writeBudget(ctx));

@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import { artifactOut, type ArtifactRow } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import type { ArtifactRow } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { likePrefix, rows } from '../db/sql.js';
 
@@ -12,7 +12,8 @@ export interface ListQuery {
 }
 
 /** GET /v0/artifacts: live artifacts sorted by path; the cursor is the last path (keyset), filters are resent by the caller. */
-export async function listArtifacts(ctx: AppContext, driveId: string, q: ListQuery) {
+export async function listArtifacts(rc: RequestContext, q: ListQuery) {
+  const { driveId } = rc;
   const where = ['drive_id = ?', 'deleted_at is null'];
   const params: unknown[] = [driveId];
   if (q.prefix) (where.push(`path like ? escape '\\'`), params.push(likePrefix(q.prefix)));
@@ -25,13 +26,13 @@ export async function listArtifacts(ctx: AppContext, driveId: string, q: ListQue
   }
   params.push(q.limit + 1);
   const found = await rows<ArtifactRow>(
-    ctx.orm.em.fork(),
+    rc.app.orm.em.fork(),
     `select * from artifacts where ${where.join(' and ')} order by path collate "C" limit ?`,
     params,
   );
   const page = found.slice(0, q.limit);
   return {
-    items: page.map((r) => artifactOut(ctx.config, r)),
+    items: page,
     next_cursor: found.length > q.limit ? encodeCursor({ p: page[page.length - 1].path }) : null,
   };
 }

@@ -28,8 +28,9 @@ export function checkNotWiki(path: string): void {
   if (isWikiPath(path)) throw new AppError('WIKI_RESERVED', '_wiki/ is reserved for system-generated wiki pages');
 }
 
-export function parseLabels(header: string): string[] {
-  const labels = header.split(',').map((l) => l.trim()).filter((l) => l.length > 0);
+/** Labels: lowercase [a-z0-9_-]+, at most 64 chars each, at most 16 (duplicates fold). */
+export function checkLabels(list: string[]): string[] {
+  const labels = list.map((l) => l.trim()).filter((l) => l.length > 0);
   for (const l of labels) {
     if (!LABEL_RE.test(l) || l.length > 64) throw new AppError('INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
   }
@@ -38,13 +39,7 @@ export function parseLabels(header: string): string[] {
   return unique;
 }
 
-export function parseMetadata(header: string): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(header);
-  } catch {
-    throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
-  }
+export function checkMetadata(v: unknown): Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
   return v as Record<string, unknown>;
 }
@@ -72,32 +67,24 @@ export function checkSource(v: unknown): Source {
   return { refs };
 }
 
-export function parseSource(header: string): Source {
-  try {
-    return checkSource(JSON.parse(header));
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError('INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}');
+export function checkVisibility(value: string): Visibility {
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new AppError('BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
+  return value as Visibility;
+}
+
+/** The caller-supplied attribution name (X-Drive-Actor, actor_name): at most 64 chars; empty is none. */
+export function checkActorName(name: string | undefined | null): string | null {
+  if (name === undefined || name === null || name === '') return null;
+  if (name.length > 64) throw new AppError('INVALID_ACTOR', 'X-Drive-Actor is at most 64 characters');
+  return name;
+}
+
+/** A change summary: at most 1000 chars; empty is none. */
+export function checkChangeSummary(summary: string | undefined | null): string | null {
+  if (summary !== undefined && summary !== null && summary.length > 1000) {
+    throw new AppError('INVALID_CHANGE_SUMMARY', 'X-Drive-Change-Summary is at most 1000 characters');
   }
-}
-
-export function parseVisibility(header: string): Visibility {
-  if (!(VISIBILITIES as readonly string[]).includes(header)) throw new AppError('BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
-  return header as Visibility;
-}
-
-export function parseActor(header: string | undefined): string | null {
-  if (header === undefined || header === '') return null;
-  if (header.length > 64) throw new AppError('INVALID_ACTOR', 'X-Drive-Actor is at most 64 characters');
-  return header;
-}
-
-/** If-Match carries the expected current version number, bare or quoted (`3`, `"3"`, `W/"3"`). */
-export function parseIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!m) throw new AppError('INVALID_IF_MATCH', 'If-Match must carry the expected current version number');
-  return Number(m[1]);
+  return summary || null;
 }
 
 export function preconditionFailed(current: number | null) {

@@ -1,15 +1,29 @@
+import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { SpooledBody } from '../storage/spool.js';
-import { artifactNotFound, artifactOut, getLiveArtifact, getLiveArtifactByPath, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import { spoolBody, type SpooledBody } from '../storage/spool.js';
+import { artifactNotFound, getLiveArtifact, getLiveArtifactByPath, type ArtifactRow } from './artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, type Visibility } from './artifact-rules.js';
 import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
 import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
 
-/** Create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
+/** Read, create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
+
+/** GET by id (record or meta). */
+export async function getArtifact(rc: RequestContext, artId: string): Promise<ArtifactRow> {
+  return getLiveArtifact(rc.app.orm.em.fork(), rc.driveId, artId);
+}
+
+/** GET by path (meta). */
+export async function getArtifactByPath(rc: RequestContext, path: string): Promise<ArtifactRow> {
+  const row = await getLiveArtifactByPath(rc.app.orm.em.fork(), rc.driveId, checkPath(path));
+  if (!row) throw artifactNotFound();
+  return row;
+}
 
 export interface PutInput {
   driveId: string;
@@ -27,6 +41,38 @@ export interface PutInput {
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
+/** The upload's fields; each optional one undefined when its header was omitted. */
+export type UploadInput = Omit<PutInput, 'driveId' | 'actor'>;
+
+/** An upload body as it arrives: read once, at most the per-artifact limit. */
+export interface IncomingBody {
+  stream: Readable;
+  /** The declared length (Content-Length), refused early when over the limit. */
+  declaredBytes?: number;
+}
+
+/**
+ * PUT /v0/artifacts/{path}: checks what can be checked before reading (path, _wiki/, If-Match,
+ * declared size), spools and hashes the body, stores the bytes and commits the version with its event.
+ */
+export async function uploadArtifact(rc: RequestContext, upload: UploadInput, incoming: IncomingBody): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  const input: PutInput = { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) };
+  await preflightPut(ctx, input);
+  const maxBytes = ctx.config.limits.maxUploadBytes;
+  if ((incoming.declaredBytes ?? 0) > maxBytes) throw tooLarge(maxBytes);
+  const spooled = await spoolBody(incoming.stream, { maxBytes, memoryBytes: ctx.config.limits.uploadSpoolMemoryBytes });
+  if (spooled.tooLarge) throw tooLarge(maxBytes);
+  try {
+    return await putArtifact(ctx, input, spooled);
+  } finally {
+    await spooled.dispose();
+  }
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError('ARTIFACT_TOO_LARGE', `upload body is over the ${maxBytes}-byte limit`, { limit_bytes: maxBytes });
+
 /** Cheap checks before any byte is read or stored, so a doomed upload writes nothing. They are repeated under lock. */
 export async function preflightPut(ctx: AppContext, input: PutInput): Promise<void> {
   checkPath(input.path);
@@ -36,8 +82,8 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
   if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
 }
 
-/** PUT /v0/artifacts/{path}: stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
-export async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactOut> {
+/** Stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
+async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
   // Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3.
   const quota = ctx.config.limits.storageQuotaBytes;
   const db = ctx.orm.em.fork();
@@ -55,13 +101,13 @@ export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
  * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
  * transaction marks the blob stored.
  */
-export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactOut> {
+export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
   for (;;) {
     const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-    if (current) return artifactOut(ctx.config, await appendVersion(ctx, w, current, input, body, written));
+    if (current) return appendVersion(ctx, w, current, input, body, written);
     if (input.ifMatch !== undefined) throw preconditionFailed(null);
     const created = await insertArtifact(ctx, w, input, body, written);
-    if (created) return artifactOut(ctx.config, created);
+    if (created) return created;
     // Another request created the path first and has committed: overwrite it instead.
   }
 }
@@ -126,17 +172,15 @@ async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string
 const pathConflict = (path: string) => new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
 
 /** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
-export async function renameArtifact(
-  ctx: AppContext,
-  a: { driveId: string; artId: string; path: string; actor: string | null; ifMatch?: number },
-): Promise<ArtifactOut> {
+export async function renameArtifact(rc: RequestContext, input: { artId: string; path: string; ifMatch?: number }): Promise<ArtifactRow> {
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   checkPath(a.path);
-  return writeTransaction(ctx, async (w) => {
+  return writeTransaction(rc.app, async (w) => {
     const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
     checkNotWiki(current.path);
     checkNotWiki(a.path);
     if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
-    if (current.path === a.path) return artifactOut(ctx.config, current);
+    if (current.path === a.path) return current;
     if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
     let row: ArtifactRow;
     try {
@@ -153,15 +197,14 @@ export async function renameArtifact(
       driveId: a.driveId, artId: row.id, action: EventAction.artifactRenamed, actor: a.actor,
       metadata: { from: current.path, to: row.path, path: row.path },
     });
-    return artifactOut(ctx.config, row);
+    return row;
   });
 }
 
 /** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */
-export async function copyArtifact(
-  ctx: AppContext,
-  a: { driveId: string; artId: string; path: string; source?: Source | null; actor: string | null },
-): Promise<ArtifactOut> {
+export async function copyArtifact(rc: RequestContext, input: { artId: string; path: string; source?: Source | null }): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   checkPath(a.path);
   checkNotWiki(a.path);
   return writeTransaction(ctx, async (w) => {
@@ -190,6 +233,6 @@ export async function copyArtifact(
       driveId: a.driveId, artId: row.id, action: EventAction.artifactCopied, actor: a.actor,
       metadata: { path: row.path, version_number: 1, source_art_id: src.id, source_version_number: src.version_number, hash: src.hash },
     });
-    return artifactOut(ctx.config, row);
+    return row;
   });
 }

@@ -1,10 +1,11 @@
-import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { artifactOut, iso, type ArtifactRow, type Timestamp } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import { iso, type Timestamp } from '../time.js';
+import type { ArtifactRow } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { EventAction, writeTransaction } from './events.js';
-import { folderOut, type FolderRow } from './folders.js';
-import { one, rows, type Db } from '../db/sql.js';
+import type { FolderRow } from './folders.js';
+import { one, rows } from '../db/sql.js';
 
 /**
  * Drive soft delete, restore and trash (spec 3.2, 4.4). While a drive is soft-deleted the bearer
@@ -17,13 +18,17 @@ interface DriveState {
   purge_at: Timestamp | null;
 }
 
-export function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
+/** Drive delete, restore and trash name the drive in the path; it must be the caller's own. */
+function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
   if (authDriveId !== pathDriveId) throw new AppError('FORBIDDEN', 'drive_id must be the authenticated drive');
 }
 
 const driveState = (d: DriveState) => ({ drive_id: d.id, deleted_at: iso(d.deleted_at), purge_at: iso(d.purge_at) });
 
-export async function deleteDrive(ctx: AppContext, a: { driveId: string; actor: string | null }) {
+export async function deleteDrive(rc: RequestContext, driveId: string) {
+  checkOwnDrive(rc.driveId, driveId);
+  const ctx = rc.app;
+  const a = { driveId, actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const d = await one<DriveState>(
       w.tx,
@@ -43,7 +48,10 @@ export async function deleteDrive(ctx: AppContext, a: { driveId: string; actor: 
 }
 
 /** Restore while in trash; trashed artifacts and folders get their retention window rebased to now. */
-export async function restoreDrive(ctx: AppContext, a: { driveId: string; actor: string | null }) {
+export async function restoreDrive(rc: RequestContext, driveId: string) {
+  checkOwnDrive(rc.driveId, driveId);
+  const ctx = rc.app;
+  const a = { driveId, actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const d = await one<DriveState>(
       w.tx,
@@ -61,7 +69,9 @@ export async function restoreDrive(ctx: AppContext, a: { driveId: string; actor:
 }
 
 /** Trashed artifacts newest-deleted first (keyset cursor), trashed folders, and the drive's own soft-delete state. */
-export async function driveTrash(ctx: AppContext, db: Db, driveId: string, q: { cursor?: string; limit: number }) {
+export async function driveTrash(rc: RequestContext, driveId: string, q: { cursor?: string; limit: number }) {
+  checkOwnDrive(rc.driveId, driveId);
+  const db = rc.app.orm.em.fork();
   const d = (await one<DriveState>(db, `select id, deleted_at, purge_at from drives where id = ?`, [driveId]))!;
   const params: unknown[] = [driveId];
   let after = '';
@@ -77,8 +87,8 @@ export async function driveTrash(ctx: AppContext, db: Db, driveId: string, q: { 
   const folders = await rows<FolderRow>(db, `select * from folders where drive_id = ? and deleted_at is not null order by deleted_at desc, id desc limit 100`, [driveId]);
   return {
     drive: d.deleted_at ? driveState(d) : null,
-    items: page.map((r) => artifactOut(ctx.config, r)),
-    folders: folders.map(folderOut),
+    items: page,
+    folders,
     next_cursor: found.length > q.limit ? encodeCursor({ d: iso(last.deleted_at), i: last.id }) : null,
   };
 }

@@ -1,6 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Drive, type DriveRow } from '../db/entities/drive.js';
+
+export type { DriveRow };
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { RequestContext } from '../request-context.js';
 
 /** Creates a drive. An unclaimed drive gets `expiresAt` (its hard 30-day limit); a claimed one is permanent. */
 export async function createDrive(
@@ -44,4 +48,11 @@ export async function listUserDrives(em: EntityManager, userId: string): Promise
 /** A drive in any state but hard-deleted (soft-deleted drives included), or null. */
 export async function findDrive(em: EntityManager, driveId: string): Promise<DriveRow | null> {
   return em.findOne(Drive, { id: driveId });
+}
+
+/** GET /v0/drives/me: the caller's drive (its public shape is src/shapes/drives.ts). */
+export async function driveOverview(rc: RequestContext): Promise<DriveRow> {
+  const drive = await findLiveDrive(rc.app.orm.em.fork(), rc.driveId);
+  if (!drive) throw new AppError('NOT_FOUND', 'drive not found');
+  return drive;
 }

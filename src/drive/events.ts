@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
-import { iso, type Timestamp } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import type { Timestamp } from '../time.js';
 import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { rows, transaction, type Db } from '../db/sql.js';
@@ -65,7 +66,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
   return result;
 }
 
-interface EventRow {
+export interface EventRow {
   seq: string;
   id: string;
   drive_id: string;
@@ -75,19 +76,6 @@ interface EventRow {
   actor_name: string | null;
   metadata: Record<string, unknown>;
   created_at: Timestamp;
-}
-
-export function eventOut(r: EventRow) {
-  return {
-    id: r.id,
-    drive_id: r.drive_id,
-    art_id: r.art_id,
-    fld_id: r.fld_id,
-    action: r.action,
-    actor_name: r.actor_name,
-    metadata: r.metadata,
-    created_at: iso(r.created_at)!,
-  };
 }
 
 export interface EventQuery {
@@ -100,7 +88,8 @@ export interface EventQuery {
 }
 
 /** Newest first; keyset on the event sequence so deep pages stay cheap and stable. */
-export async function listEvents(db: Db, driveId: string, q: EventQuery) {
+export async function listEvents(rc: RequestContext, q: EventQuery) {
+  const { driveId } = rc;
   const where = ['drive_id = ?'];
   const params: unknown[] = [driveId];
   if (q.artId) (where.push('art_id = ?'), params.push(q.artId));
@@ -113,8 +102,8 @@ export async function listEvents(db: Db, driveId: string, q: EventQuery) {
     params.push(c.s);
   }
   params.push(q.limit + 1);
-  const found = await rows<EventRow>(db, `select * from events where ${where.join(' and ')} order by seq desc limit ?`, params);
+  const found = await rows<EventRow>(rc.app.orm.em.fork(), `select * from events where ${where.join(' and ')} order by seq desc limit ?`, params);
   const page = found.slice(0, q.limit);
   const more = found.length > q.limit;
-  return { items: page.map(eventOut), next_cursor: more ? encodeCursor({ s: page[page.length - 1].seq }) : null };
+  return { items: page, next_cursor: more ? encodeCursor({ s: page[page.length - 1].seq }) : null };
 }

@@ -1,12 +1,11 @@
-import type { AppContext } from '../context.js';
+import type { RequestContext } from '../request-context.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ArtifactChange } from './artifact-hooks.js';
-import { iso, type Timestamp } from './artifact-records.js';
+import type { Timestamp } from '../time.js';
 import { checkNotWiki, checkPath } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
-import { retentionDays } from './trash.js';
 
 /**
  * Folders (spec 4.3, 3.5): explicit rows with stable ids; a folder's descendants are the live
@@ -27,21 +26,6 @@ export interface FolderRow {
 
 export type FolderRef = { id: string } | { path: string };
 
-export function folderOut(r: FolderRow) {
-  return {
-    fld_id: r.id,
-    id: r.id,
-    drive_id: r.drive_id,
-    path: `/${r.path}/`,
-    description: r.description,
-    inherit_grants: r.inherit_grants,
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-    deleted_at: iso(r.deleted_at),
-    purge_at: iso(r.purge_at),
-  };
-}
-export type FolderOut = ReturnType<typeof folderOut>;
 
 /** Folder paths are accepted with or without a leading/trailing slash and stored without them. */
 export function canonicalFolderPath(path: string): string {
@@ -51,6 +35,11 @@ export function canonicalFolderPath(path: string): string {
 const folderNotFound = () => new AppError('NOT_FOUND', 'no live folder');
 const conflict = (message: string, collidingPath: string) => new AppError('FOLDER_PATH_CONFLICT', message, { colliding_path: collidingPath });
 
+/** GET by id or path. */
+export async function readFolder(rc: RequestContext, ref: FolderRef): Promise<FolderRow> {
+  return getFolder(rc.app.orm.em.fork(), rc.driveId, ref);
+}
+
 export async function getFolder(db: Db, driveId: string, ref: FolderRef, lock = false): Promise<FolderRow> {
   const [col, val] = 'id' in ref ? ['id', ref.id] : ['path', canonicalFolderPath(ref.path)];
   const row = await one<FolderRow>(db, `select * from folders where drive_id = ? and ${col} = ? and deleted_at is null${lock ? ' for update' : ''}`, [driveId, val]);
@@ -59,12 +48,14 @@ export async function getFolder(db: Db, driveId: string, ref: FolderRef, lock = 
 }
 
 /** POST /v0/folders/{path}: idempotent; the existing live folder is returned unchanged. */
-export async function createFolder(ctx: AppContext, a: { driveId: string; path: string; description?: string | null; actor: string | null }): Promise<FolderOut> {
+export async function createFolder(rc: RequestContext, input: { path: string; description?: string | null }): Promise<FolderRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   const path = canonicalFolderPath(a.path);
   checkNotWiki(path);
   return writeTransaction(ctx, async (w) => {
     const existing = await one<FolderRow>(w.tx, `select * from folders where drive_id = ? and path = ? and deleted_at is null`, [a.driveId, path]);
-    if (existing) return folderOut(existing);
+    if (existing) return existing;
     if (await one(w.tx, `select 1 from artifacts where drive_id = ? and path = ? and deleted_at is null`, [a.driveId, path])) {
       throw conflict(`a live artifact exists at ${path}`, path);
     }
@@ -74,17 +65,16 @@ export async function createFolder(ctx: AppContext, a: { driveId: string; path: 
        on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
       [newId('fld'), a.driveId, path, a.description ?? null],
     );
-    if (!row) return folderOut((await one<FolderRow>(w.tx, `select * from folders where drive_id = ? and path = ? and deleted_at is null`, [a.driveId, path]))!);
+    if (!row) return (await one<FolderRow>(w.tx, `select * from folders where drive_id = ? and path = ? and deleted_at is null`, [a.driveId, path]))!;
     await w.event({ driveId: a.driveId, fldId: row.id, action: EventAction.folderCreated, actor: a.actor, metadata: { path: row.path } });
-    return folderOut(row);
+    return row;
   });
 }
 
 /** PATCH: an absent field is unchanged; `description: null` clears; `inherit_grants: null` is unchanged. */
-export async function patchFolder(
-  ctx: AppContext,
-  a: { driveId: string; ref: FolderRef; description?: string | null; inheritGrants?: boolean | null; actor: string | null },
-): Promise<FolderOut> {
+export async function patchFolder(rc: RequestContext, input: { ref: FolderRef; description?: string | null; inheritGrants?: boolean | null }): Promise<FolderRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const current = await getFolder(w.tx, a.driveId, a.ref, true);
     checkNotWiki(current.path);
@@ -98,7 +88,7 @@ export async function patchFolder(
       driveId: a.driveId, fldId: row.id, action: EventAction.folderUpdated, actor: a.actor,
       metadata: { path: row.path, fields: [...(a.description !== undefined ? ['description'] : []), ...(a.inheritGrants != null ? ['inherit_grants'] : [])] },
     });
-    return folderOut(row);
+    return row;
   });
 }
 
@@ -131,7 +121,9 @@ async function bulkArtifactEvents(w: WriteTx, cte: string, params: unknown[], e:
 }
 
 /** DELETE: 409 FOLDER_RECURSIVE_REQUIRED with counts when live descendants exist; recursive soft-deletes all in one transaction. */
-export async function deleteFolder(ctx: AppContext, a: { driveId: string; ref: FolderRef; recursive: boolean; actor: string | null }) {
+export async function deleteFolder(rc: RequestContext, input: { ref: FolderRef; recursive: boolean }) {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const folder = await getFolder(w.tx, a.driveId, a.ref, true);
     checkNotWiki(folder.path);
@@ -158,29 +150,21 @@ export async function deleteFolder(ctx: AppContext, a: { driveId: string; ref: F
       driveId: a.driveId, fldId: folder.id, action: EventAction.folderDeleted, actor: a.actor,
       metadata: { path: folder.path, recursive: a.recursive, n_subfolders_deleted: subfolders.length, n_artifacts_deleted: nArtifacts },
     });
-    return {
-      ok: true as const,
-      fld_id: folder.id,
-      id: folder.id,
-      path: `/${folder.path}/`,
-      deleted_at: iso(deleted.deleted_at)!,
-      purge_at: iso(deleted.purge_at)!,
-      retention_days: retentionDays(ctx),
-      n_subfolders_deleted: subfolders.length,
-      n_artifacts_deleted: nArtifacts,
-    };
+    return { folder: deleted, nSubfoldersDeleted: subfolders.length, nArtifactsDeleted: nArtifacts };
   });
 }
 
 /** POST move: rewrites the path prefix of the folder, its live subfolders and live artifacts in one transaction. */
-export async function moveFolder(ctx: AppContext, a: { driveId: string; ref: FolderRef; path: string; actor: string | null }): Promise<FolderOut> {
+export async function moveFolder(rc: RequestContext, input: { ref: FolderRef; path: string }): Promise<FolderRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   const dest = canonicalFolderPath(a.path);
   checkNotWiki(dest);
   return writeTransaction(ctx, async (w) => {
     const folder = await getFolder(w.tx, a.driveId, a.ref, true);
     checkNotWiki(folder.path);
     const src = folder.path;
-    if (dest === src) return folderOut(folder);
+    if (dest === src) return folder;
     if (dest.startsWith(`${src}/`)) throw conflict('cannot move a folder into itself', dest);
     const destLike = likePrefix(`${dest}/`);
     const collision = await one<{ path: string }>(
@@ -227,6 +211,6 @@ export async function moveFolder(ctx: AppContext, a: { driveId: string; ref: Fol
       if (isUniqueViolation(err)) throw conflict(`destination ${dest} collides with a live path`, dest);
       throw err;
     }
-    return folderOut(await getFolder(w.tx, a.driveId, { id: folder.id }));
+    return await getFolder(w.tx, a.driveId, { id: folder.id });
   });
 }

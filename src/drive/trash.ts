@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { artifactNotFound, artifactOut, getArtifactAnyState, getLiveArtifactByPath, iso, type ArtifactOut, type ArtifactRow } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import { iso } from '../time.js';
+import { artifactNotFound, getArtifactAnyState, getLiveArtifactByPath, type ArtifactRow } from './artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one } from '../db/sql.js';
@@ -8,19 +10,6 @@ import { isUniqueViolation, one } from '../db/sql.js';
 /** Soft delete and restore of artifacts (spec 3.1). */
 
 export const retentionDays = (ctx: AppContext) => ctx.config.durations.trashRetentionS / 86400;
-
-export function deleteResult(ctx: AppContext, r: ArtifactRow) {
-  return {
-    ok: true as const,
-    art_id: r.id,
-    path: r.path,
-    deleted_at: iso(r.deleted_at)!,
-    purge_at: iso(r.purge_at)!,
-    retention_days: retentionDays(ctx),
-    restore_url: `${ctx.config.http.baseUrl}/v0/artifacts/${r.id}/restore`,
-  };
-}
-export type DeleteResult = ReturnType<typeof deleteResult>;
 
 /** Moves a live artifact row to the trash, freezing its purge_at, and records artifact.deleted. */
 export async function trashRow(ctx: AppContext, w: WriteTx, r: ArtifactRow, actor: string | null, cause?: string): Promise<ArtifactRow> {
@@ -37,10 +26,9 @@ export async function trashRow(ctx: AppContext, w: WriteTx, r: ArtifactRow, acto
 }
 
 /** DELETE by id or by path: 404 ARTIFACT_NOT_FOUND, 403 WIKI_RESERVED, 412 on If-Match mismatch. */
-export async function deleteArtifact(
-  ctx: AppContext,
-  a: { driveId: string; artId?: string; path?: string; ifMatch?: number; actor: string | null },
-): Promise<DeleteResult> {
+export async function deleteArtifact(rc: RequestContext, input: { artId?: string; path?: string; ifMatch?: number }): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   if (a.path !== undefined) {
     checkPath(a.path);
     checkNotWiki(a.path);
@@ -52,7 +40,7 @@ export async function deleteArtifact(
     if (!current) throw artifactNotFound();
     checkNotWiki(current.path);
     if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
-    return deleteResult(ctx, await trashRow(ctx, w, current, a.actor));
+    return trashRow(ctx, w, current, a.actor);
   });
 }
 
@@ -65,10 +53,9 @@ export async function deleteArtifact(
  *   (cause restore_conflict_rename), as the spec's table says.
  * A live or purged artifact gives 404.
  */
-export async function restoreArtifact(
-  ctx: AppContext,
-  a: { driveId: string; artId: string; rename?: string; overwrite: boolean; actor: string | null },
-): Promise<ArtifactOut> {
+export async function restoreArtifact(rc: RequestContext, input: { artId: string; rename?: string; overwrite: boolean }): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   if (a.rename !== undefined) {
     checkPath(a.rename, 'rename');
     checkNotWiki(a.rename);
@@ -102,7 +89,7 @@ export async function restoreArtifact(
       driveId: a.driveId, artId: row.id, action: EventAction.artifactRestored, actor: a.actor,
       metadata: { path: target, from_path: row.path, ...(a.rename !== undefined ? { rename: a.rename } : {}), overwrite: a.overwrite, displaced_art_id: occupant?.id ?? null },
     });
-    return artifactOut(ctx.config, restored);
+    return restored;
   });
 }
 

@@ -1,7 +1,9 @@
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { readBlob } from '../storage/blob-store.js';
-import { getLiveArtifact, iso, type Timestamp } from './artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import type { Timestamp } from '../time.js';
+import { getLiveArtifact } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { one, rows, type Db } from '../db/sql.js';
 
@@ -18,21 +20,9 @@ export interface VersionRow {
   created_at: Timestamp;
 }
 
-export function versionOut(v: VersionRow) {
-  return {
-    art_id: v.art_id,
-    version_number: v.version_number,
-    size_bytes: Number(v.size_bytes),
-    hash: v.hash,
-    content_type: v.content_type,
-    actor_name: v.actor_name,
-    change_summary: v.change_summary,
-    created_at: iso(v.created_at),
-  };
-}
-
-export async function listVersions(ctx: AppContext, driveId: string, artId: string, q: { cursor?: string; limit: number }) {
-  const db = ctx.orm.em.fork();
+export async function listVersions(rc: RequestContext, artId: string, q: { cursor?: string; limit: number }) {
+  const db = rc.app.orm.em.fork();
+  const { driveId } = rc;
   await getLiveArtifact(db, driveId, artId);
   const before = q.cursor
     ? decodeCursor(q.cursor, (v): v is { v: number } => Number.isInteger((v as { v?: unknown }).v)).v
@@ -44,10 +34,15 @@ export async function listVersions(ctx: AppContext, driveId: string, artId: stri
   );
   const page = found.slice(0, q.limit);
   return {
-    items: page.map(versionOut),
+    items: page,
     next_cursor: found.length > q.limit ? encodeCursor({ v: page[page.length - 1].version_number }) : null,
     pruned_before: null,
   };
+}
+
+/** GET one version record. */
+export async function readVersion(rc: RequestContext, artId: string, versionNumber: number): Promise<VersionRow> {
+  return getVersion(rc.app.orm.em.fork(), rc.driveId, artId, versionNumber);
 }
 
 /** One version of a live artifact of this drive, or 404 NOT_FOUND. */

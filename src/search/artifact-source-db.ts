@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import type { AppContext } from '../context.js';
-import { findArtifactRecord, type ArtifactOut } from '../drive/artifact-records.js';
+import { findArtifactRecord, type ArtifactRow } from '../drive/artifact-records.js';
 import { findLiveDrive } from '../drive/drives.js';
 import { readVersionBytes } from '../drive/versions.js';
 import type { ArtifactSource, IndexableArtifact, IndexableRecord } from './artifact-source.js';
@@ -34,10 +34,10 @@ export function createArtifactSource(ctx: AppContext): ArtifactSource {
   };
 }
 
-function recordOf(a: ArtifactOut): IndexableRecord {
+function recordOf(a: ArtifactRow): IndexableRecord {
   return {
     driveId: a.drive_id,
-    artId: a.art_id,
+    artId: a.id,
     path: a.path,
     contentType: a.content_type,
     fileType: a.file_type,

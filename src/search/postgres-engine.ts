@@ -133,6 +133,7 @@ export class PostgresSearchEngine implements SearchEngine {
       connectionString: databaseUrl,
       max: opts.poolMax ?? 5,
       allowExitOnIdle: true,
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits onConnect's promise before handing out the client; @types/pg types it void
       onConnect: async (client) => {
         await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
       },

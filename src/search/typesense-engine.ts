@@ -47,6 +47,7 @@ function metadataText(metadata: Record<string, unknown>): string {
     if (key) out.push(key);
     if (v === null || v === undefined) return;
     if (typeof v === 'object') for (const [k, x] of Object.entries(v as object)) walk(x, Array.isArray(v) ? undefined : k);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects were walked above; v is a scalar here
     else if (typeof v !== 'boolean') out.push(String(v));
   };
   walk(metadata);

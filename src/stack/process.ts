@@ -8,7 +8,7 @@ export interface ManagedProcess {
   name: string;
   child: ChildProcess;
   exited: Promise<number | null>;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export function spawnManaged(

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
-import type { ArtifactOut } from '../drive/artifact-records.js';
+import type { ArtifactRow } from '../drive/artifact-records.js';
 import type { PutInput } from '../drive/artifacts.js';
 import type { Source } from '../drive/artifact-rules.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
@@ -34,7 +34,7 @@ export interface UploadSessionRow {
   part_bytes: string | number | null;
   state: UploadState;
   reserved_bytes: string | number;
-  result: ArtifactOut | null;
+  result: ArtifactRow | null;
   expires_at: string | Date;
   /** Computed by the queries below with the database clock: expires_at <= now(). */
   past_expiry: boolean;
@@ -122,11 +122,11 @@ export async function claimForCommit(tx: Db, uploadId: string): Promise<void> {
   await rows(tx, `update upload_sessions set state = 'committed', finished_at = now() where id = ? and state = 'begun'`, [uploadId]);
 }
 
-export async function recordCommitResult(tx: Db, uploadId: string, result: ArtifactOut): Promise<void> {
+export async function recordCommitResult(tx: Db, uploadId: string, result: ArtifactRow): Promise<void> {
   await rows(
     tx,
     `update upload_sessions set art_id = ?, version_number = ?, result = ?::jsonb where id = ?`,
-    [result.art_id, result.version_number, JSON.stringify(result), uploadId],
+    [result.id, result.version_number, JSON.stringify(result), uploadId],
   );
 }
 

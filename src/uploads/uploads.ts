@@ -6,8 +6,10 @@ import { CRC32C_BASE64 } from '../storage/crc32c.js';
 import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
 import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
 import { uploadCommittedSignal, uploadSessionWorkflow } from '../workflows/upload-session.js';
-import { iso, type ArtifactOut } from '../drive/artifact-records.js';
-import { checkNotWiki, checkPath, checkSource, parseActor, parseLabels, parseMetadata, type Source } from '../drive/artifact-rules.js';
+import type { ArtifactRow } from '../drive/artifact-records.js';
+import type { RequestContext } from '../request-context.js';
+import { iso } from '../time.js';
+import { checkNotWiki, checkPath, checkActorName, checkLabels, checkMetadata, checkSource, type Source } from '../drive/artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../drive/artifacts.js';
 import { writeTransaction } from '../drive/events.js';
 import { storageCommitted } from '../drive/quota.js';
@@ -45,7 +47,7 @@ export function checkLabelList(v: unknown): string[] {
   if (!Array.isArray(v) || v.some((l) => typeof l !== 'string' || l === '' || l.includes(','))) {
     throw new AppError('INVALID_LABELS', 'labels must be an array of lowercase [a-z0-9_-]+ strings, at most 64 chars each');
   }
-  return parseLabels(v.join(','));
+  return checkLabels(v as string[]);
 }
 
 /** Effective per-artifact cap of a large upload: the setting, bounded by what 10 000 parts can carry. */
@@ -63,13 +65,16 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
   if (b.changeSummary && b.changeSummary.length > 1000) throw new AppError('INVALID_CHANGE_SUMMARY', 'change_summary is at most 1000 characters');
   return {
     labels: b.labels == null ? null : checkLabelList(b.labels),
-    metadata: b.metadata == null ? null : parseMetadata(JSON.stringify(b.metadata)),
+    metadata: b.metadata == null ? null : checkMetadata(b.metadata),
     source: b.source == null ? null : (checkSource(b.source) as Source),
-    actor: parseActor(b.actorName ?? undefined),
+    actor: checkActorName(b.actorName),
   };
 }
 
-export async function beginUpload(ctx: AppContext, b: BeginInput) {
+/** POST /v0/uploads: validates and freezes the write, reserves quota, starts the session timer, presigns the upload. */
+export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'driveId'>) {
+  const ctx = rc.app;
+  const b: BeginInput = { ...input, driveId: rc.driveId };
   const frozen = validateBegin(ctx, b);
   // Cheap check first so a hopeless begin starts no workflow; the locked check at insert decides.
   const db = ctx.orm.em.fork();
@@ -121,13 +126,16 @@ async function expireNow(ctx: AppContext, s: UploadSessionRow): Promise<never> {
 }
 
 /** A session that already ended answers for itself: the same record once committed, 410 once expired. */
-async function endedOutcome(ctx: AppContext, s: UploadSessionRow): Promise<ArtifactOut | undefined> {
+async function endedOutcome(ctx: AppContext, s: UploadSessionRow): Promise<ArtifactRow | undefined> {
   if (s.state === 'committed') return s.result!;
   if (s.state === 'expired' || s.past_expiry) return expireNow(ctx, s);
   return undefined;
 }
 
-export async function commitUpload(ctx: AppContext, driveId: string, uploadId: string): Promise<ArtifactOut> {
+/** POST /v0/uploads/{id}/commit (idempotent): verifies the object and creates the artifact or its new version. */
+export async function commitUpload(rc: RequestContext, uploadId: string): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  const { driveId } = rc;
   const s = await getUploadSession(ctx.orm.em.fork(), driveId, uploadId);
   const ended = await endedOutcome(ctx, s);
   if (ended) return ended;

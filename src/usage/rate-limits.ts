@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import type { Principal } from '../request-context.js';
 
 /**
  * Fixed-window counters in PostgreSQL, so every API process enforces one budget. A hit is one
@@ -66,13 +69,20 @@ export interface WriteLimits {
   perDrive: number;
 }
 
+/** Counts a registration from this client IP (REGISTRATIONS_PER_IP_PER_HOUR); 429 over the limit. */
+export async function chargeRegistration(app: AppContext, ip: string): Promise<void> {
+  const limit = await hitIpLimit(app.orm.em.fork(), 'register', ip, app.config.limits.registrationsPerIpPerHour);
+  if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
+}
+
 /**
  * Charges one write to the credential's and the drive's hourly budgets, both or neither: the
  * drive counter is taken first (its row lock orders a drive's writes), and given back in the
  * same transaction when the credential's budget refuses.
  */
-export async function chargeWrite(em: EntityManager, credentialId: string, driveId: string, limits: WriteLimits): Promise<HitResult> {
-  return em.transactional(async (tx) => {
+export async function chargeWrite(app: AppContext, principal: Principal, limits: WriteLimits): Promise<HitResult> {
+  const { credentialId, driveId } = principal;
+  return app.orm.em.fork().transactional(async (tx) => {
     const drive = await hit(tx, driveWriteBucket(driveId), driveId, limits.perDrive);
     if (!drive.allowed) return drive;
     const token = await hit(tx, writeBucket(credentialId), driveId, limits.perToken);
@@ -118,4 +128,9 @@ export async function ipLimitReached(em: EntityManager, kind: IpLimitKind, ip: s
 export async function purgeEndedWindows(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ bucket: string }[]>('delete from rate_counters where window_start < ? returning bucket', [hourWindow().start]);
   return rows.length;
+}
+
+/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
+export function rateLimited(message: string, retryAfterS: number) {
+  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 }

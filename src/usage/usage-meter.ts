@@ -1,7 +1,7 @@
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import { pgCode } from '../db/sql.js';
-import { incrementUsage, type UsageKind } from './usage.js';
+import { incrementUsage, type UsageKind } from './counters.js';
 
 /**
  * Counts usage (reads, retrieval queries, indexing passes) for the monthly report in memory and

@@ -1,29 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { utcMonth, type UsageKind } from './counters.js';
 import type { Config } from '../config.js';
 import { storageUsedBytes } from '../drive/quota.js';
+import type { RequestContext } from '../request-context.js';
 import { driveWritesThisHour, hourWindow } from './rate-limits.js';
 
-/**
- * Metering. Storage is the artifacts domain's counter (storage-usage.ts); monthly counters
- * live in usage_counters keyed by UTC month, bumped with one upsert by whoever does the work.
- */
-export type UsageKind = 'reads' | 'indexing_ops' | 'retrieval_queries';
+/** The usage report (spec 2.9): storage now, writes this hour, operations this UTC month. */
 
-/** First day of the current UTC month, as 'YYYY-MM-01'. */
-export function utcMonth(now = new Date()): string {
-  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
+/** GET /v0/drives/me/usage; this process's pending reads are flushed first, so the report includes them. */
+export async function driveUsage(rc: RequestContext) {
+  await rc.app.usageMeter.flush(rc.driveId);
+  return usageReport(rc.app.orm.em.fork(), rc.app.config, rc.driveId);
 }
 
-/** Counts one operation of `kind` for the drive in the current UTC month. */
-export async function incrementUsage(em: EntityManager, driveId: string, kind: UsageKind, by = 1): Promise<void> {
-  await em.execute(
-    `insert into usage_counters (drive_id, month, kind, count) values (?, ?, ?, ?)
-     on conflict (drive_id, month, kind) do update set count = usage_counters.count + excluded.count`,
-    [driveId, utcMonth(), kind, by],
-  );
-}
-
-export async function usageReport(em: EntityManager, config: Config, driveId: string) {
+async function usageReport(em: EntityManager, config: Config, driveId: string) {
   const month = utcMonth();
   const [storage, writes, rows] = await Promise.all([
     storageUsedBytes(em, driveId),

@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { listUserDrives } from '../drive/drives.js';
-import { hitIpLimit, ipLimitReached } from '../usage/rate-limits.js';
-import { PASSWORD_MIN, signIn, signUp } from '../identity/users.js';
+import { signInAccount, signUpAccount } from '../identity/accounts.js';
+import { PASSWORD_MIN } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
 import { csrfValid, ensureSession, readSession, writeSession } from './session.js';
 
@@ -55,13 +54,11 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
     const fresh = writeSession(ctx.config, req, res, {});
     return sendPage(res, TITLES[mode], form(mode, fresh.csrf, returnTo, email, 'Your form expired. Please try again.'), 403);
   }
-  const em = ctx.orm.em.fork();
-  const ip = req.ip ?? 'unknown';
   const retry = (status: number, error: string) => sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
 
-  let user;
+  let account: { user: { id: string; email: string }; driveId: string | null };
   if (mode === 'signup') {
-    const result = await signUp(em, email, password);
+    const result = await signUpAccount(ctx, email, password);
     if (!result.ok) {
       const messages = {
         invalid_email: 'Enter a valid email address.',
@@ -70,18 +67,14 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
       };
       return retry(result.reason === 'exists' ? 409 : 400, messages[result.reason]);
     }
-    user = result.user;
+    account = result;
   } else {
-    const limit = ctx.config.limits.loginFailuresPerIpPerHour;
-    if (await ipLimitReached(em, 'login_failure', ip, limit)) return retry(429, 'Too many failed sign-ins from your network. Try again later.');
-    user = await signIn(em, email, password);
-    if (!user) {
-      await hitIpLimit(em, 'login_failure', ip, limit);
-      return retry(401, 'Email or password is wrong.');
-    }
+    const result = await signInAccount(ctx, email, password, req.ip ?? 'unknown');
+    if (!result.ok && result.reason === 'throttled') return retry(429, 'Too many failed sign-ins from your network. Try again later.');
+    if (!result.ok) return retry(401, 'Email or password is wrong.');
+    account = result;
   }
-  const [drive] = await listUserDrives(em, user.id);
-  writeSession(ctx.config, req, res, { uid: user.id, email: user.email, drv: drive?.id ?? null });
+  writeSession(ctx.config, req, res, { uid: account.user.id, email: account.user.email, drv: account.driveId });
   res.redirect(303, returnTo);
 }
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { decideClaim, findPendingClaim, normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
-import { hitIpLimit, ipLimitReached } from '../usage/rate-limits.js';
+import { lookupClaimCode } from '../identity/accounts.js';
+import { decideClaim, normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
 import { csrfValid, readSession, writeSession } from './session.js';
@@ -28,16 +28,12 @@ export function claimPageRouter(ctx: AppContext): Router {
         </form>`);
     }
     const code = normaliseUserCode(rawCode);
-    const em = ctx.orm.em.fork();
     // Guessing codes is throttled per IP, like failed sign-ins.
-    const ip = req.ip ?? 'unknown';
-    const limit = ctx.config.limits.loginFailuresPerIpPerHour;
-    if (await ipLimitReached(em, 'claim_code_miss', ip, limit)) {
+    const pending = await lookupClaimCode(ctx, code, req.ip ?? 'unknown');
+    if (pending === 'throttled') {
       return sendPage(res, 'Claim an agent drive', html`<p class="error">Too many unknown codes from your network. Try again later.</p>`, 429);
     }
-    const pending = USER_CODE_RE.test(code) ? await findPendingClaim(em, code) : null;
     if (!pending) {
-      await hitIpLimit(em, 'claim_code_miss', ip, limit);
       return sendPage(res, 'Claim an agent drive', html`
         <p class="error">This code is unknown, expired or already used. Ask your agent to start a new claim.</p>`, 404);
     }

@@ -1,17 +1,14 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
-import { listApiKeys, mintApiKey, revokeApiKey } from '../identity/api-keys.js';
-import { listUserDrives } from '../drive/drives.js';
+import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../identity/accounts.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
 import { csrfValid, readSession, type Session } from './session.js';
 
 /** The owner's dashboard: the drives this account claimed and each drive's API keys (mint shows a key once; revoke). */
 async function render(ctx: AppContext, res: Response, session: Session, notice?: Html, status = 200) {
-  const em = ctx.orm.em.fork();
-  const drives = await listUserDrives(em, session.uid!);
-  const sections = await Promise.all(drives.map(async (drive) => {
-    const keys = await listApiKeys(em, drive.id);
+  const drives = await ownedDrivesWithKeys(ctx, session.uid!);
+  const sections = drives.map(({ drive, keys }) => {
     const rows = keys.map((k) => html`<tr>
         <td><code>${k.prefix}…</code></td><td>${k.label ?? ''}</td><td>${k.createdAt.toISOString()}</td>
         <td>${k.revokedAt ? html`revoked ${k.revokedAt.toISOString()}` : html`
@@ -25,7 +22,7 @@ async function render(ctx: AppContext, res: Response, session: Session, notice?:
         <label>Label <input type="text" name="label" maxlength="64"></label>
         <button type="submit">Mint API key</button>
       </form></section>`;
-  }));
+  });
   sendPage(res, 'Dashboard', html`
     <p>Signed in as <strong>${session.email}</strong>.</p>
     ${notice ?? ''}
@@ -33,8 +30,8 @@ async function render(ctx: AppContext, res: Response, session: Session, notice?:
     <form method="post" action="/auth/logout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>`, status);
 }
 
-/** The signed-in session for a form post whose drive the user owns, or a response already sent. */
-async function authorisedPost(ctx: AppContext, req: Request, res: Response): Promise<{ session: Session; driveId: string } | undefined> {
+/** The signed-in session of a CSRF-checked form post and the drive it names, or a response already sent. */
+async function authorisedPost(ctx: AppContext, req: Request, res: Response): Promise<{ session: Session & { uid: string }; driveId: string } | undefined> {
   const session = readSession(ctx.config, req);
   if (!session?.uid || !session.email) {
     res.redirect(303, loginUrl('/dashboard'));
@@ -45,13 +42,10 @@ async function authorisedPost(ctx: AppContext, req: Request, res: Response): Pro
     return undefined;
   }
   const driveId = typeof req.body?.drive_id === 'string' ? req.body.drive_id : '';
-  const owned = await listUserDrives(ctx.orm.em.fork(), session.uid);
-  if (!owned.some((d) => d.id === driveId)) {
-    await render(ctx, res, session, html`<p class="error">You do not own that drive.</p>`, 403);
-    return undefined;
-  }
-  return { session, driveId };
+  return { session: { ...session, uid: session.uid }, driveId };
 }
+
+const notOwner = (ctx: AppContext, res: Response, session: Session) => render(ctx, res, session, html`<p class="error">You do not own that drive.</p>`, 403);
 
 export function dashboardRouter(ctx: AppContext): Router {
   const router = Router();
@@ -66,7 +60,8 @@ export function dashboardRouter(ctx: AppContext): Router {
     const ok = await authorisedPost(ctx, req, res);
     if (!ok) return;
     const label = typeof req.body?.label === 'string' && req.body.label.trim() ? req.body.label.trim().slice(0, 64) : null;
-    const minted = await mintApiKey(ctx.orm.em.fork(), ok.driveId, label);
+    const minted = await mintOwnerApiKey(ctx, ok.session.uid, ok.driveId, label);
+    if (!minted) return notOwner(ctx, res, ok.session);
     await render(ctx, res, ok.session, html`<div class="ok" role="status">
       <p>New API key for <code>${ok.driveId}</code>. Copy it now: it is shown only once.</p>
       <p class="secret" data-testid="new-api-key">${minted.key}</p></div>`, 201);
@@ -75,8 +70,9 @@ export function dashboardRouter(ctx: AppContext): Router {
   router.post('/dashboard/keys/:keyId/revoke', async (req, res) => {
     const ok = await authorisedPost(ctx, req, res);
     if (!ok) return;
-    const revoked = await revokeApiKey(ctx.orm.em.fork(), ok.driveId, String(req.params.keyId));
-    if (!revoked) return render(ctx, res, ok.session, html`<p class="error">No such live key on that drive.</p>`, 404);
+    const revoked = await revokeOwnerApiKey(ctx, ok.session.uid, ok.driveId, String(req.params.keyId));
+    if (revoked === 'not_owner') return notOwner(ctx, res, ok.session);
+    if (revoked === 'no_such_key') return render(ctx, res, ok.session, html`<p class="error">No such live key on that drive.</p>`, 404);
     res.redirect(303, '/dashboard');
   });
 

@@ -8,6 +8,7 @@ import type { Response } from 'express';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function esc(value: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- callers pass scalars; an object shows as text, escaped
   return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 

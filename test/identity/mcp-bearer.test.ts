@@ -2,7 +2,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearerAuth, identityAssertionVerifier } from '../../src/api/middleware/bearer.js';
+import { bearerAuth } from '../../src/api/middleware/bearer.js';
 import { errorHandler } from '../../src/api/middleware/errors.js';
 import { accessTokenFor, bearer, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail, WebClient } from './helpers.js';
 
@@ -13,7 +13,7 @@ let close: () => void;
 beforeAll(async () => {
   api = await startIdentityApi();
   const app = express();
-  app.get('/mcp-probe', bearerAuth(api.ctx, [identityAssertionVerifier]), (req, res) => res.json(req.auth));
+  app.get('/mcp-probe', bearerAuth(api.ctx, { kinds: ['api_key', 'identity_assertion', 'access_token'] }), (req, res) => res.json(req.auth));
   app.use(errorHandler(api.ctx.logger));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { incrementUsage } from '../../src/usage/usage.js';
+import { incrementUsage } from '../../src/usage/counters.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { purgeEndedWindows } from '../../src/usage/rate-limits.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';

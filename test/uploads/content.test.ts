@@ -6,7 +6,7 @@ import { Crc32c } from '../../src/storage/crc32c.js';
 import { copyUploadToBlob, headUploadObject } from '../../src/storage/upload-store.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';
-import { bytes, crc32cOf, sha256, uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
+import { bytes, crc32cOf, sha256, uploadClientFor, type UploadClient } from './helpers.js';
 
 let api: TestApi;
 let u: UploadClient;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Crc32c } from '../../src/storage/crc32c.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';
-import { uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
+import { uploadClientFor, type UploadClient } from './helpers.js';
 
 let api: TestApi;
 let u: UploadClient;

@@ -4,7 +4,7 @@ import { closeUploadSession } from '../../src/uploads/upload-sessions.js';
 import { uploadObjectKey } from '../../src/storage/upload-store.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';
-import { bytes, crc32cOf, sha256, uploadClient, uploadClientFor, type UploadClient } from './helpers.js';
+import { bytes, crc32cOf, sha256, uploadClientFor, type UploadClient } from './helpers.js';
 
 // Above 6 MiB the object goes up in 5 MiB parts (the real defaults are 5 GiB and 512 MiB).
 const MiB = 1024 * 1024;

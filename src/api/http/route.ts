@@ -100,7 +100,7 @@ function normaliseParams(params: Record<string, unknown>) {
 export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown>(
   router: Router,
   spec: RouteSpec<P, Q, B>,
-  handler: (input: ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown> | unknown,
+  handler: (input: ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>) => unknown,
   ...middleware: RequestHandler[]
 ) {
   registeredRoutes.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);

@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../context.js';
-import { getBlobStream, readBlob, storageFailure, type BlobRange } from '../../storage/blob-store.js';
-import { AppError } from '../../errors.js';
+import { readContent, type BlobRef } from '../../drive/content.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
@@ -12,7 +11,7 @@ export async function sendBytes(
   ctx: AppContext,
   req: Request,
   res: Response,
-  blob: { hash: string; size: number; contentType: string; path: string },
+  blob: BlobRef,
 ): Promise<void> {
   const etag = `"${blob.hash}"`;
   const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
@@ -42,11 +41,7 @@ export async function sendBytes(
     res.status(200).end();
     return;
   }
-  // Small blobs come from the in-process cache (filled on first read); larger ones stream from S3.
-  const cached = ctx.blobCache.accepts(blob.size) ? await ctx.blobCache.getOrLoad(blob.hash, () => loadWhole(ctx, blob)) : undefined;
-  const body = cached
-    ? useRange ? cached.subarray(useRange.start, useRange.end + 1) : cached
-    : await getBlobStream(ctx.s3, ctx.config.s3.bucket, blob.hash, useRange);
+  const body = await readContent(ctx, blob, useRange);
   if (useRange) {
     res.status(206);
     res.setHeader('Content-Range', `bytes ${useRange.start}-${useRange.end}/${blob.size}`);
@@ -59,20 +54,8 @@ export async function sendBytes(
   else await pipeline(body, res);
 }
 
-/** The whole object, checked against the recorded size so a short read is never cached. */
-async function loadWhole(ctx: AppContext, blob: { hash: string; size: number }): Promise<Buffer> {
-  let bytes: Buffer;
-  try {
-    bytes = await readBlob(ctx.s3, ctx.config.s3.bucket, blob.hash);
-  } catch (err) {
-    throw err instanceof AppError ? err : storageFailure(err);
-  }
-  if (bytes.length !== blob.size) throw storageFailure(new Error(`read ${bytes.length} of ${blob.size} bytes`));
-  return bytes;
-}
-
 /** One `bytes=` range; several ranges or a malformed header fall back to the whole body (RFC 9110 allows ignoring Range). */
-export function parseRange(header: string | undefined, size: number): BlobRange | 'unsatisfiable' | undefined {
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;

@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
-import { AppError } from '../../errors.js';
+import { chargeWrite, rateLimited, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
@@ -11,11 +10,6 @@ const isUploadBegin = (method: string, path: string) => method === 'POST' && /^\
 /** Beginning a large upload is free; its commit (and every other mutation) is charged. */
 export function isChargedWrite(method: string, path: string): boolean {
   return MUTATING.has(method) && !isUploadBegin(method, path);
-}
-
-/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
-export function rateLimited(message: string, retryAfterS: number) {
-  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
 }
 
 function setHeaders(res: Response, r: HitResult) {
@@ -37,7 +31,7 @@ export function writeBudget(ctx: AppContext): RequestHandler {
       const auth = authOf(req);
       const path = req.originalUrl.split('?')[0];
       if (isChargedWrite(req.method, path)) {
-        const r = await chargeWrite(ctx.orm.em.fork(), auth.credentialId, auth.driveId, limits);
+        const r = await chargeWrite(ctx, auth, limits);
         setHeaders(res, r);
         if (!r.allowed) throw spent(r);
       } else {

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { startClaim } from '../../identity/claims.js';
 import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../identity/identities.js';
-import { hitIpLimit } from '../../usage/rate-limits.js';
+import { chargeRegistration } from '../../usage/rate-limits.js';
 import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
-import { rateLimited } from '../middleware/rate-limit.js';
 
 
 const registerBody = z.discriminatedUnion('type', [
@@ -96,8 +95,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     },
   }, async ({ body, req }) => {
     if (!ctx.config.secrets.agentSigningKey) throw agentAuthUnavailable();
-    const limit = await hitIpLimit(ctx.orm.em.fork(), 'register', req.ip ?? 'unknown', ctx.config.limits.registrationsPerIpPerHour);
-    if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
+    await chargeRegistration(ctx, req.ip ?? 'unknown');
     return body.type === 'anonymous' ? registerAnonymous(ctx) : registerWithIdJag(ctx, body.agent_provider, body.assertion);
   }, requireJson);
 

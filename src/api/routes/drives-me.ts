@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
+import { authOf, requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { findLiveDrive } from '../../drive/drives.js';
-import { usageReport } from '../../usage/usage.js';
-import { AppError } from '../../errors.js';
+import { driveOverview } from '../../drive/drives.js';
+import { driveOverviewOut } from '../../shapes/drives.js';
+import { driveUsage } from '../../usage/usage.js';
 import { route } from '../http/route.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
@@ -40,23 +40,7 @@ export function drivesMeRouter(ctx: AppContext): Router {
     tags: ['drives'],
     auth: true,
     responses: { 200: { description: 'drive overview', schema: driveOut } },
-  }, async ({ req }) => {
-    const auth = authOf(req);
-    const drive = await findLiveDrive(ctx.orm.em.fork(), auth.driveId);
-    if (!drive) throw new AppError('NOT_FOUND', 'drive not found');
-    return {
-      drive_id: drive.id,
-      email: drive.ownerEmail ?? null,
-      organization_id: drive.organizationId ?? null,
-      claimed: drive.claimedAt != null,
-      claimed_at: drive.claimedAt?.toISOString() ?? null,
-      created_at: drive.createdAt.toISOString(),
-      expires_at: drive.claimedAt ? null : (drive.expiresAt?.toISOString() ?? null),
-      last_activity_at: drive.lastActivityAt.toISOString(),
-      scope: auth.scope,
-      settings: { wiki_indexing: drive.settings?.wiki_indexing ?? true },
-    };
-  });
+  }, async ({ req }) => driveOverviewOut(await driveOverview(requestContextOf(ctx, req)), authOf(req)));
 
   route(router, {
     method: 'get',
@@ -65,11 +49,7 @@ export function drivesMeRouter(ctx: AppContext): Router {
     tags: ['drives'],
     auth: true,
     responses: { 200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut } },
-  }, async ({ req }) => {
-    const { driveId } = authOf(req);
-    await ctx.usageMeter.flush(driveId); // this process's pending reads, so the report includes them
-    return usageReport(ctx.orm.em.fork(), ctx.config, driveId);
-  });
+  }, ({ req }) => driveUsage(requestContextOf(ctx, req)));
 
   return router;
 }

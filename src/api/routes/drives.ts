@@ -1,11 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
+import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { checkOwnDrive, deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
+import { deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
+import { artifactOut } from '../../shapes/artifacts.js';
+import { folderOut } from '../../shapes/folders.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema, folderOutSchema, limitParam } from '../schemas/artifacts.js';
-import { actorOf } from './artifacts.js';
 
 /**
  * Drive delete, restore and trash (spec 4.4). Mounted ahead of the /v0 bearer middleware with an
@@ -22,19 +23,13 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
     method: 'delete', path: '/v0/drives/:drive_id', summary: 'Soft-delete the authenticated drive (all data hidden until restore or purge)', tags, auth: true,
     params, headers: z.object({ 'x-drive-actor': actorHeader }),
     responses: { 200: { description: 'drive delete result', schema: driveStateSchema.extend({ ok: z.literal(true), retention_days: z.number(), restore_url: z.string() }) } },
-  }, async ({ params: p, req }) => {
-    checkOwnDrive(authOf(req).driveId, p.drive_id);
-    return deleteDrive(ctx, { driveId: p.drive_id, actor: actorOf(req) });
-  }, ...auth);
+  }, ({ params: p, req }) => deleteDrive(requestContextOf(ctx, req), p.drive_id), ...auth);
 
   route(router, {
     method: 'post', path: '/v0/drives/:drive_id/restore', summary: 'Restore a soft-deleted drive', tags, auth: true,
     params, headers: z.object({ 'x-drive-actor': actorHeader }),
     responses: { 200: { description: 'drive restore result', schema: driveStateSchema.extend({ ok: z.literal(true) }) } },
-  }, async ({ params: p, req }) => {
-    checkOwnDrive(authOf(req).driveId, p.drive_id);
-    return restoreDrive(ctx, { driveId: p.drive_id, actor: actorOf(req) });
-  }, ...auth);
+  }, ({ params: p, req }) => restoreDrive(requestContextOf(ctx, req), p.drive_id), ...auth);
 
   route(router, {
     method: 'get', path: '/v0/drives/:drive_id/trash', summary: "Soft-deleted artifacts and folders, plus the drive's own soft-delete state", tags, auth: true,
@@ -46,8 +41,8 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
       },
     },
   }, async ({ params: p, query, req }) => {
-    checkOwnDrive(authOf(req).driveId, p.drive_id);
-    return driveTrash(ctx, ctx.orm.em.fork(), p.drive_id, query);
+    const trash = await driveTrash(requestContextOf(ctx, req), p.drive_id, query);
+    return { ...trash, items: trash.items.map((r) => artifactOut(ctx.config, r)), folders: trash.folders.map(folderOut) };
   }, ...auth);
 
   return router;

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
+import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { listEvents } from '../../drive/events.js';
+import { eventOut } from '../../shapes/events.js';
 import { route } from '../http/route.js';
 import { eventPageSchema, limitParam } from '../schemas/artifacts.js';
 
@@ -19,14 +20,16 @@ export function eventsRouter(ctx: AppContext): Router {
       limit: limitParam(200, 50),
     }),
     responses: { 200: { description: 'event page', schema: eventPageSchema } },
-  }, ({ query, req }) =>
-    listEvents(ctx.orm.em.fork(), authOf(req).driveId, {
+  }, async ({ query, req }) => {
+    const page = await listEvents(requestContextOf(ctx, req), {
       artId: query.art_id,
       action: query.action,
       since: query.since ? new Date(query.since) : undefined,
       before: query.before ? new Date(query.before) : undefined,
       cursor: query.cursor,
       limit: query.limit,
-    }));
+    });
+    return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
+  });
   return router;
 }

@@ -1,12 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { hasPrefix } from '../../ids.js';
-import { createFolder, deleteFolder, folderOut, getFolder, moveFolder, patchFolder, type FolderRef } from '../../drive/folders.js';
+import { createFolder, deleteFolder, moveFolder, patchFolder, readFolder, type FolderRef } from '../../drive/folders.js';
+import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
+import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
 import { actorHeader, folderDeleteOutSchema, folderOutSchema } from '../schemas/artifacts.js';
-import { actorOf, pathParams } from './artifacts.js';
+import { pathParams } from './artifacts.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
 const onlyFldId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route'));
@@ -19,6 +20,7 @@ const headers = z.object({ 'x-drive-actor': actorHeader });
 
 export function foldersRouter(ctx: AppContext): Router {
   const router = Router();
+  const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
   const forms: [string, z.ZodObject, (p: Record<string, string>) => FolderRef, RequestHandler[]][] = [
     [':fld_id', idParams, (p) => ({ id: p.fld_id }), [onlyFldId]],
     ['*path', pathParams, (p) => ({ path: p.path }), []],
@@ -28,14 +30,14 @@ export function foldersRouter(ctx: AppContext): Router {
     route(router, {
       method: 'post', path: `/v0/folders/${seg}/move`, summary: 'Move a folder with all its live descendants', tags, auth: true,
       params, body: moveBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-    }, ({ params: p, body, req }) => moveFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), path: body.path, actor: actorOf(req) }), ...guard);
+    }, async ({ params: p, body, req }) => folderOut(await moveFolder(rc(req), { ref: ref(p as Record<string, string>), path: body.path })), ...guard);
   }
   // Declared after the moves, so a path ending in `/move` is a move.
   route(router, {
     method: 'post', path: '/v0/folders/*path', summary: 'Create a folder (idempotent)', tags, auth: true,
     params: pathParams, body: z.object({ description: z.string().max(10_000).nullable().optional() }).nullable(), headers,
     responses: { 201: { description: 'folder record', schema: folderOutSchema } },
-  }, ({ params, body, req }) => createFolder(ctx, { driveId: authOf(req).driveId, path: params.path, description: body?.description, actor: actorOf(req) }));
+  }, async ({ params, body, req }) => folderOut(await createFolder(rc(req), { path: params.path, description: body?.description })));
 
 
   for (const [seg, params, ref, guard] of forms) {
@@ -43,17 +45,17 @@ export function foldersRouter(ctx: AppContext): Router {
       route(router, {
         method: 'get', path: `/v0/folders/${seg}${suffix}`, summary: 'Get a folder record', tags, auth: true,
         params, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-      }, async ({ params: p, req }) => folderOut(await getFolder(ctx.orm.em.fork(), authOf(req).driveId, ref(p as Record<string, string>))), ...guard);
+      }, async ({ params: p, req }) => folderOut(await readFolder(rc(req), ref(p as Record<string, string>))), ...guard);
     }
     route(router, {
       method: 'patch', path: `/v0/folders/${seg}`, summary: 'Edit folder metadata (absent unchanged, null clears)', tags, auth: true,
       params, body: patchBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-    }, ({ params: p, body, req }) =>
-      patchFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), description: body.description, inheritGrants: body.inherit_grants, actor: actorOf(req) }), ...guard);
+    }, async ({ params: p, body, req }) =>
+      folderOut(await patchFolder(rc(req), { ref: ref(p as Record<string, string>), description: body.description, inheritGrants: body.inherit_grants })), ...guard);
     route(router, {
       method: 'delete', path: `/v0/folders/${seg}`, summary: 'Soft-delete a folder (recursive=true when it has live descendants)', tags, auth: true,
       params, query: deleteQuery, headers, responses: { 200: { description: 'folder delete result', schema: folderDeleteOutSchema } },
-    }, ({ params: p, query, req }) => deleteFolder(ctx, { driveId: authOf(req).driveId, ref: ref(p as Record<string, string>), recursive: query.recursive, actor: actorOf(req) }), ...guard);
+    }, async ({ params: p, query, req }) => folderDeleteOut(ctx.config, await deleteFolder(rc(req), { ref: ref(p as Record<string, string>), recursive: query.recursive })), ...guard);
   }
   return router;
 }

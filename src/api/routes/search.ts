@@ -4,7 +4,7 @@ import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
 import { MODALITIES, type PassageHit, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
-import { artifactPermalink, artifactUrl } from '../../drive/artifact-records.js';
+import { artifactPermalink, artifactUrl } from '../../shapes/artifacts.js';
 import { route } from '../http/route.js';
 import { pageWindow, queryFingerprint, rankedPage } from '../../search/paging.js';
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
+import { requestContextOf } from '../http/auth-context.js';
+import { artifactOut } from '../../shapes/artifacts.js';
 import type { AppContext } from '../../context.js';
 import { beginUpload, commitUpload } from '../../uploads/uploads.js';
 import { uploadNotFound } from '../../uploads/upload-sessions.js';
@@ -20,8 +21,8 @@ export function uploadsRouter(ctx: AppContext): Router {
     body: uploadBeginInSchema, headers: z.object({ 'x-drive-actor': actorHeader }),
     responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
   }, ({ body, req }) =>
-    beginUpload(ctx, {
-      driveId: authOf(req).driveId, path: body.path, sizeBytes: body.size_bytes, contentType: body.content_type, crc32c: body.crc32c,
+    beginUpload(requestContextOf(ctx, req), {
+      path: body.path, sizeBytes: body.size_bytes, contentType: body.content_type, crc32c: body.crc32c,
       labels: body.labels, metadata: body.metadata, source: body.source, actorName: body.actor_name ?? req.get('x-drive-actor'),
       changeSummary: body.change_summary, ifMatch: body.if_match,
     }));
@@ -33,7 +34,7 @@ export function uploadsRouter(ctx: AppContext): Router {
   }, ({ params, req }) => {
     // Any malformed id is simply an unknown upload (404), like another drive's.
     if (!hasPrefix(params.upload_id, 'upl')) throw uploadNotFound();
-    return commitUpload(ctx, authOf(req).driveId, params.upload_id);
+    return commitUpload(requestContextOf(ctx, req), params.upload_id).then((row) => artifactOut(ctx.config, row));
   });
 
   return router;

@@ -1,0 +1,114 @@
+// dependency-cruiser: the import boundaries of docs/architecture.md / DESIGN.md, checked over src/.
+// Imports point down: adapters → domain → db/storage; workflows → their messages and activity types.
+// Why the cycle rule counts type-only imports too: docs/decisions.md, "Lint".
+
+const ADAPTERS = '^src/(api|mcp|web)/';
+const DOMAIN = '^src/(drive|identity|uploads|usage|search|sharing|projects|feedback|wiki)/';
+const WORKFLOWS = '^src/workflows/';
+// Signal/update/query definitions live in src/temporal as `<concept>-messages.ts` (or under
+// src/temporal/messages/); they are bundled into the workflow code, so they are held to the same rule.
+const TEMPORAL_MESSAGES = '^src/temporal/([^/]+-messages|messages/[^/]+)\\.ts$';
+const NPM = (name) => `(^|/)node_modules/${name}/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'An import cycle, type-only edges included: two modules that know each other are one knot, and a ' +
+        'type edge today is a value edge after the next refactor. Break it by moving the shared piece ' +
+        '(a type, a message definition, a workflow type name) down a layer.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'adapter-not-to-db-or-storage',
+      severity: 'error',
+      comment:
+        'Adapters (src/api, src/mcp, src/web) parse input, call one domain operation and shape the answer; ' +
+        'they never reach PostgreSQL or S3 themselves: no src/db, src/storage, @mikro-orm/* or pg.',
+      from: { path: ADAPTERS },
+      to: { path: ['^src/(db|storage)/', NPM('@mikro-orm/[^/]+'), NPM('pg')] },
+    },
+    {
+      name: 'domain-not-to-adapters',
+      severity: 'error',
+      comment: 'Domain modules are shared by REST, MCP and the web pages, so they never import one of them.',
+      from: { path: DOMAIN },
+      to: { path: ADAPTERS },
+    },
+    {
+      name: 'workflow-imports-only-allowed',
+      severity: 'error',
+      comment:
+        'Workflow code is deterministic and bundled for the Temporal sandbox: it imports only ' +
+        '@temporalio/workflow, the message definitions in src/temporal and (type-only) activity types.',
+      from: { path: WORKFLOWS },
+      to: { pathNot: [WORKFLOWS, TEMPORAL_MESSAGES, '^src/activities/', NPM('@temporalio/workflow')] },
+    },
+    {
+      name: 'workflow-activities-type-only',
+      severity: 'error',
+      comment:
+        'A workflow reaches activities through proxyActivities<T>(); importing an activity module as a value ' +
+        'would pull its I/O into the workflow bundle. Use `import type`.',
+      from: { path: WORKFLOWS },
+      to: { path: '^src/activities/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'temporal-messages-only-workflow-sdk',
+      severity: 'error',
+      comment:
+        'Message definition files are imported by workflows, so they obey the workflow rule: ' +
+        '@temporalio/workflow and other message files only.',
+      from: { path: TEMPORAL_MESSAGES },
+      to: { pathNot: [TEMPORAL_MESSAGES, NPM('@temporalio/workflow')] },
+    },
+    {
+      name: 'no-workflow-values-outside-workflows',
+      severity: 'error',
+      comment:
+        'Nothing outside src/workflows imports a workflow as a value: starting, signalling and scheduling go ' +
+        'through src/temporal by workflow type name, and message definitions live in src/temporal. ' +
+        'The worker loads workflow code by path, not by import.',
+      from: { path: '^src/', pathNot: WORKFLOWS },
+      to: { path: WORKFLOWS, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to no file or package.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-non-package-json',
+      severity: 'error',
+      comment: 'A package imported by src/ but not listed in package.json: it works only while something else pulls it in.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment: 'src/ runs in production, where devDependencies are not installed (type-only imports are fine).',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: [NPM('@types/[^/]+')] },
+    },
+  ],
+  options: {
+    // Type-only imports are seen too (marked 'type-only'), so the rules above can tell them apart.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    cache: false,
+  },
+};

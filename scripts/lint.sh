@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `npm run lint`: import boundaries and cycles (dependency-cruiser), type-checked ESLint rules, tsc.
+# Runs all three and fails if any failed, so one run shows every finding. Rules: docs/decisions.md, "Lint".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+status=0
+echo "== dependency-cruiser (src)"
+depcruise src --config .dependency-cruiser.cjs || status=1
+echo "== eslint"
+eslint --max-warnings 0 . || status=1
+echo "== tsc --noEmit"
+tsc --noEmit -p . || status=1
+exit $status

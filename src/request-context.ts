@@ -1,0 +1,32 @@
+import type { AppContext } from './context.js';
+
+/**
+ * Who is calling, as every door (REST, MCP, web) establishes it from the credential itself; never
+ * from headers such as X-Drive-Actor.
+ */
+export interface Principal {
+  /** The drive the credential belongs to. */
+  driveId: string;
+  /** The agent identity behind an access token or assertion; null for API keys. */
+  identityId: string | null;
+  scope: 'pre_claim' | 'full';
+  kind: 'api_key' | 'access_token' | 'identity_assertion';
+  /**
+   * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
+   * identity id (every access token of one identity shares one budget).
+   */
+  credentialId: string;
+}
+
+/**
+ * What every domain operation receives besides its typed input: the process's shared services,
+ * the drive it acts on, who asks, the caller-supplied attribution name and the request id (logs).
+ */
+export interface RequestContext {
+  app: AppContext;
+  driveId: string;
+  principal: Principal;
+  /** X-Drive-Actor: attribution only, never used for authorization. */
+  actor: string | null;
+  requestId: string;
+}

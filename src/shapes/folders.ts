@@ -1,0 +1,34 @@
+import type { Config } from '../config.js';
+import type { FolderRow } from '../drive/folders.js';
+import { iso } from '../time.js';
+
+/** The public folder shapes (spec 2.6; REFERENCE FolderOut and FolderDeleteOut). Paths carry both slashes. */
+export function folderOut(r: FolderRow) {
+  return {
+    fld_id: r.id,
+    id: r.id,
+    drive_id: r.drive_id,
+    path: `/${r.path}/`,
+    description: r.description,
+    inherit_grants: r.inherit_grants,
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    deleted_at: iso(r.deleted_at),
+    purge_at: iso(r.purge_at),
+  };
+}
+export type FolderOut = ReturnType<typeof folderOut>;
+
+export function folderDeleteOut(config: Config, r: { folder: FolderRow; nSubfoldersDeleted: number; nArtifactsDeleted: number }) {
+  return {
+    ok: true as const,
+    fld_id: r.folder.id,
+    id: r.folder.id,
+    path: `/${r.folder.path}/`,
+    deleted_at: iso(r.folder.deleted_at)!,
+    purge_at: iso(r.folder.purge_at)!,
+    retention_days: config.durations.trashRetentionS / 86400,
+    n_subfolders_deleted: r.nSubfoldersDeleted,
+    n_artifacts_deleted: r.nArtifactsDeleted,
+  };
+}
