@@ -96,6 +96,8 @@ const envSchema = z.object({
   BLOB_CACHE_MAX_OBJECT_BYTES: int(2 * MB),
   BLOB_GC_GRACE_S: int(HOUR),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
+  // Per drive, across all its credentials: two credentials' worth, so more keys add no budget (spec 8)
+  WRITE_BUDGET_PER_DRIVE_PER_HOUR: positiveInt(200),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
   LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
   // MCP: a tool result is at most this many characters (~20,000 tokens); larger answers are cut with a way to continue
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       blobCacheBytes: e.BLOB_CACHE_BYTES,
       blobCacheMaxObjectBytes: e.BLOB_CACHE_MAX_OBJECT_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
+      writeBudgetPerDrivePerHour: e.WRITE_BUDGET_PER_DRIVE_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
     },

@@ -16,6 +16,7 @@ interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed
+  MALFORMED_REQUEST: { status: 400, meaning: 'the HTTP request itself could not be parsed (written by the HTTP server itself)' },
   MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
   INVALID_REQUEST: { status: 400, meaning: 'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body' },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
@@ -46,6 +47,7 @@ export const ERROR_CATALOGUE = {
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
   UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
   // 409 / 410 / 412: state conflicts
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
@@ -68,6 +70,7 @@ export const ERROR_CATALOGUE = {
   STORAGE_QUOTA_EXCEEDED: { status: 413, meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)', alsoStatus: [402] },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
   NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: 'request headers over the server limit (written by the HTTP server itself)' },
   // 422 / 429
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   RATE_LIMITED: { status: 429, meaning: 'a write or rate budget is exhausted; see Retry-After' },
@@ -111,8 +114,19 @@ export class AppError extends Error {
 
 export const notFound = (message = 'not found') => new AppError('NOT_FOUND', message);
 
-/** Every status a code in the catalogue can have: what the OpenAPI document declares. */
-export function catalogueStatuses(): number[] {
-  const all = Object.values(ERROR_CATALOGUE as Record<string, CatalogueEntry>).flatMap((e) => [e.status, ...(e.alsoStatus ?? [])]);
+/** Every status the given codes (default: the whole catalogue) can have: what the OpenAPI document declares. */
+export function catalogueStatuses(codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[]): number[] {
+  const all = codes.flatMap((c) => {
+    const e: CatalogueEntry = ERROR_CATALOGUE[c];
+    return [e.status, ...(e.alsoStatus ?? [])];
+  });
   return [...new Set(all)].sort((a, b) => a - b);
+}
+
+/** The codes of the catalogue that answer with `status`. */
+export function codesWithStatus(status: number, codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[]): ErrorCode[] {
+  return codes.filter((c) => {
+    const e: CatalogueEntry = ERROR_CATALOGUE[c];
+    return e.status === status || e.alsoStatus?.includes(status);
+  });
 }

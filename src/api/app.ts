@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
+import { methodGuard } from './middleware/methods.js';
 import { writeBudget } from './middleware/rate-limit.js';
 import { inputGate, rejectNulInBody } from './middleware/input-gate.js';
 import { requestLog } from './middleware/request-log.js';
@@ -58,6 +59,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
   app.use(inputGate);
+  // OPTIONS and 405 answer from the declared routes, ahead of authentication.
+  app.use(methodGuard());
 
   // Form-encoded with RFC 6749 errors, so it parses its own body before the JSON parser sees it.
   app.use(oauthTokenRouter(ctx));

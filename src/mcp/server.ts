@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
 import { recordMcpActivity } from '../identity/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
-import { writeBudgetStatus } from '../usage/rate-limits.js';
+import { budgetStatusOf } from '../usage/rate-limits.js';
 import { registerBrowseTools } from './tools-browse.js';
 import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
@@ -68,7 +68,7 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
       throw err;
     }
     await recordMcpActivity(app, auth);
-    const budget = writeBudgetStatus(auth.state.writesThisHour, app.config.limits.writeBudgetPerHour);
+    const budget = budgetStatusOf(app, auth.state);
     res.setHeader('X-RateLimit-Limit', String(budget.limit));
     res.setHeader('X-RateLimit-Remaining', String(budget.remaining));
     res.setHeader('X-RateLimit-Reset', String(budget.resetS));

@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../request-context.js';
 import type { SearchService } from '../search/service.js';
-import { chargeWrite, rateLimited } from '../usage/rate-limits.js';
+import { chargeWriteOrRefuse } from '../usage/rate-limits.js';
 
 /**
  * How every MCP tool is declared and run: the zod input and output schemas, true annotations,
@@ -76,9 +76,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
       const actorArgument = (args as { actor?: unknown }).actor;
       const actor = spec.budget === 'read' ? null : checkActorName(typeof actorArgument === 'string' ? actorArgument : env.actorHeader);
       if (spec.budget === 'write') {
-        const limit = app.config.limits.writeBudgetPerHour;
-        const hit = await chargeWrite(app, auth, limit);
-        if (!hit.allowed) throw rateLimited(`write budget of ${limit} per hour is spent`, hit.retryAfterS);
+        await chargeWriteOrRefuse(app, auth);
       } else if (spec.budget === 'read') {
         app.usageMeter.count(auth.driveId);
       }

@@ -10,7 +10,7 @@ import { writeTransaction } from '../drive/events.js';
 import { quotaExceeded, storageCommitted } from '../drive/quota.js';
 import { hashSecret, newSecret } from '../identity/secrets.js';
 import { spoolBody } from '../storage/spool.js';
-import { chargeWrite, rateLimited } from '../usage/rate-limits.js';
+import { chargeWriteOrRefuse } from '../usage/rate-limits.js';
 import { one } from '../db/sql.js';
 
 /**
@@ -131,9 +131,7 @@ export async function uploadWithToken(
     actor: t.actor_name, changeSummary: t.change_summary, ifMatch: t.if_match ?? undefined,
   };
   await preflightPut(app, input);
-  const limit = app.config.limits.writeBudgetPerHour;
-  const charged = await chargeWrite(app, principal, limit);
-  if (!charged.allowed) throw rateLimited(`write budget of ${limit} per hour is spent`, charged.retryAfterS);
+  await chargeWriteOrRefuse(app, principal);
 
   const spooled = await spoolBody(body.stream, { maxBytes, memoryBytes: app.config.limits.uploadSpoolMemoryBytes });
   if (spooled.tooLarge) throw bytesLimit(maxBytes);

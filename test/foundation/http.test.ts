@@ -54,7 +54,7 @@ describe('HTTP skeleton', () => {
   });
 
   it('malformed JSON gets the envelope with 400', async () => {
-    const res = await fetch(`${api.url}/healthz`, {
+    const res = await fetch(`${api.url}/agent/identity`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"unterminated": ',
@@ -79,7 +79,7 @@ describe('route() validation', () => {
   }, ({ params, body }) => ({ id: params.id, ...body }));
   app.use(router, unknownRoute, errorHandler(createLogger('silent', 'test')));
 
-  it('answers 422 with the envelope and a validation body naming each field', async () => {
+  it('answers 422 with the standard validation-error body naming each field', async () => {
     const server = app.listen(0);
     const port = (server.address() as { port: number }).port;
     try {
@@ -89,9 +89,8 @@ describe('route() validation', () => {
         body: JSON.stringify({ name: '', count: 1.5 }),
       });
       expect(bad.status).toBe(422);
-      const err = (await bad.json()).detail.error;
-      expect(err.code).toBe('VALIDATION_ERROR');
-      expect(err.issues.map((i: { loc: string[] }) => i.loc.join('.'))).toEqual(['path.id']);
+      const detail = (await bad.json()).detail;
+      expect(detail).toEqual([{ loc: ['path', 'id'], msg: expect.any(String), type: 'invalid_format' }]);
 
       const badBody = await fetch(`http://127.0.0.1:${port}/things/thg_1`, {
         method: 'POST',
@@ -99,7 +98,7 @@ describe('route() validation', () => {
         body: JSON.stringify({ name: '', count: 1.5 }),
       });
       expect(badBody.status).toBe(422);
-      const issues = (await badBody.json()).detail.error.issues.map((i: { loc: string[] }) => i.loc.join('.'));
+      const issues = (await badBody.json()).detail.map((i: { loc: string[] }) => i.loc.join('.'));
       expect(issues.sort()).toEqual(['body.count', 'body.name']);
 
       const ok = await fetch(`http://127.0.0.1:${port}/things/thg_1`, {

@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import { dependencyFailure } from '../../dependency-errors.js';
 import { AppError } from '../../errors.js';
 import { errorEnvelope } from '../errors.js';
+import { ValidationError } from '../http/route.js';
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {
   next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
@@ -32,7 +33,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
-    res.status(apiError.status).json(errorEnvelope(apiError.code, apiError.message, apiError.extra));
+    // 422 is the standard validation-error body; every other error is the envelope (spec 7).
+    if (apiError instanceof ValidationError) res.status(422).json({ detail: apiError.issues });
+    else res.status(apiError.status).json(errorEnvelope(apiError.code, apiError.message, apiError.extra));
   };
 }
 

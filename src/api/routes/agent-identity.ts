@@ -90,6 +90,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     tags: ['agent auth'],
     body: registerBody,
     invalidBody: 'INVALID_BODY',
+    errors: ['INVALID_BODY', 'UNKNOWN_PROVIDER', 'ID_JAG_INVALID', 'ID_JAG_EMAIL_UNVERIFIED', 'RATE_LIMITED', 'AGENT_AUTH_NOT_CONFIGURED'],
     responses: {
       201: { description: 'identity created', schema: anonymousOut },
       400: { description: 'INVALID_BODY or UNKNOWN_PROVIDER' },
@@ -111,6 +112,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     tags: ['agent auth'],
     body: claimBody,
     invalidBody: 'INVALID_BODY',
+    errors: ['INVALID_BODY', 'CLAIM_TOKEN_INVALID', 'ALREADY_CLAIMED', 'AGENT_AUTH_NOT_CONFIGURED'],
     responses: {
       200: { description: 'ceremony started; poll /oauth2/token with grant_type=claim', schema: claimOut },
       401: { description: 'CLAIM_TOKEN_INVALID' },

@@ -23,6 +23,7 @@ export function healthRouter(ctx: AppContext): Router {
     path: '/readyz',
     summary: 'Readiness: PostgreSQL, Temporal and S3 are all reachable',
     tags: ['health'],
+    errors: ['NOT_READY'],
     responses: {
       200: { description: 'ready', schema: z.object({ status: z.literal('ready'), checks: checksSchema }) },
       503: { description: 'a dependency is unreachable; the message names it' },

@@ -35,6 +35,8 @@ const tokenOut = z.object({
   identity_assertion_expires_at: z.iso.datetime().optional(),
 });
 
+const oauthErrorOut = z.object({ error: z.string(), error_description: z.string() });
+
 // Documented in /openapi.json like every route; handled below because its errors use the RFC 6749 shape.
 registeredRoutes.push({
   method: 'post',
@@ -43,10 +45,11 @@ registeredRoutes.push({
   tags: ['agent auth'],
   body: tokenForm,
   bodyContentType: 'application/x-www-form-urlencoded',
+  ownErrors: true,
   responses: {
     200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
-    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied' },
-    503: { description: 'temporarily_unavailable: agent auth is not configured' },
+    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied', schema: oauthErrorOut },
+    503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
   },
 } as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
 
