@@ -29,13 +29,17 @@ export const ERROR_CATALOGUE = {
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
   BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
   BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
+  INVALID_PRINCIPAL: { status: 400, meaning: 'grant principal breaks the principal rules (anyone: no id or email; agent and org: id; user: exactly one of id and email)' },
+  INVALID_ROLE: { status: 400, meaning: 'the role is not one the caller may give (a share or grant never exceeds the giver\'s own role)' },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
   // 401 / 403: who is asking
   UNAUTHENTICATED: { status: 401, meaning: 'missing, invalid, expired or revoked bearer credential' },
   CLAIM_TOKEN_INVALID: { status: 401, meaning: 'unknown claim token, or its drive is gone' },
+  SHARE_PASSWORD_REQUIRED: { status: 401, meaning: 'the share link is password-protected and the password is missing or wrong' },
   ID_JAG_INVALID: { status: 401, meaning: 'the ID-JAG assertion failed verification' },
   FORBIDDEN: { status: 403, meaning: 'the path names another drive than the authenticated one' },
   ID_JAG_EMAIL_UNVERIFIED: { status: 403, meaning: 'the ID-JAG assertion carries no verified email' },
+  PERMISSION_DENIED: { status: 403, meaning: 'the caller can read this resource, but its role lacks the capability the action needs' },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },

@@ -18,6 +18,7 @@ import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { uploadsRouter } from './routes/uploads.js';
 import { searchRouter } from './routes/search.js';
+import { sharingRouter } from './routes/sharing.js';
 import { bindSearchToArtifacts, createSearchHooks } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
@@ -76,6 +77,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(artifactContentRouter(ctx));
   app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
+  app.use(sharingRouter(ctx));
   app.use(uploadsRouter(ctx));
   app.use(searchRouter(ctx, opts.search ?? defaultSearchService(ctx, engine)));
 
