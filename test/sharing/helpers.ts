@@ -10,7 +10,16 @@ export async function agentClient(api: TestApi) {
   const base = await driveClient(api);
   const auth = bearer(token);
   const call: DriveClient['call'] = async (method, path, opts = {}) => base.call(method, path, { ...opts, headers: { ...auth, ...(opts.headers ?? {}) } });
-  return { ...base, driveId: reg.drive_id, aid: reg.agent_identity_id, auth, call, get: (p: string, h: Record<string, string> = {}) => call('GET', p, { headers: h }) };
+  return {
+    ...base,
+    driveId: reg.drive_id,
+    aid: reg.agent_identity_id,
+    auth,
+    call,
+    get: (p: string, h: Record<string, string> = {}) => call('GET', p, { headers: h }),
+    put: (p: string, body: string, h: Record<string, string> = {}) => call('PUT', `/v0/artifacts/${p}`, { body, headers: h }),
+    events: async (q = '') => (await call('GET', `/v0/events${q}`)).json.items as any[],
+  };
 }
 
 export interface Parties {
