@@ -34,10 +34,10 @@ export interface Parties {
   x: DriveClient;
 }
 
-export function useParties(ready: (p: Parties) => void) {
+export function useParties(ready: (p: Parties) => void, overrides: Record<string, string> = {}) {
   let api: TestApi | undefined;
   beforeAll(async () => {
-    api = await startIdentityApi();
+    api = await startIdentityApi(overrides);
     const a = await driveClient(api);
     const bClient = await driveClient(api);
     const [row] = await api.ctx.orm.em.fork().execute<{ owner_email: string }[]>('select owner_email from drives where id = ?', [bClient.driveId]);
