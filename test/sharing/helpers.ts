@@ -17,7 +17,8 @@ export async function agentClient(api: TestApi) {
     auth,
     call,
     get: (p: string, h: Record<string, string> = {}) => call('GET', p, { headers: h }),
-    put: (p: string, body: string, h: Record<string, string> = {}) => call('PUT', `/v0/artifacts/${p}`, { body, headers: h }),
+    put: (p: string, body: string | Uint8Array, h: Record<string, string> = {}) =>
+      call('PUT', `/v0/artifacts/${p}`, { body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit, headers: h }),
     events: async (q = '') => (await call('GET', `/v0/events${q}`)).json.items as any[],
   };
 }
