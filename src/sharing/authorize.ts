@@ -69,6 +69,19 @@ export async function authorize(rc: RequestContext, resource: Resource, capabili
 }
 
 /**
+ * The rule for a record that hangs off a resource (a grant, a share link): a caller who may not
+ * even read the resource gets the record's own 404 (`notFound`), so it learns nothing of either.
+ */
+export async function authorizeThrough(rc: RequestContext, resource: Resource, capability: Capability, notFound: () => AppError, db?: Db): Promise<Access> {
+  try {
+    return await authorize(rc, resource, capability, db);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) throw notFound();
+    throw err;
+  }
+}
+
+/**
  * The drive an operation acts on for a resource named by id: the caller's own when the resource is
  * there, else the owner's, if the caller's grants allow `capability` (404 / 403 as above).
  */

@@ -2,7 +2,7 @@ import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import { EventAction, writeTransaction, type WriteTx } from '../drive/events.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { authorize, callerPrincipals, LIVE_GRANT, type Access, type Capability, type Resource, type Role } from './authorize.js';
+import { authorize, authorizeThrough, callerPrincipals, LIVE_GRANT, type Access, type Capability, type Role } from './authorize.js';
 import { checkPrincipal, insertGrant, type GrantRow, type PrincipalIn } from './grant-records.js';
 import { resolveResource, resourceOf } from './resources.js';
 import { syncVisibility } from './visibility.js';
@@ -72,15 +72,7 @@ async function liveGrant(db: Db, grnId: string, lock = false): Promise<GrantRow>
   return g;
 }
 
-/** The rule on the grant's resource; a caller who may not even read it learns nothing of the grant either. */
-async function authorizeOnGrant(rc: RequestContext, g: GrantRow, capability: Capability, db: Db): Promise<Access> {
-  try {
-    return await authorize(rc, resourceOf(g) as Resource, capability, db);
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw grantNotFound();
-    throw err;
-  }
-}
+const authorizeOnGrant = (rc: RequestContext, g: GrantRow, capability: Capability, db: Db) => authorizeThrough(rc, resourceOf(g), capability, grantNotFound, db);
 
 /** PATCH /v0/grants/{grn_id}: role and/or expiry; `expiresIn: null` makes it permanent, undefined leaves it. */
 export async function patchGrant(rc: RequestContext, grnId: string, input: { role?: Role; expiresIn?: number | null }): Promise<GrantRow> {

@@ -8,7 +8,7 @@ import type { ArtifactRow } from '../drive/artifact-records.js';
 import { EventAction, writeTransaction } from '../drive/events.js';
 import { hashPassword, verifyPassword } from '../identity/users.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { authorize, roleRank, type Access, type Capability, type FolderRef, type Role } from './authorize.js';
+import { authorize, authorizeThrough, roleRank, type Capability, type FolderRef, type Role } from './authorize.js';
 import { actingCredential } from './grants.js';
 import { resolveResource, resourceOf } from './resources.js';
 
@@ -91,14 +91,7 @@ async function liveShare(db: Db, shrId: string, lock = false): Promise<ShareRow>
   return s;
 }
 
-async function authorizeOnShare(rc: RequestContext, s: ShareRow, capability: Capability): Promise<Access> {
-  try {
-    return await authorize(rc, resourceOf(s), capability);
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw shareNotFound();
-    throw err;
-  }
-}
+const authorizeOnShare = (rc: RequestContext, s: ShareRow, capability: Capability) => authorizeThrough(rc, resourceOf(s), capability, shareNotFound);
 
 /** DELETE /v0/shares/{shr_id}: needs can_manage; the key is dead at once. */
 export async function revokeShare(rc: RequestContext, shrId: string): Promise<ShareRow> {
