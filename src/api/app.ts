@@ -23,6 +23,7 @@ import { uploadsRouter } from './routes/uploads.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
 import { mcpRouter } from '../mcp/server.js';
 import { searchRouter } from './routes/search.js';
+import { sharingRouter } from './routes/sharing.js';
 import { bindSearchToArtifacts, createSearchHooks } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
@@ -93,6 +94,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(artifactContentRouter(ctx));
   app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
+  app.use(sharingRouter(ctx));
   app.use(uploadsRouter(ctx));
   app.use(searchRouter(ctx, search));
 

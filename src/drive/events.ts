@@ -23,6 +23,12 @@ export const EventAction = {
   folderPurged: 'folder.purged',
   driveDeleted: 'drive.deleted',
   driveRestored: 'drive.restored',
+  grantCreated: 'grant.created',
+  grantUpdated: 'grant.updated',
+  grantRevoked: 'grant.revoked',
+  shareCreated: 'share.created',
+  shareRotated: 'share.rotated',
+  shareRevoked: 'share.revoked',
 } as const;
 
 export interface NewEvent {

@@ -5,6 +5,7 @@ import { Migration20261122030000_search } from './Migration20261122030000_search
 import { Migration20261122040000_uploads } from './Migration20261122040000_uploads.js';
 import { Migration20261122050000_search_recency } from './Migration20261122050000_search_recency.js';
 import { Migration20261122060000_mcp } from './Migration20261122060000_mcp.js';
+import { Migration20261122070000_sharing } from './Migration20261122070000_sharing.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   { name: 'Migration20261122040000_uploads', class: Migration20261122040000_uploads },
   { name: 'Migration20261122050000_search_recency', class: Migration20261122050000_search_recency },
   { name: 'Migration20261122060000_mcp', class: Migration20261122060000_mcp },
+  { name: 'Migration20261122070000_sharing', class: Migration20261122070000_sharing },
 ];
