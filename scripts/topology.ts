@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createOrm, migrate } from '../src/db/orm.js';
+import { startStack, type Stack } from '../src/stack/index.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { buildWorkflowBundle } from './build-workflows.js';
+
+/**
+ * `npm run test:topology`: the scale-out shape without Docker. One set of dependencies, two API
+ * processes and two workers as separate processes against it; writes go through both APIs
+ * (anonymous agents, one registered on each API); mid-run one API and one worker are SIGKILLed
+ * and the writers fail over to the survivor. Passes when every acknowledged write reads back
+ * byte for byte through the surviving API and is found by /v0/search. Exit code 0 or 1.
+ */
+const base = Number(process.env.TOPOLOGY_PORT_BASE ?? Number(process.env.TEST_PORT_BASE ?? 15400) + 40);
+const dataDir = `.data/topology-${base}`;
+const WRITERS = 4;
+const WRITE_SECONDS = Number(process.env.TOPOLOGY_WRITE_SECONDS ?? 16);
+const KILL_AFTER_S = WRITE_SECONDS / 2;
+/** Indexing of the last writes, plus Temporal noticing the lost worker's tasks. */
+const CHECK_BOUND_S = Number(process.env.TOPOLOGY_CHECK_SECONDS ?? 90);
+const log = (m: string) => console.log(`[topology] ${m}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const word = () => `zq${[...randomBytes(10)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+
+interface Api {
+  name: string;
+  url: string;
+  proc: ManagedProcess;
+  dead: boolean;
+}
+interface Agent {
+  headers: Record<string, string>;
+}
+interface Ack {
+  path: string;
+  body: string;
+  marker: string;
+  artId: string;
+  agent: Agent;
+  via: string;
+}
+
+async function json<T>(res: Response, what: string, status = 200): Promise<T> {
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** POST /agent/identity {type: anonymous}, then the jwt-bearer exchange for an access token. */
+async function register(url: string): Promise<Agent> {
+  const reg = await json<{ identity_assertion: string }>(
+    await fetch(`${url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) }),
+    'POST /agent/identity',
+    201,
+  );
+  const token = await json<{ access_token: string }>(
+    await fetch(`${url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: reg.identity_assertion }).toString(),
+    }),
+    'POST /oauth2/token',
+  );
+  return { headers: { authorization: `Bearer ${token.access_token}` } };
+}
+
+async function main(): Promise<boolean> {
+  const started = Date.now();
+  rmSync(dataDir, { recursive: true, force: true });
+  const ports = { pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, http: base + 5, metrics: base + 6, apiA: base + 8, apiB: base + 9 };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(ports.pg),
+    TEMPORAL_PORT: String(ports.temporal),
+    TEMPORAL_UI_PORT: String(ports.ui),
+    S3_PORT: String(ports.s3),
+    TEMPORAL_HTTP_PORT: String(ports.http),
+    TEMPORAL_METRICS_PORT: String(ports.metrics),
+    TEMPORAL_TASK_QUEUE: `topology-${base}`,
+    CLEANUP_INTERVAL_S: '5',
+    WRITE_BUDGET_PER_HOUR: '1000000',
+    REGISTRATIONS_PER_IP_PER_HOUR: '1000',
+  };
+  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'PORT']) delete env[v];
+
+  const procs: ManagedProcess[] = [];
+  let stack: Stack | undefined;
+  try {
+    await buildWorkflowBundle();
+    stack = await startStack(loadConfig(env), log);
+    Object.assign(env, stack.env);
+    const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });
+    await migrate(orm);
+    await orm.close();
+    log(`dependencies up in ${((Date.now() - started) / 1000).toFixed(1)} s; starting 2 workers and 2 APIs`);
+
+    const logDir = path.resolve(dataDir, 'logs');
+    const spawnNode = (name: string, script: string, extra: NodeJS.ProcessEnv = {}) => {
+      const p = spawnManaged(name, process.execPath, ['--import', 'tsx', path.resolve('src', script)], { logDir, env: { ...env, ...extra } });
+      procs.push(p);
+      return p;
+    };
+    const workers = [spawnNode('worker-a', 'worker.ts'), spawnNode('worker-b', 'worker.ts')];
+    const apis: Api[] = (['a', 'b'] as const).map((n) => {
+      const port = n === 'a' ? ports.apiA : ports.apiB;
+      const url = `http://127.0.0.1:${port}`;
+      return { name: `api-${n}`, url, dead: false, proc: spawnNode(`api-${n}`, 'main.ts', { PORT: String(port), PUBLIC_BASE_URL: url }) };
+    });
+    for (const a of apis) await waitForPort(Number(new URL(a.url).port), a.proc, { log });
+    const agents = await Promise.all(apis.map((a) => register(a.url)));
+    log(`APIs ready; agents registered on ${apis.map((a) => a.name).join(' and ')}; writing for ${WRITE_SECONDS} s with ${WRITERS} writers`);
+
+    const acks: Ack[] = [];
+    let failed = 0;
+    const byApi: Record<string, number> = {};
+    const writeStart = Date.now();
+    const writer = async (w: number) => {
+      for (let i = 0; Date.now() - writeStart < WRITE_SECONDS * 1000; i++) {
+        const agent = agents[(w + i) % agents.length];
+        const live = apis.filter((a) => !a.dead);
+        const api = live[(w + i) % live.length]; // round robin; a load balancer drops the dead one
+        const marker = word();
+        const p = `topology/w${w}/${i}.md`;
+        const body = `# write ${w}.${i}\n\nThis note carries the marker ${marker}.\n`;
+        try {
+          const res = await fetch(`${api.url}/v0/artifacts/${p}`, { method: 'PUT', headers: { ...agent.headers, 'content-type': 'text/markdown' }, body });
+          if (res.status !== 200 && res.status !== 201) throw new Error(`PUT ${p} via ${api.name}: ${res.status} ${await res.text()}`);
+          const { art_id: artId } = (await res.json()) as { art_id: string };
+          acks.push({ path: p, body, marker, artId, agent, via: api.name });
+          byApi[api.name] = (byApi[api.name] ?? 0) + 1;
+        } catch (err) {
+          // Not acknowledged: the client saw no 2xx, so the write may or may not exist. Only an
+          // API we killed may fail a request.
+          if (!api.dead) throw err;
+          failed++;
+        }
+      }
+    };
+    const killer = (async () => {
+      await sleep(KILL_AFTER_S * 1000);
+      const [api, worker] = [apis[1], workers[0]];
+      log(`SIGKILL ${api.name} (pid ${api.proc.child.pid}) and ${worker.name} (pid ${worker.child.pid}) after ${acks.length} acknowledged writes`);
+      api.dead = true;
+      process.kill(-api.proc.child.pid!, 'SIGKILL');
+      process.kill(-worker.child.pid!, 'SIGKILL');
+    })();
+    await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), killer]);
+    const writeSeconds = (Date.now() - writeStart) / 1000;
+    log(`${acks.length} writes acknowledged (${Object.entries(byApi).map(([k, v]) => `${k} ${v}`).join(', ')}), ${failed} failed on the killed API, in ${writeSeconds.toFixed(1)} s`);
+
+    // Every acknowledged write, through the survivor: the bytes, then the search hit.
+    const survivor = apis[0];
+    let readOk = 0;
+    for (const a of acks) {
+      const res = await fetch(`${survivor.url}/v0/artifacts/${a.path}`, { headers: a.agent.headers });
+      const text = await res.text();
+      if (res.status === 200 && text === a.body) readOk++;
+      else log(`READ MISMATCH ${a.path} (via ${a.via}): ${res.status} ${text.slice(0, 200)}`);
+    }
+    log(`${readOk}/${acks.length} read back byte for byte through ${survivor.name}`);
+
+    const checkStart = Date.now();
+    let pending = [...acks];
+    while (pending.length && Date.now() - checkStart < CHECK_BOUND_S * 1000) {
+      const still: Ack[] = [];
+      for (const a of pending) {
+        const res = await fetch(`${survivor.url}/v0/search?q=${a.marker}`, { headers: a.agent.headers });
+        const hits = (await json<{ items: { art_id: string }[] }>(res, 'GET /v0/search')).items;
+        if (!hits.some((h) => h.art_id === a.artId)) still.push(a);
+      }
+      pending = still;
+      if (pending.length) await sleep(1000);
+    }
+    const indexSeconds = (Date.now() - checkStart) / 1000;
+    log(`${acks.length - pending.length}/${acks.length} found by /v0/search through ${survivor.name} (${indexSeconds.toFixed(1)} s after the last write)`);
+    for (const a of pending.slice(0, 10)) log(`NOT INDEXED ${a.path} (${a.artId}, via ${a.via})`);
+
+    const ok = acks.length > 0 && readOk === acks.length && pending.length === 0 && byApi['api-a'] > 0 && byApi['api-b'] > 0;
+    log(`${ok ? 'PASS' : 'FAIL'} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${logDir})`);
+    return ok;
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+    await stack?.stop();
+  }
+}
+
+const ok = await main().catch((err) => {
+  console.error(`[topology] FAIL: ${(err as Error).stack ?? String(err)}`);
+  return false;
+});
+if (ok) rmSync(dataDir, { recursive: true, force: true });
+process.exit(ok ? 0 : 1);
