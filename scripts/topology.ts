@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack, type Stack } from '../src/stack/index.js';
@@ -24,6 +25,8 @@ const PAUSE_MS = Number(process.env.TOPOLOGY_PAUSE_MS ?? 300);
 const KILL_AFTER_S = WRITE_SECONDS / 2;
 /** Indexing of the last writes, plus Temporal noticing the lost worker's tasks. */
 const CHECK_BOUND_S = Number(process.env.TOPOLOGY_CHECK_SECONDS ?? 90);
+/** Past CHECK_BOUND_S the check goes on while indexing still progresses (a loaded machine), up to this. */
+const CHECK_CAP_S = Number(process.env.TOPOLOGY_CHECK_CAP_SECONDS ?? 150);
 const PUBLIC_URL = 'http://drive.topology.test';
 const log = (m: string) => console.log(`[topology] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,6 +48,31 @@ interface Ack {
   artId: string;
   agent: Agent;
   via: string;
+}
+
+/** On a failure: what PostgreSQL is busy with or waiting for (a stuck step is often a lock). */
+async function dumpDatabaseActivity(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select pid, state, wait_event_type, wait_event, round(extract(epoch from now() - xact_start)) as xact_s, left(query, 160) as query
+         from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`,
+    );
+    for (const r of rows) log(`pg ${r.pid} ${r.state} wait=${r.wait_event_type ?? '-'}/${r.wait_event ?? '-'} xact ${r.xact_s ?? '-'} s: ${r.query}`);
+    if (!rows.length) log('pg: no busy connection');
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForLog(proc: ManagedProcess, pattern: RegExp, timeoutMs = 180_000) {
+  const end = Date.now() + timeoutMs;
+  while (!pattern.test(existsSync(proc.logFile!) ? readFileSync(proc.logFile!, 'utf8') : '')) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with code ${proc.child.exitCode}; its log: ${proc.logFile}`);
+    if (Date.now() > end) throw new Error(`${proc.name} did not start polling within ${timeoutMs / 1000} s; its log: ${proc.logFile}`);
+    await sleep(250);
+  }
 }
 
 async function json<T>(res: Response, what: string, status = 200): Promise<T> {
@@ -145,6 +173,8 @@ async function main(): Promise<boolean> {
       return { name: `api-${n}`, url, dead: false, proc: spawnNode(`api-${n}`, 'main.ts', { PORT: String(port), PUBLIC_BASE_URL: PUBLIC_URL }) };
     });
     for (const a of apis) await waitForPort(Number(new URL(a.url).port), a.proc, { log });
+    // Killing a worker that never polled would prove nothing: wait until both say RUNNING.
+    for (const w of workers) await waitForLog(w, /state: 'RUNNING'/);
     const agents = await Promise.all(apis.map((a) => register(a.url)));
     log(`APIs ready; agents registered on ${apis.map((a) => a.name).join(' and ')}; writing for ${WRITE_SECONDS} s with ${WRITERS} writers`);
 
@@ -203,13 +233,19 @@ async function main(): Promise<boolean> {
 
     const checkStart = Date.now();
     let pending = [...acks];
-    while (pending.length && Date.now() - checkStart < CHECK_BOUND_S * 1000) {
+    let lastProgress = checkStart;
+    const within = () => {
+      const now = Date.now();
+      return now - checkStart < CHECK_BOUND_S * 1000 || (now - lastProgress < 20_000 && now - checkStart < CHECK_CAP_S * 1000);
+    };
+    while (pending.length && within()) {
       const still: Ack[] = [];
       for (const a of pending) {
         const res = await fetch(`${survivor.url}/v0/search?q=${a.marker}`, { headers: a.agent.headers });
         const hits = (await json<{ items: { art_id: string }[] }>(res, 'GET /v0/search')).items;
         if (!hits.some((h) => h.art_id === a.artId)) still.push(a);
       }
+      if (still.length !== pending.length) lastProgress = Date.now();
       if (still.length !== pending.length) log(`${acks.length - still.length}/${acks.length} indexed after ${((Date.now() - checkStart) / 1000).toFixed(0)} s`);
       pending = still;
       if (pending.length) await sleep(1000);
@@ -217,6 +253,7 @@ async function main(): Promise<boolean> {
     const indexSeconds = (Date.now() - checkStart) / 1000;
     log(`${acks.length - pending.length}/${acks.length} found by /v0/search through ${survivor.name} (${indexSeconds.toFixed(1)} s after the last write)`);
     const { lost, other } = pending.length ? await explain(pending, loadConfig(env), killedWorkerPid) : { lost: [], other: [] };
+    if (other.length) await dumpDatabaseActivity(env.DATABASE_URL!);
     if (lost.length) log(`${lost.length} wait for the killed worker's activity attempts to time out (Temporal retries them on the surviving worker then)`);
 
     const ok = acks.length > 0 && readOk === acks.length && other.length === 0 && byApi['api-a'] > 0 && byApi['api-b'] > 0;
