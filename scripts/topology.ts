@@ -209,7 +209,7 @@ async function main(): Promise<boolean> {
     const killer = (async () => {
       await sleep(KILL_AFTER_S * 1000);
       const [api, worker] = [apis[1], workers[0]];
-      log(`SIGKILL ${api.name} (pid ${api.proc.child.pid}) and ${worker.name} (pid ${worker.child.pid}) after ${acks.length} acknowledged writes`);
+      log(`SIGKILL ${api.name} (pid ${api.proc.child.pid}) and ${worker.name} (pid ${worker.child.pid}) after ${acks.length} acknowledged writes; ${workers[1].name} (pid ${workers[1].child.pid}) survives`);
       api.dead = true;
       process.kill(-api.proc.child.pid!, 'SIGKILL');
       process.kill(-worker.child.pid!, 'SIGKILL');
