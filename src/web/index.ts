@@ -10,6 +10,8 @@ import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { WebAuthNotConfigured } from './session.js';
 import { viewerRouter } from './viewer/routes.js';
+import { drivePagesRouter } from './owner/drive-pages.js';
+import { sharingPageRouter } from './owner/sharing-page.js';
 import { sharePageRouter } from './viewer/share-page.js';
 
 const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', '/settings', '/trash', '/files'];
@@ -19,7 +21,7 @@ export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx));
+  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
   // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
   router.use(sharePageRouter(ctx), viewerRouter(ctx));
 
