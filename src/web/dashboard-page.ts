@@ -5,7 +5,7 @@ import { listEvents } from '../drive/events.js';
 import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
 import { driveUsage } from '../usage/usage.js';
 import { loginUrl } from './auth-pages.js';
-import { csrfField, html, sendPage, type Html } from './html.js';
+import { csrfField, html, sendPage, shortTime, type Html } from './html.js';
 import { navFor } from './nav.js';
 import { csrfValid, readSession, type Session } from './session.js';
 
@@ -25,7 +25,7 @@ async function overview(ctx: AppContext, session: Session, requestId: string): P
       <tr><td>Indexing operations this month</td><td>${m.indexing_ops.used}</td></tr>
       <tr><td>Retrieval queries this month</td><td>${m.retrieval_queries.used}</td></tr></tbody></table></section>
     <section data-testid="activity"><h2>Recent activity</h2><table><tbody>${events.items.length
-      ? events.items.map((e) => html`<tr><td class="muted">${(e.created_at instanceof Date ? e.created_at.toISOString() : String(e.created_at)).replace('T', ' ').slice(0, 16)}</td>
+      ? events.items.map((e) => html`<tr><td class="muted">${shortTime(e.created_at)}</td>
           <td>${e.action}</td><td>${typeof e.metadata?.path === 'string' ? e.metadata.path : (e.art_id ?? '')}</td><td class="muted">${e.actor_name ?? ''}</td></tr>`)
       : html`<tr><td class="muted">Nothing yet.</td></tr>`}</tbody></table>
     <p><a href="/${session.drv}/">Browse files</a> · <a href="/trash">Trash</a></p></section>`;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
+import { iso, type Timestamp } from '../time.js';
 
 /**
  * Server-rendered pages: plain strings, every interpolated value escaped with `esc`, no external
@@ -84,3 +85,6 @@ export function sendPage(res: Response, title: string, body: Html, status = 200,
 
 /** A hidden CSRF field for a form. */
 export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
+
+/** A timestamp as pages show it: `2026-11-23 04:48` (UTC). */
+export const shortTime = (t: Timestamp | null | undefined) => (iso(t ?? null) ?? '').replace('T', ' ').slice(0, 16);

@@ -6,7 +6,7 @@ import { setWikiIndexing } from '../../drive/drive-settings.js';
 import { restoreArtifact, deleteArtifact } from '../../drive/trash.js';
 import { AppError } from '../../errors.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../../identity/accounts.js';
-import { csrfField, html } from '../html.js';
+import { csrfField, html, shortTime } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
 import { field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
 
@@ -15,7 +15,7 @@ import { field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
  * flash, so a reload never mints again; revoke), settings (wiki indexing) and the danger zone
  * (delete and restore the drive). Each calls one domain operation as the signed-in drive.
  */
-const when = (t: unknown) => (t instanceof Date ? t.toISOString() : String(t ?? '')).replace('T', ' ').slice(0, 16);
+const when = shortTime;
 
 export function drivePagesRouter(ctx: AppContext): Router {
   const router = Router();

@@ -5,7 +5,7 @@ import { createGrant, listGrants, revokeGrant } from '../../sharing/grants.js';
 import { listShares, mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from '../../sharing/shares.js';
 import type { Role } from '../../sharing/authorize.js';
 import { shareUrl } from '../../shapes/sharing.js';
-import { csrfField, html } from '../html.js';
+import { csrfField, html, shortTime } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
 import { field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-request.js';
 
@@ -16,7 +16,7 @@ import { field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-reques
  */
 const PAGE = '/settings/sharing';
 const back = (resource: string) => `${PAGE}?resource=${encodeURIComponent(resource)}`;
-const when = (t: unknown) => (t instanceof Date ? t.toISOString() : String(t ?? '')).replace('T', ' ').slice(0, 16);
+const when = shortTime;
 
 export function sharingPageRouter(ctx: AppContext): Router {
   const router = Router();

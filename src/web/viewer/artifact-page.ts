@@ -5,7 +5,8 @@ import type { ArtifactRow } from '../../drive/artifact-records.js';
 import { readContent, type BlobRef } from '../../drive/content.js';
 import type { VersionRow } from '../../drive/versions.js';
 import { mintContentLink } from '../../sharing/content-links.js';
-import { html, Html, sendPage } from '../html.js';
+import { html, Html, sendPage, shortTime } from '../html.js';
+import type { Timestamp } from '../../time.js';
 import { isTextType, kindOf, languageOf, RENDER_MAX_BYTES, renderCode, renderJson, renderMarkdown, renderTable, renderText } from './render.js';
 
 /** One artifact's page: header, version selector, raw/download links and the body rendered by type. */
@@ -57,7 +58,7 @@ function humanSize(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-const when = (t: unknown) => (t instanceof Date ? t.toISOString() : String(t)).replace('T', ' ').slice(0, 16) + ' UTC';
+const when = (t: Timestamp) => `${shortTime(t)} UTC`;
 
 async function body(app: AppContext, v: ArtifactView, versionQuery: string): Promise<Html> {
   const { blob } = v;

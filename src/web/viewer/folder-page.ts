@@ -1,5 +1,4 @@
 import type { Response } from 'express';
-import type { AppContext } from '../../context.js';
 import type { ArtifactRow } from '../../drive/artifact-records.js';
 import { html, sendPage, type Html } from '../html.js';
 

@@ -26,7 +26,7 @@ export function sharePageRouter(ctx: AppContext): Router {
     try {
       r = await redeemShare(ctx, key, password);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED') return passwordForm(ctx, req, res, key, password !== null);
+      if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED') return passwordForm(ctx, req, res, password !== null);
       if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
       throw err;
     }
@@ -52,17 +52,16 @@ export function sharePageRouter(ctx: AppContext): Router {
   router.get('/s/:key{/*rest}', (req, res) => serve(req, res, null));
   router.post('/s/:key{/*rest}', async (req, res) => {
     const session = readSession(ctx.config, req);
-    if (!csrfValid(session, req.body?.csrf)) return passwordForm(ctx, req, res, String(req.params.key), false, 403);
+    if (!csrfValid(session, req.body?.csrf)) return passwordForm(ctx, req, res, false, 403);
     await serve(req, res, typeof req.body?.password === 'string' ? req.body.password : '');
   });
   return router;
 }
 
-function passwordForm(ctx: AppContext, req: Request, res: Response, key: string, wrong: boolean, status = 401) {
+function passwordForm(ctx: AppContext, req: Request, res: Response, wrong: boolean, status = 401) {
   const session = ensureSession(ctx.config, req, res);
   sendPage(res, 'This link needs a password', html`${wrong ? html`<p class="error">That password is not right.</p>` : ''}
     <form method="post" action="${req.originalUrl.split('?')[0]}">${csrfField(session.csrf)}
       <label>Password <input type="password" name="password" autocomplete="off" required></label>
       <button type="submit">Open</button></form>`, status, { nav: navFor(ctx.config, req) });
-  void key;
 }
