@@ -28,6 +28,9 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_BASE_URL: optionalUrl,
   WEB_URL: optionalUrl,
+  // The content origin (uploaded HTML/SVG/PDF are served only there); default: a second local port
+  CONTENT_URL: optionalUrl,
+  CONTENT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 
   // Embedded stack (used only when the external twin is not configured)
   DATA_DIR: z.string().default('.data/dev'),
@@ -141,10 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   const e = parsed.data;
   const baseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  const contentPort = e.CONTENT_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
+  // 127.0.0.1 vs the API's localhost: a different site as well as a different origin, so not even cookies are shared.
+  const contentUrl = (e.CONTENT_URL ?? `http://127.0.0.1:${contentPort}`).replace(/\/$/, '');
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
-    http: { host: e.HOST, port: e.PORT, baseUrl, webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, '') },
+    http: { host: e.HOST, port: e.PORT, baseUrl, webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, ''), contentUrl, contentPort },
     embedded: {
       dataDir: e.DATA_DIR,
       postgresPort: e.EMBEDDED_PG_PORT,

@@ -3,6 +3,7 @@ import { answerClientErrors } from './api/middleware/methods.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
 import { flushSearchHooks } from './search/artifact-hook-binding.js';
+import { createContentApp } from './web/viewer/content-origin.js';
 
 /** The API process: the HTTP listener over the app factory. */
 const config = loadConfig();
@@ -12,6 +13,12 @@ const server = app.listen(config.http.port, config.http.host, () => {
   ctx.logger.info({ url: config.http.baseUrl }, 'api listening');
 });
 answerClientErrors(server);
+// The content origin (uploaded HTML/SVG/PDF), a second listener of the same process unless CONTENT_URL points elsewhere.
+const contentServer = process.env.CONTENT_URL
+  ? undefined
+  : createContentApp(ctx).listen(config.http.contentPort, config.http.host, () => {
+      ctx.logger.info({ url: config.http.contentUrl }, 'content origin listening');
+    });
 
 let stopping = false;
 async function shutdown() {
@@ -19,6 +26,8 @@ async function shutdown() {
   stopping = true;
   server.close();
   server.closeAllConnections();
+  contentServer?.close();
+  contentServer?.closeAllConnections();
   await flushSearchHooks();
   await closeContext(ctx);
   process.exit(0);

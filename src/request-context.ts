@@ -10,8 +10,12 @@ export interface Principal {
   /** The agent identity behind an access token or assertion; null for API keys. */
   identityId: string | null;
   scope: 'pre_claim' | 'full';
-  /** mcp_oauth: an MCP-only OAuth access token (adat_…), refused on /v0 (spec 5.2). */
-  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth';
+  /**
+   * mcp_oauth: an MCP-only OAuth access token (adat_…), refused on /v0 (spec 5.2). web_session: a
+   * signed-in browser (spec 5.11); anonymous: a viewer visitor with no credential, who holds no
+   * drive (`driveId` is empty) and reaches only what `anyone` grants allow (src/identity/web-principal.ts).
+   */
+  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth' | 'web_session' | 'anonymous';
   /**
    * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
    * identity id (every access token of one identity shares one budget).

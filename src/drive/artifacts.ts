@@ -27,6 +27,18 @@ export async function getArtifactByPath(rc: RequestContext, path: string): Promi
   return row;
 }
 
+/**
+ * The viewer's path form `{web_url}/{drive_id}/{path}`: the live artifact at a path of a named
+ * drive, when the caller may read it (its own drive, a grant, `anyone:viewer`); otherwise the same
+ * 404 as an absent path, so a path's existence never leaks.
+ */
+export async function getArtifactAt(rc: RequestContext, driveId: string, path: string): Promise<ArtifactRow> {
+  const db = rc.app.orm.em.fork();
+  const row = await getLiveArtifactByPath(db, driveId, checkPath(path));
+  if (!row) throw artifactNotFound();
+  return (await authorize(rc, { artId: row.id }, 'read', db)).artifact!;
+}
+
 export interface PutInput {
   driveId: string;
   path: string;

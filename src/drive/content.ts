@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } from '../storage/blob-store.js';
-import { artifactNotFound, getLiveArtifactByPath } from './artifact-records.js';
+import { artifactNotFound, getLiveArtifactByPath, type ArtifactRow } from './artifact-records.js';
 import { authorize } from '../sharing/authorize.js';
 import { checkPath } from './artifact-rules.js';
 import { getVersion } from './versions.js';
@@ -88,4 +88,9 @@ export async function downloadUrl(rc: RequestContext, target: ContentTarget): Pr
   } catch (err) {
     throw storageFailure(err);
   }
+}
+
+/** The current bytes of an artifact row already authorized (a redeemed share link's artifact). */
+export function blobOfRow(a: ArtifactRow): BlobRef {
+  return { artId: a.id, hash: a.hash, size: Number(a.size_bytes), contentType: a.content_type, path: a.path, versionNumber: a.version_number };
 }

@@ -49,6 +49,12 @@ export async function readFolder(rc: RequestContext, ref: FolderRef): Promise<Fo
   return getFolder(rc.app.orm.em.fork(), await folderDrive(rc, ref, 'read'), ref);
 }
 
+/** The viewer's path form for a folder of a named drive: read through the one rule (404 as for an absent path otherwise). */
+export async function readFolderAt(rc: RequestContext, driveId: string, path: string): Promise<FolderRow> {
+  const found = await getFolder(rc.app.orm.em.fork(), driveId, { path });
+  return readFolder(rc, { id: found.id });
+}
+
 export async function getFolder(db: Db, driveId: string, ref: FolderRef, lock = false): Promise<FolderRow> {
   const [col, val] = 'id' in ref ? ['id', ref.id] : ['path', canonicalFolderPath(ref.path)];
   const row = await one<FolderRow>(db, `select * from folders where drive_id = ? and ${col} = ? and deleted_at is null${lock ? ' for update' : ''}`, [driveId, val]);

@@ -1,12 +1,38 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../identity/accounts.js';
+import { listEvents } from '../drive/events.js';
+import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
+import { driveUsage } from '../usage/usage.js';
 import { loginUrl } from './auth-pages.js';
-import { csrfField, html, sendPage, type Html } from './html.js';
+import { csrfField, html, sendPage, shortTime, type Html } from './html.js';
+import { navFor } from './nav.js';
 import { csrfValid, readSession, type Session } from './session.js';
 
-/** The owner's dashboard: the drives this account claimed and each drive's API keys (mint shows a key once; revoke). */
-async function render(ctx: AppContext, res: Response, session: Session, notice?: Html, status = 200) {
+const pct = (used: number, limit: number) => (limit ? ` (${Math.round((100 * used) / limit)}%)` : '');
+const bytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** Usage against limits and recent activity (the event log) of the session's drive. */
+async function overview(ctx: AppContext, session: Session, requestId: string): Promise<Html | ''> {
+  if (!session.drv || !session.uid) return '';
+  const rc = webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
+  const [usage, events] = await Promise.all([driveUsage(rc), listEvents(rc, { limit: 10 })]);
+  const m = usage.ops_this_month;
+  return html`<section data-testid="usage"><h2>Usage</h2><table><tbody>
+      <tr><td>Storage</td><td>${bytes(usage.storage.used)} of ${bytes(usage.storage.limit)}${pct(usage.storage.used, usage.storage.limit)}</td></tr>
+      <tr><td>Writes this hour</td><td>${usage.writes.used} of ${usage.writes.limit}</td></tr>
+      <tr><td>Reads this month</td><td>${m.reads.used}${m.reads.limit ? ` of ${m.reads.limit}` : ''}</td></tr>
+      <tr><td>Indexing operations this month</td><td>${m.indexing_ops.used}</td></tr>
+      <tr><td>Retrieval queries this month</td><td>${m.retrieval_queries.used}</td></tr></tbody></table></section>
+    <section data-testid="activity"><h2>Recent activity</h2><table><tbody>${events.items.length
+      ? events.items.map((e) => html`<tr><td class="muted">${shortTime(e.created_at)}</td>
+          <td>${e.action}</td><td>${typeof e.metadata?.path === 'string' ? e.metadata.path : (e.art_id ?? '')}</td><td class="muted">${e.actor_name ?? ''}</td></tr>`)
+      : html`<tr><td class="muted">Nothing yet.</td></tr>`}</tbody></table>
+    <p><a href="/${session.drv}/">Browse files</a> · <a href="/trash">Trash</a></p></section>`;
+}
+
+/** The owner's dashboard: usage, recent activity, the drives this account claimed and each drive's API keys (mint shows a key once; revoke). */
+async function render(ctx: AppContext, res: Response, session: Session, notice?: Html, status = 200, req?: Request) {
   const drives = await ownedDrivesWithKeys(ctx, session.uid!);
   const sections = drives.map(({ drive, keys }) => {
     const rows = keys.map((k) => html`<tr>
@@ -26,8 +52,10 @@ async function render(ctx: AppContext, res: Response, session: Session, notice?:
   sendPage(res, 'Dashboard', html`
     <p>Signed in as <strong>${session.email}</strong>.</p>
     ${notice ?? ''}
+    ${await overview(ctx, session, String(req?.id ?? ''))}
     ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
-    <form method="post" action="/auth/logout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>`, status);
+    <form method="post" action="/auth/logout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>`, status,
+    req ? { wide: true, nav: navFor(ctx.config, req) } : {});
 }
 
 /** The signed-in session of a CSRF-checked form post and the drive it names, or a response already sent. */
@@ -53,7 +81,7 @@ export function dashboardRouter(ctx: AppContext): Router {
   router.get('/dashboard', async (req, res) => {
     const session = readSession(ctx.config, req);
     if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/dashboard'));
-    await render(ctx, res, session);
+    await render(ctx, res, session, undefined, 200, req);
   });
 
   router.post('/dashboard/keys', async (req, res) => {

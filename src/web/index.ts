@@ -9,13 +9,21 @@ import { dashboardRouter } from './dashboard-page.js';
 import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { WebAuthNotConfigured } from './session.js';
+import { viewerRouter } from './viewer/routes.js';
+import { drivePagesRouter } from './owner/drive-pages.js';
+import { sharingPageRouter } from './owner/sharing-page.js';
+import { sharePageRouter } from './viewer/share-page.js';
+
+const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', '/settings', '/trash', '/files'];
 
 /** The human-facing pages (server-rendered HTML, form posts). Errors render as pages, not JSON. */
 export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx));
+  router.use(FORM_PATHS, forms, rejectNulInBody);
+  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
+  // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
+  router.use(sharePageRouter(ctx), viewerRouter(ctx));
 
   const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
     if (err instanceof WebAuthNotConfigured) {
@@ -28,6 +36,8 @@ export function webRouter(ctx: AppContext): Router {
     ctx.logger.error({ err, error_id: errorId, req_id: req.id }, 'page error');
     sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
   };
-  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], pageErrors);
+  router.use([...FORM_PATHS, '/a', '/f'], pageErrors);
+  router.use('/:driveId', (err: unknown, req: Parameters<ErrorRequestHandler>[1], res: Parameters<ErrorRequestHandler>[2], next: Parameters<ErrorRequestHandler>[3]) =>
+    /^\/drv_/.test(req.originalUrl) ? pageErrors(err, req, res, next) : next(err));
   return router;
 }

@@ -75,3 +75,31 @@ export function ensureSession(config: Config, req: Request, res: Response): Sess
 export function csrfValid(session: Session | undefined, submitted: unknown): boolean {
   return !!session && typeof submitted === 'string' && safeEqual(submitted, session.csrf);
 }
+
+/**
+ * A one-time message for the page a form post redirects to (POST → 303 → GET), such as a secret
+ * shown once: signed, HttpOnly, scoped to that page's path, read once and cleared, so reloading
+ * the page neither repeats the action nor shows the secret again.
+ */
+const FLASH_COOKIE = 'ad_flash';
+
+export function writeFlash(config: Config, res: Response, path: string, value: Record<string, string>): void {
+  const payload = Buffer.from(JSON.stringify({ ...value, exp: Math.floor(Date.now() / 1000) + 120 })).toString('base64url');
+  res.cookie(FLASH_COOKIE, `${payload}.${sign(config, `flash:${payload}`)}`, {
+    httpOnly: true, sameSite: 'strict', secure: config.http.webUrl.startsWith('https:'), path, maxAge: 120_000, encode: (v) => v,
+  });
+}
+
+export function takeFlash(config: Config, req: Request, res: Response, path: string): Record<string, string> | undefined {
+  const raw = readCookie(req, FLASH_COOKIE);
+  if (!raw) return undefined;
+  res.clearCookie(FLASH_COOKIE, { path });
+  const dot = raw.lastIndexOf('.');
+  if (dot <= 0 || !safeEqual(raw.slice(dot + 1), sign(config, `flash:${raw.slice(0, dot)}`))) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(raw.slice(0, dot), 'base64url').toString('utf8')) as Record<string, string> & { exp: number };
+    return v.exp * 1000 > Date.now() ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { authenticate } from '../../identity/authenticate.js';
+import { anonymousPrincipal, webRequestContext, webSessionPrincipal } from '../../identity/web-principal.js';
+import type { RequestContext } from '../../request-context.js';
+import { readSession } from '../session.js';
+
+/**
+ * Who is looking at a viewer page: the bearer credential if one is sent (API key or access token,
+ * as on /v0), else the signed-in browser session's drive, else an anonymous visitor. The page then
+ * asks the domain, which asks the one authorization rule; an invalid bearer is treated as no
+ * credential (the visitor still sees public artifacts, and nothing tells it what exists).
+ */
+export async function visitorContext(ctx: AppContext, req: Request): Promise<RequestContext> {
+  const requestId = req.id ? String(req.id) : randomUUID();
+  const header = req.headers.authorization;
+  if (header?.startsWith('Bearer ')) {
+    try {
+      const principal = await authenticate(ctx, header.slice(7).trim(), { kinds: ['api_key', 'access_token'] });
+      return webRequestContext(ctx, principal, requestId);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+    }
+  }
+  const session = sessionOrNone(ctx, req);
+  if (session?.uid && session.drv) return webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
+  return webRequestContext(ctx, anonymousPrincipal(), requestId);
+}
+
+function sessionOrNone(ctx: AppContext, req: Request) {
+  try {
+    return readSession(ctx.config, req);
+  } catch {
+    return undefined; // sign-in not configured: nobody is signed in
+  }
+}

@@ -1,0 +1,115 @@
+import type { Readable } from 'node:stream';
+import type { Response } from 'express';
+import type { AppContext } from '../../context.js';
+import type { ArtifactRow } from '../../drive/artifact-records.js';
+import { readContent, type BlobRef } from '../../drive/content.js';
+import type { VersionRow } from '../../drive/versions.js';
+import { mintContentLink } from '../../sharing/content-links.js';
+import { html, Html, sendPage, shortTime } from '../html.js';
+import type { Timestamp } from '../../time.js';
+import { isTextType, kindOf, languageOf, RENDER_MAX_BYTES, renderCode, renderJson, renderMarkdown, renderTable, renderText } from './render.js';
+
+/** One artifact's page: header, version selector, raw/download links and the body rendered by type. */
+export interface ArtifactView {
+  artifact: ArtifactRow;
+  blob: BlobRef;
+  /** The page's own URL without query (path view or share link), for raw/download/version links. */
+  selfUrl: string;
+  /** Versions newest first, when the visitor may choose one (not through a share link). */
+  versions?: VersionRow[];
+  nav: Html;
+  /** Breadcrumbs above the title. */
+  crumbs?: Html;
+}
+
+export async function bytesOf(app: AppContext, blob: BlobRef): Promise<Buffer> {
+  const got = await readContent(app, blob);
+  if (Buffer.isBuffer(got)) return got;
+  const chunks: Buffer[] = [];
+  for await (const chunk of got as Readable) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/**
+ * `?raw=1` and `?download=1` on the app origin: the stored bytes, never active content. Text types
+ * (HTML and SVG included) go out as text/plain; everything carries nosniff and a sandbox CSP, and
+ * a download is an attachment.
+ */
+export async function sendRaw(app: AppContext, res: Response, blob: BlobRef, download: boolean): Promise<void> {
+  res.setHeader('Content-Type', isTextType(blob.contentType) ? 'text/plain; charset=utf-8' : blob.contentType);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.setHeader('ETag', `"${blob.hash}"`);
+  const name = fileName(blob.path).replace(/[^\w.-]/g, '_') || 'download';
+  res.setHeader('Content-Disposition', `${download ? 'attachment' : 'inline'}; filename="${name}"; filename*=UTF-8''${encodeURIComponent(fileName(blob.path))}`);
+  res.setHeader('Content-Length', String(blob.size));
+  const got = await readContent(app, blob);
+  if (Buffer.isBuffer(got)) res.end(got);
+  else (got as Readable).pipe(res);
+}
+
+function humanSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const when = (t: Timestamp) => `${shortTime(t)} UTC`;
+
+async function body(app: AppContext, v: ArtifactView, versionQuery: string): Promise<Html> {
+  const { blob } = v;
+  const kind = kindOf(blob.contentType, blob.path);
+  const contentUrl = () => `${app.config.http.contentUrl}/c/${mintContentLink(app, blob)}/${encodeURIComponent(fileName(blob.path))}`;
+  const downloadHref = `${v.selfUrl}?${versionQuery}download=1`;
+  const card = (why: string) => html`<div class="card" data-testid="file-card"><p><strong>${fileName(blob.path)}</strong></p>
+      <p class="muted">${blob.contentType} · ${humanSize(blob.size)} · version ${blob.versionNumber}</p><p class="muted">${why}</p>
+      <a class="button" href="${downloadHref}">Download</a></div>`;
+  switch (kind) {
+    case 'image':
+      return html`<img class="content" alt="${fileName(blob.path)}" src="${contentUrl()}">`;
+    case 'pdf':
+      return html`<iframe class="content" title="${fileName(blob.path)}" src="${contentUrl()}"></iframe>`;
+    case 'sandboxed':
+      // HTML and SVG run only on the content origin, in a frame with an opaque origin (docs/decisions.md → Viewer).
+      return html`<iframe class="content" data-testid="sandboxed-frame" sandbox="allow-scripts" referrerpolicy="no-referrer"
+        title="${fileName(blob.path)}" src="${contentUrl()}"></iframe>`;
+    case 'binary':
+      return card('No preview for this type.');
+    default:
+      break;
+  }
+  if (blob.size > RENDER_MAX_BYTES) return card(`Too large to preview (over ${humanSize(RENDER_MAX_BYTES)}).`);
+  const text = (await bytesOf(app, blob)).toString('utf8');
+  if (kind === 'markdown') return renderMarkdown(text);
+  if (kind === 'json') return renderJson(text);
+  if (kind === 'table') return renderTable(text, blob.path, blob.contentType);
+  if (kind === 'code') return renderCode(text, languageOf(blob.path));
+  return renderText(text);
+}
+
+export async function sendArtifactPage(app: AppContext, res: Response, v: ArtifactView): Promise<void> {
+  const { artifact, blob } = v;
+  const isHead = blob.versionNumber === artifact.version_number;
+  const versionQuery = isHead ? '' : `v=${blob.versionNumber}&`;
+  const selector = v.versions && v.versions.length > 1
+    ? html`<form class="inline" method="get" action="${v.selfUrl}"><label>Version
+        <select name="v" data-testid="version-select">${v.versions.map((ver) => html`<option value="${ver.version_number}"${new Html(ver.version_number === blob.versionNumber ? ' selected' : '')}>
+          v${ver.version_number} · ${when(ver.created_at)}${ver.version_number === artifact.version_number ? ' (current)' : ''}</option>`)}</select></label>
+        <button type="submit">Show</button></form>`
+    : '';
+  const meta = html`<div class="meta">
+      <span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
+      <span data-testid="version">version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span>
+      <span>updated ${when(artifact.updated_at)}</span>
+      ${selector}
+      <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a><a href="${v.selfUrl}?${versionQuery}download=1">Download</a></div>`;
+  sendPage(res, fileName(artifact.path), html`${v.crumbs ?? ''}${meta}${await body(app, v, versionQuery)}`, 200, {
+    wide: true,
+    nav: v.nav,
+    contentOrigin: app.config.http.contentUrl,
+  });
+}

@@ -1,0 +1,67 @@
+import { Router, type Request, type Response } from 'express';
+import type { AppContext } from '../../context.js';
+import { blobOfRow } from '../../drive/content.js';
+import { AppError } from '../../errors.js';
+import { listSharedFolder, sharedArtifactAt } from '../../sharing/share-contents.js';
+import { redeemShare, type Redemption } from '../../sharing/shares.js';
+import { csrfField, html, sendPage } from '../html.js';
+import { navFor } from '../nav.js';
+import { csrfValid, ensureSession, readSession } from '../session.js';
+import { sendArtifactPage, sendRaw } from './artifact-page.js';
+import { sendFolderPage } from './folder-page.js';
+import { encodePath, notFoundPage } from './routes.js';
+
+/**
+ * `/s/{share_key}` (GET; POST with the form field `password`): redeems the link through the sharing
+ * module (exactly its role on exactly its resource) and shows the artifact, or the shared folder,
+ * whose files are at `/s/{share_key}/{path below the folder}`. A dead, rotated or revoked key is 404.
+ */
+export function sharePageRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  const serve = async (req: Request, res: Response, password: string | null) => {
+    const key = String(req.params.key);
+    const rest = Array.isArray(req.params.rest) ? (req.params.rest as string[]).join('/') : '';
+    let r: Redemption;
+    try {
+      r = await redeemShare(ctx, key, password);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED') return passwordForm(ctx, req, res, password !== null);
+      if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
+      throw err;
+    }
+    const nav = navFor(ctx.config, req);
+    const self = `${ctx.config.http.webUrl}/s/${encodeURIComponent(key)}`;
+    try {
+      const artifact = r.artifact ?? (rest ? await sharedArtifactAt(ctx, r, rest) : undefined);
+      if (artifact) {
+        const blob = blobOfRow(artifact);
+        if (req.query.raw === '1' || req.query.download === '1') return await sendRaw(ctx, res, blob, req.query.download === '1');
+        const selfUrl = r.artifact ? self : `${self}/${encodePath(rest)}`;
+        return await sendArtifactPage(ctx, res, { artifact, blob, selfUrl, nav, crumbs: html`<p class="muted">Shared with you (${r.role})</p>` });
+      }
+      const items = await listSharedFolder(ctx, r);
+      sendFolderPage(res, `${r.folder!.path.slice(r.folder!.path.lastIndexOf('/') + 1)}/`, items, `${self}/`, `${r.folder!.path}/`, nav,
+        html`<p class="muted">Shared folder (${r.role})</p>`);
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
+      throw err;
+    }
+  };
+
+  router.get('/s/:key{/*rest}', (req, res) => serve(req, res, null));
+  router.post('/s/:key{/*rest}', async (req, res) => {
+    const session = readSession(ctx.config, req);
+    if (!csrfValid(session, req.body?.csrf)) return passwordForm(ctx, req, res, false, 403);
+    await serve(req, res, typeof req.body?.password === 'string' ? req.body.password : '');
+  });
+  return router;
+}
+
+function passwordForm(ctx: AppContext, req: Request, res: Response, wrong: boolean, status = 401) {
+  const session = ensureSession(ctx.config, req, res);
+  sendPage(res, 'This link needs a password', html`${wrong ? html`<p class="error">That password is not right.</p>` : ''}
+    <form method="post" action="${req.originalUrl.split('?')[0]}">${csrfField(session.csrf)}
+      <label>Password <input type="password" name="password" autocomplete="off" required></label>
+      <button type="submit">Open</button></form>`, status, { nav: navFor(ctx.config, req) });
+}
