@@ -12,6 +12,7 @@ import { registerBrowseTools } from './tools-browse.js';
 import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
 import { registerSearchTools } from './tools-search.js';
+import { registerSharingTools } from './tools-sharing.js';
 import { registerWriteTools } from './tools-write.js';
 import type { ToolEnv } from './tool-kit.js';
 
@@ -50,6 +51,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerSearchTools(server, env);
   registerWriteTools(server, env);
   registerEditTools(server, env);
+  registerSharingTools(server, env);
   return server;
 }
 

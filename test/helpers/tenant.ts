@@ -7,5 +7,5 @@ export async function createTenant(ctx: AppContext, email = `owner-${Date.now()}
   const em = ctx.orm.em.fork();
   const drive = await createDrive(em, { ownerEmail: email });
   const { key } = await mintApiKey(em, drive.id, 'test');
-  return { driveId: drive.id, apiKey: key, auth: { authorization: `Bearer ${key}` } };
+  return { driveId: drive.id, email, apiKey: key, auth: { authorization: `Bearer ${key}` } };
 }
