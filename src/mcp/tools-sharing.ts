@@ -1,5 +1,4 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import { grantCreateInSchema, grantOutSchema, shareCreateInSchema, shareMintOutSchema } from '../api/schemas/sharing.js';
 import { grantOut, shareMintOut } from '../shapes/sharing.js';
 import { createGrant } from '../sharing/grants.js';
