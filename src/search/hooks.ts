@@ -40,8 +40,11 @@ export class SearchIndexHooks {
     if (opts.background) this.queue = new KeyedQueue(opts.background.onError);
   }
 
-  /** Waits for the signals still queued (shutdown; tests). */
+  private closing = false;
+
+  /** Waits for the signals still queued (shutdown; tests); failed ones are not retried any more (the sweeper repairs them). */
   async flush(): Promise<void> {
+    this.closing = true;
     await this.queue?.drain();
   }
 
@@ -78,7 +81,7 @@ export class SearchIndexHooks {
       try {
         return await this.signal(driveId, artId, signal);
       } catch (err) {
-        if (attempt >= delaysMs.length) throw err;
+        if (this.closing || attempt >= delaysMs.length) throw err;
         await new Promise((r) => setTimeout(r, delaysMs[attempt]));
       }
     }

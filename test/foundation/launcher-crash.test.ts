@@ -13,14 +13,25 @@ const ports = launcherPorts(base);
 const dataDir = `.data/launcher-crash-${base}`;
 const spawned: number[] = [];
 
-afterAll(() => {
+/** Every launcher a test starts, so a test that fails half-way leaves no stack running for the next. */
+const launched: number[] = [];
+const start = (...args: Parameters<typeof launch>) => {
+  const l = launch(...args);
+  launched.push(l.proc.pid!);
+  return l;
+};
+
+afterAll(async () => {
+  // A live launcher is SIGKILLed (its watchdog then stops its children); then whatever is left.
+  for (const pid of alive(launched)) process.kill(pid, 'SIGKILL');
+  await waitUntil(() => alive(launched).length === 0, 15_000);
   for (const pid of alive(spawned)) process.kill(pid, 'SIGKILL'); // only if a test failed half-way
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('launcher crashes', () => {
   it('SIGKILL of the launcher: every child is gone within 15 s', async () => {
-    const { proc, ready } = launch(base, dataDir);
+    const { proc, ready } = start(base, dataDir);
     await ready;
     const children = descendants(proc.pid!);
     spawned.push(...children.map((c) => c.pid));
@@ -36,7 +47,7 @@ describe('launcher crashes', () => {
   }, 240_000);
 
   it('a start over the leftovers of a run killed with its watchdog stops them, says so, and comes up', async () => {
-    const first = launch(base, dataDir);
+    const first = start(base, dataDir);
     await first.ready;
     const children = descendants(first.proc.pid!);
     spawned.push(...children.map((c) => c.pid));
@@ -48,7 +59,7 @@ describe('launcher crashes', () => {
     const temporal = children.find((c) => c.cmd.includes('temporal server start-dev'))!;
     expect(alive([temporal.pid])).toEqual([temporal.pid]); // the leftover is real
 
-    const second = launch(base, dataDir);
+    const second = start(base, dataDir);
     const line = await second.ready;
     expect(line).toMatch(/^ready in/);
     // A leftover whose output pipe went with the launcher may have died of it (SIGPIPE) before the
@@ -69,7 +80,7 @@ describe('launcher crashes', () => {
     const stranger: Server = createServer();
     await new Promise<void>((r) => stranger.listen(ports.temporal, '127.0.0.1', r));
     try {
-      const { proc, output } = launch(base, dataDir);
+      const { proc, output } = start(base, dataDir);
       const children: number[] = [];
       const poll = setInterval(() => children.push(...descendants(proc.pid!).map((c) => c.pid)), 100);
       const code = await exited(proc);
