@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
-import { oauthErrors } from './oauth-token.js';
+import { oauthErrorOut, oauthErrors } from './oauth-token.js';
 
 /**
  * OAuth for MCP clients, the API side: protected-resource metadata (RFC 9728, plain and
@@ -19,12 +19,16 @@ doc({ method: 'get', path: '/.well-known/oauth-protected-resource/mcp', summary:
 doc({
   method: 'post', path: '/oauth2/register', summary: 'Dynamic client registration for MCP clients (RFC 7591; public clients, PKCE)', tags: ['mcp'],
   body: z.looseObject({ redirect_uris: z.array(z.string()), client_name: z.string().optional(), token_endpoint_auth_method: z.literal('none').optional() }),
-  responses: { 201: { description: 'client information (client_id; no secret)' }, 400: { description: 'invalid_redirect_uri or invalid_client_metadata' } },
+  // RFC 7591 errors are {error, error_description}, not the /v0 envelope.
+  ownErrors: true,
+  responses: { 201: { description: 'client information (client_id; no secret)' }, 400: { description: 'invalid_redirect_uri or invalid_client_metadata', schema: oauthErrorOut } },
 });
 doc({
   method: 'post', path: '/oauth2/revoke', summary: 'Token revocation (RFC 7009): an MCP access token, or a refresh token with its whole chain', tags: ['mcp'],
   body: z.object({ token: z.string(), token_type_hint: z.string().optional(), client_id: z.string().optional() }), bodyContentType: 'application/x-www-form-urlencoded',
-  responses: { 200: { description: 'revoked, or the token was unknown' } },
+  // RFC 7009 errors are {error, error_description}, not the /v0 envelope.
+  ownErrors: true,
+  responses: { 200: { description: 'revoked, or the token was unknown' }, 400: { description: 'invalid_request', schema: oauthErrorOut } },
 });
 
 export function protectedResourceMetadata(ctx: AppContext) {

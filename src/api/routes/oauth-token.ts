@@ -35,7 +35,7 @@ const tokenOut = z.object({
   identity_assertion_expires_at: z.iso.datetime().optional(),
 });
 
-const oauthErrorOut = z.object({ error: z.string(), error_description: z.string() });
+export const oauthErrorOut = z.object({ error: z.string(), error_description: z.string() });
 
 // Documented in /openapi.json like every route; handled below because its errors use the RFC 6749 shape.
 registeredRoutes.push({
