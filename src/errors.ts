@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
   BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
   BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
+  INVALID_ENTRYPOINT: { status: 400, meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)' },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
   // 401 / 403: who is asking
   UNAUTHENTICATED: { status: 401, meaning: 'missing, invalid, expired or revoked bearer credential' },
@@ -41,6 +42,9 @@ export const ERROR_CATALOGUE = {
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
   UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
+  PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
+  JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
+  FEEDBACK_NOT_FOUND: { status: 404, meaning: 'no such feedback ticket for this drive (another drive\'s ticket looks absent)' },
   // 409 / 410 / 412: state conflicts
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
@@ -51,6 +55,8 @@ export const ERROR_CATALOGUE = {
   CHECKSUM_MISMATCH: { status: 409, meaning: 'uploaded object checksum differs from the declared crc32c' },
   UPLOAD_MISSING: { status: 409, meaning: 'no object was uploaded to upload_url' },
   UPLOAD_CHANGED: { status: 409, meaning: 'the uploaded object changed during commit' },
+  JOB_NOT_CANCELLABLE: { status: 409, meaning: 'the compile job already ended; only queued or running jobs cancel' },
+  FEEDBACK_TRANSITION_INVALID: { status: 409, meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status' },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
   // 413 / 415: size and encoding

@@ -10,7 +10,8 @@ export interface Principal {
   /** The agent identity behind an access token or assertion; null for API keys. */
   identityId: string | null;
   scope: 'pre_claim' | 'full';
-  kind: 'api_key' | 'access_token' | 'identity_assertion';
+  /** `system`: the service itself acting for a drive (a compile job writing its outputs). */
+  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'system';
   /**
    * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
    * identity id (every access token of one identity shares one budget).
@@ -29,4 +30,18 @@ export interface RequestContext {
   /** X-Drive-Actor: attribution only, never used for authorization. */
   actor: string | null;
   requestId: string;
+}
+
+/**
+ * The context of work the service does for a drive on its own (a compile job writing its PDF): no
+ * credential, the drive's own authority, and `actor` as the attribution name of its events.
+ */
+export function systemRequestContext(app: AppContext, driveId: string, actor: string, requestId = ''): RequestContext {
+  return {
+    app,
+    driveId,
+    principal: { driveId, identityId: null, scope: 'full', kind: 'system', credentialId: `system:${actor}` },
+    actor,
+    requestId,
+  };
 }
