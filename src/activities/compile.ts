@@ -13,7 +13,8 @@ export interface CompileActivities {
 }
 
 export interface AutoCompileActivities {
-  enqueueAutoCompile(input: { driveId: string; fldId: string }): Promise<string | null>;
+  /** `requestKey` names the debouncer's round, so a retried activity returns the job it already enqueued. */
+  enqueueAutoCompile(input: { driveId: string; fldId: string; requestKey: string }): Promise<string | null>;
 }
 
 export function createCompileActivities(ctx: AppContext): CompileActivities & AutoCompileActivities {
@@ -32,8 +33,8 @@ export function createCompileActivities(ctx: AppContext): CompileActivities & Au
       const job = await finishJob(ctx, jobId, { status, error: error ?? null });
       return { status: job!.status };
     },
-    async enqueueAutoCompile({ driveId, fldId }) {
-      return (await enqueueAutoCompile(ctx, driveId, fldId))?.id ?? null;
+    async enqueueAutoCompile({ driveId, fldId, requestKey }) {
+      return (await enqueueAutoCompile(ctx, driveId, fldId, requestKey))?.id ?? null;
     },
   };
 }

@@ -66,6 +66,8 @@ export interface EnqueueInput {
   entrypoint?: string;
   engine?: Engine | null;
   trigger?: 'api' | 'auto_compile';
+  /** Makes a retried enqueue (the auto-compile activity) return the job it already made. */
+  requestKey?: string;
 }
 
 const jobNotFound = () => new AppError('JOB_NOT_FOUND', 'no such compile job');
@@ -84,12 +86,13 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   if (!raw) throw new AppError('INVALID_ENTRYPOINT', 'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint');
   const entrypoint = checkEntrypoint(raw);
   const engine = resolveEngine(entrypoint, input.engine, input.task ? TASK_ENGINE[input.task] : undefined, project?.engine);
-  const job = (await one<JobRow>(
-    db,
-    `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name)
-     values (?, ?, ?, ?, ?, ?, ?, ?) returning ${JOB_COLUMNS}`,
-    [newId('job'), rc.driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor],
-  ))!;
+  const job =
+    (await one<JobRow>(
+      db,
+      `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
+      [newId('job'), rc.driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null],
+    )) ?? (await one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]))!;
   const c = app.config;
   try {
     await startCompileJob(

@@ -66,11 +66,16 @@ export async function requestIndexing(w: Workflows, input: IndexingWorkflowInput
 
 /** Starts a compile job's workflow (`compile-<job_id>`, visible in the Temporal UI). */
 export async function startCompileJob(w: Workflows, input: CompileWorkflowInput): Promise<void> {
-  await w.temporal.workflow.start(WorkflowType.compile, {
-    workflowId: compileWorkflowId(input.jobId),
-    taskQueue: w.taskQueue,
-    args: [input],
-  });
+  try {
+    await w.temporal.workflow.start(WorkflowType.compile, {
+      workflowId: compileWorkflowId(input.jobId),
+      taskQueue: w.taskQueue,
+      args: [input],
+    });
+  } catch (err) {
+    // A retried enqueue of the same job: its workflow exists already.
+    if ((err as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
 }
 
 /** Asks a compile job's workflow to stop; a workflow that already ended is not an error. */

@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AutoCompileActivities } from '../activities/compile.js';
 import { projectChangedSignal, type AutoCompileInput, type AutoCompileResult } from '../temporal/compile-messages.js';
 
@@ -28,7 +28,8 @@ export async function autoCompileWorkflow(input: AutoCompileInput): Promise<Auto
       if (!(await condition(() => changes !== seen, input.debounceMs))) break;
     }
     changes = 0;
-    const jobId = await enqueueAutoCompile({ driveId: input.driveId, fldId: input.fldId });
+    const { workflowId, runId } = workflowInfo();
+    const jobId = await enqueueAutoCompile({ driveId: input.driveId, fldId: input.fldId, requestKey: `${workflowId}/${runId}/${round}` });
     if (jobId) jobsEnqueued.push(jobId);
   }
   return { jobsEnqueued };

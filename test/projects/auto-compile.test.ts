@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { enqueueAutoCompile } from '../../src/projects/auto-compile.js';
+import type { TestApi } from '../helpers/api.js';
 import { useTestApi, type DriveClient } from '../artifacts/client.js';
 import { MAIN_TEX, makeProject, png, TERMINAL, waitFor } from './helpers.js';
 
+let api: TestApi;
 let d: DriveClient;
-useTestApi({ COMPILE_DEBOUNCE_MS: '1500' }, (_a, c) => {
+useTestApi({ COMPILE_DEBOUNCE_MS: '1500' }, (a, c) => {
+  api = a;
   d = c;
 });
 
@@ -30,5 +34,17 @@ describe('auto_compile', () => {
     // A write outside any project folder enqueues nothing.
     await d.put('elsewhere/x.tex', 'x');
     expect(await jobs(fld)).toHaveLength(1);
+  });
+
+  it('a retried enqueue of one debouncer round returns the same job; a project without auto_compile enqueues none', async () => {
+    const fld = await makeProject(d, 'retry', { 'main.tex': MAIN_TEX });
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex', auto_compile: true } });
+    const a = await enqueueAutoCompile(api.ctx, d.driveId, fld, `test/${fld}/0`);
+    const b = await enqueueAutoCompile(api.ctx, d.driveId, fld, `test/${fld}/0`);
+    expect(a?.id).toMatch(/^job_/);
+    expect(b?.id).toBe(a?.id);
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex', auto_compile: false } });
+    expect(await enqueueAutoCompile(api.ctx, d.driveId, fld, `test/${fld}/1`)).toBeNull();
+    await waitFor(() => jobs(fld), (js) => js.length === 1 && TERMINAL.includes(js[0]!.status), 60_000, 300);
   });
 });

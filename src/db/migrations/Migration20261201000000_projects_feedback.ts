@@ -40,6 +40,7 @@ export class Migration20261201000000_projects_feedback extends Migration {
         error text null,
         log text null,
         runner jsonb null,
+        request_key text null unique,
         created_at timestamptz not null default now(),
         started_at timestamptz null,
         finished_at timestamptz null
