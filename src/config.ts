@@ -77,6 +77,10 @@ const envSchema = z.object({
   UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
   DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
   SESSION_TTL_S: positiveInt(7 * DAY),
+  UPLOAD_TOKEN_TTL_S: positiveInt(15 * 60),
+  MCP_OAUTH_CODE_TTL_S: positiveInt(60),
+  MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
+  MCP_OAUTH_REFRESH_TTL_S: positiveInt(30 * DAY),
 
   // Limits
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),
@@ -92,8 +96,16 @@ const envSchema = z.object({
   BLOB_CACHE_MAX_OBJECT_BYTES: int(2 * MB),
   BLOB_GC_GRACE_S: int(HOUR),
   WRITE_BUDGET_PER_HOUR: positiveInt(100),
+  // Per drive, across all its credentials: two credentials' worth, so more keys add no budget (spec 8)
+  WRITE_BUDGET_PER_DRIVE_PER_HOUR: positiveInt(200),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
   LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
+  // MCP: a tool result is at most this many characters (~20,000 tokens); larger answers are cut with a way to continue
+  MCP_RESULT_MAX_CHARS: z.coerce.number().int().min(2000).default(80_000),
+  MCP_IMAGE_MAX_BYTES: positiveInt(MB),
+  MCP_REQUEST_MAX_BYTES: positiveInt(16 * MB),
+  MCP_GREP_MAX_FILES: positiveInt(500),
+  MCP_GREP_TIME_MS: positiveInt(5000),
 
   // Compile jobs (docs/decisions.md, Projects and compile jobs)
   COMPILE_TASK_QUEUE: z.string().optional(),
@@ -122,6 +134,7 @@ const envSchema = z.object({
 
   // Secrets; generated and persisted under DATA_DIR by the embedded launcher when absent
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  OPS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   AGENT_SIGNING_KEY: z.string().optional(),
 });
 
@@ -182,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
       blobGcGraceS: e.BLOB_GC_GRACE_S,
+      uploadTokenS: e.UPLOAD_TOKEN_TTL_S,
+      mcpOauthCodeS: e.MCP_OAUTH_CODE_TTL_S,
+      mcpOauthAccessS: e.MCP_OAUTH_ACCESS_TTL_S,
+      mcpOauthRefreshS: e.MCP_OAUTH_REFRESH_TTL_S,
     },
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
@@ -194,8 +211,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       blobCacheBytes: e.BLOB_CACHE_BYTES,
       blobCacheMaxObjectBytes: e.BLOB_CACHE_MAX_OBJECT_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,
+      writeBudgetPerDrivePerHour: e.WRITE_BUDGET_PER_DRIVE_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
+    },
+    mcp: {
+      resultMaxChars: e.MCP_RESULT_MAX_CHARS,
+      imageMaxBytes: e.MCP_IMAGE_MAX_BYTES,
+      requestMaxBytes: e.MCP_REQUEST_MAX_BYTES,
+      grepMaxFiles: e.MCP_GREP_MAX_FILES,
+      grepTimeMs: e.MCP_GREP_TIME_MS,
     },
     compile: {
       taskQueue: e.COMPILE_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-compile`,
@@ -209,6 +234,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       logMaxBytes: e.COMPILE_LOG_MAX_BYTES,
     },
     idJagProviders: e.ID_JAG_PROVIDERS,
-    secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY },
+    secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };
 }

@@ -16,7 +16,9 @@ interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed
+  MALFORMED_REQUEST: { status: 400, meaning: 'the HTTP request itself could not be parsed (written by the HTTP server itself)' },
   MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
+  INVALID_REQUEST: { status: 400, meaning: 'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body' },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
   INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },
   INVALID_LABELS: { status: 400, meaning: 'labels break the label rules (spec 8)' },
@@ -29,19 +31,28 @@ export const ERROR_CATALOGUE = {
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
   BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
   BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
+  INVALID_PRINCIPAL: { status: 400, meaning: 'grant principal breaks the principal rules (anyone: no id or email; agent and org: id; user: exactly one of id and email)' },
+  INVALID_ROLE: { status: 400, meaning: 'the role is not one the caller may give (a share or grant never exceeds the giver\'s own role)' },
   INVALID_ENTRYPOINT: { status: 400, meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)' },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
+  CONTENT_TYPE_MISMATCH: { status: 400, meaning: 'token upload Content-Type differs from the one frozen in the token' },
+  INVALID_ARGUMENT: { status: 400, meaning: 'an MCP tool argument breaks a rule its schema cannot express (e.g. bad base64, bad regex)' },
   // 401 / 403: who is asking
   UNAUTHENTICATED: { status: 401, meaning: 'missing, invalid, expired or revoked bearer credential' },
   CLAIM_TOKEN_INVALID: { status: 401, meaning: 'unknown claim token, or its drive is gone' },
+  TOKEN_INVALID: { status: 401, meaning: 'unknown upload token, or its drive is deleted' },
+  TOKEN_EXPIRED: { status: 401, meaning: 'upload token expired' },
+  SHARE_PASSWORD_REQUIRED: { status: 401, meaning: 'the share link is password-protected and the password is missing or wrong' },
   ID_JAG_INVALID: { status: 401, meaning: 'the ID-JAG assertion failed verification' },
   FORBIDDEN: { status: 403, meaning: 'the path names another drive than the authenticated one' },
   ID_JAG_EMAIL_UNVERIFIED: { status: 403, meaning: 'the ID-JAG assertion carries no verified email' },
+  PERMISSION_DENIED: { status: 403, meaning: 'the caller can read this resource, but its role lacks the capability the action needs' },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
   UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
   PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
   JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
   FEEDBACK_NOT_FOUND: { status: 404, meaning: 'no such feedback ticket for this drive (another drive\'s ticket looks absent)' },
@@ -51,6 +62,9 @@ export const ERROR_CATALOGUE = {
   FOLDER_PATH_CONFLICT: { status: 409, meaning: 'folder create or move collision' },
   FOLDER_RECURSIVE_REQUIRED: { status: 409, meaning: 'folder has live descendants; delete with recursive=true' },
   ALREADY_CLAIMED: { status: 409, meaning: 'the identity is already claimed' },
+  TOKEN_REPLAYED: { status: 409, meaning: 'single-use upload token reused' },
+  EDIT_NO_MATCH: { status: 409, meaning: 'edit: old_text does not occur in the current text' },
+  EDIT_AMBIGUOUS: { status: 409, meaning: 'edit: old_text occurs more than once; add context or set replace_all' },
   UPLOAD_SIZE_MISMATCH: { status: 409, meaning: 'uploaded object size differs from the declared size_bytes' },
   CHECKSUM_MISMATCH: { status: 409, meaning: 'uploaded object checksum differs from the declared crc32c' },
   UPLOAD_MISSING: { status: 409, meaning: 'no object was uploaded to upload_url' },
@@ -62,8 +76,11 @@ export const ERROR_CATALOGUE = {
   // 413 / 415: size and encoding
   ARTIFACT_TOO_LARGE: { status: 413, meaning: 'upload body over the per-artifact limit' },
   BODY_TOO_LARGE: { status: 413, meaning: 'JSON request body too large' },
+  BYTES_LIMIT: { status: 413, meaning: 'token upload body over the size cap signed into the token' },
   STORAGE_QUOTA_EXCEEDED: { status: 413, meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)', alsoStatus: [402] },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
+  NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: 'request headers over the server limit (written by the HTTP server itself)' },
   // 422 / 429
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   RATE_LIMITED: { status: 429, meaning: 'a write or rate budget is exhausted; see Retry-After' },
@@ -73,6 +90,7 @@ export const ERROR_CATALOGUE = {
   EMBEDDINGS_UNAVAILABLE: { status: 502, meaning: 'the embeddings provider failed' },
   AGENT_AUTH_NOT_CONFIGURED: { status: 503, meaning: 'agent registration unavailable; retry later' },
   NOT_READY: { status: 503, meaning: 'a dependency is unreachable (readiness probe)' },
+  DATABASE_UNAVAILABLE: { status: 503, meaning: 'PostgreSQL is unreachable; retry after Retry-After' },
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },
   UPLOADS_UNAVAILABLE: { status: 503, meaning: 'large uploads cannot be served right now' },
   WORKFLOWS_UNAVAILABLE: { status: 503, meaning: 'the workflow service (Temporal) is unavailable; retry later' },
@@ -106,8 +124,19 @@ export class AppError extends Error {
 
 export const notFound = (message = 'not found') => new AppError('NOT_FOUND', message);
 
-/** Every status a code in the catalogue can have: what the OpenAPI document declares. */
-export function catalogueStatuses(): number[] {
-  const all = Object.values(ERROR_CATALOGUE as Record<string, CatalogueEntry>).flatMap((e) => [e.status, ...(e.alsoStatus ?? [])]);
+/** Every status the given codes (default: the whole catalogue) can have: what the OpenAPI document declares. */
+export function catalogueStatuses(codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[]): number[] {
+  const all = codes.flatMap((c) => {
+    const e: CatalogueEntry = ERROR_CATALOGUE[c];
+    return [e.status, ...(e.alsoStatus ?? [])];
+  });
   return [...new Set(all)].sort((a, b) => a - b);
+}
+
+/** The codes of the catalogue that answer with `status`. */
+export function codesWithStatus(status: number, codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[]): ErrorCode[] {
+  return codes.filter((c) => {
+    const e: CatalogueEntry = ERROR_CATALOGUE[c];
+    return e.status === status || e.alsoStatus?.includes(status);
+  });
 }

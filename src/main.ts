@@ -1,4 +1,5 @@
 import { createApp } from './api/app.js';
+import { answerClientErrors } from './api/middleware/methods.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
 import { flushSearchHooks } from './search/artifact-hook-binding.js';
@@ -10,6 +11,7 @@ const app = createApp(ctx);
 const server = app.listen(config.http.port, config.http.host, () => {
   ctx.logger.info({ url: config.http.baseUrl }, 'api listening');
 });
+answerClientErrors(server);
 
 let stopping = false;
 async function shutdown() {

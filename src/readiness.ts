@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { checkBucket } from './storage/s3.js';
 
@@ -13,7 +14,11 @@ function withTimeout<T>(p: Promise<T>): Promise<T> {
   ]);
 }
 
-export async function checkDependencies(app: AppContext): Promise<DependencyChecks> {
+/**
+ * Each dependency's state. Anyone may ask, so by default the answer is only 'ok' or 'down': error
+ * text carries internal addresses. An operator (OPS_TOKEN) gets the reason.
+ */
+export async function checkDependencies(app: AppContext, opts: { detail: boolean }): Promise<DependencyChecks> {
   const probes = {
     postgres: () => app.orm.em.getConnection().execute('select 1'),
     temporal: () => app.temporal.workflowService.getSystemInfo({}),
@@ -25,9 +30,19 @@ export async function checkDependencies(app: AppContext): Promise<DependencyChec
         await withTimeout<unknown>(probe());
         return [name, 'ok'] as const;
       } catch (err) {
-        return [name, `unreachable: ${(err as Error).message || (err as Error).name}`] as const;
+        return [name, opts.detail ? `unreachable: ${(err as Error).message || (err as Error).name}` : 'down'] as const;
       }
     }),
   );
   return Object.fromEntries(results) as DependencyChecks;
+}
+
+/** Whether a bearer credential is the operator token (compared in constant time). */
+export function isOperator(app: AppContext, authorization: string | undefined): boolean {
+  const token = app.config.secrets.opsToken;
+  const presented = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!token || !presented) return false;
+  const a = createHash('sha256').update(token).digest();
+  const b = createHash('sha256').update(presented).digest();
+  return timingSafeEqual(a, b);
 }

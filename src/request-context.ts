@@ -10,8 +10,11 @@ export interface Principal {
   /** The agent identity behind an access token or assertion; null for API keys. */
   identityId: string | null;
   scope: 'pre_claim' | 'full';
-  /** `system`: the service itself acting for a drive (a compile job writing its outputs). */
-  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'system';
+  /**
+   * mcp_oauth: an MCP-only OAuth access token (adat_…), refused on /v0 (spec 5.2).
+   * system: the service itself acting for a drive (a compile job writing its outputs).
+   */
+  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth' | 'system';
   /**
    * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
    * identity id (every access token of one identity shares one budget).

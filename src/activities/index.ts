@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { createCleanupActivities, type CleanupSweep } from './cleanup.js';
 import { createIdentityActivities } from './identity.js';
 import { createUploadActivities } from './uploads.js';
+import { heartbeating } from './heartbeat.js';
 import { createIndexingActivities, type IndexingDeps } from './indexing.js';
 import { createCompileActivities } from './compile.js';
 
@@ -14,11 +15,11 @@ export interface ActivityBindings {
 
 /** All activities, bound to the process's shared context (ORM, S3, clients). */
 export function createActivities(ctx: AppContext, bindings: ActivityBindings = {}) {
-  return {
+  return heartbeating({
     ...createCleanupActivities(ctx, bindings.sweep),
     ...createIdentityActivities(ctx),
     ...createUploadActivities(ctx),
     ...createCompileActivities(ctx),
     ...(bindings.indexing ? createIndexingActivities(bindings.indexing) : {}),
-  };
+  }, ['indexEmbed']);
 }

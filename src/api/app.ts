@@ -4,7 +4,9 @@ import type { AppContext } from '../context.js';
 import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';
+import { methodGuard } from './middleware/methods.js';
 import { writeBudget } from './middleware/rate-limit.js';
+import { inputGate, rejectNulInBody } from './middleware/input-gate.js';
 import { requestLog } from './middleware/request-log.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
@@ -15,9 +17,13 @@ import { eventsRouter } from './routes/events.js';
 import { foldersRouter } from './routes/folders.js';
 import { healthRouter } from './routes/health.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
+import { mcpOAuthRouter } from './routes/mcp-oauth.js';
 import { openApiRouter } from './routes/openapi.js';
 import { uploadsRouter } from './routes/uploads.js';
+import { uploadTokenRouter } from './routes/upload-token.js';
+import { mcpRouter } from '../mcp/server.js';
 import { searchRouter } from './routes/search.js';
+import { sharingRouter } from './routes/sharing.js';
 import { bindSearchToArtifacts, createSearchHooks } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
@@ -58,18 +64,30 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
+  app.use(inputGate);
+  // OPTIONS and 405 answer from the declared routes, ahead of authentication.
+  app.use(methodGuard());
 
   // Form-encoded with RFC 6749 errors, so it parses its own body before the JSON parser sees it.
   app.use(oauthTokenRouter(ctx));
+  // MCP OAuth: protected-resource metadata, client registration, revocation (the consent page is in src/web).
+  app.use(mcpOAuthRouter(ctx));
   // Server-rendered pages (sign-in, claim, dashboard): form bodies, HTML errors.
   app.use(webRouter(ctx));
+
+  const search = opts.search ?? defaultSearchService(ctx, engine);
+  // MCP (Streamable HTTP): its own bearer rule (assertions too), JSON parser and 401 shape.
+  app.use(mcpRouter(ctx, search));
 
   // Public, unauthenticated routes.
   // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
   app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
+  app.use(rejectNulInBody);
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));
   app.use(agentIdentityRouter(ctx));
+  // Token uploads: the single-use token in the URL is the credential (no Authorization header).
+  app.use(uploadTokenRouter(ctx));
 
   // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
   app.use(drivesRouter(ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
@@ -81,15 +99,16 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(artifactContentRouter(ctx));
   app.use(foldersRouter(ctx));
   app.use(eventsRouter(ctx));
+  app.use(sharingRouter(ctx));
   app.use(uploadsRouter(ctx));
   app.use(projectsRouter(ctx));
   app.use(feedbackRouter(ctx));
-  app.use(searchRouter(ctx, opts.search ?? defaultSearchService(ctx, engine)));
+  app.use(searchRouter(ctx, search));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));
   return app;
 }
 
-const isRawUpload = (req: IncomingMessage) => req.method === 'PUT' && (req.url ?? '').startsWith('/v0/artifacts/');
+const isRawUpload = (req: IncomingMessage) => req.method === 'PUT' && /^\/v0\/(artifacts|upload)\//.test(req.url ?? '');
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;

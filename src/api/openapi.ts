@@ -1,13 +1,13 @@
 import { z } from 'zod';
+import { catalogueStatuses, codesWithStatus, ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { registeredRoutes, type RouteSpec } from './http/route.js';
 
 /** Builds the OpenAPI 3.1 document from the routes registered with `route()`. */
 export function buildOpenApiDocument(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of registeredRoutes) {
-    const openapiPath = spec.path.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}');
-    paths[openapiPath] ??= {};
-    paths[openapiPath][spec.method] = operation(spec);
+    paths[openApiPath(spec.path)] ??= {};
+    paths[openApiPath(spec.path)][spec.method] = operation(spec);
   }
   return {
     openapi: '3.1.0',
@@ -16,14 +16,22 @@ export function buildOpenApiDocument(serverUrl: string) {
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema) },
+      schemas: {
+        ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
+        ValidationError: jsonSchema(validationErrorSchema),
+        HTTPValidationError: { type: 'object', properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } }, required: ['detail'] },
+      },
     },
   };
 }
 
+/** Express `:name` / `*name` to OpenAPI `{name}`. */
+export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}');
+
 const errorEnvelopeSchema = z.object({
   detail: z.object({ error: z.looseObject({ code: z.string(), message: z.string() }) }),
 });
+const validationErrorSchema = z.object({ loc: z.array(z.union([z.string(), z.number().int()])), msg: z.string(), type: z.string() });
 
 function jsonSchema(schema: z.ZodType) {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -41,7 +49,39 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query' | 'he
   }));
 }
 
+/**
+ * The codes an operation can answer with. A route that lists its domain codes (`errors`) gets
+ * those plus what the plumbing adds; an authenticated route that does not gets the whole
+ * catalogue, which is true as "may return" if not precise.
+ */
+export function operationErrorCodes(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['INTERNAL', 'HEADERS_TOO_LARGE']);
+  if (spec.params || spec.query || spec.body) codes.add('VALIDATION_ERROR');
+  if (spec.body) for (const c of ['MALFORMED_JSON', 'BODY_TOO_LARGE', 'UNSUPPORTED_ENCODING'] as const) codes.add(c);
+  if (spec.invalidBody) codes.add(spec.invalidBody);
+  if (spec.auth) for (const c of ['UNAUTHENTICATED', 'RATE_LIMITED'] as const) codes.add(c);
+  const domain = spec.errors ?? (spec.auth ? (Object.keys(ERROR_CATALOGUE) as ErrorCode[]) : []);
+  for (const c of domain) codes.add(c);
+  // A route that answers an invalid body with its own code never sends the 422 body for it.
+  if (spec.invalidBody && !spec.params && !spec.query) codes.delete('VALIDATION_ERROR');
+  return [...codes];
+}
+
+function errorResponses(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
+  const codes = spec.ownErrors ? (['INTERNAL', 'HEADERS_TOO_LARGE'] as ErrorCode[]) : operationErrorCodes(spec);
+  const declared = Object.keys(spec.responses).map(Number).filter((s) => s >= 400);
+  const out: Record<string, unknown> = {};
+  for (const status of [...new Set([...catalogueStatuses(codes), ...declared])].sort()) {
+    const own = spec.responses[status];
+    const description = [own?.description, codesWithStatus(status, codes).join(', ')].filter(Boolean).join('; ');
+    const schema = own?.schema ? jsonSchema(own.schema) : { $ref: `#/components/schemas/${status === 422 ? 'HTTPValidationError' : 'ErrorEnvelope'}` };
+    out[status] = { description, content: { 'application/json': { schema } } };
+  }
+  return out;
+}
+
 function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
+  const success = Object.entries(spec.responses).filter(([status]) => Number(status) < 400);
   const op: Record<string, unknown> = {
     summary: spec.summary,
     tags: spec.tags,
@@ -51,22 +91,27 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
       ...parameters(spec.query, 'query'),
       ...parameters(spec.headers, 'header'),
     ],
-    responses: Object.fromEntries(
-      Object.entries(spec.responses).map(([status, r]) => [
-        status,
-        {
-          description: r.description,
-          ...(r.schema || r.contentType
-            ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema ? jsonSchema(r.schema) : {} } } }
-            : {}),
-        },
-      ]),
-    ),
+    responses: {
+      ...Object.fromEntries(
+        success.map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            ...(r.schema || r.contentType
+              ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema ? jsonSchema(r.schema) : {} } } }
+              : {}),
+          },
+        ]),
+      ),
+      ...errorResponses(spec),
+    },
   };
   if (spec.auth) op.security = [{ bearer: [] }];
   if (spec.body || spec.bodyContentType) {
+    // A JSON body with required fields is a required body: an absent one fails validation.
+    const required = !!spec.bodyContentType || !!(spec.body && (jsonSchema(spec.body) as { required?: string[] }).required?.length);
     op.requestBody = {
-      required: !!spec.bodyContentType,
+      required,
       content: {
         [spec.bodyContentType ?? 'application/json']: {
           schema: spec.body ? jsonSchema(spec.body) : { type: 'string', format: 'binary' },
@@ -74,9 +119,5 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
       },
     };
   }
-  (op.responses as Record<string, unknown>)['default'] = {
-    description: 'Error',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-  };
   return op;
 }

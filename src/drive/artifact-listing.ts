@@ -2,6 +2,7 @@ import type { RequestContext } from '../request-context.js';
 import type { ArtifactRow } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { likePrefix, rows } from '../db/sql.js';
+import { authorize, hiddenSubfolders } from '../sharing/authorize.js';
 
 export interface ListQuery {
   prefix: string;
@@ -9,14 +10,29 @@ export interface ListQuery {
   fileType?: string;
   cursor?: string;
   limit: number;
+  /**
+   * List the live artifacts under this folder (`fld_` id), on whichever drive it lives: the
+   * caller's own, or another's through a grant covering the folder. `prefix` is then relative to it.
+   */
+  folderId?: string;
 }
 
 /** GET /v0/artifacts: live artifacts sorted by path; the cursor is the last path (keyset), filters are resent by the caller. */
 export async function listArtifacts(rc: RequestContext, q: ListQuery) {
-  const { driveId } = rc;
+  const db = rc.app.orm.em.fork();
+  let driveId = rc.driveId;
+  let prefix = q.prefix;
   const where = ['drive_id = ?', 'deleted_at is null'];
-  const params: unknown[] = [driveId];
-  if (q.prefix) (where.push(`path like ? escape '\\'`), params.push(likePrefix(q.prefix)));
+  const params: unknown[] = [];
+  if (q.folderId) {
+    // A grantee sees the folder's contents except below subfolders that take no grant from above.
+    const access = await authorize(rc, { fldId: q.folderId }, 'read', db);
+    driveId = access.driveId;
+    prefix = `${access.folder!.path}/${q.prefix}`;
+    for (const hidden of await hiddenSubfolders(db, access)) (where.push(`not starts_with(path, ?)`), params.push(`${hidden}/`));
+  }
+  params.unshift(driveId);
+  if (prefix) (where.push(`path like ? escape '\\'`), params.push(likePrefix(prefix)));
   if (q.labels.length) (where.push('labels @> array[?]::text[]'), params.push(q.labels));
   if (q.fileType) (where.push('file_type = ?'), params.push(q.fileType));
   if (q.cursor) {
@@ -26,7 +42,7 @@ export async function listArtifacts(rc: RequestContext, q: ListQuery) {
   }
   params.push(q.limit + 1);
   const found = await rows<ArtifactRow>(
-    rc.app.orm.em.fork(),
+    db,
     `select * from artifacts where ${where.join(' and ')} order by path collate "C" limit ?`,
     params,
   );

@@ -41,6 +41,7 @@ export function checkLabels(list: string[]): string[] {
 
 export function checkMetadata(v: unknown): Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  if (containsNul(v)) throw new AppError('INVALID_METADATA', 'metadata strings must not contain NUL (\\u0000): PostgreSQL cannot store it');
   return v as Record<string, unknown>;
 }
 
@@ -63,7 +64,7 @@ export function checkSource(v: unknown): Source {
     if (metadata != null && (typeof metadata !== 'object' || Array.isArray(metadata))) throw bad();
     return metadata == null ? { type, id } : { type, id, metadata };
   });
-  if (refs.length > 64) throw bad();
+  if (refs.length > 64 || containsNul(refs)) throw bad();
   return { refs };
 }
 
@@ -123,3 +124,11 @@ export function fileTypeOf(path: string, contentType: string): string {
 }
 
 export const FILE_TYPES = ['markdown', 'image', 'pdf', 'html', 'json', 'data', 'code', 'text', 'binary'] as const;
+
+/** True when any string (key or value) in a JSON value holds a NUL, which PostgreSQL text and jsonb cannot store. */
+export function containsNul(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\0');
+  if (depth > 64 || v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some((x) => containsNul(x, depth + 1));
+  return Object.entries(v).some(([k, x]) => k.includes('\0') || containsNul(x, depth + 1));
+}

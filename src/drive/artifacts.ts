@@ -10,12 +10,14 @@ import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
 import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
+import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../sharing/authorize.js';
+import { applyVisibility } from '../sharing/visibility.js';
 
 /** Read, create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
 
-/** GET by id (record or meta). */
+/** GET by id (record or meta): the caller's own artifact, or one a grant lets it read. */
 export async function getArtifact(rc: RequestContext, artId: string): Promise<ArtifactRow> {
-  return getLiveArtifact(rc.app.orm.em.fork(), rc.driveId, artId);
+  return (await authorize(rc, { artId }, 'read')).artifact!;
 }
 
 /** GET by path (meta). */
@@ -37,12 +39,16 @@ export interface PutInput {
   actor: string | null;
   changeSummary: string | null;
   ifMatch?: number;
+  /** Write only over this artifact (upload by id): 404 when the path no longer holds it. */
+  artId?: string;
+  /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
+  grantee?: { drive_id: string; identity_id: string | null; role: string };
 }
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 /** The upload's fields; each optional one undefined when its header was omitted. */
-export type UploadInput = Omit<PutInput, 'driveId' | 'actor'>;
+export type UploadInput = Omit<PutInput, 'driveId' | 'actor' | 'artId' | 'grantee'>;
 
 /** An upload body as it arrives: read once, at most the per-artifact limit. */
 export interface IncomingBody {
@@ -56,8 +62,24 @@ export interface IncomingBody {
  * declared size), spools and hashes the body, stores the bytes and commits the version with its event.
  */
 export async function uploadArtifact(rc: RequestContext, upload: UploadInput, incoming: IncomingBody): Promise<ArtifactRow> {
+  return uploadWith(rc, { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) }, incoming);
+}
+
+/**
+ * PUT /v0/artifacts/{art_id}: a new version of an existing artifact, on whichever drive it lives
+ * (the caller's own, or another's through a grant with `write`). Omitted fields keep their values.
+ */
+export async function uploadArtifactById(rc: RequestContext, artId: string, upload: Omit<UploadInput, 'path'>, incoming: IncomingBody): Promise<ArtifactRow> {
+  const access = await authorize(rc, { artId }, 'write');
+  const current = access.artifact!;
+  // Visibility is an anyone:viewer grant, so changing it takes can_manage.
+  if (upload.visibility !== undefined && !roleCan(access.role, 'can_manage')) throw permissionDenied('can_manage', access.role as Role);
+  const grantee = access.owner ? undefined : { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role };
+  return uploadWith(rc, { ...upload, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee }, incoming);
+}
+
+async function uploadWith(rc: RequestContext, input: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
   const ctx = rc.app;
-  const input: PutInput = { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) };
   await preflightPut(ctx, input);
   const maxBytes = ctx.config.limits.maxUploadBytes;
   if ((incoming.declaredBytes ?? 0) > maxBytes) throw tooLarge(maxBytes);
@@ -79,6 +101,7 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
   checkNotWiki(input.path);
   if (input.ifMatch === undefined) return;
   const current = await getLiveArtifactByPath(ctx.orm.em.fork(), input.driveId, input.path);
+  if (input.artId && current?.id !== input.artId) throw artifactNotFound();
   if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
 }
 
@@ -104,6 +127,8 @@ export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
 export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
   for (;;) {
     const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+    // Upload by id: the artifact moved or went to the trash since it was authorized.
+    if (input.artId && current?.id !== input.artId) throw artifactNotFound();
     if (current) return appendVersion(ctx, w, current, input, body, written);
     if (input.ifMatch !== undefined) throw preconditionFailed(null);
     const created = await insertArtifact(ctx, w, input, body, written);
@@ -122,7 +147,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
      returning *`,
     [
       newId('art'), input.driveId, input.path, contentType, fileTypeOf(input.path, contentType), body.size, body.hash,
-      input.labels ?? [], JSON.stringify(input.metadata ?? {}), input.source ? JSON.stringify(input.source) : null, input.visibility ?? 'private',
+      input.labels ?? [], JSON.stringify(input.metadata ?? {}), input.source ? JSON.stringify(input.source) : null, 'private',
     ],
   );
   if (!row) return undefined;
@@ -131,7 +156,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactCreated, actor: input.actor,
     metadata: { path: row.path, version_number: 1, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
   });
-  return row;
+  return applyVisibility(w, row, input.visibility, input.actor);
 }
 
 async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
@@ -141,20 +166,23 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
     w.tx,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
-       source = case when ? then ?::jsonb else source end, visibility = coalesce(?, visibility), updated_at = clock_timestamp()
+       source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp()
      where id = ? returning *`,
     [
       body.size, body.hash, contentType, fileTypeOf(current.path, contentType),
       input.labels !== undefined, input.labels ?? [], input.metadata ? JSON.stringify(input.metadata) : null,
-      input.source !== undefined, input.source ? JSON.stringify(input.source) : null, input.visibility ?? null, current.id,
+      input.source !== undefined, input.source ? JSON.stringify(input.source) : null, current.id,
     ],
   ))!;
   await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
   await w.event({
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactUpdated, actor: input.actor,
-    metadata: { path: row.path, version_number: row.version_number, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
+    metadata: {
+      path: row.path, version_number: row.version_number, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary,
+      ...(input.grantee ? { grantee: input.grantee } : {}),
+    },
   });
-  return row;
+  return applyVisibility(w, row, input.visibility, input.actor);
 }
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
@@ -173,8 +201,8 @@ const pathConflict = (path: string) => new AppError('PATH_CONFLICT', `a live art
 
 /** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
 export async function renameArtifact(rc: RequestContext, input: { artId: string; path: string; ifMatch?: number }): Promise<ArtifactRow> {
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
-  checkPath(a.path);
+  checkPath(input.path);
+  const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
   return writeTransaction(rc.app, async (w) => {
     const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
     checkNotWiki(current.path);
@@ -204,9 +232,9 @@ export async function renameArtifact(rc: RequestContext, input: { artId: string;
 /** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */
 export async function copyArtifact(rc: RequestContext, input: { artId: string; path: string; source?: Source | null }): Promise<ArtifactRow> {
   const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
-  checkPath(a.path);
-  checkNotWiki(a.path);
+  checkPath(input.path);
+  checkNotWiki(input.path);
+  const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const src = await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`, [a.artId, a.driveId]);
     if (!src) throw artifactNotFound();
@@ -220,7 +248,7 @@ export async function copyArtifact(rc: RequestContext, input: { artId: string; p
          on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
         [
           newId('art'), a.driveId, a.path, src.content_type, fileTypeOf(a.path, src.content_type), src.size_bytes, src.hash,
-          src.labels, JSON.stringify(src.metadata), JSON.stringify(source), src.visibility,
+          src.labels, JSON.stringify(src.metadata), JSON.stringify(source), 'private',
         ],
       );
     } catch (err) {

@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } from '../storage/blob-store.js';
-import { artifactNotFound, getLiveArtifact, getLiveArtifactByPath } from './artifact-records.js';
+import { artifactNotFound, getLiveArtifactByPath } from './artifact-records.js';
+import { authorize } from '../sharing/authorize.js';
 import { checkPath } from './artifact-rules.js';
 import { getVersion } from './versions.js';
 
@@ -22,12 +23,15 @@ export interface BlobRef {
 
 export type ContentTarget = { artId: string; versionNumber?: number } | { path: string };
 
-/** The current bytes (or one version's) of a live artifact of this drive; 404 otherwise. */
+/**
+ * The current bytes (or one version's) of a live artifact: by path in the caller's drive, by id
+ * wherever the caller may read it (authorize); 404 otherwise.
+ */
 export async function artifactContent(rc: RequestContext, target: ContentTarget): Promise<BlobRef> {
   const db = rc.app.orm.em.fork();
-  const a = 'path' in target ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path)) : await getLiveArtifact(db, rc.driveId, target.artId);
+  const a = 'path' in target ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path)) : (await authorize(rc, { artId: target.artId }, 'read', db)).artifact;
   if (!a) throw artifactNotFound();
-  const at = 'versionNumber' in target && target.versionNumber !== undefined ? await getVersion(db, rc.driveId, a.id, target.versionNumber) : a;
+  const at = 'versionNumber' in target && target.versionNumber !== undefined ? await getVersion(db, a.drive_id, a.id, target.versionNumber) : a;
   return { artId: a.id, hash: at.hash, size: Number(at.size_bytes), contentType: at.content_type, path: a.path, versionNumber: at.version_number };
 }
 

@@ -11,6 +11,7 @@ export const EventAction = {
   artifactCreated: 'artifact.created',
   artifactUpdated: 'artifact.updated',
   artifactRenamed: 'artifact.renamed',
+  artifactMetadataUpdated: 'artifact.metadata_updated',
   artifactCopied: 'artifact.copied',
   artifactDeleted: 'artifact.deleted',
   artifactRestored: 'artifact.restored',
@@ -22,6 +23,12 @@ export const EventAction = {
   folderPurged: 'folder.purged',
   driveDeleted: 'drive.deleted',
   driveRestored: 'drive.restored',
+  grantCreated: 'grant.created',
+  grantUpdated: 'grant.updated',
+  grantRevoked: 'grant.revoked',
+  shareCreated: 'share.created',
+  shareRotated: 'share.rotated',
+  shareRevoked: 'share.revoked',
 } as const;
 
 export interface NewEvent {

@@ -6,6 +6,7 @@ import type { Timestamp } from '../time.js';
 import { checkNotWiki, checkPath } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
+import { driveFor, type Capability } from '../sharing/authorize.js';
 
 /**
  * Folders (spec 4.3, 3.5): explicit rows with stable ids; a folder's descendants are the live
@@ -35,9 +36,17 @@ export function canonicalFolderPath(path: string): string {
 const folderNotFound = () => new AppError('NOT_FOUND', 'no live folder');
 const conflict = (message: string, collidingPath: string) => new AppError('FOLDER_PATH_CONFLICT', message, { colliding_path: collidingPath });
 
+/**
+ * The drive a folder operation acts on: by path the caller's own; by id the folder's drive, when
+ * the caller is its owner or a grant gives `capability` (src/sharing/authorize.ts; 404 otherwise).
+ */
+async function folderDrive(rc: RequestContext, ref: FolderRef, capability: Capability): Promise<string> {
+  return 'id' in ref ? driveFor(rc, { fldId: ref.id }, capability) : rc.driveId;
+}
+
 /** GET by id or path. */
 export async function readFolder(rc: RequestContext, ref: FolderRef): Promise<FolderRow> {
-  return getFolder(rc.app.orm.em.fork(), rc.driveId, ref);
+  return getFolder(rc.app.orm.em.fork(), await folderDrive(rc, ref, 'read'), ref);
 }
 
 export async function getFolder(db: Db, driveId: string, ref: FolderRef, lock = false): Promise<FolderRow> {
@@ -74,7 +83,7 @@ export async function createFolder(rc: RequestContext, input: { path: string; de
 /** PATCH: an absent field is unchanged; `description: null` clears; `inherit_grants: null` is unchanged. */
 export async function patchFolder(rc: RequestContext, input: { ref: FolderRef; description?: string | null; inheritGrants?: boolean | null }): Promise<FolderRow> {
   const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
+  const a = { ...input, driveId: await folderDrive(rc, input.ref, 'can_manage'), actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const current = await getFolder(w.tx, a.driveId, a.ref, true);
     checkNotWiki(current.path);
@@ -123,7 +132,7 @@ async function bulkArtifactEvents(w: WriteTx, cte: string, params: unknown[], e:
 /** DELETE: 409 FOLDER_RECURSIVE_REQUIRED with counts when live descendants exist; recursive soft-deletes all in one transaction. */
 export async function deleteFolder(rc: RequestContext, input: { ref: FolderRef; recursive: boolean }) {
   const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
+  const a = { ...input, driveId: await folderDrive(rc, input.ref, 'can_manage'), actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
     const folder = await getFolder(w.tx, a.driveId, a.ref, true);
     checkNotWiki(folder.path);
@@ -157,7 +166,7 @@ export async function deleteFolder(rc: RequestContext, input: { ref: FolderRef; 
 /** POST move: rewrites the path prefix of the folder, its live subfolders and live artifacts in one transaction. */
 export async function moveFolder(rc: RequestContext, input: { ref: FolderRef; path: string }): Promise<FolderRow> {
   const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
+  const a = { ...input, driveId: await folderDrive(rc, input.ref, 'can_manage'), actor: rc.actor };
   const dest = canonicalFolderPath(a.path);
   checkNotWiki(dest);
   return writeTransaction(ctx, async (w) => {

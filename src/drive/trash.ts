@@ -6,6 +6,7 @@ import { artifactNotFound, getArtifactAnyState, getLiveArtifactByPath, type Arti
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one } from '../db/sql.js';
+import { driveFor } from '../sharing/authorize.js';
 
 /** Soft delete and restore of artifacts (spec 3.1). */
 
@@ -28,7 +29,9 @@ export async function trashRow(ctx: AppContext, w: WriteTx, r: ArtifactRow, acto
 /** DELETE by id or by path: 404 ARTIFACT_NOT_FOUND, 403 WIKI_RESERVED, 412 on If-Match mismatch. */
 export async function deleteArtifact(rc: RequestContext, input: { artId?: string; path?: string; ifMatch?: number }): Promise<ArtifactRow> {
   const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
+  // By id: the caller's own artifact, or one a grant lets it manage; by path: the caller's own drive.
+  const driveId = input.artId ? await driveFor(rc, { artId: input.artId }, 'can_manage') : rc.driveId;
+  const a = { ...input, driveId, actor: rc.actor };
   if (a.path !== undefined) {
     checkPath(a.path);
     checkNotWiki(a.path);

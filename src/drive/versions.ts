@@ -6,6 +6,7 @@ import type { Timestamp } from '../time.js';
 import { getLiveArtifact } from './artifact-records.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { one, rows, type Db } from '../db/sql.js';
+import { driveFor } from '../sharing/authorize.js';
 
 /** Versions of an artifact (spec 2.3): list newest first with keyset cursors, get one, read its bytes. */
 export interface VersionRow {
@@ -22,8 +23,7 @@ export interface VersionRow {
 
 export async function listVersions(rc: RequestContext, artId: string, q: { cursor?: string; limit: number }) {
   const db = rc.app.orm.em.fork();
-  const { driveId } = rc;
-  await getLiveArtifact(db, driveId, artId);
+  const driveId = await driveFor(rc, { artId }, 'read', db);
   const before = q.cursor
     ? decodeCursor(q.cursor, (v): v is { v: number } => Number.isInteger((v as { v?: unknown }).v)).v
     : 2 ** 31 - 1;
@@ -40,9 +40,10 @@ export async function listVersions(rc: RequestContext, artId: string, q: { curso
   };
 }
 
-/** GET one version record. */
+/** GET one version record (of an artifact the caller may read). */
 export async function readVersion(rc: RequestContext, artId: string, versionNumber: number): Promise<VersionRow> {
-  return getVersion(rc.app.orm.em.fork(), rc.driveId, artId, versionNumber);
+  const db = rc.app.orm.em.fork();
+  return getVersion(db, await driveFor(rc, { artId }, 'read', db), artId, versionNumber);
 }
 
 /** One version of a live artifact of this drive, or 404 NOT_FOUND. */

@@ -4,6 +4,7 @@ import type { Principal } from '../request-context.js';
 import { API_KEY_PREFIX } from './api-keys.js';
 import { apiKeyState, tokenDriveState, type CredentialState } from './credential-state.js';
 import { verifyCurrentAssertion } from './identities.js';
+import { MCP_ACCESS_PREFIX, verifyMcpAccessToken } from './mcp-oauth.js';
 import { OAuthError } from './oauth-error.js';
 import { AgentAuthNotConfigured, looksLikeJwt, peekTokenUse, TokenInvalid, verifyServiceToken } from './tokens.js';
 
@@ -67,8 +68,18 @@ const identityAssertion: Verifier = async (app, credential) => {
   }
 };
 
+/** MCP-only OAuth access tokens (adat_…): accepted where `mcp_oauth` is asked for, i.e. only at /mcp (spec 5.2). */
+const mcpOAuth: Verifier = async (app, credential) => {
+  if (!credential.startsWith(MCP_ACCESS_PREFIX)) return undefined;
+  const principal = await verifyMcpAccessToken(app, credential);
+  if (!principal) throw unauthenticated('invalid, expired or revoked MCP OAuth access token');
+  return principal;
+};
+
 /** Tried in this order: the cheap prefix check first; assertions before access tokens (both are JWTs). */
-const VERIFIERS: [CredentialKind, Verifier][] = [['api_key', apiKey], ['identity_assertion', identityAssertion], ['access_token', accessToken]];
+const VERIFIERS: [CredentialKind, Verifier][] = [
+  ['api_key', apiKey], ['mcp_oauth', mcpOAuth], ['identity_assertion', identityAssertion], ['access_token', accessToken],
+];
 
 /**
  * Who a bearer credential names, if it is one of `kinds`. The drive must still be live, except with
@@ -85,6 +96,7 @@ export async function authenticate(
     verified = await verify(app, credential);
     if (verified) break;
   }
+  if (!verified && credential.startsWith(MCP_ACCESS_PREFIX)) throw unauthenticated('MCP OAuth tokens are accepted only at /mcp');
   if (!verified) throw unauthenticated('unrecognised bearer credential');
   const state = verified.state ?? (await tokenDriveState(app.prepared, verified.driveId, verified.credentialId));
   if (!state || (state.driveDeleted && !opts.allowDeletedDrive)) throw unauthenticated('drive is deleted or gone');

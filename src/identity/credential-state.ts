@@ -1,6 +1,6 @@
 import { hashSecret } from './secrets.js';
 import type { PreparedStatements } from '../db/prepared.js';
-import { hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from '../usage/rate-limits.js';
+import { DRIVE_WRITE_BUCKET_PREFIX, hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from '../usage/rate-limits.js';
 
 /**
  * What the bearer middleware needs for every request, in one round trip: whose drive it is,
@@ -11,32 +11,42 @@ export interface CredentialState {
   driveId: string;
   driveDeleted: boolean;
   writesThisHour: number;
+  /** Writes charged this hour across every credential of the drive. */
+  driveWritesThisHour: number;
 }
 
 /** A live (unrevoked) API key with its drive's state; undefined when unknown or revoked, or its drive is gone. */
 export async function apiKeyState(db: PreparedStatements, key: string): Promise<(CredentialState & { keyId: string }) | undefined> {
-  const [row] = await db.query<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null }>(
+  const [row] = await db.query<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null; drive_writes: number | null }>(
     'auth_api_key',
     `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted,
-            (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes
+            (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes,
+            (select count from rate_counters where bucket = $4 || d.id and window_start = $1) as drive_writes
        from api_keys k
        join drives d on d.id = k.drive_id
       where k.key_hash = $2 and k.revoked_at is null`,
-    [hourWindow().start, hashSecret(key), WRITE_BUCKET_PREFIX],
+    [hourWindow().start, hashSecret(key), WRITE_BUCKET_PREFIX, DRIVE_WRITE_BUCKET_PREFIX],
   );
   if (!row) return undefined;
-  return { keyId: row.key_id, driveId: row.drive_id, driveDeleted: row.drive_deleted, writesThisHour: Number(row.writes ?? 0) };
+  return {
+    keyId: row.key_id,
+    driveId: row.drive_id,
+    driveDeleted: row.drive_deleted,
+    writesThisHour: Number(row.writes ?? 0),
+    driveWritesThisHour: Number(row.drive_writes ?? 0),
+  };
 }
 
 /** The state of a drive named by a verified token, with the credential's writes this hour; undefined when the drive is gone. */
 export async function tokenDriveState(db: PreparedStatements, driveId: string, credentialId: string): Promise<CredentialState | undefined> {
-  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null }>(
+  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null; drive_writes: number | null }>(
     'auth_token_drive',
     `select d.deleted_at is not null as drive_deleted,
-            (select count from rate_counters where bucket = $1 and window_start = $2) as writes
+            (select count from rate_counters where bucket = $1 and window_start = $2) as writes,
+            (select count from rate_counters where bucket = $4 || d.id and window_start = $2) as drive_writes
        from drives d where d.id = $3`,
-    [writeBucket(credentialId), hourWindow().start, driveId],
+    [writeBucket(credentialId), hourWindow().start, driveId, DRIVE_WRITE_BUCKET_PREFIX],
   );
   if (!row) return undefined;
-  return { driveId, driveDeleted: row.drive_deleted, writesThisHour: Number(row.writes ?? 0) };
+  return { driveId, driveDeleted: row.drive_deleted, writesThisHour: Number(row.writes ?? 0), driveWritesThisHour: Number(row.drive_writes ?? 0) };
 }

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../context.js';
+import type { Principal } from '../request-context.js';
 import { Drive } from '../db/entities/drive.js';
 
 /**
@@ -59,4 +61,13 @@ export async function purgeDrive(em: EntityManager, driveId: string): Promise<bo
 export async function removeDrive(em: EntityManager, driveId: string): Promise<void> {
   await hideDrive(em, driveId);
   await purgeDrive(em, driveId);
+}
+
+/**
+ * MCP activity (spec 3.3) with a credential other than an identity assertion (which counts itself
+ * in verifyCurrentAssertion): resets the clock of an unclaimed drive; a claimed drive is untouched.
+ */
+export async function recordMcpActivity(app: AppContext, principal: Principal): Promise<void> {
+  if (principal.kind === 'identity_assertion') return;
+  await app.orm.em.fork().nativeUpdate(Drive, { id: principal.driveId, deletedAt: null, claimedAt: null }, { lastActivityAt: new Date() });
 }

@@ -6,7 +6,10 @@ export type OAuthErrorCode =
   | 'authorization_pending'
   | 'expired_token'
   | 'access_denied'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  | 'invalid_client'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 export class OAuthError extends Error {
   constructor(

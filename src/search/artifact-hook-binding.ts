@@ -33,6 +33,11 @@ export function hookCallsFor(change: ArtifactChange): HookCall[] {
       if (typeof m.from === 'string' && extensionOf(m.from) !== extensionOf(to)) calls.push({ op: 'content', versionNumber: 0 });
       return calls;
     }
+    case EventAction.artifactMetadataUpdated: {
+      const labels = Array.isArray(m.labels) ? m.labels.map(String) : undefined;
+      const metadata = m.metadata && typeof m.metadata === 'object' ? (m.metadata as Record<string, unknown>) : undefined;
+      return [{ op: 'record', patch: { labels, metadata } }];
+    }
     case EventAction.artifactDeleted:
     case EventAction.artifactPurged:
       return [{ op: 'remove' }];

@@ -29,6 +29,8 @@ export interface IndexHooksOptions {
    * lost one is repaired by the sweeper like any other missed hook. Engine updates stay synchronous.
    */
   background?: { onError: (err: unknown, artId: string) => void };
+  /** Pauses between retries of a failed background signal (tests shorten them). */
+  retryDelaysMs?: number[];
 }
 
 export class SearchIndexHooks {
@@ -61,8 +63,25 @@ export class SearchIndexHooks {
   }
 
   private async request(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
-    if (this.queue) this.queue.push(artId, () => this.signal(driveId, artId, signal));
+    if (this.queue) this.queue.push(artId, () => this.signalWithRetry(driveId, artId, signal));
     else await this.signal(driveId, artId, signal);
+  }
+
+  /**
+   * Background signals are retried promptly (1, 2, 4, … 30 s: about a minute in all) so a short
+   * Temporal outage delays indexing by seconds, not until the once-a-minute sweep; after that the
+   * error is reported and the sweeper repairs it.
+   */
+  private async signalWithRetry(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {
+    const delaysMs = this.opts.retryDelaysMs ?? [1000, 2000, 4000, 8000, 15_000, 30_000];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.signal(driveId, artId, signal);
+      } catch (err) {
+        if (attempt >= delaysMs.length) throw err;
+        await new Promise((r) => setTimeout(r, delaysMs[attempt]));
+      }
+    }
   }
 
   private async signal(driveId: string, artId: string, signal: IndexRequestSignal): Promise<void> {

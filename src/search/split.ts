@@ -18,6 +18,20 @@ export function countTokens(text: string): number {
   return encoding.encode(text, [], []).length;
 }
 
+/**
+ * countTokens for the splitter, giving the event loop a turn every 50 ms: splitting megabytes is
+ * seconds of CPU, and the activity's heartbeat timer must still fire meanwhile (a worker that
+ * stops heartbeating is presumed dead and its work retried elsewhere).
+ */
+let lastTurn = Date.now();
+async function countTokensYielding(text: string): Promise<number> {
+  if (Date.now() - lastTurn > 50) {
+    await new Promise((r) => setImmediate(r));
+    lastTurn = Date.now();
+  }
+  return countTokens(text);
+}
+
 export interface Span {
   start: number;
   end: number;
@@ -32,7 +46,7 @@ export async function splitWithOffsets(
   const splitter = new RecursiveCharacterTextSplitter({
     chunkSize: opts.chunkTokens ?? CHUNK_TOKENS,
     chunkOverlap: opts.overlapTokens ?? OVERLAP_TOKENS,
-    lengthFunction: countTokens,
+    lengthFunction: countTokensYielding,
     keepSeparator: true,
   });
   const chunks = await splitter.splitText(text);

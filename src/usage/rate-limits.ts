@@ -58,14 +58,38 @@ async function peek(em: EntityManager, bucket: string): Promise<number> {
   return rows.length ? Number(rows[0].count) : 0;
 }
 
-/** A credential's write budget counter is `write:<credential id>` (credential-state.ts reads it by that prefix). */
+/** A credential's write budget counter is `write:<credential id>`; its drive's is `drive-write:<drive id>` (credential-state.ts reads both). */
 export const WRITE_BUCKET_PREFIX = 'write:';
 export const writeBucket = (credentialId: string) => `${WRITE_BUCKET_PREFIX}${credentialId}`;
+export const DRIVE_WRITE_BUCKET_PREFIX = 'drive-write:';
+export const driveWriteBucket = (driveId: string) => `${DRIVE_WRITE_BUCKET_PREFIX}${driveId}`;
 
-/** Charges one write to a credential's hourly budget. */
-export function chargeWrite(app: AppContext, principal: Principal, limit: number) {
-  return hit(app.orm.em.fork(), writeBucket(principal.credentialId), principal.driveId, limit);
+export interface WriteLimits {
+  perToken: number;
+  perDrive: number;
 }
+
+export const writeLimitsOf = (app: AppContext): WriteLimits => ({
+  perToken: app.config.limits.writeBudgetPerHour,
+  perDrive: app.config.limits.writeBudgetPerDrivePerHour,
+});
+
+/** The 429 of a spent write budget, naming which one (the credential's or the drive's). */
+export function writeBudgetSpent(r: HitResult, limits: WriteLimits): AppError {
+  return rateLimited(`write budget of ${r.limit} per hour ${r.limit === limits.perToken ? 'for this credential' : 'for this drive'} is spent`, r.retryAfterS);
+}
+
+/** Charges one write to both budgets, or refuses with 429 RATE_LIMITED (every door's writes). */
+export async function chargeWriteOrRefuse(app: AppContext, principal: Principal): Promise<HitResult> {
+  const limits = writeLimitsOf(app);
+  const r = await chargeWrite(app, principal, limits);
+  if (!r.allowed) throw writeBudgetSpent(r, limits);
+  return r;
+}
+
+/** The budget headers' numbers for an authenticated credential, from the counts loaded with it. */
+export const budgetStatusOf = (app: AppContext, state: { writesThisHour: number; driveWritesThisHour: number }) =>
+  writeBudgetStatus({ token: state.writesThisHour, drive: state.driveWritesThisHour }, writeLimitsOf(app));
 
 /** Counts a registration from this client IP (REGISTRATIONS_PER_IP_PER_HOUR); 429 over the limit. */
 export async function chargeRegistration(app: AppContext, ip: string): Promise<void> {
@@ -73,14 +97,34 @@ export async function chargeRegistration(app: AppContext, ip: string): Promise<v
   if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
 }
 
-/** The budget headers' numbers for a credential that has charged `count` writes this hour. */
-export function writeBudgetStatus(count: number, limit: number): HitResult {
+/**
+ * Charges one write to the credential's and the drive's hourly budgets, both or neither: the
+ * drive counter is taken first (its row lock orders a drive's writes), and given back in the
+ * same transaction when the credential's budget refuses.
+ */
+export async function chargeWrite(app: AppContext, principal: Principal, limits: WriteLimits): Promise<HitResult> {
+  const { credentialId, driveId } = principal;
+  return app.orm.em.fork().transactional(async (tx) => {
+    const drive = await hit(tx, driveWriteBucket(driveId), driveId, limits.perDrive);
+    if (!drive.allowed) return drive;
+    const token = await hit(tx, writeBucket(credentialId), driveId, limits.perToken);
+    if (!token.allowed) {
+      await tx.execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [driveWriteBucket(driveId), hourWindow().start]);
+      return token;
+    }
+    return token.remaining <= drive.remaining ? token : drive;
+  });
+}
+
+/** The budget headers' numbers from this hour's counts: whichever budget has less left. */
+export function writeBudgetStatus(counts: { token: number; drive: number }, limits: WriteLimits): HitResult {
   const w = hourWindow();
+  const token = { limit: limits.perToken, count: counts.token, remaining: Math.max(0, limits.perToken - counts.token) };
+  const drive = { limit: limits.perDrive, count: counts.drive, remaining: Math.max(0, limits.perDrive - counts.drive) };
+  const binding = token.remaining <= drive.remaining ? token : drive;
   return {
-    allowed: count < limit,
-    count,
-    limit,
-    remaining: Math.max(0, limit - count),
+    allowed: binding.remaining > 0,
+    ...binding,
     resetS: w.resetS,
     retryAfterS: Math.max(1, Math.ceil(w.resetS - Date.now() / 1000)),
   };
@@ -88,11 +132,7 @@ export function writeBudgetStatus(count: number, limit: number): HitResult {
 
 /** Writes charged this hour across every credential of the drive (usage report). */
 export async function driveWritesThisHour(em: EntityManager, driveId: string): Promise<number> {
-  const rows = await em.execute<{ total: string | null }[]>(
-    `select sum(count) as total from rate_counters where drive_id = ? and window_start = ? and bucket like 'write:%'`,
-    [driveId, hourWindow().start],
-  );
-  return Number(rows[0]?.total ?? 0);
+  return peek(em, driveWriteBucket(driveId));
 }
 
 /** Per-client-IP limits: registrations, failed sign-ins, unknown claim codes. */

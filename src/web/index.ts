@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
+import { rejectNulInBody } from '../api/middleware/input-gate.js';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
+import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { WebAuthNotConfigured } from './session.js';
 
@@ -11,20 +14,20 @@ import { WebAuthNotConfigured } from './session.js';
 export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  router.use(['/auth', '/claim', '/dashboard'], forms);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx));
+  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], forms, rejectNulInBody);
+  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx));
 
   const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
     if (err instanceof WebAuthNotConfigured) {
       return sendPage(res, 'Unavailable', html`<p class="error">Sign-in is not configured on this server.</p>`, 503);
     }
-    if (typeof err?.type === 'string' && err.type.startsWith('entity.')) {
+    if ((typeof err?.type === 'string' && err.type.startsWith('entity.')) || (err instanceof AppError && err.status < 500)) {
       return sendPage(res, 'Bad request', html`<p class="error">The form could not be read.</p>`, err.status ?? 400);
     }
     const errorId = randomUUID();
     ctx.logger.error({ err, error_id: errorId, req_id: req.id }, 'page error');
     sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
   };
-  router.use(['/auth', '/claim', '/dashboard'], pageErrors);
+  router.use(['/auth', '/claim', '/dashboard', '/oauth2/authorize'], pageErrors);
   return router;
 }

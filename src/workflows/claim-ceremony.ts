@@ -11,6 +11,7 @@ import {
 
 const { approveClaim, declineClaim, expireClaim } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 10 },
 });
 

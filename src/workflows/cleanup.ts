@@ -3,6 +3,7 @@ import type { CleanupActivities } from '../activities/cleanup.js';
 
 const { purgeExpired } = proxyActivities<CleanupActivities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 5 },
 });
 

@@ -37,12 +37,15 @@ export async function indexingWorkflow(input: IndexingWorkflowInput): Promise<In
     // Splitting is CPU-bound at roughly 5–10 s per MB of text (token counting), so a 50 MB text
     // file needs minutes; the bound only has to catch a lost worker.
     startToCloseTimeout: '15 minutes',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+    // Activities heartbeat every 2 s (activities/heartbeat.ts): a dead worker's step is retried within 10 s.
+    heartbeatTimeout: '10 seconds',
+    // At most 10 s between attempts, so a dependency outage delays indexing by seconds after it ends.
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 40 },
   });
   const embedRetry = input.embedRetry ?? { initialIntervalMs: 1000, maximumIntervalMs: 60_000 };
   const { indexEmbed } = proxyActivities<IndexingActivities>({
     startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '2 minutes',
+    heartbeatTimeout: '60 seconds',
     // A provider outage is waited out for up to a day; each retry resumes at the first unembedded passage.
     scheduleToCloseTimeout: '24 hours',
     retry: { initialInterval: embedRetry.initialIntervalMs, maximumInterval: embedRetry.maximumIntervalMs, backoffCoefficient: 2 },

@@ -4,6 +4,7 @@ import { driveClaimedSignal, type UnclaimedDriveInput, type UnclaimedDriveResult
 
 const { driveLifecycleState, hideUnclaimedDrive, purgeDrive } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 10 },
 });
 

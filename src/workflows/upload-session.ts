@@ -10,6 +10,7 @@ import { uploadCommittedSignal, type UploadSessionInput, type UploadSessionResul
  */
 const { closeUploadSession } = proxyActivities<UploadActivities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   // Cleanup must happen eventually: retry for as long as the database or the store is down.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });

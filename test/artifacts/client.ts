@@ -22,7 +22,7 @@ export async function driveClient(api: TestApi) {
     } catch {
       json = undefined;
     }
-    return { status: res.status, headers: res.headers, json, bytes: text, code: json?.detail?.error?.code as string | undefined };
+    return { status: res.status, headers: res.headers, json, bytes: text, code: codeOf(json) };
   };
   return {
     ...tenant,
@@ -59,3 +59,9 @@ export function useTestApi(overrides: Record<string, string>, ready: (api: TestA
  */
 export const ageBlobs = (api: TestApi, hashes: string[]) =>
   sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [hashes]);
+
+/** The envelope's code; a 422 standard validation body (`detail` is a list) has none, so it reads as the catalogue's VALIDATION_ERROR. */
+function codeOf(json: any): string | undefined {
+  if (Array.isArray(json?.detail)) return 'VALIDATION_ERROR';
+  return json?.detail?.error?.code;
+}

@@ -95,7 +95,10 @@ describe('delete and restore', () => {
 
   it('by-id delete is routed ahead of the path form', async () => {
     const a = (await d.put('idlike/x', 'x')).json;
-    const decoy = (await d.put(`${a.art_id}`, 'decoy')).json;
+    // An id-shaped single segment is the id form for PUT too (upload by id, sharing), so the decoy gets its path by rename.
+    const other = (await d.put('idlike/decoy', 'decoy')).json;
+    const decoy = (await d.call('PATCH', `/v0/artifacts/${other.art_id}`, { json: { path: a.art_id } })).json;
+    expect(decoy.path).toBe(a.art_id);
     const r = await d.call('DELETE', `/v0/artifacts/${a.art_id}`);
     expect(r.json.art_id).toBe(a.art_id);
     expect((await d.get(`/v0/artifacts/${decoy.art_id}`)).status).toBe(200);

@@ -27,14 +27,21 @@ describe('HTTP skeleton', () => {
   });
 
   it('readyz is 503 naming S3 when the object store is unreachable', async () => {
-    const broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9' });
+    const opsToken = 'ops-token-for-the-readiness-test-0123456789';
+    const broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9', OPS_TOKEN: opsToken });
     try {
       const res = await fetch(`${broken.url}/readyz`);
       expect(res.status).toBe(503);
       const body = await res.json();
       expect(body.detail.error.code).toBe('NOT_READY');
       expect(body.detail.error.message).toBe('not ready: s3 unreachable');
-      expect(body.detail.error.checks.postgres).toBe('ok');
+      expect(body.detail.error.checks).toEqual({ postgres: 'ok', temporal: 'ok', s3: 'down' });
+      // Anonymous callers never see addresses or error text; the operator does.
+      expect(JSON.stringify(body)).not.toContain('127.0.0.1');
+      const detailed = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: `Bearer ${opsToken}` } })).json();
+      expect(detailed.detail.error.checks.s3).toMatch(/^unreachable: /);
+      const wrong = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: 'Bearer not-the-ops-token-0123456789abcdef' } })).json();
+      expect(wrong.detail.error.checks.s3).toBe('down');
     } finally {
       await broken.close();
     }
@@ -47,7 +54,7 @@ describe('HTTP skeleton', () => {
   });
 
   it('malformed JSON gets the envelope with 400', async () => {
-    const res = await fetch(`${api.url}/healthz`, {
+    const res = await fetch(`${api.url}/agent/identity`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"unterminated": ',
@@ -72,7 +79,7 @@ describe('route() validation', () => {
   }, ({ params, body }) => ({ id: params.id, ...body }));
   app.use(router, unknownRoute, errorHandler(createLogger('silent', 'test')));
 
-  it('answers 422 with the envelope and a validation body naming each field', async () => {
+  it('answers 422 with the standard validation-error body naming each field', async () => {
     const server = app.listen(0);
     const port = (server.address() as { port: number }).port;
     try {
@@ -82,9 +89,8 @@ describe('route() validation', () => {
         body: JSON.stringify({ name: '', count: 1.5 }),
       });
       expect(bad.status).toBe(422);
-      const err = (await bad.json()).detail.error;
-      expect(err.code).toBe('VALIDATION_ERROR');
-      expect(err.issues.map((i: { loc: string[] }) => i.loc.join('.'))).toEqual(['path.id']);
+      const detail = (await bad.json()).detail;
+      expect(detail).toEqual([{ loc: ['path', 'id'], msg: expect.any(String), type: 'invalid_format' }]);
 
       const badBody = await fetch(`http://127.0.0.1:${port}/things/thg_1`, {
         method: 'POST',
@@ -92,7 +98,7 @@ describe('route() validation', () => {
         body: JSON.stringify({ name: '', count: 1.5 }),
       });
       expect(badBody.status).toBe(422);
-      const issues = (await badBody.json()).detail.error.issues.map((i: { loc: string[] }) => i.loc.join('.'));
+      const issues = (await badBody.json()).detail.map((i: { loc: string[] }) => i.loc.join('.'));
       expect(issues.sort()).toEqual(['body.count', 'body.name']);
 
       const ok = await fetch(`http://127.0.0.1:${port}/things/thg_1`, {

@@ -81,7 +81,7 @@ describe('anonymous registration and the jwt-bearer grant', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{}, /missing bearer/],
       [{ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, /missing bearer/],
-      [bearer('adat_mcp-only-oauth-token'), /unrecognised/],
+      [bearer('adat_mcp-only-oauth-token'), /accepted only at \/mcp/],
       [bearer('ad_live_revoked-or-made-up'), /invalid or revoked API key/],
       [bearer(`${reg.identity_assertion.split('.').slice(0, 2).join('.')}.c2ln`), /invalid access token/],
       [bearer(foreignToken!), /invalid access token/], // another issuer and audience

@@ -45,11 +45,11 @@ describe('write budget and rate-limit headers', () => {
     expect(headers(refused)).toMatchObject({ limit: 3, remaining: 0 });
     expect((await refused.json()).detail.error.code).toBe('RATE_LIMITED');
 
-    // Reads keep working and still carry the headers; beginning a large upload is free, its commit is not.
+    // Reads keep working and still carry the headers; with the budget spent, large-upload begin and commit are 429 too (spec 4.7).
     const after = await fetch(`${api.url}/v0/drives/me`, { headers: tenant.auth });
     expect(after.status).toBe(200);
     expect(headers(after).remaining).toBe(0);
-    expect((await write(tenant.auth, 'POST', '/v0/uploads')).status).not.toBe(429);
+    expect((await write(tenant.auth, 'POST', '/v0/uploads')).status).toBe(429);
     expect((await write(tenant.auth, 'POST', '/v0/uploads/upl_x/commit')).status).toBe(429);
   });
 
@@ -86,7 +86,7 @@ describe('write budget and rate-limit headers', () => {
     expect(usage).toMatchObject({
       drive_id: tenant.driveId,
       storage: { used: 12345, limit: 500 * 1024 * 1024 },
-      writes: { used: 3, limit: 3 },
+      writes: { used: 3, limit: 200 }, // the drive's budget (WRITE_BUDGET_PER_DRIVE_PER_HOUR)
       ops_this_month: {
         month,
         reads: { used: 2, limit: 0 }, // the overview read and this usage read
@@ -127,6 +127,6 @@ describe('write budget and rate-limit headers', () => {
       [`write:old-${tenant.driveId}`, tenant.driveId]);
     expect(await purgeEndedWindows(em)).toBeGreaterThanOrEqual(1);
     const rows = await em.execute('select bucket from rate_counters where drive_id = ?', [tenant.driveId]);
-    expect(rows.map((r) => r.bucket)).toEqual([expect.stringMatching(/^write:key_/)]);
+    expect(rows.map((r) => r.bucket).sort()).toEqual([`drive-write:${tenant.driveId}`, expect.stringMatching(/^write:key_/)]);
   });
 });

@@ -30,6 +30,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   headers?: z.ZodObject;
   /** Status and code for an invalid body instead of 422 VALIDATION_ERROR (registration uses 400 INVALID_BODY). */
   invalidBody?: ErrorCode;
+  /** Domain error codes the handler can throw (OpenAPI; see ../openapi.ts). Absent on an authenticated route: the whole catalogue. */
+  errors?: readonly ErrorCode[];
+  /** Its error answers are exactly the 4xx/5xx in `responses`, not the envelope (the RFC 6749 token endpoint). */
+  ownErrors?: boolean;
   responses: Record<number, ResponseSpec>;
 }
 
@@ -43,11 +47,19 @@ export interface ParsedRequest<P, Q, B> {
 
 export const registeredRoutes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
 
+/** One failing field in the standard validation-error body (FastAPI's HTTPValidationError item). */
+export interface ValidationIssue {
+  loc: string[];
+  msg: string;
+  type: string;
+}
+
+/** 422: rendered as `{"detail": [{loc, msg, type}, ...]}` (spec 4, 7.2), not the error envelope. */
 export class ValidationError extends AppError {
+  readonly issues: ValidationIssue[];
   constructor(issues: z.core.$ZodIssue[], location: string) {
-    super('VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`, {
-      issues: issues.map((i) => ({ loc: [location, ...i.path.map(String)], msg: i.message, type: i.code })),
-    });
+    super('VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`);
+    this.issues = issues.map((i) => ({ loc: [location, ...i.path.map(String)], msg: i.message, type: i.code }));
   }
 }
 
@@ -62,7 +74,7 @@ function parseBody<B extends z.ZodType>(spec: { body?: B; invalidBody?: ErrorCod
     return parseWith(spec.body!, value, 'body');
   } catch (err) {
     if (!spec.invalidBody || !(err instanceof ValidationError)) throw err;
-    throw new AppError(spec.invalidBody, err.message, err.extra);
+    throw new AppError(spec.invalidBody, err.message, { issues: err.issues });
   }
 }
 

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../logger.js';
+import { dependencyFailure } from '../../dependency-errors.js';
 import { AppError } from '../../errors.js';
 import { errorEnvelope } from '../errors.js';
+import { ValidationError } from '../http/route.js';
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {
   next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
 };
 
+/** body-parser / http-errors errors carry the status they mean and `expose: true` for client errors. */
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  expose?: boolean;
 }
 
 /** Turns anything thrown into the spec's envelope; unexpected errors are logged with an id and never leak a stack. */
@@ -29,7 +33,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
-    res.status(apiError.status).json(errorEnvelope(apiError.code, apiError.message, apiError.extra));
+    // 422 is the standard validation-error body; every other error is the envelope (spec 7).
+    if (apiError instanceof ValidationError) res.status(422).json({ detail: apiError.issues });
+    else res.status(apiError.status).json(errorEnvelope(apiError.code, apiError.message, apiError.extra));
   };
 }
 
@@ -45,6 +51,9 @@ function toApiError(err: unknown): AppError | undefined {
     case 'charset.unsupported':
       return new AppError('UNSUPPORTED_ENCODING', e.message);
     default:
-      return undefined;
+      // Any other client error the parsers or the router raise (a body that is not the gzip it claims,
+      // an aborted body, an undecodable parameter) keeps its 4xx meaning instead of becoming a 500.
+      if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new AppError('INVALID_REQUEST', e.message);
+      return dependencyFailure(err);
   }
 }

@@ -1,14 +1,15 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { chargeWrite, rateLimited, writeBudgetStatus, type HitResult } from '../../usage/rate-limits.js';
+import { budgetStatusOf, chargeWrite, writeBudgetSpent, writeLimitsOf, type HitResult } from '../../usage/rate-limits.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 
+const isUploadBegin = (method: string, path: string) => method === 'POST' && /^\/v0\/uploads\/?$/.test(path);
+
 /** Beginning a large upload is free; its commit (and every other mutation) is charged. */
 export function isChargedWrite(method: string, path: string): boolean {
-  if (!MUTATING.has(method)) return false;
-  return !(method === 'POST' && /^\/v0\/uploads\/?$/.test(path));
+  return MUTATING.has(method) && !isUploadBegin(method, path);
 }
 
 function setHeaders(res: Response, r: HitResult) {
@@ -23,20 +24,22 @@ function setHeaders(res: Response, r: HitResult) {
  * report. Every authenticated response carries the X-RateLimit-* headers.
  */
 export function writeBudget(ctx: AppContext): RequestHandler {
-  const limit = ctx.config.limits.writeBudgetPerHour;
+  const limits = writeLimitsOf(ctx);
+  const spent = (r: HitResult) => writeBudgetSpent(r, limits);
   return async (req, res, next) => {
     try {
       const auth = authOf(req);
       const path = req.originalUrl.split('?')[0];
       if (isChargedWrite(req.method, path)) {
-        const r = await chargeWrite(ctx, auth, limit);
+        const r = await chargeWrite(ctx, auth, limits);
         setHeaders(res, r);
-        if (!r.allowed) {
-          throw rateLimited(`write budget of ${limit} per hour is spent`, r.retryAfterS);
-        }
+        if (!r.allowed) throw spent(r);
       } else {
         ctx.usageMeter.count(auth.driveId);
-        setHeaders(res, writeBudgetStatus(auth.state.writesThisHour, limit));
+        const r = budgetStatusOf(ctx, auth.state);
+        setHeaders(res, r);
+        // Begin is free, but refused when the budget its commit needs is already spent (spec 4.7).
+        if (isUploadBegin(req.method, path) && !r.allowed) throw spent(r);
       }
       next();
     } catch (err) {

@@ -61,10 +61,16 @@ export function agentIdentityRouter(ctx: AppContext): Router {
   }, () => ({
     issuer: baseUrl,
     token_endpoint: `${baseUrl}/oauth2/token`,
-    grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'claim'],
+    // OAuth 2.1 for MCP clients (browser sign-in of the drive owner): code + PKCE S256, DCR, revocation.
+    authorization_endpoint: `${ctx.config.http.webUrl}/oauth2/authorize`,
+    registration_endpoint: `${baseUrl}/oauth2/register`,
+    revocation_endpoint: `${baseUrl}/oauth2/revoke`,
+    code_challenge_methods_supported: ['S256'],
+    grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'claim', 'authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: ['none'],
-    response_types_supported: [],
-    scopes_supported: ['pre_claim', 'full'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    response_types_supported: ['code'],
+    scopes_supported: ['pre_claim', 'full', 'drive'],
     agent_auth: {
       identity_endpoint: `${baseUrl}/agent/identity`,
       claim_endpoint: `${baseUrl}/agent/identity/claim`,
@@ -84,6 +90,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     tags: ['agent auth'],
     body: registerBody,
     invalidBody: 'INVALID_BODY',
+    errors: ['INVALID_BODY', 'UNKNOWN_PROVIDER', 'ID_JAG_INVALID', 'ID_JAG_EMAIL_UNVERIFIED', 'RATE_LIMITED', 'AGENT_AUTH_NOT_CONFIGURED'],
     responses: {
       201: { description: 'identity created', schema: anonymousOut },
       400: { description: 'INVALID_BODY or UNKNOWN_PROVIDER' },
@@ -105,6 +112,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
     tags: ['agent auth'],
     body: claimBody,
     invalidBody: 'INVALID_BODY',
+    errors: ['INVALID_BODY', 'CLAIM_TOKEN_INVALID', 'ALREADY_CLAIMED', 'AGENT_AUTH_NOT_CONFIGURED'],
     responses: {
       200: { description: 'ceremony started; poll /oauth2/token with grant_type=claim', schema: claimOut },
       401: { description: 'CLAIM_TOKEN_INVALID' },

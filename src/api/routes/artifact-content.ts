@@ -14,7 +14,7 @@ import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */
 const tags = ['artifacts'];
 const versionParams = artIdParams.extend({ version_number: z.coerce.number().int().min(1).max(2 ** 31 - 1) });
-const bytesResponse = { 200: { description: 'raw bytes (attachment)', contentType: 'application/octet-stream' }, 206: { description: 'partial content' }, 304: { description: 'not modified' } };
+const bytesResponse = { 200: { description: 'raw bytes (attachment)', contentType: '*/*' }, 206: { description: 'partial content' }, 304: { description: 'not modified' } };
 const downloadUrlResponse = { 200: { description: 'download URL record', schema: downloadUrlOutSchema } };
 
 export function artifactContentRouter(ctx: AppContext): Router {

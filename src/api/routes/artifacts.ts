@@ -1,10 +1,10 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { hasPrefix } from '../../ids.js';
 import { listArtifacts } from '../../drive/artifact-listing.js';
 import { FILE_TYPES } from '../../drive/artifact-rules.js';
-import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact } from '../../drive/artifacts.js';
+import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact, uploadArtifactById } from '../../drive/artifacts.js';
 import { deleteArtifact, restoreArtifact } from '../../drive/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
@@ -45,10 +45,11 @@ export function artifactsRouter(ctx: AppContext): Router {
       file_type: z.enum(FILE_TYPES).optional(),
       cursor: z.string().max(2048).optional(),
       limit: limitParam(100, 50),
+      folder: z.string().regex(/^fld_[0-9a-z]{26}$/).optional().describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
     }),
     responses: { 200: { description: 'artifact page', schema: pageSchema } },
   }, async ({ query, req }) => {
-    const page = await listArtifacts(rc(req), { prefix: query.prefix, labels: query.label, fileType: query.file_type, cursor: query.cursor, limit: query.limit });
+    const page = await listArtifacts(rc(req), { prefix: query.prefix, labels: query.label, fileType: query.file_type, cursor: query.cursor, limit: query.limit, folderId: query.folder });
     return { items: page.items.map(out), next_cursor: page.next_cursor };
   });
 
@@ -91,6 +92,15 @@ export function artifactsRouter(ctx: AppContext): Router {
     out(await restoreArtifact(rc(req), { artId: params.art_id, rename: query.rename, overwrite: query.overwrite })), onlyArtId);
 
   route(router, {
+    method: 'put', path: '/v0/artifacts/:art_id', summary: 'Upload a new version of an artifact by id (yours, or one a grant lets you write)', tags, auth: true,
+    params: artIdParams, bodyContentType: 'application/octet-stream', headers: uploadHeaders,
+    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+  }, async ({ params, req, res }) => {
+    const { path: _path, ...upload } = uploadInputOf(req, params.art_id);
+    return streamUpload(req, res, () => uploadArtifactById(rc(req), params.art_id, upload, incomingOf(req)));
+  }, onlyArtId);
+
+  route(router, {
     method: 'get', path: '/v0/artifacts/*path/meta', summary: 'Get an artifact record by path', tags, auth: true,
     params: pathParams, responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
   }, async ({ params, req }) => out(await getArtifactByPath(rc(req), params.path)));
@@ -99,19 +109,7 @@ export function artifactsRouter(ctx: AppContext): Router {
     method: 'put', path: '/v0/artifacts/*path', summary: 'Upload: create at a new path or overwrite (new version)', tags, auth: true,
     params: pathParams, bodyContentType: 'application/octet-stream', headers: uploadHeaders,
     responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, async ({ params, req, res }) => {
-    try {
-      const declared = req.get('content-length');
-      return out(await uploadArtifact(rc(req), uploadInputOf(req, params.path), { stream: req, declaredBytes: declared ? Number(declared) : undefined }));
-    } catch (err) {
-      // The body was not (fully) read: close the connection after answering instead of reading the rest.
-      if (!req.complete) {
-        res.setHeader('Connection', 'close');
-        req.resume();
-      }
-      throw err;
-    }
-  });
+  }, async ({ params, req, res }) => streamUpload(req, res, () => uploadArtifact(rc(req), uploadInputOf(req, params.path), incomingOf(req))));
 
   route(router, {
     method: 'delete', path: '/v0/artifacts/*path', summary: 'Soft-delete an artifact by path', tags, auth: true,
@@ -120,4 +118,22 @@ export function artifactsRouter(ctx: AppContext): Router {
   }, async ({ params, req }) => artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { path: params.path, ifMatch: ifMatchOf(req) })));
 
   return router;
+
+  async function streamUpload(req: Request, res: Response, upload: () => Promise<Parameters<typeof artifactOut>[1]>) {
+    try {
+      return out(await upload());
+    } catch (err) {
+      // The body was not (fully) read: close the connection after answering instead of reading the rest.
+      if (!req.complete) {
+        res.setHeader('Connection', 'close');
+        req.resume();
+      }
+      throw err;
+    }
+  }
+}
+
+function incomingOf(req: Request) {
+  const declared = req.get('content-length');
+  return { stream: req, declaredBytes: declared ? Number(declared) : undefined };
 }

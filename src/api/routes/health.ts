@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { checkDependencies } from '../../readiness.js';
+import { checkDependencies, isOperator } from '../../readiness.js';
 import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 
@@ -23,12 +23,13 @@ export function healthRouter(ctx: AppContext): Router {
     path: '/readyz',
     summary: 'Readiness: PostgreSQL, Temporal and S3 are all reachable',
     tags: ['health'],
+    errors: ['NOT_READY'],
     responses: {
       200: { description: 'ready', schema: z.object({ status: z.literal('ready'), checks: checksSchema }) },
       503: { description: 'a dependency is unreachable; the message names it' },
     },
-  }, async () => {
-    const checks = await checkDependencies(ctx);
+  }, async ({ req }) => {
+    const checks = await checkDependencies(ctx, { detail: isOperator(ctx, req.get('authorization')) });
     const failing = Object.entries(checks).filter(([, s]) => s !== 'ok').map(([n]) => n);
     if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
     return { status: 'ready' as const, checks };

@@ -4,6 +4,7 @@ import { OAuthError } from '../../identity/oauth-error.js';
 import { AgentAuthNotConfigured } from '../../identity/tokens.js';
 import type { AppContext } from '../../context.js';
 import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
+import { exchangeAuthorizationCode, refreshMcpToken } from '../../identity/mcp-oauth.js';
 import { AppError } from '../../errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 
@@ -13,20 +14,28 @@ export const CLAIM_GRANT = 'claim';
 const MAX_FIELD = 8192;
 
 const tokenForm = z.object({
-  grant_type: z.string().describe(`\`${JWT_BEARER_GRANT}\` or \`${CLAIM_GRANT}\``),
+  grant_type: z.string().describe(`\`${JWT_BEARER_GRANT}\`, \`${CLAIM_GRANT}\`, or for MCP clients \`authorization_code\` / \`refresh_token\``),
   assertion: z.string().max(MAX_FIELD).optional().describe('identity_assertion (jwt-bearer grant)'),
   claim_token: z.string().max(256).optional().describe('claim grant'),
   claim_attempt_token: z.string().max(256).optional().describe('claim grant: poll one specific attempt (optional)'),
+  code: z.string().max(256).optional().describe('authorization_code grant (MCP OAuth)'),
+  code_verifier: z.string().max(128).optional().describe('authorization_code grant: PKCE verifier'),
+  redirect_uri: z.string().max(2000).optional().describe('authorization_code grant'),
+  client_id: z.string().max(200).optional().describe('authorization_code and refresh_token grants'),
+  refresh_token: z.string().max(256).optional().describe('refresh_token grant (rotates; reuse revokes the chain)'),
 });
 
 const tokenOut = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
-  scope: z.enum(['pre_claim', 'full']),
+  scope: z.enum(['pre_claim', 'full', 'drive']),
+  refresh_token: z.string().optional().describe('MCP OAuth grants only'),
   identity_assertion: z.string().optional(),
   identity_assertion_expires_at: z.iso.datetime().optional(),
 });
+
+const oauthErrorOut = z.object({ error: z.string(), error_description: z.string() });
 
 // Documented in /openapi.json like every route; handled below because its errors use the RFC 6749 shape.
 registeredRoutes.push({
@@ -36,10 +45,11 @@ registeredRoutes.push({
   tags: ['agent auth'],
   body: tokenForm,
   bodyContentType: 'application/x-www-form-urlencoded',
+  ownErrors: true,
   responses: {
     200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
-    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied' },
-    503: { description: 'temporarily_unavailable: agent auth is not configured' },
+    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied', schema: oauthErrorOut },
+    503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
   },
 } as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
 
@@ -72,6 +82,8 @@ const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   res.status(e.status).json({ error: e.code, error_description: e.description });
 };
 
+export { oauthErrors };
+
 export function oauthTokenRouter(ctx: AppContext): Router {
   const router = Router();
   router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }), async (req: Request, res: Response, next: NextFunction) => {
@@ -84,6 +96,13 @@ export function oauthTokenRouter(ctx: AppContext): Router {
       let result;
       if (grantType === JWT_BEARER_GRANT) result = await exchangeAssertion(ctx, required(body, 'assertion'));
       else if (grantType === CLAIM_GRANT) result = await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token'));
+      else if (grantType === 'authorization_code') {
+        result = await exchangeAuthorizationCode(ctx, {
+          code: required(body, 'code'), clientId: required(body, 'client_id'), redirectUri: field(body, 'redirect_uri'), codeVerifier: required(body, 'code_verifier'),
+        });
+      } else if (grantType === 'refresh_token') {
+        result = await refreshMcpToken(ctx, { refreshToken: required(body, 'refresh_token'), clientId: required(body, 'client_id') });
+      }
       else throw new OAuthError('unsupported_grant_type', `grant_type '${grantType.slice(0, 100)}' is not supported`);
       res.setHeader('Cache-Control', 'no-store');
       res.status(200).json(result);

@@ -2,10 +2,11 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../http/auth-context.js';
 import type { AppContext } from '../../context.js';
-import { MODALITIES, type PassageHit, type SearchHit } from '../../search/engine.js';
+import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
-import { artifactPermalink, artifactUrl } from '../../shapes/artifacts.js';
+import { findHitOut, searchHitOut } from '../../shapes/search.js';
 import { route } from '../http/route.js';
+import { pageWindow, queryFingerprint, rankedPage } from '../../search/paging.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
 
@@ -20,6 +21,7 @@ const commonQuery = {
   updated_after: timestamp.optional().describe('RFC 3339; inclusive'),
   updated_before: timestamp.optional().describe('RFC 3339; inclusive'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(2048).optional().describe('next_cursor of the previous page; resend the same q and filters'),
 };
 const searchQuery = z.object({ q: z.string().min(1).max(200), ...commonQuery });
 const findQuery = z.object({
@@ -43,9 +45,9 @@ const hitBase = {
   snippet: z.string().describe('matches wrapped in <mark>…</mark>'),
   score: z.number(),
 };
-const searchHitOut = z.object(hitBase);
+export const searchHitSchema = z.object(hitBase);
 const span = z.number().int().optional();
-const findHitOut = z.object({
+export const findHitSchema = z.object({
   ...hitBase,
   modality: z.enum(MODALITIES),
   ord: z.number().int(),
@@ -64,44 +66,15 @@ const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), 
 /** Hit `url` and `permalink` are built like ArtifactOut's (docs/decisions.md, Search). */
 export function searchRouter(ctx: AppContext, service: SearchService): Router {
   const router = Router();
-  const base = (h: SearchHit) => ({
-    art_id: h.artId,
-    drive_id: h.driveId,
-    path: h.path,
-    url: artifactUrl(ctx.config, h.driveId, h.path),
-    permalink: artifactPermalink(ctx.config, h.artId),
-    content_type: h.contentType,
-    file_type: h.fileType,
-    labels: h.labels,
-    updated_at: h.updatedAt.toISOString(),
-    version_number: h.versionNumber,
-    snippet: h.snippet,
-    score: h.score,
-  });
-  const spans = (h: PassageHit) => ({
-    char_start: h.charStart,
-    char_end: h.charEnd,
-    page_start: h.pageStart,
-    page_end: h.pageEnd,
-    time_start_ms: h.timeStartMs,
-    time_end_ms: h.timeEndMs,
-  });
-  const findHit = (h: FusedPassageHit) => ({
-    ...base(h),
-    modality: h.modality,
-    ord: h.ord,
-    text: h.text,
-    rank_lexical: h.rankLexical,
-    rank_semantic: h.rankSemantic,
-    ...spans(h),
-  });
-  const filtersOf = (q: z.output<typeof searchQuery>) => ({
+  const base = (h: SearchHit) => searchHitOut(ctx.config, h);
+  const findHit = (h: FusedPassageHit) => findHitOut(ctx.config, h);
+  const filtersOf = (q: z.output<typeof searchQuery>, fetch: number) => ({
     labels: q.label,
     fileType: q.file_type,
     prefix: q.prefix,
     updatedAfter: q.updated_after,
     updatedBefore: q.updated_before,
-    limit: q.limit,
+    limit: fetch,
   });
 
   route(router, {
@@ -111,10 +84,13 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
     tags: ['search'],
     auth: true,
     query: searchQuery,
-    responses: { 200: { description: 'ranked hits, best first; one page (next_cursor is always null)', schema: page(searchHitOut) } },
+    responses: { 200: { description: 'ranked hits, best first; next_cursor pages on (to a depth of 200 hits)', schema: page(searchHitSchema) } },
   }, async ({ query, req }) => {
-    const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query));
-    return { items: hits.map(base), next_cursor: null };
+    const f = queryFingerprint(query);
+    const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
+    const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query, fetch));
+    const page = rankedPage(hits, offset, query.limit, f);
+    return { items: page.items.map(base), next_cursor: page.next_cursor };
   });
 
   route(router, {
@@ -125,14 +101,17 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
     auth: true,
     query: findQuery,
     responses: {
-      200: { description: 'passage hits, best first; one page (next_cursor is always null)', schema: page(findHitOut) },
+      200: { description: 'passage hits, best first; next_cursor pages on (to a depth of 200 hits)', schema: page(findHitSchema) },
       500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
       502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
     },
   }, async ({ query, req }) => {
-    const hits = await service.find(authOf(req).driveId, { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query) });
+    const f = queryFingerprint(query);
+    const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
+    const hits = await service.find(authOf(req).driveId, { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query, fetch) });
     ctx.logger.debug({ mode: query.mode, hits: hits.length }, 'find');
-    return { items: hits.map(findHit), next_cursor: null };
+    const page = rankedPage(hits, offset, query.limit, f);
+    return { items: page.items.map(findHit), next_cursor: page.next_cursor };
   });
 
   return router;

@@ -19,7 +19,7 @@ export const artifactOutSchema = z.object({
   version_number: z.number().int(),
   labels: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
-  source: sourceSchema.nullable(),
+  source: sourceSchema,
   visibility: z.string(),
   created_at: ts,
   updated_at: ts,

@@ -4,6 +4,8 @@ import { Migration20261122020000_artifacts } from './Migration20261122020000_art
 import { Migration20261122030000_search } from './Migration20261122030000_search.js';
 import { Migration20261122040000_uploads } from './Migration20261122040000_uploads.js';
 import { Migration20261122050000_search_recency } from './Migration20261122050000_search_recency.js';
+import { Migration20261122060000_mcp } from './Migration20261122060000_mcp.js';
+import { Migration20261122070000_sharing } from './Migration20261122070000_sharing.js';
 import { Migration20261201000000_projects_feedback } from './Migration20261201000000_projects_feedback.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
@@ -14,5 +16,7 @@ export const migrations = [
   { name: 'Migration20261122030000_search', class: Migration20261122030000_search },
   { name: 'Migration20261122040000_uploads', class: Migration20261122040000_uploads },
   { name: 'Migration20261122050000_search_recency', class: Migration20261122050000_search_recency },
+  { name: 'Migration20261122060000_mcp', class: Migration20261122060000_mcp },
+  { name: 'Migration20261122070000_sharing', class: Migration20261122070000_sharing },
   { name: 'Migration20261201000000_projects_feedback', class: Migration20261201000000_projects_feedback },
 ];

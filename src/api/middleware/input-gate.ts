@@ -1,0 +1,40 @@
+import type { RequestHandler } from 'express';
+import { containsNul } from '../../drive/artifact-rules.js';
+import { AppError } from '../../errors.js';
+
+/**
+ * One gate for every route, before any operation runs: a path segment that does not decode as
+ * UTF-8 percent-encoding, or a NUL byte in the path, the query or a header value, is a client's
+ * mistake (400 INVALID_REQUEST), never a 500 from the router or PostgreSQL ("invalid byte sequence
+ * for encoding UTF8: 0x00"). Parsed bodies (JSON, forms) are checked by `rejectNulInBody`.
+ */
+const invalid = (message: string) => new AppError('INVALID_REQUEST', message);
+
+function decodable(segment: string): boolean {
+  try {
+    return !decodeURIComponent(segment).includes('\0');
+  } catch {
+    return false;
+  }
+}
+
+export const inputGate: RequestHandler = (req, _res, next) => {
+  const [path, query = ''] = (req.originalUrl ?? req.url).split(/\?(.*)/s, 2);
+  if (!path.split('/').every(decodable)) return next(invalid('the request path is not valid percent-encoded UTF-8 or contains a NUL byte'));
+  for (const pair of query.split('&')) {
+    if (!pair) continue;
+    if (!decodable(pair.replace(/\+/g, ' '))) return next(invalid('the query string is not valid percent-encoded UTF-8 or contains a NUL byte'));
+  }
+  for (const [name, value] of Object.entries(req.headers)) {
+    const values = Array.isArray(value) ? value : [value ?? ''];
+    if (values.some((v) => v.includes('\0'))) return next(invalid(`header ${name} contains a NUL byte`));
+  }
+  next();
+};
+
+/** Walks a parsed body (JSON or form): a NUL in any string, key or value, is refused before it reaches PostgreSQL. */
+export const rejectNulInBody: RequestHandler = (req, _res, next) => {
+  if (req.body !== undefined && containsNul(req.body)) return next(invalid('a string in the request body contains a NUL character (\\u0000)'));
+  next();
+};
+

@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { newId } from '../ids.js';
+import type { Principal } from '../request-context.js';
+import { listUserDrives } from '../drive/drives.js';
+import { OAuthError } from './oauth-error.js';
+import { hashSecret, newSecret } from './secrets.js';
+import { one, rows, transaction, type Db } from '../db/sql.js';
+
+/**
+ * OAuth 2.1 for stock MCP clients (REFERENCE §4.10/§5): dynamic client registration (RFC 7591,
+ * public clients, no secret), authorization codes with PKCE S256 issued after the signed-in owner
+ * consents, and opaque tokens stored by hash: `adat_…` access tokens (MCP only; /v0 refuses them,
+ * spec 5.2) and `adrt_…` refresh tokens that rotate on every use. One consent = one grant = one
+ * chain: presenting a spent refresh token again revokes the whole chain (reuse detection), and so
+ * does revoking any refresh token (RFC 7009).
+ */
+export const MCP_ACCESS_PREFIX = 'adat_';
+export const MCP_REFRESH_PREFIX = 'adrt_';
+const CODE_PREFIX = 'adac_';
+const CLIENT_PREFIX = 'mcpc_';
+export const MCP_OAUTH_SCOPE = 'drive';
+
+export interface OAuthClient {
+  client_id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+}
+
+/** https anywhere, http only to a loopback host (native clients), custom schemes for desktop apps; never fragments. */
+function redirectUriAllowed(uri: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (u.hash || uri.length > 2000) return false;
+  if (u.protocol === 'https:') return true;
+  if (u.protocol === 'http:') return ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+  return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol);
+}
+
+/** POST /oauth2/register (RFC 7591): a public client; only redirect URIs and a name are kept. */
+export async function registerClient(app: AppContext, meta: { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown }) {
+  const uris = meta.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment');
+  }
+  if (meta.token_endpoint_auth_method !== undefined && meta.token_endpoint_auth_method !== 'none') {
+    throw new OAuthError('invalid_client_metadata', 'only public clients are supported: token_endpoint_auth_method must be "none"');
+  }
+  const name = typeof meta.client_name === 'string' ? meta.client_name.slice(0, 200) : null;
+  const clientId = `${CLIENT_PREFIX}${newSecret('', 16)}`;
+  await one(app.orm.em.fork(), `insert into oauth_clients (client_id, client_name, redirect_uris) values (?, ?, array[?]::text[])`, [clientId, name, uris]);
+  return {
+    client_id: clientId,
+    client_id_issued_at: Math.floor(Date.now() / 1000),
+    client_name: name ?? undefined,
+    redirect_uris: uris as string[],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    scope: MCP_OAUTH_SCOPE,
+  };
+}
+
+export async function findClient(app: AppContext, clientId: string): Promise<OAuthClient | undefined> {
+  return one<OAuthClient>(app.orm.em.fork(), `select client_id, client_name, redirect_uris from oauth_clients where client_id = ?`, [clientId]);
+}
+
+export interface AuthorizeRequest {
+  client: OAuthClient;
+  redirectUri: string;
+  codeChallenge: string;
+  state: string | null;
+  resource: string | null;
+}
+
+/**
+ * Checks an authorization request before anything is shown. Errors about the client or redirect
+ * URI are never redirected (RFC 6749 4.1.2.1); the caller renders them.
+ */
+export async function checkAuthorizeRequest(app: AppContext, q: Record<string, unknown>): Promise<AuthorizeRequest> {
+  const str = (k: string) => (typeof q[k] === 'string' ? (q[k] as string) : undefined);
+  const client = str('client_id') ? await findClient(app, str('client_id')!) : undefined;
+  if (!client) throw new OAuthError('invalid_client', 'unknown client_id; register the client first');
+  const redirectUri = str('redirect_uri') ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
+  if (!redirectUri || !client.redirect_uris.includes(redirectUri)) throw new OAuthError('invalid_redirect_uri', 'redirect_uri is not registered for this client');
+  if (str('response_type') !== 'code') throw new OAuthError('invalid_request', 'response_type must be code');
+  const challenge = str('code_challenge');
+  if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge) || str('code_challenge_method') !== 'S256') {
+    throw new OAuthError('invalid_request', 'PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256');
+  }
+  return { client, redirectUri, codeChallenge: challenge, state: str('state')?.slice(0, 1000) ?? null, resource: str('resource')?.slice(0, 2000) ?? null };
+}
+
+/** The drives a signed-in web account may grant (the ones it claimed). */
+export async function grantableDrives(app: AppContext, userId: string) {
+  return listUserDrives(app.orm.em.fork(), userId);
+}
+
+/** The owner approved: a single-use code bound to client, redirect URI, PKCE challenge, account and drive. */
+export async function issueAuthorizationCode(app: AppContext, req: AuthorizeRequest, userId: string, driveId: string): Promise<string> {
+  if (!(await grantableDrives(app, userId)).some((d) => d.id === driveId)) throw new OAuthError('access_denied', 'the account does not own this drive');
+  const code = newSecret(CODE_PREFIX);
+  await one(
+    app.orm.em.fork(),
+    `insert into oauth_codes (code_hash, client_id, drive_id, user_id, redirect_uri, code_challenge, scope, resource, expires_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))`,
+    [hashSecret(code), req.client.client_id, driveId, userId, req.redirectUri, req.codeChallenge, MCP_OAUTH_SCOPE, req.resource, app.config.durations.mcpOauthCodeS],
+  );
+  return code;
+}
+
+async function issuePair(app: AppContext, tx: Db, grantId: string) {
+  const access = newSecret(MCP_ACCESS_PREFIX);
+  const refresh = newSecret(MCP_REFRESH_PREFIX);
+  const { mcpOauthAccessS, mcpOauthRefreshS } = app.config.durations;
+  await rows(
+    tx,
+    `insert into oauth_tokens (token_hash, grant_id, kind, expires_at) values
+       (?, ?, 'access', now() + make_interval(secs => ?)), (?, ?, 'refresh', now() + make_interval(secs => ?))`,
+    [hashSecret(access), grantId, mcpOauthAccessS, hashSecret(refresh), grantId, mcpOauthRefreshS],
+  );
+  return { access_token: access, token_type: 'Bearer' as const, expires_in: mcpOauthAccessS, refresh_token: refresh, scope: MCP_OAUTH_SCOPE };
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** grant_type=authorization_code: the code is spent once, whatever the outcome. */
+export async function exchangeAuthorizationCode(app: AppContext, f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string }) {
+  return transaction(app, async (tx) => {
+    const c = await one<{ client_id: string; drive_id: string; user_id: string; redirect_uri: string; code_challenge: string; scope: string; live: boolean }>(
+      tx,
+      `update oauth_codes set used_at = now() where code_hash = ? and used_at is null
+       returning client_id, drive_id, user_id, redirect_uri, code_challenge, scope, expires_at > now() as live`,
+      [hashSecret(f.code)],
+    );
+    if (!c || !c.live) throw new OAuthError('invalid_grant', 'the authorization code is unknown, used or expired');
+    if (c.client_id !== f.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+    if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(f.codeVerifier) || s256(f.codeVerifier) !== c.code_challenge) {
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE S256)');
+    }
+    const grantId = newId('grn').replace(/^grn_/, 'mcg_');
+    await rows(tx, `insert into oauth_grants (id, client_id, drive_id, user_id, scope) values (?, ?, ?, ?, ?)`, [grantId, c.client_id, c.drive_id, c.user_id, c.scope]);
+    return issuePair(app, tx, grantId);
+  });
+}
+
+/** grant_type=refresh_token: rotates; a spent refresh token presented again revokes the chain (its revocation is committed even though the call fails). */
+export async function refreshMcpToken(app: AppContext, f: { refreshToken: string; clientId: string }) {
+  const outcome = await transaction(app, async (tx) => {
+    const t = await one<{ grant_id: string; used_at: Date | null; live: boolean; client_id: string; grant_revoked: boolean }>(
+      tx,
+      `select t.grant_id, t.used_at, t.expires_at > now() and t.revoked_at is null as live, g.client_id, g.revoked_at is not null as grant_revoked
+         from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ? and t.kind = 'refresh' for update of t, g`,
+      [hashSecret(f.refreshToken)],
+    );
+    if (!t || t.grant_revoked) return { error: 'the refresh token is unknown or revoked' };
+    if (t.client_id !== f.clientId) return { error: 'the refresh token was issued to another client' };
+    if (t.used_at) {
+      await revokeGrant(tx, t.grant_id);
+      return { error: 'the refresh token was already used; the whole grant is revoked (sign in again)' };
+    }
+    if (!t.live) return { error: 'the refresh token expired' };
+    await rows(tx, `update oauth_tokens set used_at = now() where token_hash = ?`, [hashSecret(f.refreshToken)]);
+    return { tokens: await issuePair(app, tx, t.grant_id) };
+  });
+  if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error!);
+  return outcome.tokens;
+}
+
+async function revokeGrant(tx: Db, grantId: string) {
+  await rows(tx, `update oauth_grants set revoked_at = now() where id = ? and revoked_at is null`, [grantId]);
+  await rows(tx, `update oauth_tokens set revoked_at = now() where grant_id = ? and revoked_at is null`, [grantId]);
+}
+
+/** RFC 7009: an access token stops working; a refresh token takes its whole chain down. Unknown tokens are fine (200). */
+export async function revokeMcpToken(app: AppContext, token: string, clientId?: string): Promise<void> {
+  await transaction(app, async (tx) => {
+    const t = await one<{ grant_id: string; kind: string; client_id: string }>(
+      tx, `select t.grant_id, t.kind, g.client_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ?`, [hashSecret(token)],
+    );
+    if (!t || (clientId !== undefined && clientId !== t.client_id)) return;
+    if (t.kind === 'refresh') await revokeGrant(tx, t.grant_id);
+    else await rows(tx, `update oauth_tokens set revoked_at = now() where token_hash = ?`, [hashSecret(token)]);
+  });
+}
+
+/** The principal of a live MCP access token (budget key: the grant), or undefined. */
+export async function verifyMcpAccessToken(app: AppContext, token: string): Promise<Principal | undefined> {
+  const t = await one<{ grant_id: string; drive_id: string }>(
+    app.orm.em.fork(),
+    `select t.grant_id, g.drive_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+      where t.token_hash = ? and t.kind = 'access' and t.revoked_at is null and t.expires_at > now() and g.revoked_at is null`,
+    [hashSecret(token)],
+  );
+  if (!t) return undefined;
+  return { driveId: t.drive_id, identityId: null, scope: 'full', kind: 'mcp_oauth', credentialId: t.grant_id };
+}

@@ -1,0 +1,154 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { bearer, claimThroughPages, startIdentityApi, uniqueEmail, WebClient, type Registration } from '../identity/helpers.js';
+import { mcpClient } from './helpers.js';
+
+/** OAuth 2.1 for stock MCP clients, end to end: DCR, authorize with PKCE as the signed-in owner, exchange, tools, refresh rotation and reuse, revocation. */
+let api: TestApi;
+let web: WebClient;
+let reg: Registration;
+const REDIRECT = 'http://127.0.0.1:33418/callback';
+
+beforeAll(async () => {
+  api = await startIdentityApi();
+  web = new WebClient(api.url);
+  await web.signUp(uniqueEmail('oauth'));
+  reg = await claimThroughPages(api, web);
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const form = (path: string, fields: Record<string, string>) =>
+  fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+
+async function registerClient() {
+  const res = await fetch(`${api.url}/oauth2/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Stock MCP client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { client_id: string };
+}
+
+function pkce() {
+  const verifier = randomBytes(48).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+async function authorize(clientId: string, challenge: string) {
+  const qs = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1' });
+  const page = await web.get(`/oauth2/authorize?${qs}`);
+  expect(page.res.status, page.body).toBe(200);
+  expect(page.body).toContain('Stock MCP client');
+  const fields = Object.fromEntries(qs);
+  const done = await web.post('/oauth2/authorize', { ...fields, csrf: WebClient.csrfOf(page.body), drive_id: reg.drive_id, decision: 'approve' });
+  expect(done.res.status, done.body).toBe(303);
+  const location = new URL(done.res.headers.get('location')!);
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+  expect(location.searchParams.get('state')).toBe('st-1');
+  return location.searchParams.get('code')!;
+}
+
+type Tokens = { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
+
+describe('MCP OAuth', () => {
+  it('publishes protected-resource and authorization-server metadata', async () => {
+    const prm = await (await fetch(`${api.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(prm).toMatchObject({ resource: `${api.url}/mcp`, authorization_servers: [api.url] });
+    expect(await (await fetch(`${api.url}/.well-known/oauth-protected-resource`)).json()).toEqual(prm);
+    const as = await (await fetch(`${api.url}/.well-known/oauth-authorization-server`)).json();
+    expect(as).toMatchObject({
+      authorization_endpoint: `${api.url}/oauth2/authorize`, registration_endpoint: `${api.url}/oauth2/register`,
+      revocation_endpoint: `${api.url}/oauth2/revoke`, code_challenge_methods_supported: ['S256'],
+    });
+    expect(as.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+  });
+
+  it('register → authorize with PKCE → exchange → call a tool → refresh → old refresh rejected and chain revoked; /v0 refuses the token', async () => {
+    const client = await registerClient();
+    const { verifier, challenge } = pkce();
+    const code = await authorize(client.client_id, challenge);
+
+    const badVerifier = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
+    expect(badVerifier.status).toBe(400);
+    expect((await badVerifier.json()).error).toBe('invalid_grant');
+
+    const exchanged = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    expect(exchanged.status, await exchanged.clone().text()).toBe(200);
+    const t1 = (await exchanged.json()) as Tokens;
+    expect(t1).toMatchObject({ token_type: 'Bearer', scope: 'drive' });
+    expect(t1.access_token).toMatch(/^adat_/);
+    expect(t1.refresh_token).toMatch(/^adrt_/);
+    const replayCode = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    expect((await replayCode.json()).error).toBe('invalid_grant');
+
+    const s1 = await mcpClient(api, t1.access_token);
+    expect(await s1.ok('overview')).toMatchObject({ drive: { drive_id: reg.drive_id, claimed: true } });
+    await s1.ok('upload', { path: 'oauth/hello.md', content: 'hi' });
+    await s1.close();
+
+    // MCP-only: the same token on /v0 is refused (spec 5.2).
+    const rest = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(t1.access_token) });
+    expect(rest.status).toBe(401);
+    expect((await rest.json()).detail.error.message).toContain('only at /mcp');
+
+    const refreshed = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t1.refresh_token, client_id: client.client_id });
+    expect(refreshed.status, await refreshed.clone().text()).toBe(200);
+    const t2 = (await refreshed.json()) as Tokens;
+    expect(t2.refresh_token).not.toBe(t1.refresh_token);
+    const s2 = await mcpClient(api, t2.access_token);
+    expect(await s2.ok('lookup', { ref: 'oauth/hello.md' })).toMatchObject({ kind: 'artifact' });
+    await s2.close();
+
+    // Reusing the spent refresh token is rejected and revokes the whole chain.
+    const reused = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t1.refresh_token, client_id: client.client_id });
+    expect(reused.status).toBe(400);
+    expect((await reused.json()).error).toBe('invalid_grant');
+    const afterReuse = await fetch(`${api.url}/mcp`, {
+      method: 'POST', headers: { ...bearer(t2.access_token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(afterReuse.status).toBe(401);
+    expect(afterReuse.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const t2refresh = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t2.refresh_token, client_id: client.client_id });
+    expect((await t2refresh.json()).error).toBe('invalid_grant');
+  });
+
+  it('revocation (RFC 7009) of a refresh token ends the chain; unknown tokens are fine', async () => {
+    const client = await registerClient();
+    const { verifier, challenge } = pkce();
+    const code = await authorize(client.client_id, challenge);
+    const t = (await (await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, code_verifier: verifier })).json()) as Tokens;
+    expect((await form('/oauth2/revoke', { token: t.refresh_token, client_id: client.client_id })).status).toBe(200);
+    const res = await fetch(`${api.url}/mcp`, {
+      method: 'POST', headers: { ...bearer(t.access_token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect((await form('/oauth2/revoke', { token: 'adrt_unknown' })).status).toBe(200);
+  });
+
+  it('the consent page needs a session, PKCE, a registered redirect URI and a valid CSRF token', async () => {
+    const client = await registerClient();
+    const { challenge } = pkce();
+    const qs = new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
+    const anonymous = await new WebClient(api.url).get(`/oauth2/authorize?${qs}`);
+    expect(anonymous.res.status).toBe(303);
+    expect(anonymous.res.headers.get('location')).toMatch(/^\/auth\/login\?return_to=/);
+    const noPkce = new URLSearchParams(qs);
+    noPkce.delete('code_challenge');
+    expect((await web.get(`/oauth2/authorize?${noPkce}`)).res.status).toBe(400);
+    const otherRedirect = new URLSearchParams(qs);
+    otherRedirect.set('redirect_uri', 'https://evil.example/cb');
+    expect((await web.get(`/oauth2/authorize?${otherRedirect}`)).res.status).toBe(400);
+    const forged = await web.post('/oauth2/authorize', { ...Object.fromEntries(qs), csrf: 'forged', drive_id: reg.drive_id, decision: 'approve' });
+    expect(forged.res.status).toBe(403);
+    const page = await web.get(`/oauth2/authorize?${qs}`);
+    const denied = await web.post('/oauth2/authorize', { ...Object.fromEntries(qs), csrf: WebClient.csrfOf(page.body), drive_id: reg.drive_id, decision: 'deny' });
+    expect(new URL(denied.res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+    const bad = await fetch(`${api.url}/oauth2/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'] }) });
+    expect([bad.status, (await bad.json()).error]).toEqual([400, 'invalid_redirect_uri']);
+  });
+});
