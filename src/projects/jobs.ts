@@ -6,7 +6,8 @@ import type { Timestamp } from '../time.js';
 import type { CompileStatus } from '../temporal/compile-messages.js';
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
-import { checkEntrypoint, findProjectRow, liveFolder, resolveEngine, type Engine } from './projects.js';
+import type { Capability } from '../sharing/authorize.js';
+import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Engine } from './projects.js';
 
 /**
  * Compile jobs (spec 4.9, 3.8). A job row is written `queued`, then its workflow
@@ -80,8 +81,8 @@ const TASK_ENGINE: Record<CompileTask, Engine | undefined> = { 'latex.compile': 
 export async function enqueueCompile(rc: RequestContext, fldId: string, input: EnqueueInput): Promise<JobRow> {
   const app = rc.app;
   const db = app.orm.em.fork();
-  await liveFolder(db, rc.driveId, fldId);
-  const project = await findProjectRow(db, rc.driveId, fldId);
+  const { driveId } = await projectFolder(rc, fldId, 'can_manage');
+  const project = await findProjectRow(db, driveId, fldId);
   const raw = input.entrypoint ?? project?.entrypoint;
   if (!raw) throw new AppError('INVALID_ENTRYPOINT', 'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint');
   const entrypoint = checkEntrypoint(raw);
@@ -91,7 +92,7 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
       db,
       `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
-      [newId('job'), rc.driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null],
+      [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null],
     )) ?? (await one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]))!;
   const c = app.config;
   try {
@@ -107,15 +108,28 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   return job;
 }
 
-/** GET /v0/jobs/{job_id}. Another drive's job is absent. */
+/** GET /v0/jobs/{job_id}: a job of a project the caller may read; any other is absent. */
 export async function getJob(rc: RequestContext, jobId: string): Promise<JobRow> {
-  const job = await findJob(rc.app.orm.em.fork(), rc.driveId, jobId);
-  if (!job) throw jobNotFound();
-  return job;
+  return (await accessJob(rc, jobId, 'read')).job;
 }
 
 const findJob = (db: Db, driveId: string, jobId: string, lock = false) =>
   one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [jobId, driveId]);
+
+/** The job and its drive, through the project folder's access rule; 404 JOB_NOT_FOUND when the caller may not read it. */
+async function accessJob(rc: RequestContext, jobId: string, capability: Capability): Promise<{ job: JobRow; driveId: string }> {
+  const job = await one<JobRow>(rc.app.orm.em.fork(), `select ${JOB_COLUMNS} from compile_jobs where id = ?`, [jobId]);
+  if (!job) throw jobNotFound();
+  if (job.drive_id === rc.driveId) return { job, driveId: job.drive_id };
+  try {
+    const { driveId } = await projectFolder(rc, job.fld_id, 'read');
+    if (capability !== 'read') await projectFolder(rc, job.fld_id, capability);
+    return { job, driveId };
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) throw jobNotFound();
+    throw err;
+  }
+}
 
 /** `wait: true`: polls the job until it ends or `maxMs` pass; returns its record either way. */
 export async function waitForJob(rc: RequestContext, jobId: string, maxMs = rc.app.config.compile.waitS * 1000): Promise<JobRow> {
@@ -129,21 +143,20 @@ export async function waitForJob(rc: RequestContext, jobId: string, maxMs = rc.a
 
 /** GET /v0/projects/{fld_id}/jobs: newest first, optionally one status. */
 export async function listJobs(rc: RequestContext, fldId: string, q: { status?: CompileStatus; limit: number }): Promise<JobRow[]> {
-  const db = rc.app.orm.em.fork();
-  await liveFolder(db, rc.driveId, fldId);
+  const { driveId } = await projectFolder(rc, fldId, 'read');
   return rows<JobRow>(
-    db,
+    rc.app.orm.em.fork(),
     `select ${JOB_COLUMNS} from compile_jobs where drive_id = ? and fld_id = ? and (?::text is null or status = ?)
       order by created_at desc, id desc limit ?`,
-    [rc.driveId, fldId, q.status ?? null, q.status ?? null, q.limit],
+    [driveId, fldId, q.status ?? null, q.status ?? null, q.limit],
   );
 }
 
 /** GET /v0/jobs/{job_id}/logs: the engine's log (empty until the engine has run). */
 export async function jobLog(rc: RequestContext, jobId: string): Promise<string> {
-  const r = await one<{ log: string | null }>(rc.app.orm.em.fork(), `select log from compile_jobs where id = ? and drive_id = ?`, [jobId, rc.driveId]);
-  if (!r) throw jobNotFound();
-  return r.log ?? '';
+  const { driveId } = await accessJob(rc, jobId, 'read');
+  const r = await one<{ log: string | null }>(rc.app.orm.em.fork(), `select log from compile_jobs where id = ? and drive_id = ?`, [jobId, driveId]);
+  return r?.log ?? '';
 }
 
 /**
@@ -152,8 +165,9 @@ export async function jobLog(rc: RequestContext, jobId: string): Promise<string>
  * process group and records `cancelled`. Cancelling a cancelled job returns it; other ends are 409.
  */
 export async function cancelJob(rc: RequestContext, jobId: string): Promise<JobRow> {
+  const { driveId } = await accessJob(rc, jobId, 'can_manage');
   const job = await transaction(rc.app, async (tx) => {
-    const current = await findJob(tx, rc.driveId, jobId, true);
+    const current = await findJob(tx, driveId, jobId, true);
     if (!current) throw jobNotFound();
     if (current.status === 'cancelled') return current;
     if (TERMINAL.includes(current.status)) {

@@ -3,6 +3,7 @@ import type { RequestContext } from '../request-context.js';
 import type { Timestamp } from '../time.js';
 import { checkPath } from '../drive/artifact-rules.js';
 import { getFolder, type FolderRow } from '../drive/folders.js';
+import { authorizeThrough, type Capability } from '../sharing/authorize.js';
 import { one, rows, type Db } from '../db/sql.js';
 
 /**
@@ -68,32 +69,42 @@ export function outputPathOf(folderPath: string, entrypoint: string): string {
 
 /** PUT /v0/projects/{fld_id}: creates or replaces the config (a full replace: omitted auto_compile is false). */
 export async function putProject(rc: RequestContext, fldId: string, input: ProjectConfigInput): Promise<Project> {
+  const { driveId, folder } = await projectFolder(rc, fldId, 'can_manage');
   const entrypoint = checkEntrypoint(input.entrypoint);
   resolveEngine(entrypoint, input.engine);
   const db = rc.app.orm.em.fork();
-  const folder = await liveFolder(db, rc.driveId, fldId);
   const row = (await one<ProjectRow>(
     db,
     `insert into projects (fld_id, drive_id, entrypoint, engine, auto_compile) values (?, ?, ?, ?, ?)
      on conflict (fld_id) do update set entrypoint = excluded.entrypoint, engine = excluded.engine,
        auto_compile = excluded.auto_compile, updated_at = clock_timestamp()
      returning *`,
-    [fldId, rc.driveId, entrypoint, input.engine ?? null, input.autoCompile],
+    [fldId, driveId, entrypoint, input.engine ?? null, input.autoCompile],
   ))!;
   return { ...row, path: folder.path };
 }
 
 /** GET /v0/projects/{fld_id}. */
 export async function getProject(rc: RequestContext, fldId: string): Promise<Project> {
-  const db = rc.app.orm.em.fork();
-  const folder = await liveFolder(db, rc.driveId, fldId);
-  const row = await findProjectRow(db, rc.driveId, fldId);
+  const { driveId, folder } = await projectFolder(rc, fldId, 'read');
+  const row = await findProjectRow(rc.app.orm.em.fork(), driveId, fldId);
   if (!row) throw projectNotFound();
   return { ...row, path: folder.path };
 }
 
 export function findProjectRow(db: Db, driveId: string, fldId: string): Promise<ProjectRow | undefined> {
   return one<ProjectRow>(db, `select * from projects where fld_id = ? and drive_id = ?`, [fldId, driveId]);
+}
+
+/**
+ * The folder of a project as the sharing rule allows it (src/sharing/authorize.ts): the owner, or a
+ * grantee with `capability` on the folder (reading needs `read`; configuring, compiling and
+ * cancelling need `can_manage`, see docs/decisions.md). A folder the caller may not read, in the
+ * trash or absent is PROJECT_NOT_FOUND; one it may read but not change is 403 PERMISSION_DENIED.
+ */
+export async function projectFolder(rc: RequestContext, fldId: string, capability: Capability): Promise<{ driveId: string; folder: { id: string; path: string } }> {
+  const access = await authorizeThrough(rc, { fldId }, capability, projectNotFound);
+  return { driveId: access.driveId, folder: access.folder! };
 }
 
 /** The live folder of a project id; a folder of another drive, in trash or absent is PROJECT_NOT_FOUND. */

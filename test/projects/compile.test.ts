@@ -140,3 +140,24 @@ describe('projects and compile jobs', () => {
     expect(bad.diagnostics).toContainEqual(expect.objectContaining({ severity: 'error', file: 'part.typ', line: 2 }));
   });
 });
+
+describe('projects shared through grants', () => {
+  it('a viewer of the folder reads the config and the jobs; only the owner (or a manager) configures, compiles and cancels', async () => {
+    const other = await driveClient(api);
+    const fld = await makeProject(d, 'shared', { 'main.tex': '\\documentclass{article}\\begin{document}Shared.\\end{document}\n' });
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex' } });
+    const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { wait: true } } })).json;
+    expect(j.status).toBe('succeeded');
+    expect((await other.get(`/v0/jobs/${j.job_id}`)).code).toBe('JOB_NOT_FOUND');
+    const me = (await other.get('/v0/drives/me')).json;
+    const g = await d.call('POST', '/v0/grants', { json: { resource: fld, principal: { type: 'user', email: me.email }, role: 'viewer' } });
+    expect(g.status).toBe(201);
+    expect((await other.get(`/v0/projects/${fld}`)).json).toMatchObject({ fld_id: fld, entrypoint: 'main.tex' });
+    expect((await other.get(`/v0/projects/${fld}/jobs`)).json.items.map((x: { job_id: string }) => x.job_id)).toEqual([j.job_id]);
+    expect((await other.get(`/v0/jobs/${j.job_id}`)).json.status).toBe('succeeded');
+    expect((await other.get(`/v0/jobs/${j.job_id}/logs`)).status).toBe(200);
+    expect((await other.call('POST', `/v0/projects/${fld}/jobs`, { json: {} })).code).toBe('PERMISSION_DENIED');
+    expect((await other.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'x.tex' } })).code).toBe('PERMISSION_DENIED');
+    expect((await other.call('POST', `/v0/jobs/${j.job_id}/cancel`)).code).toBe('PERMISSION_DENIED');
+  });
+});
