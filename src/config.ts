@@ -49,6 +49,8 @@ const envSchema = z.object({
 
   // Object storage
   S3_ENDPOINT: optionalUrl,
+  /** Where clients reach the store, when that differs from S3_ENDPOINT (Docker: http://localhost:9000 vs http://minio:9000). */
+  S3_PUBLIC_ENDPOINT: optionalUrl,
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().default('drive-local-access'),
   S3_SECRET_ACCESS_KEY: z.string().default('drive-local-secret-key'),
@@ -172,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     s3: {
       endpoint: e.S3_ENDPOINT,
+      publicEndpoint: e.S3_PUBLIC_ENDPOINT,
       region: e.S3_REGION,
       accessKeyId: e.S3_ACCESS_KEY_ID,
       secretAccessKey: e.S3_SECRET_ACCESS_KEY,

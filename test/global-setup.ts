@@ -5,6 +5,7 @@ import { buildWorkflowBundle } from '../scripts/build-workflows.js';
 import { loadConfig } from '../src/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack } from '../src/stack/index.js';
+import { stopLeftovers } from '../src/stack/leftovers.js';
 import { spawnManaged } from '../src/stack/process.js';
 import { testStackEnv } from './stack-env.js';
 
@@ -15,6 +16,8 @@ import { testStackEnv } from './stack-env.js';
 export default async function setup(_project: TestProject) {
   keepFailureExitCode();
   const stackEnv = testStackEnv();
+  // A crashed earlier run's processes are found by the pid files in the folder about to be wiped.
+  await stopLeftovers(stackEnv.DATA_DIR, (m) => console.log(`[test-stack] ${m}`));
   rmSync(stackEnv.DATA_DIR, { recursive: true, force: true });
   Object.assign(process.env, stackEnv);
   const config = loadConfig(process.env);
@@ -29,6 +32,7 @@ export default async function setup(_project: TestProject) {
 
   const worker = spawnManaged('worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
     logDir: path.resolve(stackEnv.DATA_DIR, 'logs'),
+    pidDir: path.resolve(stackEnv.DATA_DIR, 'run'),
     env: process.env,
   });
 

@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
 import { createS3Client, ensureBucket } from '../storage/s3.js';
+import { ensureBinaries, TEMPORAL_CLI, VERSITYGW, type BinarySpec } from './binaries.js';
+import { claimDataDir, stopLeftovers } from './leftovers.js';
 import { startEmbeddedPostgres } from './postgres.js';
 import type { ManagedProcess } from './process.js';
 import { startS3Gateway } from './s3-gateway.js';
@@ -10,6 +12,8 @@ import { startTemporalDevServer } from './temporal.js';
  * Brings up every dependency that the environment does not already point at:
  * embedded PostgreSQL, the Temporal dev server (with its Web UI) and the versitygw S3 gateway.
  * Returns the environment the API and worker need, and a stop() that takes it all down.
+ * Order matters on a fresh machine: claim the data folder, stop what a crashed earlier run left
+ * behind, build missing binaries, and only then start anything that has a start-up deadline.
  */
 export interface Stack {
   env: Record<string, string>;
@@ -26,8 +30,19 @@ export async function startStack(config: Config, log: (m: string) => void): Prom
     for (const s of stoppers.reverse()) await s().catch((err) => log(`stop failed: ${String(err)}`));
   };
   const { dataDir } = config.embedded;
+  const release = claimDataDir(dataDir);
+  stoppers.push(async () => release());
 
   try {
+    await stopLeftovers(dataDir, log);
+    const needed: BinarySpec[] = [];
+    if (!config.temporal.address) needed.push(TEMPORAL_CLI);
+    if (!config.s3.endpoint) needed.push(VERSITYGW);
+    const [temporalBin, s3Bin] = await ensureBinaries(needed, log).then((bins) => [
+      config.temporal.address ? '' : bins.shift()!,
+      config.s3.endpoint ? '' : bins.shift()!,
+    ]);
+
     const secrets = loadOrCreateLocalSecrets(dataDir);
     if (!config.secrets.sessionSecret) env.SESSION_SECRET = secrets.SESSION_SECRET;
     if (!config.secrets.agentSigningKey) env.AGENT_SIGNING_KEY = secrets.AGENT_SIGNING_KEY;
@@ -51,6 +66,7 @@ export async function startStack(config: Config, log: (m: string) => void): Prom
           httpPort: config.embedded.temporalHttpPort,
           metricsPort: config.embedded.temporalMetricsPort,
           namespace: config.temporal.namespace,
+          bin: temporalBin,
           log,
         }).then((t) => {
           env.TEMPORAL_ADDRESS = t.address;
@@ -62,7 +78,7 @@ export async function startStack(config: Config, log: (m: string) => void): Prom
     }
     if (!config.s3.endpoint) {
       pending.push(
-        startS3Gateway({ dataDir, port: config.embedded.s3Port, ...config.s3, log }).then((s3) => {
+        startS3Gateway({ dataDir, port: config.embedded.s3Port, ...config.s3, bin: s3Bin, log }).then((s3) => {
           env.S3_ENDPOINT = s3.endpoint;
           processes.push(s3.process);
           stoppers.push(s3.process.stop);

@@ -10,16 +10,17 @@ export async function startS3Gateway(opts: {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** Defaults to the cached or freshly built binary. */
+  bin?: string;
   log: (m: string) => void;
 }) {
-  await assertPortFree(opts.port, 'the S3 gateway');
-  const bin = ensureBinary(VERSITYGW, opts.log);
+  await assertPortFree(opts.port, 'the S3 gateway', 'S3_PORT');
   const dataDir = path.resolve(opts.dataDir);
   const root = path.join(dataDir, 's3');
   mkdirSync(root, { recursive: true });
   const proc = spawnManaged(
     's3-gateway',
-    bin,
+    opts.bin ?? (await ensureBinary(VERSITYGW, opts.log)),
     [
       '--port', `127.0.0.1:${opts.port}`,
       '--access', opts.accessKeyId,
@@ -28,8 +29,8 @@ export async function startS3Gateway(opts: {
       '--quiet',
       'posix', root,
     ],
-    { logDir: path.join(dataDir, 'logs') },
+    { logDir: path.join(dataDir, 'logs'), pidDir: path.join(dataDir, 'run') },
   );
-  await waitForPort(opts.port, proc);
+  await waitForPort(opts.port, proc, { log: opts.log });
   return { endpoint: `http://127.0.0.1:${opts.port}`, process: proc };
 }

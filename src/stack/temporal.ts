@@ -10,14 +10,16 @@ export async function startTemporalDevServer(opts: {
   httpPort: number;
   metricsPort: number;
   namespace: string;
+  /** Defaults to the cached or freshly built binary. */
+  bin?: string;
   log: (m: string) => void;
 }) {
-  await assertPortFree(opts.port, 'Temporal');
-  const bin = ensureBinary(TEMPORAL_CLI, opts.log);
+  await assertPortFree(opts.port, 'Temporal', 'TEMPORAL_PORT');
+  await assertPortFree(opts.uiPort, 'the Temporal UI', 'TEMPORAL_UI_PORT');
   const dataDir = path.resolve(opts.dataDir);
   const proc = spawnManaged(
     'temporal',
-    bin,
+    opts.bin ?? (await ensureBinary(TEMPORAL_CLI, opts.log)),
     [
       'server', 'start-dev',
       '--ip', '127.0.0.1',
@@ -29,9 +31,10 @@ export async function startTemporalDevServer(opts: {
       '--namespace', opts.namespace,
       '--log-level', 'warn',
     ],
-    { logDir: path.join(dataDir, 'logs') },
+    { logDir: path.join(dataDir, 'logs'), pidDir: path.join(dataDir, 'run') },
   );
-  await waitForPort(opts.port, proc);
-  await waitForPort(opts.uiPort, proc);
+  // A first start creates the SQLite schema: slow on a busy machine, hence the long, talkative wait.
+  await waitForPort(opts.port, proc, { log: opts.log });
+  await waitForPort(opts.uiPort, proc, { log: opts.log });
   return { address: `127.0.0.1:${opts.port}`, uiUrl: `http://127.0.0.1:${opts.uiPort}`, process: proc };
 }

@@ -1,5 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { presignerFor } from './s3.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 
@@ -72,5 +73,5 @@ export async function presignBlob(
     ResponseContentType: opts.contentType,
     ResponseContentDisposition: `attachment; filename="${opts.filename.replace(/"/g, '')}"`,
   });
-  return getSignedUrl(s3, cmd, { expiresIn: opts.expiresInS });
+  return getSignedUrl(presignerFor(s3), cmd, { expiresIn: opts.expiresInS });
 }

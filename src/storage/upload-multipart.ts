@@ -8,6 +8,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { presignerFor } from './s3.js';
 
 /**
  * Large uploads above one PUT's limit: an S3 multipart upload on the temporary key, opened at
@@ -44,7 +45,7 @@ export async function presignParts(
     parts.map(async (p) => ({
       ...p,
       url: await getSignedUrl(
-        s3,
+        presignerFor(s3),
         new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: p.part_number, ContentLength: p.size_bytes }),
         { expiresIn: expiresInS, signableHeaders: new Set(['content-length']) },
       ),

@@ -11,6 +11,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { presignerFor } from './s3.js';
 import type { Readable } from 'node:stream';
 import { blobKey } from './blob-store.js';
 
@@ -41,7 +42,7 @@ export async function presignUploadPut(
   opts: { sizeBytes: number; contentType: string; expiresInS: number },
 ): Promise<{ url: string; headers: Record<string, string> }> {
   const cmd = new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: opts.sizeBytes, ContentType: opts.contentType });
-  const url = await getSignedUrl(s3, cmd, { expiresIn: opts.expiresInS, signableHeaders: new Set(['content-length', 'content-type']) });
+  const url = await getSignedUrl(presignerFor(s3), cmd, { expiresIn: opts.expiresInS, signableHeaders: new Set(['content-length', 'content-type']) });
   return { url, headers: { 'content-type': opts.contentType, 'content-length': String(opts.sizeBytes) } };
 }
 

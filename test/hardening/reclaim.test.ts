@@ -1,4 +1,6 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
+import { blobKey } from '../../src/storage/blob-store.js';
 import { describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/drive/purge.js';
 import type { TestApi } from '../helpers/api.js';
@@ -29,20 +31,28 @@ describe('bytes with no version are reclaimed by the cleanup schedule', () => {
     expect(results.map((x) => x.status).sort()).toEqual([200, 412]);
     const loser = racers[results.findIndex((x) => x.status === 412)]!;
     const winner = racers[results.findIndex((x) => x.status === 200)]!;
-    // Both passed the early If-Match check and wrote their bytes; the loser's are an unstored row and an object with no version.
-    expect(await blobRow(sha256(loser))).toEqual({ stored: false });
-    expect(await objectExistsIn(api, sha256(loser))).toBe(true);
+    // A loser that passed the early If-Match check before the winner committed has written its bytes:
+    // an unstored row and an object with no version. One that checked after wrote nothing.
+    const loserWrote = (await blobRow(sha256(loser))) !== undefined;
+    if (loserWrote) expect(await blobRow(sha256(loser))).toEqual({ stored: false });
+    expect(await objectExistsIn(api, sha256(loser))).toBe(loserWrote);
+    // And the deterministic case: bytes a crashed upload left (object written, row never marked stored).
+    const crashed = `crashed-${Math.random()}`;
+    await sqlOn(api, `insert into blobs (hash, size_bytes, stored) values (?, ?, false)`, [sha256(crashed), crashed.length]);
+    await api.ctx.s3.send(new PutObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(sha256(crashed)), Body: crashed }));
 
     // Within the grace period nothing is taken (an upload between its touch and its commit looks the same).
     await purgeExpired(api.ctx);
     expect(await objectExistsIn(api, sha256(winner))).toBe(true);
-    expect(await objectExistsIn(api, sha256(loser))).toBe(true);
+    expect(await objectExistsIn(api, sha256(crashed))).toBe(true);
 
     // Past the grace period: the orphan goes, the referenced blobs stay even though their rows are as old.
-    await sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [[sha256(loser), sha256(winner), first.hash]]);
+    await sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [[sha256(loser), sha256(crashed), sha256(winner), first.hash]]);
     await purgeExpired(api.ctx);
-    expect(await objectExistsIn(api, sha256(loser))).toBe(false);
-    expect(await blobRow(sha256(loser))).toBeUndefined();
+    for (const orphan of [loser, crashed]) {
+      expect(await objectExistsIn(api, sha256(orphan))).toBe(false);
+      expect(await blobRow(sha256(orphan))).toBeUndefined();
+    }
     expect(await objectExistsIn(api, sha256(winner))).toBe(true);
     expect(await objectExistsIn(api, first.hash)).toBe(true);
     expect((await d.get(`/v0/artifacts/${first.art_id}/versions/1/download`)).bytes.toString()).toBe('v1');

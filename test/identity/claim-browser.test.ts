@@ -1,17 +1,15 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { bearer, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail } from './helpers.js';
 
 let api: TestApi;
 let browser: Browser;
 beforeAll(async () => {
   api = await startIdentityApi();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-});
+  browser = await launchBrowser();
+}, 600_000); // the first run may install Chromium
 afterAll(async () => {
   await browser?.close();
   await api?.close();

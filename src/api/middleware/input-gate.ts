@@ -21,10 +21,8 @@ function decodable(segment: string): boolean {
 export const inputGate: RequestHandler = (req, _res, next) => {
   const [path, query = ''] = (req.originalUrl ?? req.url).split(/\?(.*)/s, 2);
   if (!path.split('/').every(decodable)) return next(invalid('the request path is not valid percent-encoded UTF-8 or contains a NUL byte'));
-  for (const pair of query.split('&')) {
-    if (!pair) continue;
-    if (!decodable(pair.replace(/\+/g, ' '))) return next(invalid('the query string is not valid percent-encoded UTF-8 or contains a NUL byte'));
-  }
+  // The query parser decodes leniently (a stray % stays literal, so a bad cursor is still BAD_CURSOR); only NUL is refused.
+  if (/%00/i.test(query) || query.includes('\0')) return next(invalid('the query string contains a NUL byte'));
   for (const [name, value] of Object.entries(req.headers)) {
     const values = Array.isArray(value) ? value : [value ?? ''];
     if (values.some((v) => v.includes('\0'))) return next(invalid(`header ${name} contains a NUL byte`));
