@@ -1,6 +1,9 @@
 # One image for the API, the worker and the migration job (docker-compose.yml picks the command).
 FROM node:24-bookworm-slim
 WORKDIR /app
+# TeX Live for LaTeX compile jobs (the worker runs latexmk/pdflatex; see docs/decisions.md, Projects and compile jobs).
+RUN apt-get update && apt-get install -y --no-install-recommends latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
+  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm install --no-save tsx
 COPY tsconfig.json ./

@@ -112,6 +112,17 @@ const envSchema = z.object({
   MCP_GREP_MAX_FILES: positiveInt(500),
   MCP_GREP_TIME_MS: positiveInt(5000),
 
+  // Compile jobs (docs/decisions.md, Projects and compile jobs)
+  COMPILE_TASK_QUEUE: z.string().optional(),
+  COMPILE_CONCURRENCY: positiveInt(2),
+  COMPILE_TIMEOUT_S: positiveInt(120),
+  COMPILE_MEMORY_MB: positiveInt(1024),
+  COMPILE_HEARTBEAT_TIMEOUT_S: positiveInt(15),
+  COMPILE_DEBOUNCE_MS: positiveInt(3000),
+  COMPILE_WAIT_S: positiveInt(60),
+  COMPILE_MAX_PROJECT_BYTES: positiveInt(100 * MB),
+  COMPILE_LOG_MAX_BYTES: positiveInt(MB),
+
   // Trusted ID-JAG issuers: JSON {"<agent_provider>": {"issuer": "...", "jwks_uri": "..."}}
   ID_JAG_PROVIDERS: z
     .string()
@@ -219,6 +230,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       requestMaxBytes: e.MCP_REQUEST_MAX_BYTES,
       grepMaxFiles: e.MCP_GREP_MAX_FILES,
       grepTimeMs: e.MCP_GREP_TIME_MS,
+    },
+    compile: {
+      taskQueue: e.COMPILE_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-compile`,
+      concurrency: e.COMPILE_CONCURRENCY,
+      timeoutS: e.COMPILE_TIMEOUT_S,
+      memoryMb: e.COMPILE_MEMORY_MB,
+      heartbeatTimeoutS: e.COMPILE_HEARTBEAT_TIMEOUT_S,
+      debounceMs: e.COMPILE_DEBOUNCE_MS,
+      waitS: e.COMPILE_WAIT_S,
+      maxProjectBytes: e.COMPILE_MAX_PROJECT_BYTES,
+      logMaxBytes: e.COMPILE_LOG_MAX_BYTES,
     },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },

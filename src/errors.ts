@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
   INVALID_PRINCIPAL: { status: 400, meaning: 'grant principal breaks the principal rules (anyone: no id or email; agent and org: id; user: exactly one of id and email)' },
   INVALID_ROLE: { status: 400, meaning: 'the role is not one the caller may give (a share or grant never exceeds the giver\'s own role)' },
+  INVALID_ENTRYPOINT: { status: 400, meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)' },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
   CONTENT_TYPE_MISMATCH: { status: 400, meaning: 'token upload Content-Type differs from the one frozen in the token' },
   INVALID_ARGUMENT: { status: 400, meaning: 'an MCP tool argument breaks a rule its schema cannot express (e.g. bad base64, bad regex)' },
@@ -52,6 +53,9 @@ export const ERROR_CATALOGUE = {
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
   UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
+  PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
+  JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
+  FEEDBACK_NOT_FOUND: { status: 404, meaning: 'no such feedback ticket for this drive (another drive\'s ticket looks absent)' },
   // 409 / 410 / 412: state conflicts
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
@@ -65,6 +69,8 @@ export const ERROR_CATALOGUE = {
   CHECKSUM_MISMATCH: { status: 409, meaning: 'uploaded object checksum differs from the declared crc32c' },
   UPLOAD_MISSING: { status: 409, meaning: 'no object was uploaded to upload_url' },
   UPLOAD_CHANGED: { status: 409, meaning: 'the uploaded object changed during commit' },
+  JOB_NOT_CANCELLABLE: { status: 409, meaning: 'the compile job already ended; only queued or running jobs cancel' },
+  FEEDBACK_TRANSITION_INVALID: { status: 409, meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status' },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
   // 413 / 415: size and encoding

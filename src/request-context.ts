@@ -14,8 +14,9 @@ export interface Principal {
    * mcp_oauth: an MCP-only OAuth access token (adat_…), refused on /v0 (spec 5.2). web_session: a
    * signed-in browser (spec 5.11); anonymous: a viewer visitor with no credential, who holds no
    * drive (`driveId` is empty) and reaches only what `anyone` grants allow (src/identity/web-principal.ts).
+   * system: the service itself acting for a drive (a compile job writing its outputs).
    */
-  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth' | 'web_session' | 'anonymous';
+  kind: 'api_key' | 'access_token' | 'identity_assertion' | 'mcp_oauth' | 'web_session' | 'anonymous' | 'system';
   /**
    * Stable id of the credential whose budget is charged: the API key id, or for tokens the agent
    * identity id (every access token of one identity shares one budget).
@@ -34,4 +35,18 @@ export interface RequestContext {
   /** X-Drive-Actor: attribution only, never used for authorization. */
   actor: string | null;
   requestId: string;
+}
+
+/**
+ * The context of work the service does for a drive on its own (a compile job writing its PDF): no
+ * credential, the drive's own authority, and `actor` as the attribution name of its events.
+ */
+export function systemRequestContext(app: AppContext, driveId: string, actor: string, requestId = ''): RequestContext {
+  return {
+    app,
+    driveId,
+    principal: { driveId, identityId: null, scope: 'full', kind: 'system', credentialId: `system:${actor}` },
+    actor,
+    requestId,
+  };
 }

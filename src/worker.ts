@@ -12,6 +12,8 @@ import { createIndexingDeps } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
 import { usageRecorderFor } from './search/usage.js';
 import { ensureCleanupSchedule } from './temporal/schedules.js';
+import { createCompileActivities } from './activities/compile.js';
+import { bindAutoCompileToArtifacts } from './projects/auto-compile.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,6 +25,8 @@ const indexing = createIndexingDeps(config, ctx.pool, createArtifactSource(ctx),
 // The cleanup activity purges artifacts here, so this process tells the index too; the sweeper repairs missed hooks.
 const searchHooks = createSearchHooks(ctx, indexing.engine);
 bindSearchToArtifacts(searchHooks);
+// A purge or restore in this process under an auto-compile project still reaches its debouncer.
+bindAutoCompileToArtifacts(ctx);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });
 
 const workflowSource = existsSync(WORKFLOW_BUNDLE_PATH)
@@ -37,6 +41,19 @@ const worker = await Worker.create({
   ...workflowSource,
 });
 
+// Compile activities have their own task queue, so at most COMPILE_CONCURRENCY engines run here at once
+// whatever the other queues are doing (docs/decisions.md, Projects and compile jobs).
+const compileWorker = await Worker.create({
+  connection,
+  namespace: config.temporal.namespace,
+  taskQueue: config.compile.taskQueue,
+  activities: createCompileActivities(ctx),
+  maxConcurrentActivityTaskExecutions: config.compile.concurrency,
+  // Heartbeats (and so cancellations) reach the server within about a second.
+  maxHeartbeatThrottleInterval: '1 second',
+  defaultHeartbeatThrottleInterval: '1 second',
+});
+
 await ensureCleanupSchedule(ctx.temporal, config);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');
 
@@ -46,10 +63,11 @@ const shutdown = () => {
   if (stopping) return;
   stopping = true;
   worker.shutdown();
+  compileWorker.shutdown();
 };
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
-await worker.run();
+await Promise.all([worker.run(), compileWorker.run()]);
 await flushSearchHooks();
 await connection.close();
 await closeContext(ctx);

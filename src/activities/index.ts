@@ -4,6 +4,7 @@ import { createIdentityActivities } from './identity.js';
 import { createUploadActivities } from './uploads.js';
 import { heartbeating } from './heartbeat.js';
 import { createIndexingActivities, type IndexingDeps } from './indexing.js';
+import { createCompileActivities } from './compile.js';
 
 export interface ActivityBindings {
   /** Search indexing; registered when the process has an ArtifactSource binding (see docs/decisions.md, Search). */
@@ -18,6 +19,7 @@ export function createActivities(ctx: AppContext, bindings: ActivityBindings = {
     ...createCleanupActivities(ctx, bindings.sweep),
     ...createIdentityActivities(ctx),
     ...createUploadActivities(ctx),
+    ...createCompileActivities(ctx),
     ...(bindings.indexing ? createIndexingActivities(bindings.indexing) : {}),
   }, ['indexEmbed']);
 }

@@ -29,6 +29,9 @@ import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
 import { SearchService } from '../search/service.js';
 import { usageRecorderFor } from '../search/usage.js';
+import { bindAutoCompileToArtifacts } from '../projects/auto-compile.js';
+import { projectsRouter } from './routes/projects.js';
+import { feedbackRouter } from './routes/feedback.js';
 
 export interface AppOptions {
   /** The search service; built from the configuration when absent (tests pass their own). */
@@ -56,6 +59,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   // Every artifact change made through this app reaches the search index (one binding per process).
   const engine = defaultSearchEngine(ctx);
   bindSearchToArtifacts(createSearchHooks(ctx, engine));
+  // Writes under an auto_compile project signal its debouncer (one binding per process).
+  bindAutoCompileToArtifacts(ctx);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
@@ -96,6 +101,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(eventsRouter(ctx));
   app.use(sharingRouter(ctx));
   app.use(uploadsRouter(ctx));
+  app.use(projectsRouter(ctx));
+  app.use(feedbackRouter(ctx));
   app.use(searchRouter(ctx, search));
 
   app.use(unknownRoute);

@@ -71,6 +71,7 @@ export async function purgeUnreferencedBlobs(ctx: AppContext, graceS: number, li
     `select b.hash from blobs b
       where b.last_used_at < now() - make_interval(secs => ?)
         and not exists (select 1 from artifact_versions v where v.hash = b.hash)
+        and not exists (select 1 from feedback_attachments f where f.hash = b.hash)
       limit ?`,
     [graceS, limit],
   );
@@ -84,6 +85,8 @@ export async function purgeUnreferencedBlobs(ctx: AppContext, graceS: number, li
       );
       if (!locked) return false;
       if (await one(tx, `select 1 from artifact_versions where hash = ? limit 1`, [hash])) return false;
+      // Feedback attachments are snapshots: they keep their bytes after the artifact is gone.
+      if (await one(tx, `select 1 from feedback_attachments where hash = ? limit 1`, [hash])) return false;
       // Deleted even when not marked stored: an upload may have written it and then failed its transaction.
       await deleteBlobObject(ctx.s3, ctx.config.s3.bucket, hash);
       await rows(tx, `delete from blobs where hash = ?`, [hash]);

@@ -9,6 +9,7 @@ import { recordMcpActivity } from '../identity/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../usage/rate-limits.js';
 import { registerBrowseTools } from './tools-browse.js';
+import { registerCompileTools } from './tools-compile.js';
 import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
 import { registerSearchTools } from './tools-search.js';
@@ -38,7 +39,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: 'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); '
-      + 'upload/edit to write; upload_url for large or binary files. Errors come back as isError results whose text is {"error":{"code",...}}.',
+      + 'upload/edit to write; upload_url for large or binary files; compile (then get_compile) builds a PDF from a LaTeX or Typst folder. Errors come back as isError results whose text is {"error":{"code",...}}.',
   });
   // An argument that fails the input schema is answered by the SDK as a tool error; give it the REST code too.
   const internals = server as unknown as { createToolError: (message: string) => unknown };
@@ -52,6 +53,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerWriteTools(server, env);
   registerEditTools(server, env);
   registerSharingTools(server, env);
+  registerCompileTools(server, env);
   return server;
 }
 

@@ -5,6 +5,9 @@ import {
 } from './identity-messages.js';
 import { indexingWorkflowId, indexRequestSignal, type IndexingWorkflowInput, type IndexRequestSignal } from './indexing-messages.js';
 import { uploadCommittedSignal, uploadWorkflowId, type UploadSessionInput } from './upload-messages.js';
+import {
+  autoCompileWorkflowId, compileWorkflowId, projectChangedSignal, type AutoCompileInput, type CompileWorkflowInput,
+} from './compile-messages.js';
 import { WorkflowType } from './workflow-types.js';
 
 /**
@@ -58,5 +61,39 @@ export async function requestIndexing(w: Workflows, input: IndexingWorkflowInput
     args: [input],
     signal: indexRequestSignal,
     signalArgs: [request],
+  });
+}
+
+/** Starts a compile job's workflow (`compile-<job_id>`, visible in the Temporal UI). */
+export async function startCompileJob(w: Workflows, input: CompileWorkflowInput): Promise<void> {
+  try {
+    await w.temporal.workflow.start(WorkflowType.compile, {
+      workflowId: compileWorkflowId(input.jobId),
+      taskQueue: w.taskQueue,
+      args: [input],
+    });
+  } catch (err) {
+    // A retried enqueue of the same job: its workflow exists already.
+    if ((err as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
+}
+
+/** Asks a compile job's workflow to stop; a workflow that already ended is not an error. */
+export async function cancelCompileJob(temporal: Client, jobId: string): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(compileWorkflowId(jobId)).cancel();
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'WorkflowNotFoundError') throw err;
+  }
+}
+
+/** Tells the project's auto-compile debouncer about a write, starting it when none runs. */
+export async function signalProjectChanged(w: Workflows, input: AutoCompileInput, path: string): Promise<void> {
+  await w.temporal.workflow.signalWithStart(WorkflowType.autoCompile, {
+    workflowId: autoCompileWorkflowId(input.fldId),
+    taskQueue: w.taskQueue,
+    args: [input],
+    signal: projectChangedSignal,
+    signalArgs: [{ path }],
   });
 }

@@ -10,6 +10,8 @@ export const WorkflowType = {
   unclaimedDrive: 'unclaimedDriveWorkflow',
   uploadSession: 'uploadSessionWorkflow',
   indexing: 'indexingWorkflow',
+  compile: 'compileWorkflow',
+  autoCompile: 'autoCompileWorkflow',
 } as const;
 
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];

@@ -7,3 +7,5 @@ export { cleanupWorkflow } from './cleanup.js';
 export { unclaimedDriveWorkflow } from './unclaimed-drive.js';
 export { uploadSessionWorkflow } from './upload-session.js';
 export { indexingWorkflow } from './indexing.js';
+export { compileWorkflow } from './compile.js';
+export { autoCompileWorkflow } from './auto-compile.js';

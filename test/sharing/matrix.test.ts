@@ -15,7 +15,7 @@ type Cell = 'none' | 'viewer' | 'commenter' | 'editor' | 'manager' | 'expired' |
 const CELLS: Cell[] = ['none', 'expired', 'revoked', 'viewer', 'commenter', 'editor', 'manager'];
 const ID_PARAMS = ['{art_id}', '{fld_id}', '{grn_id}', '{shr_id}'];
 // One body that validates for every JSON route (zod strips the fields a route does not take).
-const BODY = JSON.stringify({ path: 'hijack/p.md', description: 'hijacked', role: 'manager', inherit_grants: false });
+const BODY = JSON.stringify({ path: 'hijack/p.md', description: 'hijacked', role: 'manager', inherit_grants: false, entrypoint: 'hijack.tex' });
 
 /** What B may expect on a route naming A's resource by id, for a cell. `write` = allowed to change A. */
 function expected(cell: Cell, method: string, template: string): { status: number; write: boolean } | 'skip' {
@@ -32,6 +32,8 @@ describe('authorization matrix', () => {
     const { api, a, b, c } = p;
     const sql = (q: string, params: unknown[] = []) => api.ctx.orm.em.fork().execute(q, params);
     const folder = (await a.call('POST', '/v0/folders/m', { json: {} })).json;
+    // A project config on the folder, so the project routes reach their handlers for readers.
+    expect((await a.call('PUT', `/v0/projects/${folder.fld_id}`, { json: { entrypoint: 'main.tex' } })).status).toBe(200);
     const art = (await a.put('m/doc.md', 'owner bytes')).json;
     const other = await grant(a, art.art_id, { type: 'agent', id: c.aid }, 'viewer');
     const share = (await a.call('POST', '/v0/shares', { json: { resource: art.art_id } })).json;
@@ -44,6 +46,8 @@ describe('authorization matrix', () => {
       await sql('select id, path, description, inherit_grants, deleted_at from folders where drive_id = ? order by id', [a.driveId]),
       await sql(`select id, role, expires_at, revoked_at from grants where drive_id = ? and principal_key <> ? order by id`, [a.driveId, `email:${b.email}`]),
       await sql('select id, role, key_hash, revoked_at from shares where drive_id = ? order by id', [a.driveId]),
+      await sql('select fld_id, entrypoint, engine, auto_compile from projects where drive_id = ? order by fld_id', [a.driveId]),
+      await sql('select id, status from compile_jobs where drive_id = ? order by id', [a.driveId]),
     ]);
 
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();
@@ -78,7 +82,8 @@ describe('authorization matrix', () => {
         const before = await snapshot();
         const headers: Record<string, string> = { ...b.auth, 'x-drive-actor': 'matrix' };
         let body: string | undefined;
-        if (method === 'PUT') body = 'hijacked bytes';
+        // PUT is a raw upload on artifact routes and JSON elsewhere (the project config).
+        if (method === 'PUT' && template.startsWith('/v0/artifacts/')) body = 'hijacked bytes';
         else if (method !== 'GET' && method !== 'DELETE') (headers['content-type'] = 'application/json', (body = BODY));
         const res = await fetch(`${api.url}${path}`, { method, headers, body });
         const text = await res.text();
