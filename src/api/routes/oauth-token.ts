@@ -76,6 +76,8 @@ const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   }
   else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');
   else if (typeof err?.type === 'string' && err.type.startsWith('entity.')) e = new OAuthError('invalid_request', 'request body could not be parsed');
+  // Any other client error of the body parser (too many parameters, a bad encoding) is the client's too.
+  else if (err?.expose && typeof err.status === 'number' && err.status >= 400 && err.status < 500) e = new OAuthError('invalid_request', 'request body could not be read');
   if (!e) return next(err);
   res.setHeader('Cache-Control', 'no-store');
   if (e.status === 503) res.setHeader('Retry-After', '60');
