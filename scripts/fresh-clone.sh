@@ -26,7 +26,7 @@ fi
 for d in node_modules .data .tools/node24; do [ ! -e "$d" ] || { echo "[fresh-clone] $d exists in the clone"; exit 1; }; done
 
 export PORT=$base EMBEDDED_PG_PORT=$((base + 1)) TEMPORAL_PORT=$((base + 2)) TEMPORAL_UI_PORT=$((base + 3)) \
-  S3_PORT=$((base + 4)) TEMPORAL_HTTP_PORT=$((base + 5)) TEMPORAL_METRICS_PORT=$((base + 6)) TEMPORAL_TASK_QUEUE="fresh-clone-$base"
+  S3_PORT=$((base + 4)) TEMPORAL_HTTP_PORT=$((base + 5)) TEMPORAL_METRICS_PORT=$((base + 6)) CONTENT_PORT=$((base + 7)) TEMPORAL_TASK_QUEUE="fresh-clone-$base"
 unset DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_UI_URL S3_ENDPOINT PUBLIC_BASE_URL DATA_DIR
 log="$work/start.log"
 started=$(date +%s)
@@ -48,7 +48,7 @@ kill -INT -- "-$pgid"
 for _ in $(seq 1 60); do kill -0 "$pgid" 2>/dev/null || break; sleep 1; done
 if kill -0 "$pgid" 2>/dev/null; then echo "[fresh-clone] FAIL: still running 60 s after Ctrl-C"; exit 1; fi
 pgid=""
-for p in $(seq "$base" $((base + 6))); do
+for p in $(seq "$base" $((base + 7))); do
   if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "[fresh-clone] FAIL: port $p still open after Ctrl-C"; exit 1; fi
 done
 echo "[fresh-clone] PASS: ready on the first try, and Ctrl-C left no port open"

@@ -133,7 +133,7 @@ async function explain(acks: Ack[], config: ReturnType<typeof loadConfig>, kille
 async function main(): Promise<boolean> {
   const started = Date.now();
   rmSync(dataDir, { recursive: true, force: true });
-  const ports = { pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, http: base + 5, metrics: base + 6, apiA: base + 8, apiB: base + 9 };
+  const ports = { pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, http: base + 5, metrics: base + 6, apiA: base + 8, apiB: base + 10 }; // each API also listens on its port + 1 (the content origin)
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',

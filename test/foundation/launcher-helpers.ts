@@ -5,7 +5,7 @@ import { isPortOpen } from '../../src/stack/process.js';
 
 /** Runs `scripts/start.ts` (what `npm start` runs) on ports from `base` and its own data folder. */
 export function launcherPorts(base: number) {
-  return { api: base, pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, temporalHttp: base + 5, temporalMetrics: base + 6 };
+  return { api: base, pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, temporalHttp: base + 5, temporalMetrics: base + 6, content: base + 7 };
 }
 
 export interface Launch {
@@ -26,6 +26,7 @@ export function launch(base: number, dataDir: string, extraEnv: NodeJS.ProcessEn
     S3_PORT: String(ports.s3),
     TEMPORAL_HTTP_PORT: String(ports.temporalHttp),
     TEMPORAL_METRICS_PORT: String(ports.temporalMetrics),
+    CONTENT_PORT: String(ports.content),
     TEMPORAL_TASK_QUEUE: `launcher-${base}`,
     ...extraEnv,
   };
