@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { expectJson as json, registerAnonymousAgent, uniqueWord } from '../scripts/agent-client.js';
 
 /**
  * Index freshness (issue 5): the delay from a PUT's 200 to the artifact showing up in /v0/search,
@@ -30,31 +30,6 @@ interface Api {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Letters only, so the English text search configuration keeps it one token. */
-const uniqueWord = () => `zq${[...randomBytes(10)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-
-async function json<T>(res: Response, what: string, status = 200): Promise<T> {
-  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-/** Registers an anonymous agent identity and exchanges its assertion for an access token. */
-async function register(url: string): Promise<Api> {
-  const reg = await json<{ identity_assertion: string }>(
-    await fetch(`${url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) }),
-    'POST /agent/identity',
-    201,
-  );
-  const token = await json<{ access_token: string }>(
-    await fetch(`${url}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: reg.identity_assertion }).toString(),
-    }),
-    'POST /oauth2/token',
-  );
-  return { url, headers: { authorization: `Bearer ${token.access_token}` } };
-}
 
 /** One sample: milliseconds from the PUT's 200 to the first search that finds it, or undefined on timeout. */
 async function sample(api: Api, i: number, timeoutMs: number, alive: () => void): Promise<number | undefined> {
@@ -99,7 +74,7 @@ export async function measureFreshness(opts: { env: NodeJS.ProcessEnv; dataDir: 
     const apiProc = spawnManaged('bench-api', process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], { logDir, env });
     procs.push(apiProc);
     await waitForPort(opts.apiPort, apiProc);
-    const api = await register(url);
+    const api: Api = { url, headers: await registerAnonymousAgent(url) };
     opts.log(`API on ${url}, drive registered; waiting for the worker to index a first artifact`);
     const t0 = Date.now();
     const warm = await sample(api, 0, WARMUP_TIMEOUT_MS, alive);

@@ -1,5 +1,4 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -11,6 +10,7 @@ import { startS3Gateway } from '../src/stack/s3-gateway.js';
 import { loadOrCreateLocalSecrets } from '../src/stack/secrets.js';
 import { startTemporalDevServer } from '../src/stack/temporal.js';
 import { createS3Client, ensureBucket } from '../src/storage/s3.js';
+import { registerAnonymousAgent, uniqueWord as word } from './agent-client.js';
 import { buildWorkflowBundle } from './build-workflows.js';
 
 /**
@@ -30,7 +30,6 @@ const BOUND_S = 60;
 const GRACE_S = 20;
 const log = (m: string) => console.log(`[faults] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const word = () => `zq${[...randomBytes(10)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
 const failures: string[] = [];
 const check = (ok: boolean, what: string) => {
   log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -57,17 +56,6 @@ const apiUrl = `http://127.0.0.1:${ports.api}`;
 interface Ack {
   artId: string;
   marker: string;
-}
-
-async function register(): Promise<Record<string, string>> {
-  const reg = await fetch(`${apiUrl}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"anonymous"}' });
-  const { identity_assertion: assertion } = (await reg.json()) as { identity_assertion: string };
-  const tok = await fetch(`${apiUrl}/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
-  });
-  return { authorization: `Bearer ${((await tok.json()) as { access_token: string }).access_token}` };
 }
 
 async function put(auth: Record<string, string>, p: string): Promise<{ status: number; retryAfter: string | null; ack?: Ack }> {
@@ -128,7 +116,7 @@ async function main() {
     let worker = node('worker', 'worker.ts');
     const api = node('api', 'main.ts');
     await waitForPort(ports.api, api);
-    const auth = await register();
+    const auth: Record<string, string> = await registerAnonymousAgent(apiUrl);
     const first = await put(auth, 'faults/first.md');
     if (first.status !== 200) throw new Error(`the first write answered ${first.status}: the stack is not working`);
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -7,6 +6,7 @@ import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack, type Stack } from '../src/stack/index.js';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { expectJson as json, registerAnonymousAgent, uniqueWord as word } from './agent-client.js';
 import { buildWorkflowBundle } from './build-workflows.js';
 
 /**
@@ -28,7 +28,6 @@ const CHECK_CAP_S = Number(process.env.TOPOLOGY_CHECK_SECONDS ?? 150);
 const PUBLIC_URL = 'http://drive.topology.test';
 const log = (m: string) => console.log(`[topology] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const word = () => `zq${[...randomBytes(10)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
 
 interface Api {
   name: string;
@@ -71,29 +70,6 @@ async function waitForLog(proc: ManagedProcess, pattern: RegExp, timeoutMs = 180
     if (Date.now() > end) throw new Error(`${proc.name} did not start polling within ${timeoutMs / 1000} s; its log: ${proc.logFile}`);
     await sleep(250);
   }
-}
-
-async function json<T>(res: Response, what: string, status = 200): Promise<T> {
-  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-/** POST /agent/identity {type: anonymous}, then the jwt-bearer exchange for an access token. */
-async function register(url: string): Promise<Agent> {
-  const reg = await json<{ identity_assertion: string }>(
-    await fetch(`${url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) }),
-    'POST /agent/identity',
-    201,
-  );
-  const token = await json<{ access_token: string }>(
-    await fetch(`${url}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: reg.identity_assertion }).toString(),
-    }),
-    'POST /oauth2/token',
-  );
-  return { headers: { authorization: `Bearer ${token.access_token}` } };
 }
 
 /**
@@ -179,7 +155,7 @@ async function main(): Promise<boolean> {
     for (const a of apis) await waitForPort(Number(new URL(a.url).port), a.proc, { log });
     // Killing a worker that never polled would prove nothing: wait until both say RUNNING.
     for (const w of workers) await waitForLog(w, /state: 'RUNNING'/);
-    const agents = await Promise.all(apis.map((a) => register(a.url)));
+    const agents = await Promise.all(apis.map(async (a): Promise<Agent> => ({ headers: await registerAnonymousAgent(a.url) })));
     log(`APIs ready; agents registered on ${apis.map((a) => a.name).join(' and ')}; writing for ${WRITE_SECONDS} s with ${WRITERS} writers`);
 
     const acks: Ack[] = [];
