@@ -25,6 +25,8 @@ export const artifactOutSchema = z.object({
   updated_at: ts,
   deleted_at: ts.nullable(),
   purge_at: ts.nullable(),
+  indexed_at: ts.nullable().describe('when the current version became searchable; null until the indexer has reached it'),
+  embedded_at: ts.nullable().describe('when the current version\'s passages were embedded for semantic find; null without a provider'),
 });
 
 export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });
