@@ -24,7 +24,7 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
 const engine = createSearchEngine(config, ctx.pool);
-const outboxHandlers = [createConfiguredSearchIndexer(config, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
+const outboxHandlers = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
 // The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
 bindSearchToArtifacts(engine);
 // A purge or restore in this process under an auto-compile project still reaches its debouncer.

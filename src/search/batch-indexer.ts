@@ -1,5 +1,6 @@
 import type { BatchProgress, OutboxHandler, OutboxRequest } from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
+import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
 import { extract, previewOf } from './extract.js';
@@ -9,19 +10,28 @@ import type { UsageRecorder } from './usage.js';
 /**
  * The search topic's outbox handler: brings each artifact of a batch to its current state in the
  * engine. Per artifact: read the live record (gone → remove), extract, write the lexical document
- * and split; then the passages of the whole batch are embedded together, in as few provider
- * requests as `embedBatchSize` allows (identical texts once); then each artifact's passages are
- * written and its `indexed_at` set. A failure fails only its own artifact, which the outbox retries.
+ * and split; then the passages of the whole batch are embedded together (cached texts skipped, the
+ * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then each
+ * artifact's passages are written and its `indexed_at` set. A failure fails only its own artifact, which the outbox retries.
  */
 export interface SearchIndexerDeps {
   engine: SearchEngine;
   source: ArtifactSource;
   embedder?: Embedder;
+  /** Vectors the drive paid for already (production: always, with an embedder). */
+  cache?: EmbeddingCache;
   usage: UsageRecorder;
   /** Texts per embeddings request (the provider's batch limit). */
   embedBatchSize?: number;
   /** Artifacts read and extracted at once. */
   concurrency?: number;
+}
+
+/** One text of one drive that needs a vector, and the passages waiting for it. */
+interface Wanted {
+  key: CacheKey;
+  passages: Passage[];
+  owners: Set<string>;
 }
 
 interface Prepared {
@@ -56,22 +66,43 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     return { record, passages: isWiki ? [] : await passagesOf(extracted), embed: deps.embedder !== undefined && !isWiki };
   }
 
+  /**
+   * Gives every passage of the batch that needs one its vector: from the cache where the drive paid
+   * for the text before, else from the provider, each distinct text once, `embedBatchSize` per
+   * request, each answer cached at once. A failed request fails only the artifacts waiting on it.
+   */
   async function embedAll(prepared: Prepared[], failures: Map<string, Error>, progress: BatchProgress): Promise<void> {
     const embedder = deps.embedder;
     if (!embedder) return;
-    const byText = new Map<string, Passage[]>();
+    const wanted = new Map<string, Wanted>();
     for (const p of prepared.filter((x) => x.embed)) {
-      for (const passage of p.passages) byText.set(passage.text, [...(byText.get(passage.text) ?? []), passage]);
+      for (const passage of p.passages) {
+        const key = { driveId: p.record.driveId, text: passage.text };
+        const id = EmbeddingCache.keyOf(key);
+        const entry = wanted.get(id) ?? { key, passages: [], owners: new Set<string>() };
+        entry.passages.push(passage);
+        entry.owners.add(p.record.artId);
+        wanted.set(id, entry);
+      }
     }
-    const owners = new Map<Passage, string>(prepared.flatMap((p) => p.passages.map((x) => [x, p.record.artId] as const)));
+    const cached = deps.cache ? await deps.cache.lookup([...wanted.values()].map((w) => w.key)) : new Map<string, number[]>();
+    const byText = new Map<string, Wanted[]>();
+    for (const [id, entry] of wanted) {
+      const vector = cached.get(id);
+      if (vector) entry.passages.forEach((passage) => (passage.embedding = vector));
+      else byText.set(entry.key.text, [...(byText.get(entry.key.text) ?? []), entry]);
+    }
     const texts = [...byText.keys()];
     for (let i = 0; i < texts.length; i += embedBatchSize) {
       const chunk = texts.slice(i, i + embedBatchSize);
+      const entries = chunk.flatMap((text) => byText.get(text)!);
       try {
         const vectors = await embedder.embed(chunk);
-        chunk.forEach((text, j) => byText.get(text)!.forEach((passage) => (passage.embedding = vectors[j]!)));
+        const fresh = chunk.flatMap((text, j) => byText.get(text)!.map((entry) => ({ entry, embedding: vectors[j]! })));
+        await deps.cache?.store(fresh.map(({ entry, embedding }) => ({ ...entry.key, embedding })));
+        for (const { entry, embedding } of fresh) entry.passages.forEach((passage) => (passage.embedding = embedding));
       } catch (err) {
-        for (const text of chunk) for (const passage of byText.get(text)!) failures.set(owners.get(passage)!, err as Error);
+        for (const entry of entries) for (const artId of entry.owners) failures.set(artId, err as Error);
       }
       progress.heartbeat({ embedded: Math.min(i + embedBatchSize, texts.length), of: texts.length });
     }

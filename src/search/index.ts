@@ -3,6 +3,7 @@ import type { SqlPool } from '../db/pool.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource } from './artifact-source.js';
 import { createSearchIndexer } from './batch-indexer.js';
+import { EmbeddingCache } from './embedding-cache.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
@@ -29,6 +30,9 @@ export function createEmbedder(config: Config): Embedder | undefined {
  * The search topic's outbox handler with the configured engine and embedder; the two bindings that
  * belong to other domains come from the worker: the ArtifactSource (artifacts) and the UsageRecorder (usage).
  */
-export function createConfiguredSearchIndexer(config: Config, engine: SearchEngine, source: ArtifactSource, usage: UsageRecorder): OutboxHandler {
-  return createSearchIndexer({ engine, source, embedder: createEmbedder(config), usage });
+export function createConfiguredSearchIndexer(
+  config: Config, pool: SqlPool, engine: SearchEngine, source: ArtifactSource, usage: UsageRecorder,
+): OutboxHandler {
+  const embedder = createEmbedder(config);
+  return createSearchIndexer({ engine, source, embedder, cache: embedder && new EmbeddingCache(pool, embedder.space), usage });
 }

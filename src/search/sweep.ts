@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { EventAction } from '../drive/events.js';
 import { rows, transaction } from '../db/sql.js';
 import { enqueueArtifacts, type OutboxItem } from '../outbox/outbox.js';
+import { CACHE_DAYS } from './embedding-cache.js';
 
 /**
  * A consistency check of the index against the artifacts, run after each cleanup purge. Every change
@@ -40,6 +41,8 @@ interface StaleRow {
 }
 
 export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {}): Promise<SweepResult | null> {
+  // Cached vectors age out: they only spare the provider a repeat, which old texts rarely see.
+  await ctx.pool.query(`delete from embedding_cache where created_at < now() - make_interval(days => $1)`, [CACHE_DAYS]);
   // The comparison is a join against the PostgreSQL engine's table; Typesense keeps its documents elsewhere.
   if (ctx.config.typesense) return null;
   const grace = opts.graceS ?? SWEEP_GRACE_S;

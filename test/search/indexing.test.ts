@@ -8,6 +8,7 @@ import { drainOutbox, ShardBusyError } from '../../src/outbox/drain.js';
 import { enqueueArtifacts, type OutboxHandler, type OutboxRequest, type OutboxTopic } from '../../src/outbox/outbox.js';
 import type { ArtifactSource, IndexableArtifact } from '../../src/search/artifact-source.js';
 import { createSearchIndexer } from '../../src/search/batch-indexer.js';
+import { EmbeddingCache } from '../../src/search/embedding-cache.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { CHUNK_TOKENS } from '../../src/search/split.js';
@@ -77,7 +78,7 @@ beforeAll(async () => {
   engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 3 });
   const embedder = new EmbeddingsClient({ url: embeddings.url, apiKey: embeddings.apiKey, model: 'test', dimensions: 32 }, { attempts: 1 });
   indexer = createSearchIndexer({
-    engine, source, embedder, embedBatchSize: 4,
+    engine, source, embedder, embedBatchSize: 4, cache: new EmbeddingCache(pool, embedder.space),
     usage: { record: async (d, kind) => void usage.push({ driveId: d, kind }) },
   });
 });
@@ -155,6 +156,33 @@ describe('the search batch indexer', () => {
     const hits = await engine.findLexical(driveId, 'tidal', { limit: 100 });
     for (const h of hits) expect(text.slice(h.charStart!, h.charEnd!)).toBe(h.text);
     expect(CHUNK_TOKENS).toBe(1200);
+  });
+
+  it('asks the provider only for texts the drive has not paid for: a repeat, a copy and an overwrite keeping passages', async () => {
+    const text = longText('glacier survey', 300);
+    const a = source.put(driveId, 'art_cache1', 'cache/one.txt', text);
+    const before = embeddings.texts.length;
+    await indexer.handle([request(a.artId)], progress);
+    const paid = embeddings.texts.length - before;
+    expect(paid).toBeGreaterThan(2);
+
+    // The same artifact again (a retried batch) and a copy of it: nothing new to pay for.
+    source.put(driveId, 'art_cache2', 'cache/two.txt', text);
+    expect(await indexer.handle([request(a.artId), request('art_cache2')], progress)).toEqual(new Map());
+    expect(embeddings.texts.length - before).toBe(paid);
+    expect((await engine.findLexical(driveId, 'glacier', { limit: 50 })).filter((h) => h.artId === 'art_cache2').length).toBeGreaterThan(0);
+
+    // An overwrite that appends a paragraph: only the passages whose text changed are sent.
+    source.put(driveId, a.artId, 'cache/one.txt', `${text}\n\nA closing remark on moraines.`);
+    await indexer.handle([request(a.artId)], progress);
+    expect(embeddings.texts.length - before - paid).toBeGreaterThan(0);
+    expect(embeddings.texts.length - before - paid).toBeLessThan(paid);
+
+    // Another drive pays for its own texts.
+    const other = (await createDrive(orm.em.fork())).id;
+    source.put(other, 'art_cache3', 'cache/three.txt', text);
+    await indexer.handle([{ driveId: other, artId: 'art_cache3', ops: ['content'] }], progress);
+    expect(embeddings.texts.length - before).toBeGreaterThan(paid + 1);
   });
 
   it('indexes _wiki/ pages for search but never splits or embeds them', async () => {

@@ -35,12 +35,25 @@ export class Migration20261201100000_outbox extends Migration {
                   where d.drive_id = a.drive_id and d.art_id = a.id and d.version_number = a.version_number;`);
     this.addSql(`insert into outbox (topic, drive_id, art_id, op)
                  select 'search', drive_id, id, 'content' from artifacts where deleted_at is null and indexed_at is null order by updated_at;`);
+    // Vectors by text, per drive, kept as soon as the provider answers: a retried batch, a copy, a
+    // restore or an overwrite that keeps most passages asks the provider only for new texts.
+    this.addSql(`
+      create table embedding_cache (
+        drive_id text not null references drives(id) on delete cascade,
+        space text not null,
+        text_hash bytea not null,
+        embedding real[] not null,
+        created_at timestamptz not null default now(),
+        primary key (drive_id, space, text_hash)
+      );`);
+    this.addSql(`create index embedding_cache_age_idx on embedding_cache (created_at);`);
     this.addSql(`drop table if exists search_stage_passages;`);
     this.addSql(`drop table if exists search_stage;`);
   }
 
   override down(): void {
     this.addSql('drop table if exists outbox;');
+    this.addSql('drop table if exists embedding_cache;');
     this.addSql('drop function if exists outbox_notify();');
     this.addSql('alter table artifacts drop column if exists indexed_at, drop column if exists embedded_at;');
   }
