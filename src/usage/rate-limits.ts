@@ -38,8 +38,13 @@ async function hit(em: EntityManager, bucket: string, driveId: string | null, li
      returning count`,
     [bucket, w.start, driveId, limit],
   );
-  const allowed = rows.length > 0;
-  const count = allowed ? Number(rows[0].count) : limit;
+  return resultOf(rows.length ? rows[0].count : null, limit, w);
+}
+
+/** A hit's outcome from the counter it returned (null: refused, the window is full). */
+function resultOf(counted: number | string | null, limit: number, w: Window): HitResult {
+  const allowed = counted !== null;
+  const count = allowed ? Number(counted) : limit;
   return {
     allowed,
     count,
@@ -98,22 +103,35 @@ export async function chargeRegistration(app: AppContext, ip: string): Promise<v
 }
 
 /**
- * Charges one write to the credential's and the drive's hourly budgets, both or neither: the
- * drive counter is taken first (its row lock orders a drive's writes), and given back in the
- * same transaction when the credential's budget refuses.
+ * Charges one write to the drive's and the credential's hourly budgets, both or neither, in one
+ * statement: each counter only increments while under its limit, and the credential's only when
+ * the drive's did (the drive row's lock orders a drive's writes). When the credential's budget
+ * refuses, the drive's increment is given back by a second statement (the only path with two).
  */
 export async function chargeWrite(app: AppContext, principal: Principal, limits: WriteLimits): Promise<HitResult> {
   const { credentialId, driveId } = principal;
-  return app.orm.em.fork().transactional(async (tx) => {
-    const drive = await hit(tx, driveWriteBucket(driveId), driveId, limits.perDrive);
-    if (!drive.allowed) return drive;
-    const token = await hit(tx, writeBucket(credentialId), driveId, limits.perToken);
-    if (!token.allowed) {
-      await tx.execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [driveWriteBucket(driveId), hourWindow().start]);
-      return token;
-    }
-    return token.remaining <= drive.remaining ? token : drive;
-  });
+  const w = hourWindow();
+  const [r] = await app.orm.em.fork().execute<{ drive: number | null; token: number | null }[]>(
+    `with d as (
+       insert into rate_counters (bucket, window_start, drive_id, count) values (?, ?, ?, 1)
+       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
+       returning count
+     ), t as (
+       insert into rate_counters (bucket, window_start, drive_id, count) select ?, ?, ?, 1 where exists (select 1 from d)
+       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
+       returning count
+     )
+     select (select count from d) as drive, (select count from t) as token`,
+    [driveWriteBucket(driveId), w.start, driveId, limits.perDrive, writeBucket(credentialId), w.start, driveId, limits.perToken],
+  );
+  const drive = resultOf(r.drive, limits.perDrive, w);
+  if (!drive.allowed) return drive;
+  const token = resultOf(r.token, limits.perToken, w);
+  if (!token.allowed) {
+    await app.orm.em.fork().execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [driveWriteBucket(driveId), w.start]);
+    return token;
+  }
+  return token.remaining <= drive.remaining ? token : drive;
 }
 
 /** The budget headers' numbers from this hour's counts: whichever budget has less left. */
