@@ -64,11 +64,32 @@ export async function findArtifactRecord(
   return row ?? null;
 }
 
-/** The indexer's receipt: `versionNumber` is searchable. A newer version keeps its nulls (its own request follows). */
-export async function markArtifactIndexed(ctx: AppContext, driveId: string, artId: string, versionNumber: number, embedded: boolean): Promise<void> {
+/**
+ * For the search indexer: the live rows of these artifacts (on live drives) in one query. Trashed,
+ * purged and soft-deleted-drive artifacts are absent.
+ */
+export async function findLiveArtifactRecords(ctx: AppContext, targets: { driveId: string; artId: string }[]): Promise<ArtifactRow[]> {
+  if (!targets.length) return [];
+  const { rows } = await ctx.pool.query<ArtifactRow>(
+    `select a.* from artifacts a
+       join unnest($1::text[], $2::text[]) as t(drive_id, art_id) on a.drive_id = t.drive_id and a.id = t.art_id
+       join drives d on d.id = a.drive_id and d.deleted_at is null
+      where a.deleted_at is null`,
+    [targets.map((t) => t.driveId), targets.map((t) => t.artId)],
+  );
+  return rows;
+}
+
+/** The indexer's receipt: these versions are searchable. A newer version keeps its nulls (its own request follows). */
+export async function markArtifactsIndexed(
+  ctx: AppContext,
+  versions: { driveId: string; artId: string; versionNumber: number; embedded: boolean }[],
+): Promise<void> {
+  if (!versions.length) return;
   await ctx.pool.query(
-    `update artifacts set indexed_at = now(), embedded_at = case when $4 then now() end
-      where id = $1 and drive_id = $2 and version_number = $3`,
-    [artId, driveId, versionNumber, embedded],
+    `update artifacts a set indexed_at = now(), embedded_at = case when v.embedded then now() end
+       from unnest($1::text[], $2::text[], $3::int[], $4::bool[]) as v(drive_id, art_id, version_number, embedded)
+      where a.id = v.art_id and a.drive_id = v.drive_id and a.version_number = v.version_number`,
+    [versions.map((v) => v.driveId), versions.map((v) => v.artId), versions.map((v) => v.versionNumber), versions.map((v) => v.embedded)],
   );
 }

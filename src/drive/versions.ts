@@ -57,6 +57,11 @@ export async function getVersion(db: Db, driveId: string, artId: string, version
 }
 
 /** The bytes of one version (for indexers and other services); checks that the artifact belongs to the drive. */
+/** The bytes stored under a content hash (an artifact row's `hash` is its current version's). */
+export function readContentBytes(ctx: AppContext, hash: string): Promise<Buffer> {
+  return readBlob(ctx.s3, ctx.config.s3.bucket, hash);
+}
+
 export async function readVersionBytes(ctx: AppContext, driveId: string, artId: string, versionNumber: number): Promise<Buffer> {
   const v = await getVersion(ctx.orm.em.fork(), driveId, artId, versionNumber);
   return readBlob(ctx.s3, ctx.config.s3.bucket, v.hash);

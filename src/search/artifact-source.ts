@@ -1,25 +1,34 @@
 /**
- * How the search indexer reads an artifact. The artifacts domain provides the production
- * binding (PostgreSQL rows + S3 bytes); search never reads artifact tables itself.
+ * How the search indexer reads artifacts, a batch at a time. The artifacts domain provides the
+ * production binding (PostgreSQL rows + S3 bytes, src/search/artifact-source-db.ts); search never
+ * reads artifact tables itself.
  */
 import type { ArtifactFields } from './engine.js';
 
-/** The live artifact's record at its current version. */
-export type IndexableRecord = ArtifactFields;
+/** The live artifact's record at its current version, with the content hash of that version. */
+export interface IndexableRecord extends ArtifactFields {
+  hash: string;
+}
 
-export interface IndexableArtifact extends IndexableRecord {
-  /** Bytes of `versionNumber`, the current version. */
-  bytes: Buffer;
+export interface IndexTarget {
+  driveId: string;
+  artId: string;
+}
+
+export interface IndexedVersion extends IndexTarget {
+  versionNumber: number;
+  /** Its passages went to the embeddings provider (false without one, and for `_wiki/` pages). */
+  embedded: boolean;
 }
 
 export interface ArtifactSource {
-  /** The live artifact at its current version with its bytes, or null when it is deleted or purged. */
-  getForIndexing(driveId: string, artId: string): Promise<IndexableArtifact | null>;
-  /** The live artifact's record without bytes (for renames, label and metadata changes), or null. */
-  getRecord(driveId: string, artId: string): Promise<IndexableRecord | null>;
+  /** The live records of these artifacts, by art_id (one query); absent: trashed, purged, or of a deleted drive. */
+  records(targets: IndexTarget[]): Promise<Map<string, IndexableRecord>>;
+  /** The bytes of the record's version. */
+  bytes(record: IndexableRecord): Promise<Buffer>;
   /**
-   * Records that `versionNumber` reached the index (and, with `embedded`, the embeddings provider):
-   * the artifact's `indexed_at`/`embedded_at`. No-op when the artifact has moved on to a newer version.
+   * Records that these versions reached the index: each artifact's `indexed_at`/`embedded_at`
+   * (one statement). An artifact that has moved on to a newer version keeps its nulls.
    */
-  markIndexed(driveId: string, artId: string, versionNumber: number, opts: { embedded: boolean }): Promise<void>;
+  markIndexed(versions: IndexedVersion[]): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { BatchProgress, OutboxHandler, OutboxRequest } from '../outbox/outbox.js';
+import type { BatchProgress, OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
@@ -9,10 +9,11 @@ import type { UsageRecorder } from './usage.js';
 
 /**
  * The search topic's outbox handler: brings each artifact of a batch to its current state in the
- * engine. Per artifact: read the live record (gone → remove), extract, write the lexical document
- * and split; then the passages of the whole batch are embedded together (cached texts skipped, the
- * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then each
- * artifact's passages are written and its `indexed_at` set. A failure fails only its own artifact, which the outbox retries.
+ * engine. The batch's live records in one query (gone → remove; record-only change → patch); per
+ * changed artifact, 4 at a time: read, extract and split; the lexical documents in one statement;
+ * then the passages of the whole batch are embedded together (cached texts skipped, the
+ * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then all
+ * passages in one transaction and every `indexed_at` in one statement. A failure fails only its own artifact, which the outbox retries.
  */
 export interface SearchIndexerDeps {
   engine: SearchEngine;
@@ -36,6 +37,7 @@ interface Wanted {
 
 interface Prepared {
   record: IndexableRecord;
+  preview: string;
   passages: Passage[];
   embed: boolean;
 }
@@ -44,26 +46,17 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
   const embedBatchSize = deps.embedBatchSize ?? 64;
   const concurrency = deps.concurrency ?? 4;
 
-  /** Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything. */
-  async function prepare(req: OutboxRequest): Promise<Prepared | null> {
-    const { driveId, artId } = req;
-    if (!req.ops.includes('content') && !req.ops.includes('remove')) {
-      const record = await deps.source.getRecord(driveId, artId);
-      if (!record) await deps.engine.removeArtifact(driveId, artId);
-      else await deps.engine.patchArtifact(driveId, artId, { path: record.path, labels: record.labels, metadata: record.metadata, updatedAt: record.updatedAt });
-      return null;
-    }
-    const artifact = await deps.source.getForIndexing(driveId, artId);
-    if (!artifact) {
-      await deps.engine.removeArtifact(driveId, artId);
-      return null;
-    }
-    const { bytes, ...record } = artifact;
-    const extracted = await extract(record.contentType, record.path, bytes);
-    await deps.engine.upsertDocument({ ...record, preview: previewOf(extracted) });
+  /** Reads and extracts one artifact whose content changed, and splits it into passages. */
+  async function prepare(record: IndexableRecord): Promise<Prepared> {
+    const extracted = await extract(record.contentType, record.path, await deps.source.bytes(record));
     // Wiki pages are never embedded nor returned by find, so they get no passages.
     const isWiki = record.path.startsWith(WIKI_PREFIX);
-    return { record, passages: isWiki ? [] : await passagesOf(extracted), embed: deps.embedder !== undefined && !isWiki };
+    return {
+      record,
+      preview: previewOf(extracted),
+      passages: isWiki ? [] : await passagesOf(extracted),
+      embed: deps.embedder !== undefined && !isWiki,
+    };
   }
 
   /**
@@ -112,27 +105,35 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     topic: 'search',
     async handle(batch, progress) {
       const failures = new Map<string, Error>();
+      const records = await deps.source.records(batch);
+      const changed: IndexableRecord[] = [];
+      for (const req of batch) {
+        const record = records.get(req.artId);
+        // Trashed, purged, or its drive deleted: never returned again.
+        if (!record) await deps.engine.removeArtifact(req.driveId, req.artId);
+        // Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything.
+        else if (!req.ops.includes('content') && !req.ops.includes('remove')) {
+          await deps.engine.patchArtifact(req.driveId, req.artId, { path: record.path, labels: record.labels, metadata: record.metadata, updatedAt: record.updatedAt });
+        } else changed.push(record);
+      }
+
       const prepared: Prepared[] = [];
-      await forEachLimited(batch, concurrency, async (req) => {
+      await forEachLimited(changed, concurrency, async (record) => {
         try {
-          const p = await prepare(req);
-          if (p) prepared.push(p);
-        } catch (err) {
-          failures.set(req.artId, err as Error);
-        }
-        progress.heartbeat();
-      });
-      await embedAll(prepared, failures, progress);
-      for (const { record, passages, embed } of prepared) {
-        if (failures.has(record.artId)) continue;
-        try {
-          await deps.engine.replacePassages(record.driveId, record.artId, record.versionNumber, passages);
-          await deps.source.markIndexed(record.driveId, record.artId, record.versionNumber, { embedded: embed });
-          await deps.usage.record(record.driveId, 'indexing_ops');
+          prepared.push(await prepare(record));
         } catch (err) {
           failures.set(record.artId, err as Error);
         }
-      }
+        progress.heartbeat();
+      });
+      // The lexical documents are searchable before embedding starts.
+      await deps.engine.upsertDocuments(prepared.map(({ record, preview }) => ({ ...record, preview })));
+      await embedAll(prepared, failures, progress);
+
+      const done = prepared.filter((p) => !failures.has(p.record.artId));
+      await deps.engine.replacePassageSets(done.map(({ record, passages }) => ({ ...record, passages })));
+      await deps.source.markIndexed(done.map(({ record, embed }) => ({ ...record, embedded: embed })));
+      for (const { record } of done) await deps.usage.record(record.driveId, 'indexing_ops');
       return failures;
     },
   };

@@ -45,6 +45,14 @@ export interface Passage extends PassageSpans {
   embedding: number[] | null;
 }
 
+/** One artifact's passages at one version. */
+export interface PassageSet {
+  driveId: string;
+  artId: string;
+  versionNumber: number;
+  passages: Passage[];
+}
+
 /** Fields that change without a new version: rename/move, labels, metadata. */
 export interface ArtifactPatch {
   path?: string;
@@ -110,6 +118,10 @@ export interface SearchEngine {
    * No-op when the artifact has no document (removed while the pass ran; the pending remove follows).
    */
   replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void>;
+  /** upsertDocument for a batch (the indexer's): one round trip on PostgreSQL. */
+  upsertDocuments(docs: SearchDocument[]): Promise<void>;
+  /** replacePassages for a batch, each artifact's set replaced at once (PostgreSQL: one transaction for all). */
+  replacePassageSets(sets: PassageSet[]): Promise<void>;
   patchArtifact(driveId: string, artId: string, patch: ArtifactPatch): Promise<void>;
   removeArtifact(driveId: string, artId: string): Promise<void>;
   search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]>;

@@ -6,6 +6,7 @@ import {
   type Modality,
   type Passage,
   type PassageHit,
+  type PassageSet,
   type SearchDocument,
   type SearchEngine,
   type SearchFilters,
@@ -144,38 +145,63 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
+    await this.upsertDocuments([doc]);
+  }
+
+  async upsertDocuments(docs: SearchDocument[]): Promise<void> {
+    if (!docs.length) return;
     await this.pool.query(
       `insert into search_documents
          (drive_id, art_id, path, content_type, file_type, labels, metadata, updated_at, version_number, preview, indexed_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+       select d.drive_id, d.art_id, d.path, d.content_type, d.file_type, d.labels, d.metadata, d.updated_at, d.version_number, d.preview, now()
+         from jsonb_to_recordset($1::jsonb) as d(drive_id text, art_id text, path text, content_type text, file_type text,
+              labels text[], metadata jsonb, updated_at timestamptz, version_number int, preview text)
        on conflict (drive_id, art_id) do update set
          path = excluded.path, content_type = excluded.content_type, file_type = excluded.file_type,
          labels = excluded.labels, metadata = excluded.metadata, updated_at = excluded.updated_at,
          version_number = excluded.version_number, preview = excluded.preview, indexed_at = now()
        where search_documents.version_number <= excluded.version_number`,
-      [doc.driveId, doc.artId, doc.path, doc.contentType, doc.fileType, doc.labels, doc.metadata, doc.updatedAt, doc.versionNumber, stripNul(doc.preview)],
+      [JSON.stringify(docs.map((d) => ({
+        drive_id: d.driveId, art_id: d.artId, path: d.path, content_type: d.contentType, file_type: d.fileType, labels: d.labels,
+        metadata: d.metadata, updated_at: d.updatedAt.toISOString(), version_number: d.versionNumber, preview: stripNul(d.preview),
+      })))],
     );
   }
 
   async replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void> {
+    await this.replacePassageSets([{ driveId, artId, versionNumber, passages }]);
+  }
+
+  async replacePassageSets(sets: PassageSet[]): Promise<void> {
+    if (!sets.length) return;
     await this.pool.transaction(async (client) => {
-      // The document may have been removed (artifact deleted) while the pass ran: then there is
-      // nothing to attach passages to, and the pending remove follows. The share lock keeps a
-      // concurrent remove from slipping in between this check and the insert.
-      const doc = await client.query('select 1 from search_documents where drive_id = $1 and art_id = $2 for share', [driveId, artId]);
-      if (!doc.rowCount) return;
-      await client.query('delete from search_passages where drive_id = $1 and art_id = $2', [driveId, artId]);
+      // A document may have been removed (artifact deleted) while the batch ran: then there is
+      // nothing to attach passages to, and the delete's own request follows. The share lock keeps
+      // a concurrent remove from slipping in between this check and the insert.
+      const { rows: present } = await client.query<{ drive_id: string; art_id: string }>(
+        `select d.drive_id, d.art_id from search_documents d
+           join unnest($1::text[], $2::text[]) as t(drive_id, art_id) on d.drive_id = t.drive_id and d.art_id = t.art_id
+         for share of d`,
+        [sets.map((s) => s.driveId), sets.map((s) => s.artId)],
+      );
+      const kept = sets.filter((s) => present.some((p) => p.drive_id === s.driveId && p.art_id === s.artId));
+      if (!kept.length) return;
+      await client.query(
+        `delete from search_passages p using unnest($1::text[], $2::text[]) as t(drive_id, art_id)
+          where p.drive_id = t.drive_id and p.art_id = t.art_id`,
+        [kept.map((s) => s.driveId), kept.map((s) => s.artId)],
+      );
+      const rows = kept.flatMap((s) => s.passages.map((p) => ({ drive_id: s.driveId, art_id: s.artId, version_number: s.versionNumber, ...passageRow(p) })));
       const batch = 200;
-      for (let i = 0; i < passages.length; i += batch) {
-        const rows = passages.slice(i, i + batch);
+      for (let i = 0; i < rows.length; i += batch) {
         await client.query(
           `insert into search_passages
              (drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end, time_start_ms, time_end_ms, embedding)
-           select $1, $2, t.ord, $3, t.modality, t.text, t.char_start, t.char_end, t.page_start, t.page_end, t.time_start_ms, t.time_end_ms,
-                  (select array_agg(e::real) from jsonb_array_elements_text(t.embedding) e)
-           from jsonb_to_recordset($4::jsonb) as t(ord int, modality text, text text, char_start int, char_end int,
-                page_start int, page_end int, time_start_ms int, time_end_ms int, embedding jsonb)`,
-          [driveId, artId, versionNumber, JSON.stringify(rows.map(passageRow))],
+           select t.drive_id, t.art_id, t.ord, t.version_number, t.modality, t.text, t.char_start, t.char_end, t.page_start, t.page_end,
+                  t.time_start_ms, t.time_end_ms, (select array_agg(e::real) from jsonb_array_elements_text(t.embedding) e)
+           from jsonb_to_recordset($1::jsonb) as t(drive_id text, art_id text, version_number int, ord int, modality text, text text,
+                char_start int, char_end int, page_start int, page_end int, time_start_ms int, time_end_ms int, embedding jsonb)`,
+          [JSON.stringify(rows.slice(i, i + batch))],
         );
       }
     });

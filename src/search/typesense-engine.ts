@@ -7,6 +7,7 @@ import {
   type FindFilters,
   type Passage,
   type PassageHit,
+  type PassageSet,
   type SearchDocument,
   type SearchEngine,
   type SearchFilters,
@@ -148,6 +149,15 @@ export class TypesenseSearchEngine implements SearchEngine {
       preview: doc.preview,
       ...documentFields(doc),
     });
+  }
+
+  async upsertDocuments(docs: SearchDocument[]): Promise<void> {
+    for (const doc of docs) await this.upsertDocument(doc);
+  }
+
+  /** One artifact after another: Typesense has no transaction to span them. */
+  async replacePassageSets(sets: PassageSet[]): Promise<void> {
+    for (const s of sets) await this.replacePassages(s.driveId, s.artId, s.versionNumber, s.passages);
   }
 
   async replacePassages(driveId: string, artId: string, versionNumber: number, passages: Passage[]): Promise<void> {

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { SqlPool } from '../../src/db/pool.js';
 import { drainOutbox, ShardBusyError } from '../../src/outbox/drain.js';
 import { enqueueArtifacts, type OutboxHandler, type OutboxRequest, type OutboxTopic } from '../../src/outbox/outbox.js';
-import type { ArtifactSource, IndexableArtifact } from '../../src/search/artifact-source.js';
+import type { ArtifactSource, IndexableRecord } from '../../src/search/artifact-source.js';
 import { createSearchIndexer } from '../../src/search/batch-indexer.js';
 import { EmbeddingCache } from '../../src/search/embedding-cache.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
@@ -22,34 +22,34 @@ import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/emb
  * drains `search`) never takes these rows.
  */
 class MemorySource implements ArtifactSource {
-  readonly artifacts = new Map<string, IndexableArtifact>();
+  readonly artifacts = new Map<string, IndexableRecord & { bytes: Buffer }>();
   readonly marked: { artId: string; versionNumber: number; embedded: boolean }[] = [];
   readonly broken = new Set<string>();
 
-  put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableArtifact> = {}) {
+  put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableRecord> = {}) {
     const previous = this.artifacts.get(artId);
-    const a: IndexableArtifact = {
-      driveId, artId, path: p, contentType: 'text/plain', fileType: 'text', labels: [], metadata: {},
+    const a = {
+      driveId, artId, path: p, contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, hash: `h-${artId}`,
       updatedAt: new Date(), versionNumber: (previous?.versionNumber ?? 0) + 1, bytes: Buffer.from(text), ...extra,
     };
     this.artifacts.set(artId, a);
     return a;
   }
 
-  async getForIndexing(_driveId: string, artId: string) {
-    if (this.broken.has(artId)) throw new Error(`S3 read of ${artId} failed`);
-    return this.artifacts.get(artId) ?? null;
+  async records(targets: { artId: string }[]) {
+    return new Map(targets.flatMap((t) => {
+      const a = this.artifacts.get(t.artId);
+      return a ? [[t.artId, a] as const] : [];
+    }));
   }
 
-  async getRecord(_driveId: string, artId: string) {
-    const a = this.artifacts.get(artId);
-    if (!a) return null;
-    const { bytes: _b, ...record } = a;
-    return record;
+  async bytes(record: IndexableRecord) {
+    if (this.broken.has(record.artId)) throw new Error(`S3 read of ${record.artId} failed`);
+    return this.artifacts.get(record.artId)!.bytes;
   }
 
-  async markIndexed(_driveId: string, artId: string, versionNumber: number, { embedded }: { embedded: boolean }) {
-    this.marked.push({ artId, versionNumber, embedded });
+  async markIndexed(versions: { artId: string; versionNumber: number; embedded: boolean }[]) {
+    this.marked.push(...versions.map(({ artId, versionNumber, embedded }) => ({ artId, versionNumber, embedded })));
   }
 }
 
