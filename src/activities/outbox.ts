@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AppContext } from '../context.js';
 import { drainOutbox, ShardBusyError, type DrainStats } from '../outbox/drain.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
+import { HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import type { DrainInput } from '../temporal/outbox-messages.js';
 
 export interface OutboxActivities {
@@ -16,16 +17,21 @@ export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[
       const handler = handlers.find((h) => h.topic === input.topic);
       if (!handler) throw ApplicationFailure.retryable(`this worker has no handler for outbox topic ${input.topic}`, 'NoOutboxHandler');
       const context = Context.current();
+      // Heartbeats every HEARTBEAT_EVERY_MS with the latest progress, also while one large artifact
+      // splits for minutes (the splitter yields to the event loop), so only a dead worker misses them.
+      let latest: unknown;
+      const beat = (details?: unknown) => {
+        if (details !== undefined) latest = details;
+        context.heartbeat(latest);
+      };
+      const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
       try {
-        return await drainOutbox(ctx.pool, handler, {
-          ...input,
-          signal: context.cancellationSignal,
-          progress: { heartbeat: (details) => context.heartbeat(details) },
-          logger: ctx.logger,
-        });
+        return await drainOutbox(ctx.pool, handler, { ...input, signal: context.cancellationSignal, progress: { heartbeat: beat }, logger: ctx.logger });
       } catch (err) {
         if (err instanceof ShardBusyError) throw ApplicationFailure.retryable(err.message, 'ShardBusy');
         throw err;
+      } finally {
+        clearInterval(timer);
       }
     },
   };
