@@ -21,6 +21,10 @@ export interface ArtifactRow {
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
   purge_at: Timestamp | null;
+  /** The wiki's reading of the content (src/wiki), null until a wiki pass stored one. */
+  llm_index?: Record<string, unknown> | null;
+  /** The content hash `llm_index` describes. */
+  wiki_hash?: string | null;
 }
 
 export const artifactNotFound = (message = 'no live artifact') => new AppError('ARTIFACT_NOT_FOUND', message);

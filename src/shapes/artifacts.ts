@@ -36,6 +36,7 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     updated_at: iso(r.updated_at)!,
     deleted_at: iso(r.deleted_at),
     purge_at: iso(r.purge_at),
+    llm_index: r.llm_index ?? null,
   };
 }
 export type ArtifactOut = ReturnType<typeof artifactOut>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { llmIndexSchema } from '../../wiki/llm-index.js';
 
 /** Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI). */
 const ts = z.string().describe('RFC 3339 timestamp');
@@ -25,6 +26,7 @@ export const artifactOutSchema = z.object({
   updated_at: ts,
   deleted_at: ts.nullable(),
   purge_at: ts.nullable(),
+  llm_index: llmIndexSchema.nullable().describe('the wiki\'s reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model'),
 });
 
 export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });
