@@ -260,3 +260,37 @@ describe('find and search', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('MCP', () => {
+  it('wiki_ls, wiki_search, wiki_grep and overview\'s top entities and concepts', async () => {
+    const { mcpClient } = await import('../mcp/helpers.js');
+    const e = await driveClient(api);
+    const one = await put(e, 'docs/one.md', 'One\nENTITY Temporal | product | runs the workflows\nCONCEPT Transactional outbox | rows written with the change');
+    const two = await put(e, 'docs/two.md', 'Two\nENTITY Temporal | product | schedules the cleanup');
+    await index(e, [one.art_id, two.art_id]);
+    const mcp = await mcpClient(api, e.apiKey);
+    try {
+      const ls = await mcp.ok<{ items: any[] }>('wiki_ls', {});
+      expect(ls.items.map((p) => p.path)).toEqual(['_wiki/concepts/transactional-outbox.md', '_wiki/entities/temporal.md']);
+      expect(ls.items[1]).toMatchObject({ kind: 'entity', name: 'Temporal', mention_count: 2, summary: 'runs the workflows' });
+      expect((await mcp.ok<{ items: any[] }>('wiki_ls', { kind: 'entity' })).items).toHaveLength(1);
+
+      const found = await mcp.ok<{ items: any[] }>('wiki_search', { q: 'cleanup' });
+      expect(found.items.map((p) => p.slug)).toEqual(['temporal']);
+      expect((await mcp.ok<{ items: any[] }>('wiki_search', { q: 'outbox' })).items[0].kind).toBe('concept');
+
+      const grep = await mcp.ok<{ matches: any[] }>('wiki_grep', { pattern: 'schedules the', literal: true });
+      expect(grep.matches.map((m) => m.path)).toEqual(['_wiki/entities/temporal.md']);
+      // Plain grep never reads the wiki.
+      expect((await mcp.ok<{ matches: any[] }>('grep', { pattern: 'schedules the', literal: true })).matches.map((m) => m.path)).toEqual(['docs/two.md']);
+
+      const overview = await mcp.ok<{ top_entities: any[]; top_concepts: any[] }>('overview', {});
+      expect(overview.top_entities[0]).toMatchObject({ name: 'Temporal', slug: 'temporal', mention_count: 2 });
+      expect(overview.top_entities[0].url).toContain('/_wiki/entities/temporal.md');
+      expect(overview.top_concepts.map((c) => c.slug)).toEqual(['transactional-outbox']);
+      expect((await mcp.fail('upload', { path: '_wiki/entities/temporal.md', content: 'x' })).code).toBe('WIKI_RESERVED');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
