@@ -294,3 +294,23 @@ describe('MCP', () => {
     }
   });
 });
+
+describe('no provider', () => {
+  it('without LLM_URL nothing is sent anywhere and no wiki can be built', async () => {
+    const plain = await startTestApi({});
+    try {
+      expect(plain.ctx.config.llm).toBeUndefined();
+      expect(() => createWikiHandler(plain.ctx)).toThrow(/LLM_URL/);
+      const e = await driveClient(plain);
+      const before = sent();
+      const a = await put(e, 'notes/plain.md', 'Plain\nENTITY Nobody | person | stays home');
+      // The write is searchable (the worker indexed it), and still nothing reached the model.
+      const end = Date.now() + 45_000;
+      while (Date.now() < end && !(await e.get('/v0/search?q=stays')).json.items.length) await new Promise((r) => setTimeout(r, 200));
+      expect(sent()).toBe(before);
+      expect((await e.get(`/v0/artifacts/${a.art_id}`)).json.llm_index).toBeNull();
+    } finally {
+      await plain.close();
+    }
+  });
+});
