@@ -60,6 +60,12 @@ const envSchema = z.object({
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').default('agent-drive'),
   S3_FORCE_PATH_STYLE: bool(true),
 
+  // Indexing outbox drainers (docs/decisions.md, Indexing)
+  OUTBOX_SHARDS: z.coerce.number().int().min(1).max(64).default(2),
+  OUTBOX_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  OUTBOX_RUN_FOR_S: positiveInt(300),
+  OUTBOX_IDLE_POLL_MS: positiveInt(1000),
+
   // Search
   TYPESENSE_URL: optionalUrl,
   TYPESENSE_API_KEY: z.string().optional(),
@@ -202,6 +208,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     llm: e.LLM_URL
       ? { url: e.LLM_URL.replace(/\/$/, ''), apiKey: e.LLM_API_KEY ?? '', model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_S * 1000, invalidReplyRetries: e.LLM_INVALID_REPLY_RETRIES }
       : undefined,
+    outbox: {
+      shards: e.OUTBOX_SHARDS,
+      batchSize: e.OUTBOX_BATCH,
+      runForMs: e.OUTBOX_RUN_FOR_S * 1000,
+      idlePollMs: e.OUTBOX_IDLE_POLL_MS,
+    },
     durations: {
       accessTokenS: e.ACCESS_TOKEN_TTL_S,
       anonAssertionS: e.ANON_ASSERTION_TTL_S,

@@ -2,7 +2,6 @@ import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/middleware/methods.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
-import { flushSearchHooks } from './search/artifact-hook-binding.js';
 import { createContentApp } from './web/viewer/content-origin.js';
 
 /** The API process: the HTTP listener over the app factory. */
@@ -28,7 +27,6 @@ async function shutdown() {
   server.closeAllConnections();
   contentServer?.close();
   contentServer?.closeAllConnections();
-  await flushSearchHooks();
   await closeContext(ctx);
   process.exit(0);
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from './context.js';
+import { outboxDepth, type OutboxDepth } from './outbox/outbox.js';
 import { checkBucket } from './storage/s3.js';
 
 /** Readiness probes of the three dependencies (GET /readyz). Each answers 'ok' or why not, within 2 s. */
@@ -35,6 +36,14 @@ export async function checkDependencies(app: AppContext, opts: { detail: boolean
     }),
   );
   return Object.fromEntries(results) as DependencyChecks;
+}
+
+/**
+ * The indexing backlog per outbox topic (operators' readiness details): how many requests wait, how
+ * old the oldest is, how many are backing off after a failure. Null when PostgreSQL does not answer.
+ */
+export async function outboxBacklog(app: AppContext): Promise<OutboxDepth[] | null> {
+  return withTimeout(outboxDepth(app.pool)).catch(() => null);
 }
 
 /** Whether a bearer credential is the operator token (compared in constant time). */

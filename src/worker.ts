@@ -6,14 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { createActivities } from './activities/index.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
-import { bindSearchToArtifacts, createSearchHooks, flushSearchHooks } from './search/artifact-hook-binding.js';
+import { bindSearchToArtifacts } from './search/artifact-hook-binding.js';
 import { createArtifactSource } from './search/artifact-source-db.js';
-import { createIndexingDeps } from './search/index.js';
+import { createConfiguredSearchIndexer, createSearchEngine } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
 import { usageRecorderFor } from './search/usage.js';
 import { ensureCleanupSchedule } from './temporal/schedules.js';
+import { ensureOutboxDrainers } from './temporal/start.js';
+import type { DrainInput } from './temporal/outbox-messages.js';
 import { createCompileActivities } from './activities/compile.js';
 import { bindAutoCompileToArtifacts } from './projects/auto-compile.js';
+import type { OutboxHandler } from './outbox/outbox.js';
+import { createWikiHandler } from './wiki/handler.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -21,10 +25,12 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
-const indexing = createIndexingDeps(config, ctx.pool, createArtifactSource(ctx), usageRecorderFor(ctx));
-// The cleanup activity purges artifacts here, so this process tells the index too; the sweeper repairs missed hooks.
-const searchHooks = createSearchHooks(ctx, indexing.engine);
-bindSearchToArtifacts(searchHooks);
+const engine = createSearchEngine(config, ctx.pool);
+const outboxHandlers: OutboxHandler[] = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
+// The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
+if (config.llm) outboxHandlers.push(createWikiHandler(ctx));
+// The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
+bindSearchToArtifacts(engine);
 // A purge or restore in this process under an auto-compile project still reaches its debouncer.
 bindAutoCompileToArtifacts(ctx);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });
@@ -37,7 +43,7 @@ const worker = await Worker.create({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities(ctx, { indexing, sweep: () => sweepSearchIndex(ctx, searchHooks) }),
+  activities: createActivities(ctx, { outboxHandlers, sweep: () => sweepSearchIndex(ctx) }),
   ...workflowSource,
 });
 
@@ -55,6 +61,13 @@ const compileWorker = await Worker.create({
 });
 
 await ensureCleanupSchedule(ctx.temporal, config);
+// One drainer per topic and shard (docs/decisions.md, Indexing); the first worker to boot starts them.
+const drains = outboxHandlers.flatMap(({ topic }) =>
+  Array.from({ length: config.outbox.shards }, (_, index): DrainInput => ({
+    topic, shard: { index, count: config.outbox.shards }, batchSize: config.outbox.batchSize, runForMs: config.outbox.runForMs, idlePollMs: config.outbox.idlePollMs,
+  })),
+);
+await ensureOutboxDrainers({ temporal: ctx.temporal, taskQueue: config.temporal.taskQueue }, drains);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');
 
 // Ctrl-C reaches the whole process group and the launcher also sends SIGTERM: shut down once.
@@ -68,6 +81,5 @@ const shutdown = () => {
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 await Promise.all([worker.run(), compileWorker.run()]);
-await flushSearchHooks();
 await connection.close();
 await closeContext(ctx);

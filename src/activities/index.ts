@@ -3,13 +3,14 @@ import { createCleanupActivities, type CleanupSweep } from './cleanup.js';
 import { createIdentityActivities } from './identity.js';
 import { createUploadActivities } from './uploads.js';
 import { heartbeating } from './heartbeat.js';
-import { createIndexingActivities, type IndexingDeps } from './indexing.js';
+import { createOutboxActivities } from './outbox.js';
+import type { OutboxHandler } from '../outbox/outbox.js';
 import { createCompileActivities } from './compile.js';
 
 export interface ActivityBindings {
-  /** Search indexing; registered when the process has an ArtifactSource binding (see docs/decisions.md, Search). */
-  indexing?: IndexingDeps;
-  /** Run by the cleanup activity after the purge (the search index sweeper). */
+  /** The outbox topics this worker drains (search; the wiki when configured). */
+  outboxHandlers?: OutboxHandler[];
+  /** Run by the cleanup activity after the purge (the search index consistency check). */
   sweep?: CleanupSweep;
 }
 
@@ -20,6 +21,6 @@ export function createActivities(ctx: AppContext, bindings: ActivityBindings = {
     ...createIdentityActivities(ctx),
     ...createUploadActivities(ctx),
     ...createCompileActivities(ctx),
-    ...(bindings.indexing ? createIndexingActivities(bindings.indexing) : {}),
-  }, ['indexEmbed']);
+    ...createOutboxActivities(ctx, bindings.outboxHandlers ?? []),
+  }, ['drainOutbox']);
 }

@@ -24,7 +24,7 @@ import { uploadTokenRouter } from './routes/upload-token.js';
 import { mcpRouter } from '../mcp/server.js';
 import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
-import { bindSearchToArtifacts, createSearchHooks } from '../search/artifact-hook-binding.js';
+import { bindSearchToArtifacts } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
 import { SearchService } from '../search/service.js';
@@ -58,7 +58,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   const app = express();
   // Every artifact change made through this app reaches the search index (one binding per process).
   const engine = defaultSearchEngine(ctx);
-  bindSearchToArtifacts(createSearchHooks(ctx, engine));
+  bindSearchToArtifacts(engine);
   // Writes under an auto_compile project signal its debouncer (one binding per process).
   bindAutoCompileToArtifacts(ctx);
   app.disable('x-powered-by');

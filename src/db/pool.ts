@@ -32,6 +32,11 @@ export async function onConnect(client: { query(sql: string): Promise<unknown> }
   await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
 }
 
+export interface SqlSession extends Sql {
+  onNotification(fn: () => void): void;
+  end(): void;
+}
+
 export class SqlPool implements Sql {
   private constructor(
     private readonly pool: pg.Pool,
@@ -81,6 +86,19 @@ export class SqlPool implements Sql {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * A connection held for a long session (a drainer's advisory lock and LISTEN, src/outbox/drain.ts).
+   * end() closes it instead of returning it to the pool, so no lock or LISTEN outlives the session.
+   */
+  async session(): Promise<SqlSession> {
+    const client = await this.pool.connect();
+    return {
+      query: <R extends Row>(text: string, values: unknown[] = []) => client.query<R>({ text, values, types: pgTypes }),
+      onNotification: (fn: () => void) => void client.on('notification', fn),
+      end: () => client.release(true),
+    };
   }
 
   /** Runs fn in one transaction on one connection: commit on success, rollback on error. */

@@ -21,6 +21,10 @@ export interface ArtifactRow {
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
   purge_at: Timestamp | null;
+  /** When the current version reached the search index; null until then (set by the indexer, cleared by each new version). */
+  indexed_at: Timestamp | null;
+  /** When the current version's passages were embedded; null without an embeddings provider and for `_wiki/` pages. */
+  embedded_at: Timestamp | null;
   /** The wiki's reading of the content (src/wiki), null until a wiki pass stored one. */
   llm_index?: Record<string, unknown> | null;
   /** The content hash `llm_index` describes. */
@@ -62,4 +66,13 @@ export async function findArtifactRecord(
   const db = ctx.orm.em.fork();
   const row = await one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${opts.includeTrashed ? '' : ' and deleted_at is null'}`, [artId, driveId]);
   return row ?? null;
+}
+
+/** The indexer's receipt: `versionNumber` is searchable. A newer version keeps its nulls (its own request follows). */
+export async function markArtifactIndexed(ctx: AppContext, driveId: string, artId: string, versionNumber: number, embedded: boolean): Promise<void> {
+  await ctx.pool.query(
+    `update artifacts set indexed_at = now(), embedded_at = case when $4 then now() end
+      where id = $1 and drive_id = $2 and version_number = $3`,
+    [artId, driveId, versionNumber, embedded],
+  );
 }

@@ -180,7 +180,7 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
     w.tx,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
-       source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp()
+       source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
      where id = ? returning *`,
     [
       body.size, body.hash, contentType, fileTypeOf(current.path, contentType),

@@ -2,7 +2,8 @@ import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { RequestContext } from '../request-context.js';
 import type { Timestamp } from '../time.js';
-import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
+import { artifactTopics, enqueueArtifacts, outboxCte, type OutboxItem } from '../outbox/outbox.js';
+import { changeKindOf, publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { rows, transaction, type Db } from '../db/sql.js';
 
@@ -40,16 +41,21 @@ export interface NewEvent {
   metadata?: Record<string, unknown>;
 }
 
-/** A transaction that records events; artifact events reach the artifact hooks after commit. */
+/**
+ * A transaction that records events. Each artifact event also queues its outbox requests in the same
+ * statement (src/outbox/outbox.ts), so the index can never miss a committed change; after commit the
+ * artifact hooks hear it too (immediate engine patches, auto-compile).
+ */
 export interface WriteTx {
   tx: Db;
   event(e: NewEvent): Promise<string>;
-  /** Records artifact events already inserted in bulk (INSERT ... SELECT), so hooks still hear them. */
-  noteArtifactChanges(changes: ArtifactChange[]): void;
+  /** Records artifact events already inserted in bulk (INSERT ... SELECT): queues their outbox requests, and hooks still hear them. */
+  noteArtifactChanges(changes: ArtifactChange[]): Promise<void>;
 }
 
 export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => Promise<T>): Promise<T> {
   let changes: ArtifactChange[] = [];
+  const topics = artifactTopics(ctx.config);
   const result = await transaction(ctx, async (tx) => {
     changes = [];
     return fn({
@@ -57,20 +63,33 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       async event(e) {
         const id = newId('evt');
         const metadata = e.metadata ?? {};
-        await rows(tx, `insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`, [
-          id, e.driveId, e.artId ?? null, e.fldId ?? null, e.action, e.actor ?? null, JSON.stringify(metadata),
-        ]);
+        const kind = e.artId ? changeKindOf(e.action, metadata) : null;
+        const queued = kind ? outboxCte(topics, [{ driveId: e.driveId, artId: e.artId!, op: kind }]) : null;
+        await rows(
+          tx,
+          `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
+          [...(queued?.params ?? []), id, e.driveId, e.artId ?? null, e.fldId ?? null, e.action, e.actor ?? null, JSON.stringify(metadata)],
+        );
         if (e.artId) changes.push({ driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata });
         return id;
       },
-      noteArtifactChanges(more) {
+      async noteArtifactChanges(more) {
         changes.push(...more);
+        await enqueueArtifacts(tx, topics, outboxItemsOf(more));
       },
     });
   });
   const failures = await publishArtifactChanges(changes);
   for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
   return result;
+}
+
+/** The outbox requests of artifact changes (those that change anything derived). */
+export function outboxItemsOf(changes: ArtifactChange[]): OutboxItem[] {
+  return changes.flatMap((c) => {
+    const op = changeKindOf(c.action, c.metadata);
+    return op ? [{ driveId: c.driveId, artId: c.artId, op }] : [];
+  });
 }
 
 export interface EventRow {

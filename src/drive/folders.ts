@@ -131,7 +131,7 @@ async function bulkArtifactEvents(w: WriteTx, cte: string, params: unknown[], e:
     [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata)],
   );
   const changes: ArtifactChange[] = inserted.map((r) => ({ driveId: e.driveId, artId: r.art_id, action: e.action, eventId: r.id, metadata: r.metadata }));
-  w.noteArtifactChanges(changes);
+  await w.noteArtifactChanges(changes);
   return inserted.length;
 }
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
+import type { ArtifactChange } from './artifact-hooks.js';
 import { purgeUnreferencedBlobs } from './blobs.js';
 import { EventAction, writeTransaction } from './events.js';
 import { rows } from '../db/sql.js';
@@ -56,20 +56,23 @@ export async function purgeFolders(ctx: AppContext): Promise<number> {
   });
 }
 
-/** Drives past purge_at go with everything they own (FK cascades); listeners hear artifact.purged for each artifact. */
+/**
+ * Drives past purge_at go with everything they own (FK cascades); their log goes too, so the
+ * artifacts' `artifact.purged` changes carry no event, but their outbox requests are queued all the same.
+ */
 export async function purgeDrives(ctx: AppContext): Promise<number> {
-  const db = ctx.orm.em.fork();
-  const gone = await db.transactional(async (tx) => {
+  return writeTransaction(ctx, async (w) => {
     const artifacts = await rows<{ id: string; drive_id: string }>(
-      tx,
+      w.tx,
       `select a.id, a.drive_id from artifacts a join drives d on d.id = a.drive_id where d.purge_at is not null and d.purge_at <= now() for update of d`,
     );
-    const drives = await rows<{ id: string }>(tx, `delete from drives where purge_at is not null and purge_at <= now() returning id`);
-    return { drives, artifacts: artifacts.filter((a) => drives.some((d) => d.id === a.drive_id)) };
+    const drives = await rows<{ id: string }>(w.tx, `delete from drives where purge_at is not null and purge_at <= now() returning id`);
+    const purged = artifacts.filter((a) => drives.some((d) => d.id === a.drive_id));
+    await w.noteArtifactChanges(
+      purged.map((a): ArtifactChange => ({ driveId: a.drive_id, artId: a.id, action: EventAction.artifactPurged, eventId: null, metadata: { drive_purged: true } })),
+    );
+    return drives.length;
   });
-  const changes: ArtifactChange[] = gone.artifacts.map((a) => ({ driveId: a.drive_id, artId: a.id, action: EventAction.artifactPurged, eventId: null, metadata: { drive_purged: true } }));
-  for (const err of await publishArtifactChanges(changes)) ctx.logger.error({ err }, 'artifact change listener failed');
-  return gone.drives.length;
 }
 
 export async function purgeExpired(ctx: AppContext, opts: { blobGraceS?: number } = {}): Promise<Record<string, number>> {

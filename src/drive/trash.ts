@@ -83,7 +83,8 @@ export async function restoreArtifact(rc: RequestContext, input: { artId: string
     try {
       restored = (await one<ArtifactRow>(
         w.tx,
-        `update artifacts set path = ?, file_type = ?, deleted_at = null, purge_at = null, updated_at = clock_timestamp() where id = ? returning *`,
+        `update artifacts set path = ?, file_type = ?, deleted_at = null, purge_at = null, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
+         where id = ? returning *`,
         [target, fileTypeOf(target, row.content_type), row.id],
       ))!;
     } catch (err) {

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import type { AppContext } from '../context.js';
-import { findArtifactRecord, type ArtifactRow } from '../drive/artifact-records.js';
+import { findArtifactRecord, markArtifactIndexed, type ArtifactRow } from '../drive/artifact-records.js';
 import { findLiveDrive } from '../drive/drives.js';
 import { readVersionBytes } from '../drive/versions.js';
 import type { ArtifactSource, IndexableArtifact, IndexableRecord } from './artifact-source.js';
@@ -19,6 +19,8 @@ export function createArtifactSource(ctx: AppContext): ArtifactSource {
 
   return {
     getRecord: liveRecord,
+
+    markIndexed: (driveId, artId, versionNumber, { embedded }) => markArtifactIndexed(ctx, driveId, artId, versionNumber, embedded),
 
     async getForIndexing(driveId, artId): Promise<IndexableArtifact | null> {
       const record = await liveRecord(driveId, artId);

@@ -24,6 +24,8 @@ export class EmbeddingsError extends Error {
 
 export interface Embedder {
   readonly dimensions: number;
+  /** Names the vector space (model and dimensions): cached vectors are reused only within it. */
+  readonly space: string;
   embed(texts: string[]): Promise<number[][]>;
 }
 
@@ -46,6 +48,7 @@ export function normalise(v: number[]): number[] {
 
 export class EmbeddingsClient implements Embedder {
   readonly dimensions: number;
+  readonly space: string;
   private readonly endpoint: string;
   private readonly batchSize: number;
   private readonly attempts: number;
@@ -57,6 +60,7 @@ export class EmbeddingsClient implements Embedder {
     opts: EmbeddingsClientOptions = {},
   ) {
     this.dimensions = settings.dimensions;
+    this.space = `${settings.model}/${settings.dimensions}`;
     this.endpoint = endpointOf(settings.url);
     this.batchSize = opts.batchSize ?? 64;
     this.attempts = opts.attempts ?? 3;

@@ -1,11 +1,12 @@
-import type { IndexingDeps } from '../activities/indexing.js';
 import type { Config } from '../config.js';
 import type { SqlPool } from '../db/pool.js';
+import type { OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource } from './artifact-source.js';
+import { createSearchIndexer } from './batch-indexer.js';
+import { EmbeddingCache } from './embedding-cache.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
-import { IndexStage } from './stage.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -26,16 +27,12 @@ export function createEmbedder(config: Config): Embedder | undefined {
 }
 
 /**
- * Everything the indexing activities need except the two bindings that belong to other domains:
- * the ArtifactSource (artifacts) and the UsageRecorder (usage). The worker registers
- * `createActivities(ctx, { indexing: createIndexingDeps(config, ctx.pool, source, usage) })`.
+ * The search topic's outbox handler with the configured engine and embedder; the two bindings that
+ * belong to other domains come from the worker: the ArtifactSource (artifacts) and the UsageRecorder (usage).
  */
-export function createIndexingDeps(config: Config, pool: SqlPool, source: ArtifactSource, usage: UsageRecorder): IndexingDeps {
-  return {
-    engine: createSearchEngine(config, pool),
-    source,
-    stage: new IndexStage(pool),
-    embedder: createEmbedder(config),
-    usage,
-  };
+export function createConfiguredSearchIndexer(
+  config: Config, pool: SqlPool, engine: SearchEngine, source: ArtifactSource, usage: UsageRecorder,
+): OutboxHandler {
+  const embedder = createEmbedder(config);
+  return createSearchIndexer({ engine, source, embedder, cache: embedder && new EmbeddingCache(pool, embedder.space), usage });
 }

@@ -1,23 +1,23 @@
 import type { AppContext } from '../context.js';
 import { EventAction } from '../drive/events.js';
-import { rows } from '../db/sql.js';
-import { applyHookCall } from './artifact-hook-binding.js';
-import type { SearchIndexHooks } from './hooks.js';
+import { rows, transaction } from '../db/sql.js';
+import { enqueueArtifacts, type OutboxItem } from '../outbox/outbox.js';
+import { CACHE_DAYS } from './embedding-cache.js';
 
 /**
- * The repair half of "never commit, then hope" (DESIGN.md): the hooks run after commit, so a crash
- * (or Temporal being down) between the commit and the hook would leave the index stale. Each
- * cleanup run compares the artifacts with the PostgreSQL engine's documents and re-sends the hook
- * calls, a bounded batch at a time:
+ * A consistency check of the index against the artifacts, run after each cleanup purge. Every change
+ * queues its indexing in its own transaction (the outbox), so nothing is missed on the way; what this
+ * can still find is damage from outside that path: an engine restored from an older backup, rows
+ * deleted by hand, a bug. It queues outbox requests for what it finds and logs a warning:
  * - a live artifact of a live drive with no document, an older version_number or another
- *   file_type → contentChanged; the same version at another path → recordChanged;
- * - a document whose artifact is in the trash, or was purged (an `artifact.purged` event exists) → removed.
- * Only rows unchanged for `graceS` count, so changes whose hooks are still in flight are left alone.
+ *   file_type → content; the same version at another path → record;
+ * - a document whose artifact is in the trash, or was purged (an `artifact.purged` event exists) → remove.
+ * Artifacts with a request still waiting in the outbox, or changed within `graceS`, are left alone.
  * Documents of a soft-deleted drive are left as they are (its credentials are refused; a restore
  * brings them back as they were).
  */
 export interface SweepOptions {
-  /** Seconds an artifact must have been unchanged before the sweeper repairs it. */
+  /** Seconds an artifact must have been unchanged before the check counts it. */
   graceS?: number;
   /** At most this many artifacts per kind of repair per run. */
   batch?: number;
@@ -37,12 +37,12 @@ export const SWEEP_BATCH = 100;
 interface StaleRow {
   drive_id: string;
   art_id: string;
-  version_number: number;
-  path: string;
   content_stale: boolean;
 }
 
-export async function sweepSearchIndex(ctx: AppContext, hooks: SearchIndexHooks, opts: SweepOptions = {}): Promise<SweepResult | null> {
+export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {}): Promise<SweepResult | null> {
+  // Cached vectors age out: they only spare the provider a repeat, which old texts rarely see.
+  await ctx.pool.query(`delete from embedding_cache where created_at < now() - make_interval(days => $1)`, [CACHE_DAYS]);
   // The comparison is a join against the PostgreSQL engine's table; Typesense keeps its documents elsewhere.
   if (ctx.config.typesense) return null;
   const grace = opts.graceS ?? SWEEP_GRACE_S;
@@ -53,13 +53,14 @@ export async function sweepSearchIndex(ctx: AppContext, hooks: SearchIndexHooks,
 
   const stale = await rows<StaleRow>(
     db,
-    `select a.drive_id, a.id as art_id, a.version_number, a.path,
+    `select a.drive_id, a.id as art_id,
             (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type) as content_stale
        from artifacts a
        join drives dr on dr.id = a.drive_id and dr.deleted_at is null
        left join search_documents d on d.drive_id = a.drive_id and d.art_id = a.id
       where a.deleted_at is null and a.updated_at < clock_timestamp() - make_interval(secs => ?) ${drive('a')}
         and (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type or d.path <> a.path)
+        and not exists (select 1 from outbox o where o.topic = 'search' and o.art_id = a.id)
       order by a.updated_at
       limit ?`,
     [grace, ...driveParam, batch],
@@ -71,24 +72,24 @@ export async function sweepSearchIndex(ctx: AppContext, hooks: SearchIndexHooks,
        left join artifacts a on a.id = d.art_id and a.drive_id = d.drive_id
       where ((a.id is not null and a.deleted_at is not null and a.deleted_at < clock_timestamp() - make_interval(secs => ?))
           or (a.id is null and exists (select 1 from events e where e.drive_id = d.drive_id and e.art_id = d.art_id and e.action = ?)))
+        and not exists (select 1 from outbox o where o.topic = 'search' and o.art_id = d.art_id)
         ${drive('d')}
       limit ?`,
     [grace, EventAction.artifactPurged, ...driveParam, batch],
   );
 
-  const result: SweepResult = { reindexed: 0, refreshed: 0, removed: 0 };
-  for (const r of stale) {
-    if (r.content_stale) {
-      await applyHookCall(hooks, r.drive_id, r.art_id, { op: 'content', versionNumber: r.version_number });
-      result.reindexed++;
-    } else {
-      await applyHookCall(hooks, r.drive_id, r.art_id, { op: 'record', patch: { path: r.path } });
-      result.refreshed++;
-    }
-  }
-  for (const r of orphans) {
-    await applyHookCall(hooks, r.drive_id, r.art_id, { op: 'remove' });
-    result.removed++;
+  const items: OutboxItem[] = [
+    ...stale.map((r): OutboxItem => ({ driveId: r.drive_id, artId: r.art_id, op: r.content_stale ? 'content' : 'record' })),
+    ...orphans.map((r): OutboxItem => ({ driveId: r.drive_id, artId: r.art_id, op: 'remove' })),
+  ];
+  const result: SweepResult = {
+    reindexed: stale.filter((r) => r.content_stale).length,
+    refreshed: stale.filter((r) => !r.content_stale).length,
+    removed: orphans.length,
+  };
+  if (items.length) {
+    await transaction(ctx, (tx) => enqueueArtifacts(tx, ['search'], items));
+    ctx.logger.warn(result, 'search: the consistency check found the index out of step with the artifacts; requests queued');
   }
   return result;
 }

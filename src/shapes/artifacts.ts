@@ -36,6 +36,8 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     updated_at: iso(r.updated_at)!,
     deleted_at: iso(r.deleted_at),
     purge_at: iso(r.purge_at),
+    indexed_at: iso(r.indexed_at),
+    embedded_at: iso(r.embedded_at),
     llm_index: r.llm_index ?? null,
   };
 }

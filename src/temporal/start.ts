@@ -3,7 +3,7 @@ import {
   claimWorkflowId, decideClaimUpdate, unclaimedDriveWorkflowId,
   type ClaimCeremonyInput, type ClaimDecision, type ClaimOutcome, type UnclaimedDriveInput,
 } from './identity-messages.js';
-import { indexingWorkflowId, indexRequestSignal, type IndexingWorkflowInput, type IndexRequestSignal } from './indexing-messages.js';
+import { outboxDrainerWorkflowId, type DrainInput } from './outbox-messages.js';
 import { uploadCommittedSignal, uploadWorkflowId, type UploadSessionInput } from './upload-messages.js';
 import {
   autoCompileWorkflowId, compileWorkflowId, projectChangedSignal, type AutoCompileInput, type CompileWorkflowInput,
@@ -53,15 +53,19 @@ export function signalUploadCommitted(temporal: Client, uploadId: string): Promi
   return temporal.workflow.getHandle(uploadWorkflowId(uploadId)).signal(uploadCommittedSignal);
 }
 
-/** Signals the artifact's indexing workflow, starting it when none runs (signal-with-start). */
-export async function requestIndexing(w: Workflows, input: IndexingWorkflowInput, request: IndexRequestSignal): Promise<void> {
-  await w.temporal.workflow.signalWithStart(WorkflowType.indexing, {
-    workflowId: indexingWorkflowId(input.artId),
-    taskQueue: w.taskQueue,
-    args: [input],
-    signal: indexRequestSignal,
-    signalArgs: [request],
-  });
+/**
+ * Starts each drainer unless it runs already (every worker asks at boot; the first one wins).
+ * Shards of a topic drain in parallel, one worker each.
+ */
+export async function ensureOutboxDrainers(w: Workflows, drains: DrainInput[]): Promise<void> {
+  for (const input of drains) {
+    await w.temporal.workflow.start(WorkflowType.outboxDrainer, {
+      workflowId: outboxDrainerWorkflowId(input.topic, input.shard.index),
+      taskQueue: w.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  }
 }
 
 /** Starts a compile job's workflow (`compile-<job_id>`, visible in the Temporal UI). */

@@ -9,7 +9,7 @@ export const WorkflowType = {
   cleanup: 'cleanupWorkflow',
   unclaimedDrive: 'unclaimedDriveWorkflow',
   uploadSession: 'uploadSessionWorkflow',
-  indexing: 'indexingWorkflow',
+  outboxDrainer: 'outboxDrainerWorkflow',
   compile: 'compileWorkflow',
   autoCompile: 'autoCompileWorkflow',
 } as const;

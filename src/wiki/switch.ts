@@ -4,7 +4,7 @@ import { updateDriveSettings, wikiIndexingOf } from '../drive/drive-settings.js'
 import { driveOverview, type DriveRow } from '../drive/drives.js';
 import { wikiCandidateIds } from '../drive/llm-index.js';
 import type { RequestContext } from '../request-context.js';
-import { enqueueForWiki } from './queue.js';
+import { enqueueArtifacts } from '../outbox/outbox.js';
 
 /**
  * The owner's switch (`settings.wiki_indexing`, on by default). Off: passes send nothing (pages keep
@@ -17,7 +17,7 @@ export async function setDriveSettings(rc: RequestContext, patch: DriveSettings)
     const { before, after } = await updateDriveSettings(rc, tx, patch);
     if (rc.app.config.llm && !wikiIndexingOf(before) && wikiIndexingOf(after)) {
       const driveId = rc.principal.driveId;
-      await enqueueForWiki(tx, (await wikiCandidateIds(tx, driveId)).map((artId) => ({ driveId, artId, op: 'content' as const })));
+      await enqueueArtifacts(tx, ['wiki'], (await wikiCandidateIds(tx, driveId)).map((artId) => ({ driveId, artId, op: 'content' as const })));
     }
   });
   return driveOverview(rc);

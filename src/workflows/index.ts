@@ -6,6 +6,6 @@ export { claimCeremonyWorkflow } from './claim-ceremony.js';
 export { cleanupWorkflow } from './cleanup.js';
 export { unclaimedDriveWorkflow } from './unclaimed-drive.js';
 export { uploadSessionWorkflow } from './upload-session.js';
-export { indexingWorkflow } from './indexing.js';
+export { outboxDrainerWorkflow } from './outbox-drainer.js';
 export { compileWorkflow } from './compile.js';
 export { autoCompileWorkflow } from './auto-compile.js';

@@ -6,7 +6,6 @@ import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/middleware/methods.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
-import { flushSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 import { runSchemathesis } from './run-schemathesis.js';
 
@@ -44,7 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  await flushSearchHooks();
   await closeContext(ctx);
   await embeddings?.close();
 });

@@ -4,7 +4,6 @@ import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/middleware/methods.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
-import { flushSearchHooks } from '../../src/search/artifact-hook-binding.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';
 
 export interface TestApi {
@@ -37,7 +36,6 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
       contentServer.closeAllConnections();
       await new Promise((r) => contentServer.close(r));
       await new Promise((r) => server.close(r));
-      await flushSearchHooks();
       await closeContext(ctx);
     },
   };

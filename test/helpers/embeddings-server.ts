@@ -31,6 +31,8 @@ export interface EmbeddingsTestServer {
   requests: number;
   /** Inputs embedded successfully. */
   inputs: number;
+  /** Every input text embedded, in order (to check nothing is embedded twice). */
+  texts: string[];
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Answers `n` more embeddings requests, then goes down (an outage in the middle of indexing). */
@@ -51,6 +53,7 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
     apiKey,
     requests: 0,
     inputs: 0,
+    texts: [],
     async start() {
       remaining = Infinity;
       server = createServer((req, res) => {
@@ -65,6 +68,7 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
           const inputs = Array.isArray(input) ? input : [input];
           const dims = dimensions ?? 64;
           state.inputs += inputs.length;
+          state.texts.push(...inputs);
           if (--remaining <= 0) res.on('finish', () => void (down = state.stop()));
           send(200, {
             object: 'list',

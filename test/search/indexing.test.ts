@@ -1,29 +1,30 @@
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIndexingActivities } from '../../src/activities/indexing.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
+import { transaction } from '../../src/db/sql.js';
+import { createDrive } from '../../src/drive/drives.js';
+import { createLogger } from '../../src/logger.js';
+import { SqlPool } from '../../src/db/pool.js';
+import { drainOutbox, ShardBusyError } from '../../src/outbox/drain.js';
+import { enqueueArtifacts, type OutboxHandler, type OutboxRequest, type OutboxTopic } from '../../src/outbox/outbox.js';
 import type { ArtifactSource, IndexableArtifact } from '../../src/search/artifact-source.js';
+import { createSearchIndexer } from '../../src/search/batch-indexer.js';
+import { EmbeddingCache } from '../../src/search/embedding-cache.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
-import { SearchIndexHooks } from '../../src/search/hooks.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { CHUNK_TOKENS } from '../../src/search/split.js';
-import { IndexStage } from '../../src/search/stage.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
-import { createDrive } from '../../src/drive/drives.js';
-import { indexingWorkflowId, type IndexingWorkflowResult } from '../../src/temporal/indexing-messages.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 
 /**
- * The indexing workflow on the real Temporal test server, with a worker in this process on its
- * own task queue. Artifacts come from an in-memory ArtifactSource (the test-only binding; the
- * production one reads the artifacts tables and S3).
+ * The search topic's batch indexer against the real PostgreSQL engine and an embeddings server on
+ * 127.0.0.1, with artifacts from an in-memory ArtifactSource (the production one reads the artifact
+ * tables and S3); then the outbox drainer itself on a private topic, so the stack's worker (which
+ * drains `search`) never takes these rows.
  */
 class MemorySource implements ArtifactSource {
   readonly artifacts = new Map<string, IndexableArtifact>();
-  readonly reads = new Map<string, number>();
+  readonly marked: { artId: string; versionNumber: number; embedded: boolean }[] = [];
+  readonly broken = new Set<string>();
 
   put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableArtifact> = {}) {
     const previous = this.artifacts.get(artId);
@@ -36,7 +37,7 @@ class MemorySource implements ArtifactSource {
   }
 
   async getForIndexing(_driveId: string, artId: string) {
-    this.reads.set(artId, (this.reads.get(artId) ?? 0) + 1);
+    if (this.broken.has(artId)) throw new Error(`S3 read of ${artId} failed`);
     return this.artifacts.get(artId) ?? null;
   }
 
@@ -46,33 +47,23 @@ class MemorySource implements ArtifactSource {
     const { bytes: _b, ...record } = a;
     return record;
   }
-}
 
-const TASK_QUEUE = `search-indexing-test-${process.pid}`;
-let orm: Orm;
-let pool: pg.Pool;
-let engine: PostgresSearchEngine;
-let stage: IndexStage;
-let embeddings: EmbeddingsTestServer;
-let worker: Worker;
-let workerRun: Promise<void>;
-let nativeConnection: NativeConnection;
-let client: Client;
-let hooks: SearchIndexHooks;
-let driveId: string;
-const source = new MemorySource();
-const usage: { driveId: string; kind: SearchUsageKind }[] = [];
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+  async markIndexed(_driveId: string, artId: string, versionNumber: number, { embedded }: { embedded: boolean }) {
+    this.marked.push({ artId, versionNumber, embedded });
   }
 }
 
+let orm: Orm;
+let pool: SqlPool;
+let engine: PostgresSearchEngine;
+let embeddings: EmbeddingsTestServer;
+let driveId: string;
+const source = new MemorySource();
+const usage: { driveId: string; kind: SearchUsageKind }[] = [];
+const progress = { heartbeat: () => {} };
+let indexer: OutboxHandler;
+
+const request = (artId: string, ...ops: OutboxRequest['ops']): OutboxRequest => ({ driveId, artId, ops: ops.length ? ops : ['content'] });
 const searchIds = async (q: string) => (await engine.search(driveId, q, { limit: 20 })).map((h) => h.artId);
 
 function longText(words: string, sentences: number): string {
@@ -80,142 +71,187 @@ function longText(words: string, sentences: number): string {
 }
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   embeddings = await startEmbeddingsServer();
   orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
-  pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1 });
+  pool = SqlPool.standalone(process.env.DATABASE_URL!, 3);
   driveId = (await createDrive(orm.em.fork())).id;
   engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 3 });
-  stage = new IndexStage(process.env.DATABASE_URL!);
   const embedder = new EmbeddingsClient({ url: embeddings.url, apiKey: embeddings.apiKey, model: 'test', dimensions: 32 }, { attempts: 1 });
-  nativeConnection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: { codePath: path.resolve('dist/workflow-bundle.js') },
-    activities: createIndexingActivities({
-      engine, source, stage, embedder, embedBatchSize: 4,
-      usage: { record: async (d, kind) => void usage.push({ driveId: d, kind }) },
-    }),
-  });
-  workerRun = worker.run();
-  client = new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! }) });
-  hooks = new SearchIndexHooks({
-    temporal: client, taskQueue: TASK_QUEUE, engine,
-    workflowInput: { embedRetry: { initialIntervalMs: 200, maximumIntervalMs: 1000 } },
+  indexer = createSearchIndexer({
+    engine, source, embedder, embedBatchSize: 4, cache: new EmbeddingCache(pool, embedder.space),
+    usage: { record: async (d, kind) => void usage.push({ driveId: d, kind }) },
   });
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun?.catch(() => {});
-  await nativeConnection?.close();
-  await client?.connection.close();
   await engine?.close();
-  await stage?.close();
-  await pool?.end();
+  await pool?.close();
   await orm?.close();
   await embeddings?.close();
 });
 
-describe('indexing workflow', () => {
-  it('indexes a write, follows a rename, and drops a delete (freshness, bounded polling)', async () => {
-    const t0 = Date.now();
+describe('the search batch indexer', () => {
+  it('indexes a write, follows a record change, and removes what is gone', async () => {
     const a = source.put(driveId, 'art_fresh1', 'inbox/harbour-plan.md', 'The lighthouse keeper logs every ferry.', { contentType: 'text/markdown', fileType: 'markdown' });
-    await hooks.contentChanged(driveId, a.artId, a.versionNumber);
-    await until('the write to be searchable', async () => (await searchIds('lighthouse')).includes(a.artId));
-    const searchableMs = Date.now() - t0;
-    console.log(`[freshness] write to searchable: ${searchableMs} ms`);
-    await until('passages', async () => (await engine.findLexical(driveId, 'ferry', { limit: 5 })).length > 0);
+    expect(await indexer.handle([request(a.artId)], progress)).toEqual(new Map());
+    expect(await searchIds('lighthouse')).toEqual([a.artId]);
+    expect((await engine.findLexical(driveId, 'ferry', { limit: 5 })).length).toBe(1);
+    expect(source.marked.at(-1)).toEqual({ artId: a.artId, versionNumber: 1, embedded: true });
+    expect(usage.filter((u) => u.driveId === driveId && u.kind === 'indexing_ops').length).toBe(1);
 
-    source.put(driveId, a.artId, 'archive/harbour-plan.md', 'The lighthouse keeper logs every ferry.', { versionNumber: a.versionNumber });
-    await hooks.recordChanged(driveId, a.artId, { path: 'archive/harbour-plan.md' });
+    source.put(driveId, a.artId, 'archive/harbour-plan.md', 'The lighthouse keeper logs every ferry.', { versionNumber: a.versionNumber, labels: ['old'] });
+    await indexer.handle([request(a.artId, 'record')], progress);
     const moved = await engine.search(driveId, 'lighthouse', { limit: 5, prefix: 'archive/' });
-    expect(moved.map((h) => h.path)).toEqual(['archive/harbour-plan.md']);
-    expect(await engine.search(driveId, 'lighthouse', { limit: 5, prefix: 'inbox/' })).toEqual([]);
+    expect(moved.map((h) => [h.path, h.labels])).toEqual([['archive/harbour-plan.md', ['old']]]);
+
+    // Delete then restore in one batch: the requests coalesce and the artifact ends as it is now (live).
+    await indexer.handle([request(a.artId, 'remove', 'content')], progress);
+    expect(await searchIds('lighthouse')).toEqual([a.artId]);
 
     source.artifacts.delete(a.artId);
-    await hooks.removed(driveId, a.artId);
+    await indexer.handle([request(a.artId, 'content')], progress);
     expect(await searchIds('lighthouse')).toEqual([]);
     expect(await engine.findLexical(driveId, 'ferry', { limit: 5 })).toEqual([]);
-    const result = (await client.workflow.getHandle(indexingWorkflowId(a.artId)).result()) as IndexingWorkflowResult;
-    expect(result.removed).toBe(true);
-    expect(await searchIds('lighthouse')).toEqual([]);
-    expect(usage.some((u) => u.driveId === driveId && u.kind === 'indexing_ops')).toBe(true);
   });
 
-  it('coalesces a burst of overwrites and ends on the newest version', async () => {
-    const artId = 'art_burst';
-    const words = ['apple', 'banana', 'cherry', 'damson', 'elderberry', 'fig'];
-    for (const w of words) {
-      const a = source.put(driveId, artId, 'fruit/today.txt', `Today the fruit is ${w}.`);
-      await hooks.contentChanged(driveId, artId, a.versionNumber);
-    }
-    const result = (await client.workflow.getHandle(indexingWorkflowId(artId)).result()) as IndexingWorkflowResult;
-    await until('the newest version', async () => (await searchIds('fig')).includes(artId));
-    expect((await engine.search(driveId, 'fig', { limit: 5 }))[0]!.versionNumber).toBe(6);
-    for (const w of words.slice(0, -1)) expect(await searchIds(w)).toEqual([]);
-    // Six requests, fewer passes: requests that arrived during a pass were folded into the next.
-    expect(source.reads.get(artId)).toBeLessThan(words.length);
-    expect(result.lastIndexedVersion ?? 6).toBe(6);
+  it('embeds the passages of a whole batch in as few provider requests as the batch limit allows, identical texts once', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `art_batch${i}`);
+    ids.forEach((id, i) => source.put(driveId, id, `batch/${i}.txt`, i < 8 ? `Unique note ${i} about orchard number ${i}.` : 'A shared boilerplate line.'));
+    const requestsBefore = embeddings.requests;
+    const textsBefore = embeddings.texts.length;
+    expect(await indexer.handle(ids.map((id) => request(id)), progress)).toEqual(new Map());
+    // 8 unique texts + 1 shared text = 9 inputs, 4 per request (embedBatchSize) = 3 requests.
+    expect(embeddings.texts.length - textsBefore).toBe(9);
+    expect(embeddings.requests - requestsBefore).toBe(3);
+    expect((await engine.findLexical(driveId, 'boilerplate', { limit: 5 })).map((h) => h.artId).sort()).toEqual(['art_batch8', 'art_batch9']);
   });
 
-  it('survives an embeddings outage mid-indexing: retries, resumes, and never publishes half-embedded passages', async () => {
-    const artId = 'art_outage';
+  it('a failing artifact fails alone; a provider outage leaves the lexical document up and publishes no half-embedded passages', async () => {
+    source.put(driveId, 'art_broken', 'x/broken.txt', 'Unreadable quasar text.');
+    source.broken.add('art_broken');
+    const ok = source.put(driveId, 'art_fine', 'x/fine.txt', 'Readable pulsar text.');
+    const failures = await indexer.handle([request('art_broken'), request(ok.artId)], progress);
+    expect([...failures.keys()]).toEqual(['art_broken']);
+    expect(failures.get('art_broken')!.message).toMatch(/S3 read/);
+    expect(await searchIds('pulsar')).toEqual([ok.artId]);
+
     const text = longText('tidal energy', 900);
-    const a = source.put(driveId, artId, 'research/tidal.txt', text);
-    embeddings.stopAfter(2);
-    const inputsBefore = embeddings.inputs;
-    await hooks.contentChanged(driveId, artId, a.versionNumber);
-    await embeddings.stopped();
-    const handle = client.workflow.getHandle(indexingWorkflowId(artId));
-    const failing = await until('a failed embeddings attempt', async () => {
-      const pending = (await handle.describe()).raw.pendingActivities?.find((p) => p.activityType?.name === 'indexEmbed');
-      return pending && (pending.attempt ?? 0) >= 2 ? pending : undefined;
-    });
-    expect(failing.lastFailure?.message).toMatch(/embeddings provider unreachable/);
-    // The lexical document is already searchable; the passages are not published while embedding is incomplete.
-    expect(await searchIds('tidal')).toContain(artId);
+    const a = source.put(driveId, 'art_outage', 'research/tidal.txt', text);
+    await embeddings.stop();
+    const outage = await indexer.handle([request(a.artId)], progress);
+    expect([...outage.keys()]).toEqual([a.artId]);
+    expect(await searchIds('tidal')).toContain(a.artId);
     expect(await engine.findLexical(driveId, 'tidal', { limit: 5 })).toEqual([]);
-    const staged = await pool.query<{ embedded: string; total: string }>(
-      'select count(embedding) as embedded, count(*) as total from search_stage_passages where art_id = $1', [artId]);
-    expect(Number(staged.rows[0]!.embedded)).toBe(8);
-    const total = Number(staged.rows[0]!.total);
-    expect(total).toBeGreaterThan(10);
+    expect(source.marked.some((m) => m.artId === a.artId)).toBe(false);
 
     await embeddings.start();
-    const result = (await handle.result()) as IndexingWorkflowResult;
-    expect(result.lastIndexedVersion).toBe(a.versionNumber);
-    const rows = await pool.query<{ n: string; missing: string }>(
-      'select count(*) as n, count(*) filter (where embedding is null) as missing from search_passages where art_id = $1', [artId]);
-    expect(Number(rows.rows[0]!.n)).toBe(total);
-    expect(Number(rows.rows[0]!.missing)).toBe(0);
-    // Resumed: every passage was embedded exactly once.
-    expect(embeddings.inputs - inputsBefore).toBe(total);
+    const textsBefore = embeddings.texts.length;
+    expect(await indexer.handle([request(a.artId)], progress)).toEqual(new Map());
+    const { rows } = await pool.query<{ n: string; missing: string }>(
+      'select count(*) as n, count(*) filter (where embedding is null) as missing from search_passages where art_id = $1', [a.artId]);
+    expect(Number(rows[0]!.n)).toBeGreaterThan(10);
+    expect(Number(rows[0]!.missing)).toBe(0);
+    expect(embeddings.texts.length - textsBefore).toBe(Number(rows[0]!.n));
     // Spans of the published passages slice the original text.
     const hits = await engine.findLexical(driveId, 'tidal', { limit: 100 });
     for (const h of hits) expect(text.slice(h.charStart!, h.charEnd!)).toBe(h.text);
-    expect(hits.length).toBeLessThanOrEqual(total);
     expect(CHUNK_TOKENS).toBe(1200);
   });
 
-  it('indexes _wiki/ pages for search but never splits or embeds them', async () => {
-    const inputsBefore = embeddings.inputs;
-    const a = source.put(driveId, 'art_wikipage', '_wiki/entities/zebra.md', 'Zebras are striped horses of the savanna.', { contentType: 'text/markdown' });
-    await hooks.contentChanged(driveId, a.artId, a.versionNumber);
-    const result = (await client.workflow.getHandle(indexingWorkflowId(a.artId)).result()) as IndexingWorkflowResult;
-    expect(result.lastIndexedVersion).toBe(1);
-    expect(await searchIds('zebras')).toEqual([a.artId]);
-    expect(await engine.findLexical(driveId, 'zebras', { limit: 5 })).toEqual([]);
-    expect(embeddings.inputs).toBe(inputsBefore);
+  it('asks the provider only for texts the drive has not paid for: a repeat, a copy and an overwrite keeping passages', async () => {
+    const text = longText('glacier survey', 300);
+    const a = source.put(driveId, 'art_cache1', 'cache/one.txt', text);
+    const before = embeddings.texts.length;
+    await indexer.handle([request(a.artId)], progress);
+    const paid = embeddings.texts.length - before;
+    expect(paid).toBeGreaterThan(2);
+
+    // The same artifact again (a retried batch) and a copy of it: nothing new to pay for.
+    source.put(driveId, 'art_cache2', 'cache/two.txt', text);
+    expect(await indexer.handle([request(a.artId), request('art_cache2')], progress)).toEqual(new Map());
+    expect(embeddings.texts.length - before).toBe(paid);
+    expect((await engine.findLexical(driveId, 'glacier', { limit: 50 })).filter((h) => h.artId === 'art_cache2').length).toBeGreaterThan(0);
+
+    // An overwrite that appends a paragraph: only the passages whose text changed are sent.
+    source.put(driveId, a.artId, 'cache/one.txt', `${text}\n\nA closing remark on moraines.`);
+    await indexer.handle([request(a.artId)], progress);
+    expect(embeddings.texts.length - before - paid).toBeGreaterThan(0);
+    expect(embeddings.texts.length - before - paid).toBeLessThan(paid);
+
+    // Another drive pays for its own texts.
+    const other = (await createDrive(orm.em.fork())).id;
+    source.put(other, 'art_cache3', 'cache/three.txt', text);
+    await indexer.handle([{ driveId: other, artId: 'art_cache3', ops: ['content'] }], progress);
+    expect(embeddings.texts.length - before).toBeGreaterThan(paid + 1);
   });
 
-  it('removes an artifact whose content request finds it gone', async () => {
-    const a = source.put(driveId, 'art_gone', 'tmp/ghost.txt', 'Ghost words vanish.');
-    await hooks.contentChanged(driveId, a.artId, a.versionNumber);
-    await until('indexed', async () => (await searchIds('ghost')).includes(a.artId));
-    source.artifacts.delete(a.artId);
-    await hooks.contentChanged(driveId, a.artId, a.versionNumber + 1);
-    await until('removal', async () => !(await searchIds('ghost')).includes(a.artId));
+  it('indexes _wiki/ pages for search but never splits or embeds them', async () => {
+    const before = embeddings.texts.length;
+    const a = source.put(driveId, 'art_wikipage', '_wiki/entities/zebra.md', 'Zebras are striped horses of the savanna.', { contentType: 'text/markdown' });
+    await indexer.handle([request(a.artId)], progress);
+    expect(await searchIds('zebras')).toEqual([a.artId]);
+    expect(await engine.findLexical(driveId, 'zebras', { limit: 5 })).toEqual([]);
+    expect(embeddings.texts.length).toBe(before);
+    expect(source.marked.at(-1)).toEqual({ artId: a.artId, versionNumber: 1, embedded: false });
+  });
+});
+
+describe('the outbox drainer', () => {
+  const topic = `test-${process.pid}` as OutboxTopic;
+  const shard = { index: 0, count: 1 };
+  const logger = createLogger('silent', 'test');
+  const enqueue = (items: { artId: string; op: 'content' | 'record' | 'remove' }[]) =>
+    transaction({ orm }, (tx) => enqueueArtifacts(tx, [topic], items.map((i) => ({ driveId, ...i }))));
+  const waiting = async () =>
+    (await pool.query<{ art_id: string; attempts: number; last_error: string | null }>('select art_id, attempts, last_error from outbox where topic = $1 order by id', [topic])).rows;
+
+  /** A handler that records its batches and fails the artifacts named in `failing`. */
+  function recorder(failing = new Set<string>()) {
+    const batches: OutboxRequest[][] = [];
+    const handler: OutboxHandler = {
+      topic,
+      async handle(batch) {
+        batches.push(batch);
+        return new Map(batch.filter((r) => failing.has(r.artId)).map((r) => [r.artId, new Error(`cannot index ${r.artId}`)]));
+      },
+    };
+    return { handler, batches };
+  }
+
+  const drainFor = (handler: OutboxHandler, runForMs: number, signal = new AbortController().signal) =>
+    drainOutbox(pool, handler, { shard, batchSize: 50, runForMs, idlePollMs: 200, signal, progress, logger });
+
+  it('coalesces requests per artifact, deletes what is done and backs off what failed', async () => {
+    await enqueue([{ artId: 'art_o1', op: 'content' }, { artId: 'art_o2', op: 'record' }, { artId: 'art_o1', op: 'remove' }, { artId: 'art_o1', op: 'content' }]);
+    const { handler, batches } = recorder(new Set(['art_o2']));
+    const stats = await drainFor(handler, 300);
+    expect(batches[0]).toEqual([
+      { driveId, artId: 'art_o1', ops: ['content', 'remove'] },
+      { driveId, artId: 'art_o2', ops: ['record'] },
+    ]);
+    // art_o2 failed once and waits 2 s, so the rest of the run saw nothing due.
+    expect(batches.length).toBe(1);
+    expect(stats).toMatchObject({ batches: 1, requests: 2, failed: 1 });
+    expect(await waiting()).toEqual([{ art_id: 'art_o2', attempts: 1, last_error: 'cannot index art_o2' }]);
+    await pool.query('delete from outbox where topic = $1', [topic]);
+  });
+
+  it('wakes on the commit of a write (NOTIFY) instead of waiting for its poll, and one shard has one drainer', async () => {
+    const { handler, batches } = recorder();
+    const controller = new AbortController();
+    const slowPoll = drainOutbox(pool, handler, { shard, batchSize: 50, runForMs: 20_000, idlePollMs: 60_000, signal: controller.signal, progress, logger });
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(drainFor(recorder().handler, 100)).rejects.toBeInstanceOf(ShardBusyError);
+
+    const committed = Date.now();
+    await enqueue([{ artId: 'art_wake', op: 'content' }]);
+    // The drainer polls every 60 s; this waits at most 10 s, so only the NOTIFY can have woken it.
+    while (!batches.length && Date.now() - committed < 10_000) await new Promise((r) => setTimeout(r, 20));
+    expect(batches).toEqual([[{ driveId, artId: 'art_wake', ops: ['content'] }]]);
+    controller.abort();
+    await slowPoll;
+    expect(await waiting()).toEqual([]);
+    // The lock went with the first drainer's session.
+    await expect(drainFor(recorder().handler, 50)).resolves.toMatchObject({ batches: 0 });
   });
 });

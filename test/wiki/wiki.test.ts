@@ -4,7 +4,7 @@ import { startChatServer, type ChatTestServer } from '../helpers/chat-server.js'
 import { driveClient, sqlOn, type DriveClient } from '../artifacts/client.js';
 import { createWikiHandler } from '../../src/wiki/handler.js';
 import type { OutboxOp, WikiOutboxHandler } from '../../src/wiki/outbox-types.js';
-import { MAX_INPUT_CHARS } from '../../src/wiki/provider.js';
+import { createWikiModel, MAX_INPUT_CHARS } from '../../src/wiki/provider.js';
 
 /**
  * The wiki against a real chat-completions server on 127.0.0.1 and the real stack: the outbox
@@ -18,8 +18,12 @@ let d: DriveClient;
 
 beforeAll(async () => {
   llm = await startChatServer();
-  api = await startTestApi({ LLM_URL: llm.url, LLM_API_KEY: llm.apiKey, LLM_MODEL: 'test-model', LLM_INVALID_REPLY_RETRIES: '2' });
-  handler = createWikiHandler(api.ctx);
+  // The API has no model configured, so its writes queue no `wiki` requests (the worker of e2e.test.ts
+  // would drain them): the handler gets its model directly and is called with the requests instead.
+  api = await startTestApi({});
+  handler = createWikiHandler(api.ctx, {
+    model: createWikiModel({ url: llm.url, apiKey: llm.apiKey, model: 'test-model', timeoutMs: 30_000, invalidReplyRetries: 2 }),
+  });
   d = await driveClient(api);
 });
 afterAll(async () => {
@@ -309,6 +313,8 @@ describe('no provider', () => {
       while (Date.now() < end && !(await e.get('/v0/search?q=stays')).json.items.length) await new Promise((r) => setTimeout(r, 200));
       expect(sent()).toBe(before);
       expect((await e.get(`/v0/artifacts/${a.art_id}`)).json.llm_index).toBeNull();
+      // No model, no `wiki` topic: the write queued nothing for it.
+      expect((await sqlOn(plain, `select count(*)::int as n from outbox where topic = 'wiki' and drive_id = ?`, [e.driveId]))[0].n).toBe(0);
     } finally {
       await plain.close();
     }

@@ -1,11 +1,15 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { checkDependencies, isOperator } from '../../readiness.js';
+import { checkDependencies, isOperator, outboxBacklog } from '../../readiness.js';
 import { AppError } from '../../errors.js';
 import { route } from '../http/route.js';
 
 const checksSchema = z.object({ postgres: z.string(), temporal: z.string(), s3: z.string() });
+const outboxSchema = z
+  .array(z.object({ topic: z.string(), depth: z.number().int(), oldest_s: z.number(), retrying: z.number().int() }))
+  .nullable()
+  .describe('operators only (OPS_TOKEN): indexing requests waiting per outbox topic, the oldest one\'s age in seconds, and how many back off after a failure');
 
 export function healthRouter(ctx: AppContext): Router {
   const router = Router();
@@ -25,14 +29,15 @@ export function healthRouter(ctx: AppContext): Router {
     tags: ['health'],
     errors: ['NOT_READY'],
     responses: {
-      200: { description: 'ready', schema: z.object({ status: z.literal('ready'), checks: checksSchema }) },
+      200: { description: 'ready', schema: z.object({ status: z.literal('ready'), checks: checksSchema, outbox: outboxSchema.optional() }) },
       503: { description: 'a dependency is unreachable; the message names it' },
     },
   }, async ({ req }) => {
-    const checks = await checkDependencies(ctx, { detail: isOperator(ctx, req.get('authorization')) });
+    const detail = isOperator(ctx, req.get('authorization'));
+    const checks = await checkDependencies(ctx, { detail });
     const failing = Object.entries(checks).filter(([, s]) => s !== 'ok').map(([n]) => n);
     if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
-    return { status: 'ready' as const, checks };
+    return { status: 'ready' as const, checks, ...(detail ? { outbox: await outboxBacklog(ctx) } : {}) };
   });
 
   return router;

@@ -1,0 +1,32 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AppContext } from '../context.js';
+import { drainOutbox, ShardBusyError, type DrainStats } from '../outbox/drain.js';
+import type { OutboxHandler } from '../outbox/outbox.js';
+import type { DrainInput } from '../temporal/outbox-messages.js';
+
+export interface OutboxActivities {
+  /** Drains one shard of one topic for a while (src/outbox/drain.ts); heartbeats its counts. */
+  drainOutbox(input: DrainInput): Promise<DrainStats>;
+}
+
+/** The drain activity over the handlers this worker has (search always; wiki when configured). */
+export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[]): OutboxActivities {
+  return {
+    async drainOutbox(input) {
+      const handler = handlers.find((h) => h.topic === input.topic);
+      if (!handler) throw ApplicationFailure.retryable(`this worker has no handler for outbox topic ${input.topic}`, 'NoOutboxHandler');
+      const context = Context.current();
+      try {
+        return await drainOutbox(ctx.pool, handler, {
+          ...input,
+          signal: context.cancellationSignal,
+          progress: { heartbeat: (details) => context.heartbeat(details) },
+          logger: ctx.logger,
+        });
+      } catch (err) {
+        if (err instanceof ShardBusyError) throw ApplicationFailure.retryable(err.message, 'ShardBusy');
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { SqlPool } from '../db/pool.js';
+import type { Logger } from '../logger.js';
+import { claimBatch, outboxDepth, settleBatch, type OutboxHandler, type BatchProgress } from './outbox.js';
+
+/**
+ * One drainer: works off one shard of one topic until `runForMs` has passed, then returns so its
+ * workflow can record the run (src/workflows/outbox-drainer.ts). It holds the shard's advisory lock
+ * on a session of its own for the whole run, so a retried attempt on another worker waits until a
+ * stalled one is really gone; the lock and the LISTEN die with the connection. Idle, it sleeps until
+ * a commit's NOTIFY (src/db/migrations/…_outbox.ts) or `idlePollMs` (backoffs coming due).
+ */
+export interface DrainOptions {
+  shard: { index: number; count: number };
+  batchSize: number;
+  runForMs: number;
+  idlePollMs: number;
+  signal: AbortSignal;
+  progress: BatchProgress;
+  logger: Logger;
+}
+
+export interface DrainStats {
+  batches: number;
+  requests: number;
+  failed: number;
+}
+
+export class ShardBusyError extends Error {}
+
+/** How often a drainer with work waiting logs the outbox depth. */
+const DEPTH_LOG_EVERY_MS = 30_000;
+
+export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: DrainOptions): Promise<DrainStats> {
+  const { topic } = handler;
+  const session = await pool.session();
+  try {
+    const lockName = `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`;
+    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockName]);
+    if (!rows[0]?.locked) throw new ShardBusyError(`${lockName} is drained by another worker`);
+
+    let notified = false;
+    let wake = () => {};
+    session.onNotification(() => ((notified = true), wake()));
+    await session.query('listen outbox');
+
+    const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };
+    const end = Date.now() + opts.runForMs;
+    let lastDepthLog = 0;
+    while (Date.now() < end && !opts.signal.aborted) {
+      notified = false;
+      const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
+      if (!batch.requests.length) {
+        if (!notified) await sleepUntilWoken(opts, (w) => (wake = w));
+        opts.progress.heartbeat(stats);
+        continue;
+      }
+      const failures = await handler.handle(batch.requests, opts.progress);
+      await settleBatch(pool, topic, batch, failures);
+      stats.batches++;
+      stats.requests += batch.requests.length;
+      stats.failed += failures.size;
+      for (const [artId, err] of failures) opts.logger.warn({ topic, artId, err: err.message }, 'outbox: request failed; retried after a backoff');
+      opts.progress.heartbeat(stats);
+      if (Date.now() - lastDepthLog > DEPTH_LOG_EVERY_MS) {
+        lastDepthLog = Date.now();
+        opts.logger.info({ topic, shard: opts.shard.index, outbox: (await outboxDepth(pool)).find((d) => d.topic === topic) ?? null }, 'outbox: draining');
+      }
+    }
+    return stats;
+  } finally {
+    session.end();
+  }
+}
+
+function sleepUntilWoken(opts: DrainOptions, setWake: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      opts.signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, opts.idlePollMs);
+    opts.signal.addEventListener('abort', done);
+    setWake(done);
+  });
+}

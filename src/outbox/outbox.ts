@@ -1,0 +1,134 @@
+import type { Config } from '../config.js';
+import type { Sql } from '../db/pool.js';
+import { rows, type Db } from '../db/sql.js';
+
+/**
+ * The transactional outbox (docs/decisions.md, Indexing). A change that affects what an artifact
+ * looks like from outside writes one request per interested topic in the same transaction as its
+ * version and event (src/drive/events.ts), so a committed write can never miss its indexing and a
+ * rolled-back one never causes any. Drainers (src/outbox/drain.ts) claim the requests of a topic in
+ * batches, hand them to the topic's handler and delete what it finished; failures wait out a backoff.
+ */
+export type OutboxTopic = 'search' | 'wiki';
+
+/** What changed: the bytes (or what is derived from them), only the record (path, labels, metadata), or the artifact left. */
+export type OutboxOp = 'content' | 'record' | 'remove';
+
+export interface OutboxItem {
+  driveId: string;
+  artId: string;
+  op: OutboxOp;
+}
+
+/** The requests of one artifact within a batch, coalesced: handlers bring the artifact to its current state. */
+export interface OutboxRequest {
+  driveId: string;
+  artId: string;
+  ops: OutboxOp[];
+}
+
+export interface BatchProgress {
+  /** Tells Temporal the drainer is alive (and what it is doing). */
+  heartbeat(details?: unknown): void;
+}
+
+export interface OutboxHandler {
+  topic: OutboxTopic;
+  /** Processes one batch; returns the artifacts that failed (their rows are retried with backoff); every other row is done. */
+  handle(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>>;
+}
+
+/** The topics that hear about every artifact change (the wiki's joins when a language model is configured). */
+export function artifactTopics(config: Config): OutboxTopic[] {
+  return config.llm ? ['search', 'wiki'] : ['search'];
+}
+
+const INSERT_REQUESTS = `insert into outbox (topic, drive_id, art_id, op)
+  select t, i.d, i.a, i.o from unnest(array[?]::text[]) t cross join jsonb_to_recordset(?::jsonb) as i(d text, a text, o text)`;
+
+const requestParams = (topics: OutboxTopic[], items: OutboxItem[]) => [topics, JSON.stringify(items.map((i) => ({ d: i.driveId, a: i.artId, o: i.op })))];
+
+/**
+ * The SQL that queues `items` for each topic as a data-modifying CTE, to prefix another statement
+ * with (`with queued as (…) insert into events …`): an event and its requests cost one round trip.
+ * Placeholders are `?` (MikroORM's raw SQL); `params` go before the main statement's.
+ */
+export function outboxCte(topics: OutboxTopic[], items: OutboxItem[]): { sql: string; params: unknown[] } {
+  return { sql: `queued as (${INSERT_REQUESTS})`, params: requestParams(topics, items) };
+}
+
+/** Queues `items` for each topic inside the caller's transaction. */
+export async function enqueueArtifacts(tx: Db, topics: OutboxTopic[], items: OutboxItem[]): Promise<void> {
+  if (!topics.length || !items.length) return;
+  await rows(tx, INSERT_REQUESTS, requestParams(topics, items));
+}
+
+export interface ClaimedBatch {
+  requests: OutboxRequest[];
+  /** The newest row claimed: rows after it arrived while the batch ran and stay for the next one. */
+  maxId: string;
+}
+
+/**
+ * The oldest due requests of one shard of a topic, coalesced per artifact. An artifact always falls
+ * in the same shard and each shard has one drainer (an advisory lock), so no artifact is ever
+ * processed twice at once and a later request can never be overtaken by an older one.
+ */
+export async function claimBatch(db: Sql, topic: OutboxTopic, shard: { index: number; count: number }, limit: number): Promise<ClaimedBatch> {
+  const { rows } = await db.query<{ id: string; drive_id: string; art_id: string; op: OutboxOp }>(
+    `select id, drive_id, art_id, op from outbox
+      where topic = $1 and not_before <= now() and (hashtext(art_id) & 2147483647) % $2 = $3
+      order by id limit $4`,
+    [topic, shard.count, shard.index, limit],
+  );
+  const byArtifact = new Map<string, OutboxRequest>();
+  for (const r of rows) {
+    const request = byArtifact.get(r.art_id) ?? { driveId: r.drive_id, artId: r.art_id, ops: [] };
+    if (!request.ops.includes(r.op)) request.ops.push(r.op);
+    byArtifact.set(r.art_id, request);
+  }
+  return { requests: [...byArtifact.values()], maxId: rows.at(-1)?.id ?? '0' };
+}
+
+/** Longest wait before a failing artifact is tried again. */
+export const MAX_BACKOFF_S = 300;
+
+/**
+ * Deletes the finished artifacts' requests up to the batch's last row (older ones still backing off
+ * included: the artifact is now current) and pushes the failed ones back: 2, 4, 8 … 300 s.
+ */
+export async function settleBatch(db: Sql, topic: OutboxTopic, batch: ClaimedBatch, failures: Map<string, Error>): Promise<void> {
+  const done = batch.requests.filter((r) => !failures.has(r.artId)).map((r) => r.artId);
+  if (done.length) {
+    await db.query('delete from outbox where topic = $1 and id <= $2 and art_id = any($3::text[])', [topic, batch.maxId, done]);
+  }
+  if (failures.size) {
+    const failed = [...failures].map(([artId, err]) => ({ a: artId, e: String(err.message ?? err).slice(0, 2000) }));
+    await db.query(
+      `update outbox o set attempts = o.attempts + 1, last_error = f.e,
+              not_before = now() + make_interval(secs => least($4::float8, power(2, o.attempts + 1)))
+         from jsonb_to_recordset($3::jsonb) as f(a text, e text)
+        where o.topic = $1 and o.id <= $2 and o.art_id = f.a`,
+      [topic, batch.maxId, JSON.stringify(failed), MAX_BACKOFF_S],
+    );
+  }
+}
+
+export interface OutboxDepth {
+  topic: string;
+  depth: number;
+  /** Age of the oldest waiting request, in seconds. */
+  oldest_s: number;
+  /** Requests that failed at least once and wait out a backoff. */
+  retrying: number;
+}
+
+/** Waiting requests per topic (readiness details and the drainers' logs). */
+export async function outboxDepth(db: Sql): Promise<OutboxDepth[]> {
+  const { rows } = await db.query<OutboxDepth>(
+    `select topic, count(*)::int as depth, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_s,
+            count(*) filter (where attempts > 0)::int as retrying
+       from outbox group by topic order by topic`,
+  );
+  return rows;
+}

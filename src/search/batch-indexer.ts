@@ -1,0 +1,147 @@
+import type { BatchProgress, OutboxHandler, OutboxRequest } from '../outbox/outbox.js';
+import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
+import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
+import type { Embedder } from './embeddings.js';
+import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
+import { extract, previewOf } from './extract.js';
+import { passagesOf } from './split.js';
+import type { UsageRecorder } from './usage.js';
+
+/**
+ * The search topic's outbox handler: brings each artifact of a batch to its current state in the
+ * engine. Per artifact: read the live record (gone → remove), extract, write the lexical document
+ * and split; then the passages of the whole batch are embedded together (cached texts skipped, the
+ * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then each
+ * artifact's passages are written and its `indexed_at` set. A failure fails only its own artifact, which the outbox retries.
+ */
+export interface SearchIndexerDeps {
+  engine: SearchEngine;
+  source: ArtifactSource;
+  embedder?: Embedder;
+  /** Vectors the drive paid for already (production: always, with an embedder). */
+  cache?: EmbeddingCache;
+  usage: UsageRecorder;
+  /** Texts per embeddings request (the provider's batch limit). */
+  embedBatchSize?: number;
+  /** Artifacts read and extracted at once. */
+  concurrency?: number;
+}
+
+/** One text of one drive that needs a vector, and the passages waiting for it. */
+interface Wanted {
+  key: CacheKey;
+  passages: Passage[];
+  owners: Set<string>;
+}
+
+interface Prepared {
+  record: IndexableRecord;
+  passages: Passage[];
+  embed: boolean;
+}
+
+export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
+  const embedBatchSize = deps.embedBatchSize ?? 64;
+  const concurrency = deps.concurrency ?? 4;
+
+  /** Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything. */
+  async function prepare(req: OutboxRequest): Promise<Prepared | null> {
+    const { driveId, artId } = req;
+    if (!req.ops.includes('content') && !req.ops.includes('remove')) {
+      const record = await deps.source.getRecord(driveId, artId);
+      if (!record) await deps.engine.removeArtifact(driveId, artId);
+      else await deps.engine.patchArtifact(driveId, artId, { path: record.path, labels: record.labels, metadata: record.metadata, updatedAt: record.updatedAt });
+      return null;
+    }
+    const artifact = await deps.source.getForIndexing(driveId, artId);
+    if (!artifact) {
+      await deps.engine.removeArtifact(driveId, artId);
+      return null;
+    }
+    const { bytes, ...record } = artifact;
+    const extracted = await extract(record.contentType, record.path, bytes);
+    await deps.engine.upsertDocument({ ...record, preview: previewOf(extracted) });
+    // Wiki pages are never embedded nor returned by find, so they get no passages.
+    const isWiki = record.path.startsWith(WIKI_PREFIX);
+    return { record, passages: isWiki ? [] : await passagesOf(extracted), embed: deps.embedder !== undefined && !isWiki };
+  }
+
+  /**
+   * Gives every passage of the batch that needs one its vector: from the cache where the drive paid
+   * for the text before, else from the provider, each distinct text once, `embedBatchSize` per
+   * request, each answer cached at once. A failed request fails only the artifacts waiting on it.
+   */
+  async function embedAll(prepared: Prepared[], failures: Map<string, Error>, progress: BatchProgress): Promise<void> {
+    const embedder = deps.embedder;
+    if (!embedder) return;
+    const wanted = new Map<string, Wanted>();
+    for (const p of prepared.filter((x) => x.embed)) {
+      for (const passage of p.passages) {
+        const key = { driveId: p.record.driveId, text: passage.text };
+        const id = EmbeddingCache.keyOf(key);
+        const entry = wanted.get(id) ?? { key, passages: [], owners: new Set<string>() };
+        entry.passages.push(passage);
+        entry.owners.add(p.record.artId);
+        wanted.set(id, entry);
+      }
+    }
+    const cached = deps.cache ? await deps.cache.lookup([...wanted.values()].map((w) => w.key)) : new Map<string, number[]>();
+    const byText = new Map<string, Wanted[]>();
+    for (const [id, entry] of wanted) {
+      const vector = cached.get(id);
+      if (vector) entry.passages.forEach((passage) => (passage.embedding = vector));
+      else byText.set(entry.key.text, [...(byText.get(entry.key.text) ?? []), entry]);
+    }
+    const texts = [...byText.keys()];
+    for (let i = 0; i < texts.length; i += embedBatchSize) {
+      const chunk = texts.slice(i, i + embedBatchSize);
+      const entries = chunk.flatMap((text) => byText.get(text)!);
+      try {
+        const vectors = await embedder.embed(chunk);
+        const fresh = chunk.flatMap((text, j) => byText.get(text)!.map((entry) => ({ entry, embedding: vectors[j]! })));
+        await deps.cache?.store(fresh.map(({ entry, embedding }) => ({ ...entry.key, embedding })));
+        for (const { entry, embedding } of fresh) entry.passages.forEach((passage) => (passage.embedding = embedding));
+      } catch (err) {
+        for (const entry of entries) for (const artId of entry.owners) failures.set(artId, err as Error);
+      }
+      progress.heartbeat({ embedded: Math.min(i + embedBatchSize, texts.length), of: texts.length });
+    }
+  }
+
+  return {
+    topic: 'search',
+    async handle(batch, progress) {
+      const failures = new Map<string, Error>();
+      const prepared: Prepared[] = [];
+      await forEachLimited(batch, concurrency, async (req) => {
+        try {
+          const p = await prepare(req);
+          if (p) prepared.push(p);
+        } catch (err) {
+          failures.set(req.artId, err as Error);
+        }
+        progress.heartbeat();
+      });
+      await embedAll(prepared, failures, progress);
+      for (const { record, passages, embed } of prepared) {
+        if (failures.has(record.artId)) continue;
+        try {
+          await deps.engine.replacePassages(record.driveId, record.artId, record.versionNumber, passages);
+          await deps.source.markIndexed(record.driveId, record.artId, record.versionNumber, { embedded: embed });
+          await deps.usage.record(record.driveId, 'indexing_ops');
+        } catch (err) {
+          failures.set(record.artId, err as Error);
+        }
+      }
+      return failures;
+    },
+  };
+}
+
+async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
