@@ -76,6 +76,14 @@ const envSchema = z.object({
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   EMBEDDINGS_DIMENSIONS: positiveInt(256),
 
+  // Language model for the wiki (any OpenAI-compatible chat-completions endpoint); absent means no wiki, nothing sent
+  LLM_URL: optionalUrl,
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().default('gpt-4o-mini'),
+  LLM_TIMEOUT_S: positiveInt(120),
+  // Extra requests after a reply that fails validation, before the artifact's pass is recorded as failed
+  LLM_INVALID_REPLY_RETRIES: int(2),
+
   // Durations, seconds
   ACCESS_TOKEN_TTL_S: positiveInt(900),
   ANON_ASSERTION_TTL_S: positiveInt(30 * DAY),
@@ -196,6 +204,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     typesense: e.TYPESENSE_URL ? { url: e.TYPESENSE_URL, apiKey: e.TYPESENSE_API_KEY ?? '' } : undefined,
     embeddings: e.EMBEDDINGS_URL
       ? { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY ?? '', model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS }
+      : undefined,
+    llm: e.LLM_URL
+      ? { url: e.LLM_URL.replace(/\/$/, ''), apiKey: e.LLM_API_KEY ?? '', model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_S * 1000, invalidReplyRetries: e.LLM_INVALID_REPLY_RETRIES }
       : undefined,
     outbox: {
       shards: e.OUTBOX_SHARDS,

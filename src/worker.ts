@@ -16,6 +16,8 @@ import { ensureOutboxDrainers } from './temporal/start.js';
 import type { DrainInput } from './temporal/outbox-messages.js';
 import { createCompileActivities } from './activities/compile.js';
 import { bindAutoCompileToArtifacts } from './projects/auto-compile.js';
+import type { OutboxHandler } from './outbox/outbox.js';
+import { createWikiHandler } from './wiki/handler.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,7 +26,9 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
 const engine = createSearchEngine(config, ctx.pool);
-const outboxHandlers = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
+const outboxHandlers: OutboxHandler[] = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
+// The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
+if (config.llm) outboxHandlers.push(createWikiHandler(ctx));
 // The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
 bindSearchToArtifacts(engine);
 // A purge or restore in this process under an auto-compile project still reaches its debouncer.

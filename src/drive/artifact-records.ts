@@ -25,6 +25,10 @@ export interface ArtifactRow {
   indexed_at: Timestamp | null;
   /** When the current version's passages were embedded; null without an embeddings provider and for `_wiki/` pages. */
   embedded_at: Timestamp | null;
+  /** The wiki's reading of the content (src/wiki), null until a wiki pass stored one. */
+  llm_index?: Record<string, unknown> | null;
+  /** The content hash `llm_index` describes. */
+  wiki_hash?: string | null;
 }
 
 export const artifactNotFound = (message = 'no live artifact') => new AppError('ARTIFACT_NOT_FOUND', message);

@@ -55,12 +55,14 @@ export interface PutInput {
   artId?: string;
   /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
   grantee?: { drive_id: string; identity_id: string | null; role: string };
+  /** The service's own write under `_wiki/` (src/drive/system-writes.ts): counted in storage, never refused by the quota. */
+  system?: true;
 }
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 /** The upload's fields; each optional one undefined when its header was omitted. */
-export type UploadInput = Omit<PutInput, 'driveId' | 'actor' | 'artId' | 'grantee'>;
+export type UploadInput = Omit<PutInput, 'driveId' | 'actor' | 'artId' | 'grantee' | 'system'>;
 
 /** An upload body as it arrives: read once, at most the per-artifact limit. */
 export interface IncomingBody {
@@ -163,7 +165,7 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
     ],
   );
   if (!row) return undefined;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
   await w.event({
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactCreated, actor: input.actor,
     metadata: { path: row.path, version_number: 1, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
@@ -186,7 +188,7 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
       input.source !== undefined, input.source ? JSON.stringify(input.source) : null, current.id,
     ],
   ))!;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
   await w.event({
     driveId: row.drive_id, artId: row.id, action: EventAction.artifactUpdated, actor: input.actor,
     metadata: {
@@ -198,7 +200,9 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
 }
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
-async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null, justWritten = false): Promise<void> {
+async function addVersion(
+  ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null, justWritten = false, system = false,
+): Promise<void> {
   await rows(
     tx,
     `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
@@ -206,7 +210,7 @@ async function addVersion(ctx: AppContext, tx: Db, a: ArtifactRow, actor: string
     [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
   );
   await pinBlob(tx, a.hash, justWritten);
-  await reserveStorage(tx, a.drive_id, Number(a.size_bytes), ctx.config.limits.storageQuotaBytes);
+  await reserveStorage(tx, a.drive_id, Number(a.size_bytes), system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes);
 }
 
 const pathConflict = (path: string) => new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });

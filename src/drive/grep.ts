@@ -22,6 +22,8 @@ export interface GrepInput {
   maxChars: number;
   timeMs: number;
   cursor?: string;
+  /** Scan the wiki's pages (`_wiki/`) instead of the drive's own files (which skip them). */
+  wiki?: boolean;
 }
 
 export interface GrepMatch {
@@ -70,7 +72,7 @@ export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promi
     const batch = await rows<ArtifactRow>(rc.app.orm.em.fork(), `select * from artifacts where ${where.join(' and ')} order by path collate "C" limit ?`, params);
     if (!batch.length) return { matches, filesScanned, stoppedBy: null, nextCursor: null };
     for (const a of batch) {
-      if (isWikiPath(a.path) || !isTextual(a.file_type, a.content_type)) {
+      if (isWikiPath(a.path) !== (input.wiki ?? false) || !isTextual(a.file_type, a.content_type)) {
         after = a.path;
         continue;
       }

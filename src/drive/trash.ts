@@ -66,6 +66,8 @@ export async function restoreArtifact(rc: RequestContext, input: { artId: string
   return writeTransaction(ctx, async (w) => {
     const row = await getArtifactAnyState(w.tx, a.driveId, a.artId, true);
     if (!row || !row.deleted_at) throw artifactNotFound('no artifact in trash with this id');
+    // A wiki page left the wiki with its last source; the wiki writes it again when one comes back.
+    checkNotWiki(row.path);
     const target = a.rename ?? row.path;
     const occupant = await getLiveArtifactByPath(w.tx, a.driveId, row.path, true);
     if (a.rename !== undefined) {

@@ -15,6 +15,7 @@ import { registerReadTools } from './tools-read.js';
 import { registerSearchTools } from './tools-search.js';
 import { registerSharingTools } from './tools-sharing.js';
 import { registerWriteTools } from './tools-write.js';
+import { registerWikiTools } from './tools-wiki.js';
 import type { ToolEnv } from './tool-kit.js';
 
 /**
@@ -54,6 +55,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerEditTools(server, env);
   registerSharingTools(server, env);
   registerCompileTools(server, env);
+  registerWikiTools(server, env);
   return server;
 }
 

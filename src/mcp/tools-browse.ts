@@ -16,6 +16,7 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveUsage } from '../usage/usage.js';
+import { topWikiPages } from '../wiki/browse.js';
 import { artifactOutSchema, eventOutSchema, folderOutSchema, versionOutSchema } from '../api/schemas/artifacts.js';
 import { cursorArg, defineTool, fitPage, isArtId, isFldId, READ_ONLY, refArg, type ToolEnv } from './tool-kit.js';
 
@@ -48,6 +49,10 @@ export async function resolveRef(rc: RequestContext, ref: string) {
   }
 }
 
+/** overview's top_entities/top_concepts items (REFERENCE §1: name, slug, summary, mention_count, url). */
+const TOP_PAGES = 10;
+const topPageSchema = z.object({ name: z.string(), slug: z.string(), summary: z.string(), mention_count: z.number().int(), url: z.string(), path: z.string() });
+
 export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
@@ -64,24 +69,27 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
       stats: z.record(z.string(), z.unknown()),
       by_folder: z.record(z.string(), z.number().int()),
       recent_activity: z.array(eventOutSchema),
-      top_entities: z.array(z.record(z.string(), z.unknown())),
-      top_concepts: z.array(z.record(z.string(), z.unknown())),
+      top_entities: z.array(topPageSchema).describe('the wiki\'s entities most sources mention (empty with no wiki)'),
+      top_concepts: z.array(topPageSchema).describe('the wiki\'s concepts most sources mention'),
     },
     annotations: READ_ONLY,
     budget: 'read',
   }, async (_args, rc) => {
-    const [drive, stats, folders, events] = await Promise.all([
+    const [drive, stats, folders, events, entities, concepts] = await Promise.all([
       driveOverview(rc), driveUsage(rc), artifactsByTopFolder(rc), listEvents(rc, { limit: 10 }),
+      topWikiPages(rc, 'entity', TOP_PAGES), topWikiPages(rc, 'concept', TOP_PAGES),
     ]);
+    const top = (p: (typeof entities)[number]) => ({ name: p.name, slug: p.slug, summary: p.summary, mention_count: p.mention_count, url: p.url, path: p.path });
     const byFolder = Object.fromEntries(folders.map((f) => [f.folder === '' ? '/' : f.folder, f.count]));
     const structured = {
       drive: driveOverviewOut(drive, rc.principal), stats, by_folder: byFolder,
-      recent_activity: events.items.map(eventOut), top_entities: [], top_concepts: [],
+      recent_activity: events.items.map(eventOut), top_entities: entities.map(top), top_concepts: concepts.map(top),
     };
     const text = [
       `Drive ${drive.id} (${drive.claimedAt ? 'claimed' : 'unclaimed'}), storage ${stats.storage.used}/${stats.storage.limit} bytes, writes this hour ${stats.writes.used}/${stats.writes.limit}.`,
       `Artifacts by folder: ${folders.map((f) => `${f.folder || '/'}: ${f.count}`).join(', ') || 'none yet'}.`,
       `Recent activity: ${events.items.map((e) => `${e.action} ${eventSubject(e)}`).join('; ') || 'none'}.`,
+      `Wiki: top entities ${entities.map((p) => `${p.name} (${p.mention_count})`).join(', ') || 'none'}; top concepts ${concepts.map((p) => `${p.name} (${p.mention_count})`).join(', ') || 'none'}.`,
     ].join('\n');
     return { structured, text };
   });

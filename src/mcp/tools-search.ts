@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { grepArtifacts } from '../drive/grep.js';
+import { grepArtifacts, type GrepResult } from '../drive/grep.js';
 import { MODALITIES } from '../search/engine.js';
 import { findHitOut, searchHitOut } from '../shapes/search.js';
 import { findHitSchema, searchHitSchema } from '../api/routes/search.js';
@@ -95,12 +95,7 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
       max_matches: z.number().int().min(1).max(1000).default(200),
       cursor: cursorArg,
     },
-    output: {
-      matches: z.array(z.object({ art_id: z.string(), path: z.string(), line: z.number().int(), text: z.string() })),
-      files_scanned: z.number().int(),
-      stopped_by: z.enum(['max_files', 'max_matches', 'max_chars', 'time']).nullable(),
-      next_cursor: z.string().nullable(),
-    },
+    output: grepOutput,
     annotations: READ_ONLY,
     budget: 'read',
   }, async (args, rc) => {
@@ -108,11 +103,23 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
       pattern: args.pattern, literal: args.literal, ignoreCase: args.ignore_case, prefix: args.prefix,
       maxFiles: args.max_files, maxMatches: args.max_matches, maxChars: Math.floor(cap / 3), timeMs: config.mcp.grepTimeMs, cursor: args.cursor,
     });
-    const matches = r.matches.map((m) => ({ art_id: m.artId, path: m.path, line: m.line, text: m.text }));
-    return {
-      structured: { matches, files_scanned: r.filesScanned, stopped_by: r.stoppedBy, next_cursor: r.nextCursor },
-      text: `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}`
-        + (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor="${r.nextCursor}".` : ''),
-    };
+    return grepAnswer(r);
   });
+}
+
+/** grep's and wiki_grep's answer. */
+export const grepOutput = {
+  matches: z.array(z.object({ art_id: z.string(), path: z.string(), line: z.number().int(), text: z.string() })),
+  files_scanned: z.number().int(),
+  stopped_by: z.enum(['max_files', 'max_matches', 'max_chars', 'time']).nullable(),
+  next_cursor: z.string().nullable(),
+};
+
+export function grepAnswer(r: GrepResult): ToolAnswer {
+  const matches = r.matches.map((m) => ({ art_id: m.artId, path: m.path, line: m.line, text: m.text }));
+  return {
+    structured: { matches, files_scanned: r.filesScanned, stopped_by: r.stoppedBy, next_cursor: r.nextCursor },
+    text: `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}`
+      + (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor="${r.nextCursor}".` : ''),
+  };
 }

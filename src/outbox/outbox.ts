@@ -39,8 +39,8 @@ export interface OutboxHandler {
 }
 
 /** The topics that hear about every artifact change (the wiki's joins when a language model is configured). */
-export function artifactTopics(_config: Config): OutboxTopic[] {
-  return ['search'];
+export function artifactTopics(config: Config): OutboxTopic[] {
+  return config.llm ? ['search', 'wiki'] : ['search'];
 }
 
 const INSERT_REQUESTS = `insert into outbox (topic, drive_id, art_id, op)

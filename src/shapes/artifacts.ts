@@ -38,6 +38,7 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     purge_at: iso(r.purge_at),
     indexed_at: iso(r.indexed_at),
     embedded_at: iso(r.embedded_at),
+    llm_index: r.llm_index ?? null,
   };
 }
 export type ArtifactOut = ReturnType<typeof artifactOut>;

@@ -92,7 +92,7 @@ describe('OPTIONS and 405 follow the document', () => {
     for (const [method, path, expected] of [
       ['TRACE', '/healthz', ['GET']],
       ['PATCH', '/v0/search', ['GET']],
-      ['POST', '/v0/drives/me', ['GET']],
+      ['POST', '/v0/drives/me', ['GET', 'PATCH']],
       ['PATCH', '/v0/artifacts/some/file.txt', ['DELETE', 'PUT']],
       ['GET', '/v0/artifacts/notes/a.md', ['DELETE', 'PUT']],
     ] as const) {

@@ -11,7 +11,7 @@ let b: McpSession;
 let tenantA: Awaited<ReturnType<typeof createTenant>>;
 
 const TOOLS = ['overview', 'list', 'search', 'find', 'grep', 'read', 'read_version', 'versions', 'lookup', 'upload', 'move', 'copy', 'delete',
-  'mkdir', 'set_metadata', 'activity', 'upload_url', 'edit', 'share', 'grant', 'compile', 'get_compile'];
+  'mkdir', 'set_metadata', 'activity', 'upload_url', 'edit', 'share', 'grant', 'compile', 'get_compile', 'wiki_search', 'wiki_ls', 'wiki_grep'];
 
 beforeAll(async () => {
   api = await startIdentityApi({ MCP_RESULT_MAX_CHARS: '6000' });

@@ -6,6 +6,7 @@ import { driveOverview } from '../../drive/drives.js';
 import { driveOverviewOut } from '../../shapes/drives.js';
 import { driveUsage } from '../../usage/usage.js';
 import { route } from '../http/route.js';
+import { setDriveSettings } from '../../wiki/switch.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
 
@@ -19,7 +20,13 @@ const driveOut = z.object({
   expires_at: z.iso.datetime().nullable().describe('unclaimed drives only: removal at the latest (30-day limit)'),
   last_activity_at: z.iso.datetime(),
   scope: z.enum(['pre_claim', 'full']),
-  settings: z.object({ wiki_indexing: z.boolean() }),
+  settings: z.object({ wiki_indexing: z.boolean().describe('whether artifact text is sent to the language model that builds the wiki (on by default)') }),
+});
+
+const drivePatch = z.strictObject({
+  settings: z.strictObject({
+    wiki_indexing: z.boolean().optional().describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
+  }),
 });
 
 const usageOut = z.object({
@@ -41,6 +48,17 @@ export function drivesMeRouter(ctx: AppContext): Router {
     auth: true,
     responses: { 200: { description: 'drive overview', schema: driveOut } },
   }, async ({ req }) => driveOverviewOut(await driveOverview(requestContextOf(ctx, req)), authOf(req)));
+
+  route(router, {
+    method: 'patch',
+    path: '/v0/drives/me',
+    summary: 'Change the authenticated drive\'s settings (the owner\'s wiki indexing switch)',
+    tags: ['drives'],
+    auth: true,
+    body: drivePatch,
+    errors: ['NOT_FOUND'],
+    responses: { 200: { description: 'drive overview after the change', schema: driveOut } },
+  }, async ({ body, req }) => driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body.settings), authOf(req)));
 
   route(router, {
     method: 'get',

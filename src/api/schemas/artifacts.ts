@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { llmIndexSchema } from '../../wiki/llm-index.js';
 
 /** Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI). */
 const ts = z.string().describe('RFC 3339 timestamp');
@@ -27,6 +28,7 @@ export const artifactOutSchema = z.object({
   purge_at: ts.nullable(),
   indexed_at: ts.nullable().describe('when the current version became searchable; null until the indexer has reached it'),
   embedded_at: ts.nullable().describe('when the current version\'s passages were embedded for semantic find; null without a provider'),
+  llm_index: llmIndexSchema.nullable().describe('the wiki\'s reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model'),
 });
 
 export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });

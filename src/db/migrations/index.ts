@@ -8,6 +8,7 @@ import { Migration20261122060000_mcp } from './Migration20261122060000_mcp.js';
 import { Migration20261122070000_sharing } from './Migration20261122070000_sharing.js';
 import { Migration20261201000000_projects_feedback } from './Migration20261201000000_projects_feedback.js';
 import { Migration20261201100000_outbox } from './Migration20261201100000_outbox.js';
+import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   { name: 'Migration20261122070000_sharing', class: Migration20261122070000_sharing },
   { name: 'Migration20261201000000_projects_feedback', class: Migration20261201000000_projects_feedback },
   { name: 'Migration20261201100000_outbox', class: Migration20261201100000_outbox },
+  { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
 ];

@@ -2,9 +2,9 @@ import { Router } from 'express';
 import type { AppContext } from '../../context.js';
 import { deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
 import { driveOverview } from '../../drive/drives.js';
-import { setWikiIndexing } from '../../drive/drive-settings.js';
 import { restoreArtifact, deleteArtifact } from '../../drive/trash.js';
 import { AppError } from '../../errors.js';
+import { setDriveSettings } from '../../wiki/switch.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../../identity/accounts.js';
 import { csrfField, html, shortTime } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
@@ -99,7 +99,7 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.post('/settings/wiki', async (req, res) => {
     const o = ownerPost(ctx, req, res);
     if (!o) return;
-    await setWikiIndexing(o.rc, field(req.body, 'wiki_indexing') === 'on');
+    await setDriveSettings(o.rc, { wiki_indexing: field(req.body, 'wiki_indexing') === 'on' });
     res.redirect(303, '/settings');
   });
 
