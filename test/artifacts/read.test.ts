@@ -12,12 +12,20 @@ useTestApi({ SIGNED_DOWNLOAD_THRESHOLD_BYTES: '100' }, (a, dc) => {
 describe('reading artifacts', () => {
   it('get, meta by id and by path return the same record; other drives get 404', async () => {
     const a = (await d.put('r/one.txt', 'one', { 'content-type': 'text/plain' })).json;
+    // The write answers before the indexer reaches it; the record then says when it became searchable.
+    expect(a.indexed_at).toBeNull();
+    let indexedAt: string | null = null;
+    for (const end = Date.now() + 30_000; !indexedAt && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      indexedAt = (await d.get(`/v0/artifacts/${a.art_id}`)).json.indexed_at;
+    }
+    expect(Date.parse(indexedAt!)).toBeGreaterThanOrEqual(Date.parse(a.updated_at));
     const byId = await d.get(`/v0/artifacts/${a.art_id}`);
     const metaId = await d.get(`/v0/artifacts/${a.art_id}/meta`);
     const metaPath = await d.get(`/v0/artifacts/r/one.txt/meta`);
-    expect(byId.json).toEqual(a);
-    expect(metaId.json).toEqual(a);
-    expect(metaPath.json).toEqual(a);
+    const indexed = { ...a, indexed_at: indexedAt };
+    expect(byId.json).toEqual(indexed);
+    expect(metaId.json).toEqual(indexed);
+    expect(metaPath.json).toEqual(indexed);
     const other = await driveClient(api);
     const foreign = await other.get(`/v0/artifacts/${a.art_id}`);
     expect([foreign.status, foreign.code]).toEqual([404, 'ARTIFACT_NOT_FOUND']);
