@@ -73,6 +73,10 @@ describe('write budget and rate-limit headers', () => {
     const em = api.ctx.orm.em.fork();
     const upload = await fetch(`${api.url}/v0/artifacts/notes/usage.bin`, { method: 'PUT', headers: tenant.auth, body: Buffer.alloc(12345, 7) });
     expect(upload.status).toBe(200);
+    // The worker's indexing of the upload counts one indexing op (its meter writes once a second); wait for it in the database.
+    const indexingOps = async () =>
+      Number((await em.fork().execute<{ n: number }[]>(`select coalesce(sum(count), 0) as n from usage_counters where drive_id = ? and kind = 'indexing_ops'`, [tenant.driveId]))[0]!.n);
+    for (const end = Date.now() + 30_000; (await indexingOps()) < 1 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
     await incrementUsage(em, tenant.driveId, 'indexing_ops');
     await incrementUsage(em, tenant.driveId, 'retrieval_queries', 4);
     await write(tenant.auth);
@@ -90,7 +94,7 @@ describe('write budget and rate-limit headers', () => {
       ops_this_month: {
         month,
         reads: { used: 2, limit: 0 }, // the overview read and this usage read
-        indexing_ops: { used: 1, limit: 0 },
+        indexing_ops: { used: 2, limit: 0 }, // the upload's indexing and one counted here
         retrieval_queries: { used: 4, limit: 0 },
       },
     });
