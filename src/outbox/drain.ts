@@ -68,12 +68,19 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
     }
     return stats;
   } finally {
+    // Unlock before letting the connection go: ending it is not awaited and the server drops a
+    // session's locks only once its backend exits, so the next run (the workflow starts one at
+    // once, here or on another worker) could still find the shard busy. A broken connection has
+    // lost the lock with its backend anyway.
+    await session.query('select pg_advisory_unlock_all()').catch(() => {});
     session.end();
   }
 }
 
 function sleepUntilWoken(opts: DrainOptions, setWake: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
+    // Cancelled while the empty claim ran: the abort event has fired already and would not wake this sleep.
+    if (opts.signal.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       opts.signal.removeEventListener('abort', done);

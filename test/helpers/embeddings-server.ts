@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A deterministic OpenAI-compatible embeddings server on 127.0.0.1 for tests. A text's vector
- * is a hashed bag of words, after mapping a few synonyms onto one concept, so "automobile"
- * lands near "car" (semantic match without a shared word) while unrelated texts stay apart.
- * It can be stopped and started again on the same port to simulate a provider outage.
+ * A deterministic OpenAI-compatible embeddings server on 127.0.0.1 for tests (and the out-of-process
+ * checks: scripts/topology.ts). A text's vector is a hashed bag of words, after mapping a few
+ * synonyms onto one concept, so "automobile" lands near "car" (semantic match without a shared
+ * word) while unrelated texts stay apart. It can be stopped and started again on the same port to
+ * simulate a provider outage, accept several API keys (to tell callers apart), and hold a request
+ * unanswered (to kill its caller while the request is in flight).
  */
 const CONCEPTS: Record<string, string> = {
   automobile: 'car', vehicle: 'car', cars: 'car', sedan: 'car',
@@ -24,15 +26,37 @@ export function deterministicVector(text: string, dimensions: number): number[] 
   return v;
 }
 
+/** An answered embeddings request: who sent it (its API key) and the texts it embedded. */
+export interface DeliveredRequest {
+  apiKey: string;
+  texts: string[];
+}
+
+/** A request held unanswered (see hold()). */
+export interface HeldRequest {
+  apiKey: string;
+  texts: string[];
+  /** Destroys the held connections (this one and any later one from the same key) without an answer, and stops holding. */
+  drop(): void;
+}
+
 export interface EmbeddingsTestServer {
   url: string;
   apiKey: string;
-  /** Requests answered (any status). */
+  /** Requests received (any status, held ones included). */
   requests: number;
-  /** Inputs embedded successfully. */
+  /** Inputs embedded successfully: counted once the response is fully written, so a held or aborted request never counts. */
   inputs: number;
-  /** Every input text embedded, in order (to check nothing is embedded twice). */
+  /** Every input text embedded, in order (to check nothing is embedded twice); delivered responses only, as `inputs`. */
   texts: string[];
+  /** The delivered requests, in order, with the key that sent each. */
+  delivered: DeliveredRequest[];
+  /**
+   * Holds the next embeddings request whose key passes `accept` without answering it; resolves
+   * once it arrives. Later requests from the same key are held too (nothing more reaches that
+   * caller) until drop().
+   */
+  hold(accept?: (apiKey: string) => boolean): Promise<HeldRequest>;
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Answers `n` more embeddings requests, then goes down (an outage in the middle of indexing). */
@@ -42,18 +66,24 @@ export interface EmbeddingsTestServer {
   close(): Promise<void>;
 }
 
-export async function startEmbeddingsServer(opts: { apiKey?: string; port?: number } = {}): Promise<EmbeddingsTestServer> {
-  const apiKey = opts.apiKey ?? 'test-embeddings-key';
+/** `apiKey` is the first key the server accepts; `apiKeys` adds others. */
+export async function startEmbeddingsServer(opts: { apiKey?: string; apiKeys?: string[]; port?: number } = {}): Promise<EmbeddingsTestServer> {
+  const apiKey = opts.apiKey ?? opts.apiKeys?.[0] ?? 'test-embeddings-key';
+  const accepted = new Set([apiKey, ...(opts.apiKeys ?? [])]);
   let server: Server | undefined;
   let port = opts.port ?? 0;
   let remaining = Infinity;
   let down: Promise<void> = Promise.resolve();
+  let holding: { accept: (key: string) => boolean; resolve: (held: HeldRequest) => void } | undefined;
+  /** The key being held and its unanswered responses. */
+  let held: { key: string; responses: ServerResponse[] } | undefined;
   const state: EmbeddingsTestServer = {
     url: '',
     apiKey,
     requests: 0,
     inputs: 0,
     texts: [],
+    delivered: [],
     async start() {
       remaining = Infinity;
       server = createServer((req, res) => {
@@ -63,12 +93,31 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
         req.on('end', () => {
           const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
           if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, { error: { message: 'not found' } });
-          if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { message: 'bad key' } });
+          const key = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+          if (!accepted.has(key)) return send(401, { error: { message: 'bad key' } });
           const { input, dimensions, model } = JSON.parse(body) as { input: string[] | string; dimensions?: number; model: string };
           const inputs = Array.isArray(input) ? input : [input];
           const dims = dimensions ?? 64;
-          state.inputs += inputs.length;
-          state.texts.push(...inputs);
+          if (held?.key === key) return void held.responses.push(res);
+          if (holding?.accept(key)) {
+            const h = { key, responses: [res] };
+            held = h;
+            holding.resolve({
+              apiKey: key,
+              texts: inputs,
+              drop: () => {
+                for (const r of h.responses) r.destroy();
+                if (held === h) held = undefined;
+              },
+            });
+            holding = undefined;
+            return;
+          }
+          res.on('finish', () => {
+            state.inputs += inputs.length;
+            state.texts.push(...inputs);
+            state.delivered.push({ apiKey: key, texts: inputs });
+          });
           if (--remaining <= 0) res.on('finish', () => void (down = state.stop()));
           send(200, {
             object: 'list',
@@ -87,6 +136,9 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; port?: numb
       server.closeAllConnections();
       await new Promise((r) => server!.close(r));
       server = undefined;
+    },
+    hold(accept = () => true) {
+      return new Promise<HeldRequest>((resolve) => (holding = { accept, resolve }));
     },
     stopAfter(n) {
       remaining = n;
