@@ -3,6 +3,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
+import { createDrive } from '../src/drive/drives.js';
+import { mintApiKey } from '../src/identity/api-keys.js';
 import { startStack } from '../src/stack/index.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
 import { testStackEnv } from '../test/stack-env.js';
@@ -35,10 +37,12 @@ export interface BenchStack {
   /** The bench's own connection (owner role): pg_stat_statements, catch-up checks. */
   admin: pg.Pool;
   pids: { api?: number; worker?: number };
-  cpu(): CpuSnapshot;
+  cpu: () => CpuSnapshot;
   /** Throws if the API or the worker has exited. */
-  alive(): void;
-  stop(): Promise<void>;
+  alive: () => void;
+  /** A new claimed drive and an API key for it. */
+  driveWithKey: () => Promise<{ driveId: string; key: string }>;
+  stop: () => Promise<void>;
 }
 
 export const ROLES = { api: 'drive_api', worker: 'drive_worker' } as const;
@@ -60,8 +64,9 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
     DATA_DIR: dataDir,
     TEMPORAL_TASK_QUEUE: `agent-drive-bench-${base}`,
     STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
-    // The benches measure throughput, not the per-credential write budget.
+    // The benches measure throughput, not the write budgets (per credential and per drive).
     WRITE_BUDGET_PER_HOUR: String(1_000_000),
+    WRITE_BUDGET_PER_DRIVE_PER_HOUR: String(1_000_000),
     ...opts.env,
   };
   rmSync(dataDir, { recursive: true, force: true });
@@ -116,6 +121,16 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       cpu: () => cpuSnapshot(pids),
       alive: () => {
         for (const p of procs) if (p.child.exitCode !== null) throw new Error(`${p.name} exited with code ${p.child.exitCode} (see ${logDir}/${p.name}.log)`);
+      },
+      driveWithKey: async () => {
+        const orm = await createOrm(env.DATABASE_URL!, { poolMax: 1 });
+        try {
+          const em = orm.em.fork();
+          const drive = await createDrive(em, { ownerEmail: 'bench@example.test' });
+          return { driveId: drive.id, key: (await mintApiKey(em, drive.id, 'bench')).key };
+        } finally {
+          await orm.close();
+        }
       },
       stop,
     };

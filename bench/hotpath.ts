@@ -1,8 +1,5 @@
 import http from 'node:http';
 import path from 'node:path';
-import { createOrm } from '../src/db/orm.js';
-import { createDrive } from '../src/drive/drives.js';
-import { mintApiKey } from '../src/identity/api-keys.js';
 import { registerAnonymousAgent } from '../scripts/agent-client.js';
 import { percentile, readStatements, resetStatements, ROLES, startBenchStack } from './bench-stack.js';
 
@@ -38,11 +35,7 @@ async function main() {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(DATA_DIR, 'prof')}`] : [];
   const stack = await startBenchStack({ base: BASE, dataDir: DATA_DIR, apiNodeArgs: prof });
   try {
-    const orm = await createOrm(stack.env.DATABASE_URL!, { poolMax: 1 });
-    const em = orm.em.fork();
-    const drive = await createDrive(em, { ownerEmail: 'bench@example.test' });
-    const { key } = await mintApiKey(em, drive.id, 'bench');
-    await orm.close();
+    const { key } = await stack.driveWithKey();
     const cases = [
       { name: 'GET /healthz', path: '/healthz', headers: {} as Record<string, string> },
       { name: 'GET /v0/drives/me (API key)', path: '/v0/drives/me', headers: { authorization: `Bearer ${key}` } },
