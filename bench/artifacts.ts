@@ -1,85 +1,131 @@
 /**
  * PUT and GET of 1 KB and 1 MB objects through the API and directly against the S3 gateway, in
  * the same run on the same embedded stack, printing requests/s, MB/s and the API/direct ratio.
- * Brings up its own stack (PostgreSQL, Temporal, versitygw) under .data/bench on ports 18901-18904
- * and runs the API as its own process on 18905 (as in production, so the load generator does not
- * share the API's event loop), loopback only; each case is bounded by a request count and a time limit.
+ * Brings up its own stack (PostgreSQL, Temporal, versitygw) under .data/bench on ports 18901-18906
+ * and runs the API (18910) and the worker as their own processes (bench-stack.ts), as in
+ * production, so the load generator does not share the API's event loop; loopback only; each case
+ * is bounded by a request count and a time limit.
+ *
+ * Per case it also prints what a request costs the whole stack:
+ * - all-in CPU per request: the CPU of every process of the stack (API, worker, PostgreSQL,
+ *   Temporal dev server, S3 gateway; not the bench client) from the first request until the work
+ *   the phase caused has finished (every written artifact's current version has its search
+ *   document, then the stack is idle), minus the idle baseline measured at the start of the run;
+ * - Temporal workflow tasks and signals per request (the dev server's metrics, see readTemporal);
+ * - SQL statements per request, by process (pg_stat_statements by role; BEGIN/COMMIT included);
+ * - CPU per request by process (bench client included), as before.
+ * req/s is given twice: "answered" counts until the last response, "sustained" until the work
+ * the phase caused has finished (a backlog of indexing cannot grow forever), and so is the ratio
+ * to direct S3. Earlier rounds ran no worker and waited only for the API's signals: their ratio
+ * is close to today's "answered".
+ * The 1 KB objects are markdown notes, so their indexing is real (extract, split, passages);
+ * the 1 MB objects are binary (indexed by metadata: the bench measures the write path, not the
+ * text splitter).
  *
  *   npm run bench:artifacts            (BENCH_SECONDS, BENCH_CONCURRENCY tune it)
  */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { closeContext, createContext } from '../src/context.js';
-import { createOrm, migrate } from '../src/db/orm.js';
-import { mintApiKey } from '../src/identity/api-keys.js';
-import { createDrive } from '../src/drive/drives.js';
-import { startStack } from '../src/stack/index.js';
-import { cpuPerRequest, cpuSnapshot, settle } from './process-cpu.js';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { createS3Client } from '../src/storage/s3.js';
+import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
+import {
+  notYetIndexed, readStatements, readTemporal, resetStatements, ROLES, startBenchStack, temporalDelta,
+  type BenchStack, type StatementCounts, type TemporalCounts,
+} from './bench-stack.js';
 
-const BASE = 18900;
+const BASE = Number(process.env.BENCH_PORT_BASE ?? 18900);
+const DATA_DIR = '.data/bench';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+/** How long the run waits for the background work of a phase (indexing) before giving up on it. */
+const CATCH_UP_S = 300;
 const SIZES = [
-  { label: '1 KB', bytes: 1024, maxRequests: 3000 },
-  { label: '1 MB', bytes: 1024 * 1024, maxRequests: 400 },
+  { label: '1 KB', bytes: 1024, maxRequests: 3000, text: true },
+  { label: '1 MB', bytes: 1024 * 1024, maxRequests: 400, text: false },
 ];
-
-const env = {
-  ...process.env,
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'silent',
-  DATA_DIR: '.data/bench',
-  EMBEDDED_PG_PORT: String(BASE + 1),
-  TEMPORAL_PORT: String(BASE + 2),
-  TEMPORAL_UI_PORT: String(BASE + 3),
-  S3_PORT: String(BASE + 4),
-  TEMPORAL_HTTP_PORT: String(BASE + 5),
-  TEMPORAL_METRICS_PORT: String(BASE + 6),
-  TEMPORAL_TASK_QUEUE: 'agent-drive-bench',
-  STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
-  // The bench measures throughput, not the per-credential write budget.
-  WRITE_BUDGET_PER_HOUR: String(1_000_000),
-};
 
 interface Result {
   requests: number;
+  /** Until the last response. */
+  answeredSeconds: number;
+  /** Until the work the phase caused has finished. */
   seconds: number;
   /** CPU ms per request by process role (see process-cpu.ts). */
   cpu: string;
+  /** CPU ms per request of the stack (bench client excluded), idle baseline subtracted. */
+  allInMs: number;
+  temporal: TemporalCounts;
+  statements: StatementCounts;
+  /** Artifacts not indexed when the run gave up waiting (0: caught up). */
+  behind: number;
 }
 
-/** The API's pid, so its CPU is reported apart from the stack's. */
-let apiPid: number | undefined;
+let stack: BenchStack;
+/** Stack CPU ms per wall second while idle, measured at the start of the run. */
+let idleMsPerS = 0;
 
-/** Runs `op(i)` from CONCURRENCY loops until maxRequests or the time limit. */
-async function measure(maxRequests: number, op: (i: number) => Promise<void>): Promise<Result> {
+/**
+ * Runs `op(i)` from CONCURRENCY loops until maxRequests or the time limit, then waits until the
+ * work it caused has finished: every artifact of `indexedDrive` searchable (when given) and the
+ * stack idle. Polls for indexing only after the stack has gone idle, so the polling costs next to nothing.
+ */
+async function measure(maxRequests: number, op: (i: number) => Promise<void>, indexedDrive?: string): Promise<Result> {
   let next = 0;
-  await settle({ api: apiPid });
-  const cpuBefore = cpuSnapshot({ api: apiPid });
-  const started = process.hrtime.bigint();
+  await settle(stack.pids);
+  await resetStatements(stack.admin);
+  const temporalBefore = await readTemporal(stack.env);
+  const cpuBefore = stack.cpu();
+  const started = performance.now();
   const deadline = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < maxRequests && Date.now() < deadline) await op(next++);
     }),
   );
+  const answeredSeconds = (performance.now() - started) / 1000;
   // The phase ends when the work it caused has finished, including what runs after the responses.
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9 + (await settle({ api: apiPid }));
-  return { requests: next, seconds, cpu: cpuPerRequest(cpuBefore, cpuSnapshot({ api: apiPid }), next) };
+  let busyUntil = performance.now();
+  let behind = 0;
+  for (const giveUp = Date.now() + CATCH_UP_S * 1000; ;) {
+    const settling = performance.now();
+    busyUntil = settling + (await settle(stack.pids)) * 1000;
+    behind = indexedDrive ? await notYetIndexed(stack.admin, indexedDrive) : 0;
+    if (behind === 0 || Date.now() > giveUp) break;
+    stack.alive();
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const cpuAfter = stack.cpu();
+  const wallS = (performance.now() - started) / 1000;
+  const statements = await readStatements(stack.admin);
+  const temporal = temporalDelta(temporalBefore, await readTemporal(stack.env));
+  return {
+    requests: next,
+    answeredSeconds,
+    seconds: Math.max(answeredSeconds, (busyUntil - started) / 1000),
+    cpu: cpuPerRequest(cpuBefore, cpuAfter, next),
+    allInMs: (stackCpuMs(cpuBefore, cpuAfter) - idleMsPerS * wallS) / Math.max(1, next),
+    temporal,
+    statements,
+    behind,
+  };
 }
 
-/** Unique content per request (so content addressing cannot skip a write), built cheaply from one random block. */
-function payloadFactory(bytes: number) {
-  const block = randomBytes(bytes);
+/**
+ * Unique content per request (so content addressing cannot skip a write), built cheaply from one
+ * random block: binary, or markdown words (letters only, so a note is text and splits into passages).
+ */
+function payloadFactory(bytes: number, text: boolean) {
+  const block = text ? Buffer.from([...randomBytes(bytes)].map((b) => (b % 7 === 0 ? 32 : 97 + (b % 26)))) : randomBytes(bytes);
   return (i: number) => {
     const b = Buffer.from(block);
-    b.writeUInt32BE(i, 0);
-    b.writeUInt32BE(process.pid, 4);
+    if (text) b.write(`# n${i.toString(36)}p${process.pid.toString(36)} `.padEnd(24, ' '), 0, 'latin1');
+    else {
+      b.writeUInt32BE(i, 0);
+      b.writeUInt32BE(process.pid, 4);
+    }
     return b;
   };
 }
@@ -111,44 +157,47 @@ async function drain(body: unknown): Promise<number> {
   return n;
 }
 
+const perRequest = (n: number, r: Result) => (n / Math.max(1, r.requests)).toFixed(2);
+const fmtMs = (ms: number) => ms.toFixed(1);
+
 async function main() {
-  rmSync(env.DATA_DIR, { recursive: true, force: true });
-  const config0 = loadConfig(env);
-  const log = (m: string) => process.stderr.write(`[bench-stack] ${m}\n`);
-  const stack = await startStack(config0, log);
-  const fullEnv: Record<string, string | undefined> = { ...env, ...stack.env };
-  let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
-  let apiProcess: ManagedProcess | undefined;
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(DATA_DIR, 'prof')}`] : [];
+  stack = await startBenchStack({ base: BASE, dataDir: DATA_DIR, worker: true, apiNodeArgs: prof });
+  const url = stack.url;
+  const config = loadConfig(stack.env);
+  const s3 = createS3Client(config.s3);
   try {
-    const orm = await createOrm(fullEnv.DATABASE_URL!, { poolMax: 2 });
-    await migrate(orm);
-    await orm.close();
-    const apiPort = BASE + 10;
-    const url = `http://127.0.0.1:${apiPort}`;
-    const apiEnv = { ...fullEnv, HOST: '127.0.0.1', PORT: String(apiPort), PUBLIC_BASE_URL: url };
-    apiProcess = spawnManaged('bench-api', process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.DATA_DIR, 'prof')}`] : []), '--import', 'tsx', path.resolve('src/main.ts')], {
-      logDir: path.resolve(env.DATA_DIR, 'logs'),
-      env: apiEnv as NodeJS.ProcessEnv,
-    });
-    await waitForPort(apiPort, apiProcess);
-    apiPid = apiProcess.child.pid;
-    const config = loadConfig(apiEnv);
-    ctx = await createContext(config, 'bench');
-    const em = ctx.orm.em.fork();
-    const drive = await createDrive(em, { ownerEmail: 'bench@example.test' });
-    const { key } = await mintApiKey(em, drive.id, 'bench');
+    const { driveId, key } = await stack.driveWithKey();
     const auth = { authorization: `Bearer ${key}` };
-    const s3: S3Client = ctx.s3;
     const bucket = config.s3.bucket;
 
+    // The worker is ready when a first note is searchable (it bundles the workflows when no bundle is built).
+    const first = await request(`${url}/v0/artifacts/bench/ready.md`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: Buffer.from('# ready\n') });
+    if (first.status !== 200) throw new Error(`API PUT ${first.status}: ${first.text}`);
+    for (const giveUp = Date.now() + 180_000; (await notYetIndexed(stack.admin, driveId)) > 0; ) {
+      if (Date.now() > giveUp) throw new Error('the worker did not index a first note within 180 s');
+      stack.alive();
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await settle(stack.pids);
+    const idleBefore = stack.cpu();
+    const idleS = 5;
+    await new Promise((r) => setTimeout(r, idleS * 1000));
+    idleMsPerS = stackCpuMs(idleBefore, stack.cpu()) / idleS;
+    const idleParts = cpuPerRequest(idleBefore, stack.cpu(), idleS);
+
     const rows: string[][] = [];
+    const costRows: string[][] = [];
     const cpuRows: string[] = [];
+    const statementRows: string[] = [];
     for (const size of SIZES) {
-      const make = payloadFactory(size.bytes);
+      const make = payloadFactory(size.bytes, size.text);
       const tag = size.label.replace(' ', '').toLowerCase();
+      const ext = size.text ? '.md' : '';
+      const putHeaders = size.text ? { ...auth, 'content-type': 'text/markdown' } : auth;
       // warm-up both paths; "GET again" reads this object over and over (the API serves it from its blob cache)
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm`, Body: make(1e9), ContentLength: size.bytes }));
-      const warm = await request(`${url}/v0/artifacts/bench/${tag}/warm`, { method: 'PUT', headers: auth, body: make(1e9 + 1) });
+      const warm = await request(`${url}/v0/artifacts/bench/${tag}/warm${ext}`, { method: 'PUT', headers: putHeaders, body: make(1e9 + 1) });
       const warmArt = JSON.parse(warm.text) as { art_id: string };
 
       const directPut = await measure(size.maxRequests, async (i) => {
@@ -156,10 +205,10 @@ async function main() {
       });
       const putIds: string[] = [];
       const apiPut = await measure(size.maxRequests, async (i) => {
-        const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}`, { method: 'PUT', headers: auth, body: make(i + 5e8) });
+        const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}${ext}`, { method: 'PUT', headers: putHeaders, body: make(i + 5e8) });
         if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
         putIds[i] = (JSON.parse(res.text) as { art_id: string }).art_id;
-      });
+      }, driveId);
       // Each object read once: nothing is in the API's blob cache (or the gateway's page cache is as cold as it gets).
       const distinct = Math.min(directPut.requests, putIds.length);
       const directGetEach = await measure(distinct, async (i) => {
@@ -181,36 +230,74 @@ async function main() {
       });
       const fmt = (r: Result) => {
         const rps = r.requests / r.seconds;
-        return { rps, mbps: (rps * size.bytes) / 1024 ** 2 };
+        return { rps, answered: r.requests / r.answeredSeconds, mbps: (rps * size.bytes) / 1024 ** 2 };
       };
       const cases = [['PUT', directPut, apiPut], ['GET once', directGetEach, apiGetEach], ['GET again', directGet, apiGet]] as const;
       for (const [op, direct, viaApi] of cases) {
         const dr = fmt(direct);
         const ar = fmt(viaApi);
+        const name = `${op} ${size.label}`;
         rows.push([
-          `${op} ${size.label}`,
+          name,
           `${dr.rps.toFixed(0)}`, `${dr.mbps.toFixed(1)}`,
-          `${ar.rps.toFixed(0)}`, `${ar.mbps.toFixed(1)}`,
+          `${ar.answered.toFixed(0)}`, `${ar.rps.toFixed(0)}`, `${ar.mbps.toFixed(1)}`,
+          `${(ar.answered / dr.rps).toFixed(2)}`,
           `${(ar.rps / dr.rps).toFixed(2)}`,
           `${direct.requests}/${viaApi.requests}`,
         ]);
-        cpuRows.push(`${op} ${size.label}  direct ${direct.cpu}\n${' '.repeat(op.length + size.label.length + 3)}API    ${viaApi.cpu}`);
+        const api = (r: Result) => r.statements.byRole.get(ROLES.api) ?? 0;
+        const worker = (r: Result) => r.statements.byRole.get(ROLES.worker) ?? 0;
+        costRows.push([
+          name,
+          fmtMs(direct.allInMs), fmtMs(viaApi.allInMs), `${(viaApi.allInMs / Math.max(0.1, direct.allInMs)).toFixed(1)}×`,
+          perRequest(viaApi.temporal.workflowTasks + viaApi.temporal.signals, viaApi),
+          `${perRequest(viaApi.temporal.workflowTasks, viaApi)}/${perRequest(viaApi.temporal.signals, viaApi)}/${perRequest(viaApi.temporal.starts, viaApi)}/${perRequest(viaApi.temporal.activityTasks, viaApi)}`,
+          perRequest(api(viaApi), viaApi), perRequest(worker(viaApi), viaApi),
+          viaApi.behind ? `${viaApi.behind} not indexed` : '',
+        ]);
+        cpuRows.push(`${name}  direct ${direct.cpu}\n${' '.repeat(name.length + 2)}API    ${viaApi.cpu}`);
+        if (op === 'PUT') statementRows.push(...statementBreakdown(name, viaApi));
       }
     }
-    const header = ['case', 'direct req/s', 'direct MB/s', 'API req/s', 'API MB/s', 'API/direct', 'requests (d/api)'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
-    console.log(`\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend\n`);
-    console.log(line(header));
-    for (const r of rows) console.log(line(r));
+    console.log(`\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend, API + worker processes\n`);
+    table(['case', 'direct req/s', 'direct MB/s', 'API req/s answered', 'API req/s sustained', 'API MB/s', 'ratio answered', 'ratio sustained', 'requests (d/api)'], rows);
+    console.log('ratio: API req/s over direct req/s (direct S3 has no background work: its answered and sustained rates are the same).');
+    console.log(`\nWhat a request costs the whole stack (idle baseline ${idleMsPerS.toFixed(1)} ms CPU/s subtracted: ${idleParts.replace(/^[\d.]+ ms /, '')} per s):\n`);
+    table(['case', 'all-in CPU ms direct', 'all-in CPU ms API', 'API/direct', 'Temporal tasks+signals', 'wf tasks/signals/starts/activities', 'SQL API', 'SQL worker', ''], costRows);
+    console.log('\nall-in: CPU of API, worker, PostgreSQL, Temporal, S3 gateway from the first request until every write is indexed and the stack is idle, per request.');
+    console.log('Temporal: frontend service_requests of the namespace (RespondWorkflowTaskCompleted/Failed, Signal[WithStart]WorkflowExecution, StartWorkflowExecution, RespondActivityTaskCompleted/Failed), per request.');
+    console.log('SQL: pg_stat_statements calls by role (API, worker), per request, BEGIN/COMMIT included.');
     console.log('\nCPU per request, by process (ms; 2 cores = 2000 ms/s between them):');
     for (const r of cpuRows) console.log(r);
+    console.log('\nSQL statements per PUT through the API, by statement (calls per request):');
+    for (const r of statementRows) console.log(r);
   } finally {
     agent.destroy();
-    await apiProcess?.stop();
-    if (ctx) await closeContext(ctx);
+    s3.destroy();
     await stack.stop();
   }
+}
+
+function table(header: string[], rows: string[][]) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(line(header));
+  for (const r of rows) console.log(line(r));
+}
+
+/** The statements of the API (and the worker) during a PUT phase, most frequent first. */
+function statementBreakdown(name: string, r: Result): string[] {
+  const out: string[] = [];
+  for (const [label, role] of [['API', ROLES.api], ['worker', ROLES.worker]] as const) {
+    const m = r.statements.byStatement.get(role);
+    if (!m) continue;
+    out.push(`${name}, ${label}: ${perRequest(r.statements.byRole.get(role) ?? 0, r)}`);
+    for (const [text, calls] of [...m].sort((a, b) => b[1] - a[1])) {
+      if (calls / r.requests < 0.05) continue;
+      out.push(`  ${perRequest(calls, r).padStart(6)}  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`);
+    }
+  }
+  return out;
 }
 
 await main();

@@ -76,6 +76,13 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   return `${total.toFixed(1)} ms (${parts.join(' · ')})`;
 }
 
+/** CPU ms the stack used between two snapshots: every process but the bench client itself. */
+export function stackCpuMs(before: CpuSnapshot, after: CpuSnapshot): number {
+  let ms = 0;
+  for (const [role, v] of after) if (role !== 'bench client') ms += v - (before.get(role) ?? 0);
+  return ms;
+}
+
 /**
  * Waits until the stack is idle (under 5% of one core over 250 ms, this process excluded), at most
  * `maxS` seconds. Returns how long it stayed busy: 0 when already idle, else the time up to the
@@ -84,16 +91,11 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
  */
 export async function settle(named: Record<string, number | undefined>, maxS = 30): Promise<number> {
   const started = Date.now();
-  const busyMs = (a: CpuSnapshot, b: CpuSnapshot) => {
-    let ms = 0;
-    for (const [role, v] of b) if (role !== 'bench client') ms += v - (a.get(role) ?? 0);
-    return ms;
-  };
   for (;;) {
     const windowStart = Date.now();
     const before = cpuSnapshot(named);
     await new Promise((r) => setTimeout(r, 250));
-    const idle = busyMs(before, cpuSnapshot(named)) < 12.5;
+    const idle = stackCpuMs(before, cpuSnapshot(named)) < 12.5;
     if (idle || Date.now() - started > maxS * 1000) return (windowStart - started) / 1000;
   }
 }

@@ -24,7 +24,7 @@ export interface FreshnessResult {
   timeouts: number;
 }
 
-interface Api {
+export interface Api {
   url: string;
   headers: Record<string, string>;
 }
@@ -32,7 +32,7 @@ interface Api {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One sample: milliseconds from the PUT's 200 to the first search that finds it, or undefined on timeout. */
-async function sample(api: Api, i: number, timeoutMs: number, alive: () => void): Promise<number | undefined> {
+export async function sample(api: Api, i: number, timeoutMs: number, alive: () => void): Promise<number | undefined> {
   const word = uniqueWord();
   const body = `# Freshness sample ${i}\n\nThis note carries the marker ${word} and nothing else of interest.\n`;
   const put = await fetch(`${api.url}/v0/artifacts/fresh/${i}.md`, { method: 'PUT', headers: { ...api.headers, 'content-type': 'text/markdown' }, body });

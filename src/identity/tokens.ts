@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
 
 /**
@@ -82,20 +82,47 @@ export async function signServiceToken(
   return { token, jti, expiresAt: new Date((now + ttlS) * 1000) };
 }
 
+/**
+ * Tokens whose signature, issuer and audience verified, by signing key, until they expire. An
+ * agent sends the same access token on every request, and ES256 verification is the largest CPU
+ * cost of an authenticated no-op after the SQL (docs/decisions.md, Benchmarks and the hot path).
+ * Only that pure check is remembered: expiry is checked again on every use, the token's use
+ * below, and whatever can change (the drive deleted, an assertion superseded) is read fresh by
+ * the callers. Bounded: when full, the oldest entry goes.
+ */
+const VERIFIED_MAX = 4096;
+const verifiedTokens = new WeakMap<Keys, Map<string, JWTPayload>>();
+
+function rememberVerified(keys: Keys, key: string, payload: JWTPayload) {
+  let verified = verifiedTokens.get(keys);
+  if (!verified) verifiedTokens.set(keys, (verified = new Map()));
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(key, payload);
+}
+
 /** Verifies signature, issuer, audience and expiry, and that the token is of the expected use. */
 export async function verifyServiceToken(config: Config, token: string, use: TokenUse): Promise<ServiceClaims> {
-  const { publicKey } = keysOf(config);
-  let payload;
-  try {
-    ({ payload } = await jwtVerify(token, publicKey, {
-      algorithms: ['ES256'],
-      issuer: config.http.baseUrl,
-      audience: config.http.baseUrl,
-      requiredClaims: ['sub', 'jti', 'exp'],
-    }));
-  } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw new TokenInvalid('expired', 'token has expired');
-    throw new TokenInvalid('invalid', 'token signature or claims are invalid');
+  const keys = keysOf(config);
+  const cacheKey = `${config.http.baseUrl} ${token}`;
+  let payload = verifiedTokens.get(keys)?.get(cacheKey);
+  // As jose decides it: expired once the current second reaches exp.
+  if (payload && Math.floor(Date.now() / 1000) >= payload.exp!) {
+    verifiedTokens.get(keys)!.delete(cacheKey);
+    throw new TokenInvalid('expired', 'token has expired');
+  }
+  if (!payload) {
+    try {
+      ({ payload } = await jwtVerify(token, keys.publicKey, {
+        algorithms: ['ES256'],
+        issuer: config.http.baseUrl,
+        audience: config.http.baseUrl,
+        requiredClaims: ['sub', 'jti', 'exp'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new TokenInvalid('expired', 'token has expired');
+      throw new TokenInvalid('invalid', 'token signature or claims are invalid');
+    }
+    rememberVerified(keys, cacheKey, payload);
   }
   if (payload.token_use !== use) throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
   if (typeof payload.drv !== 'string' || (payload.scope !== 'pre_claim' && payload.scope !== 'full')) {

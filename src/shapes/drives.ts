@@ -1,8 +1,8 @@
-import type { DriveRow } from '../drive/drives.js';
+import type { DriveOverview } from '../drive/drives.js';
 import type { Principal } from '../request-context.js';
 
 /** The drive overview (spec 2.9; fields in docs/decisions.md, Drive overview). */
-export function driveOverviewOut(drive: DriveRow, principal: Principal) {
+export function driveOverviewOut(drive: DriveOverview, principal: Principal) {
   return {
     drive_id: drive.id,
     email: drive.ownerEmail ?? null,

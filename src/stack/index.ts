@@ -22,7 +22,12 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(config: Config, log: (m: string) => void): Promise<Stack> {
+export interface StackOptions {
+  /** Extra `postgres` server flags for the embedded PostgreSQL (benchmarks preload pg_stat_statements). */
+  postgresFlags?: string[];
+}
+
+export async function startStack(config: Config, log: (m: string) => void, opts: StackOptions = {}): Promise<Stack> {
   const env: Record<string, string> = {};
   const processes: ManagedProcess[] = [];
   const stoppers: (() => Promise<void>)[] = [];
@@ -50,7 +55,7 @@ export async function startStack(config: Config, log: (m: string) => void): Prom
     const pending: Promise<void>[] = [];
     if (!config.database.url) {
       pending.push(
-        startEmbeddedPostgres({ dataDir, port: config.embedded.postgresPort, log }).then((pg) => {
+        startEmbeddedPostgres({ dataDir, port: config.embedded.postgresPort, log, flags: opts.postgresFlags }).then((pg) => {
           env.DATABASE_URL = pg.url;
           stoppers.push(pg.stop);
         }),

