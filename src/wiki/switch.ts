@@ -1,7 +1,7 @@
 import { transaction } from '../db/sql.js';
 import type { DriveSettings } from '../db/entities/drive.js';
 import { updateDriveSettings, wikiIndexingOf } from '../drive/drive-settings.js';
-import { driveOverview, type DriveRow } from '../drive/drives.js';
+import { driveOverview, type DriveOverview } from '../drive/drives.js';
 import { wikiCandidateIds } from '../drive/llm-index.js';
 import type { RequestContext } from '../request-context.js';
 import { enqueueArtifacts } from '../outbox/outbox.js';
@@ -12,7 +12,7 @@ import { enqueueArtifacts } from '../outbox/outbox.js';
  * candidate artifact of the drive is queued for the wiki in the same transaction, and the worker's
  * drainer reads them in the background (unchanged content is not sent again).
  */
-export async function setDriveSettings(rc: RequestContext, patch: DriveSettings): Promise<DriveRow> {
+export async function setDriveSettings(rc: RequestContext, patch: DriveSettings): Promise<DriveOverview> {
   await transaction(rc.app, async (tx) => {
     const { before, after } = await updateDriveSettings(rc, tx, patch);
     if (rc.app.config.llm && !wikiIndexingOf(before) && wikiIndexingOf(after)) {
