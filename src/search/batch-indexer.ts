@@ -3,7 +3,7 @@ import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
-import { extract, previewOf } from './extract.js';
+import { extract, previewOf, readsContent } from './extract.js';
 import { passagesOf } from './split.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -48,7 +48,9 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
 
   /** Reads and extracts one artifact whose content changed, and splits it into passages. */
   async function prepare(record: IndexableRecord): Promise<Prepared> {
-    const extracted = await extract(record.contentType, record.path, await deps.source.bytes(record));
+    // Content that only indexes by path and metadata is never fetched from S3.
+    const bytes = readsContent(record.contentType, record.path) ? await deps.source.bytes(record) : Buffer.alloc(0);
+    const extracted = await extract(record.contentType, record.path, bytes);
     // Wiki pages are never embedded nor returned by find, so they get no passages.
     const isWiki = record.path.startsWith(WIKI_PREFIX);
     return {

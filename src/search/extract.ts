@@ -55,6 +55,11 @@ export function classify(contentType: string, path: string): 'pdf' | 'timed' | '
   return 'binary';
 }
 
+/** Whether extraction reads the bytes at all: images, audio, video and binaries index by path and metadata only. */
+export function readsContent(contentType: string, path: string): boolean {
+  return ['pdf', 'timed', 'code', 'text'].includes(classify(contentType, path));
+}
+
 /** Strict UTF-8 decode; null for bytes that are not text (invalid UTF-8 or NUL bytes). */
 export function decodeText(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;

@@ -42,9 +42,19 @@ export async function splitWithOffsets(
   text: string,
   opts: { chunkTokens?: number; overlapTokens?: number } = {},
 ): Promise<Span[]> {
-  if (!text.trim()) return [];
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  const chunkTokens = opts.chunkTokens ?? CHUNK_TOKENS;
+  // Most artifacts fit in one chunk: that chunk is the trimmed text, without the splitter's
+  // recursive separator passes (milliseconds of token counting for a 1 KB note). A token covers
+  // at least one UTF-8 byte, so a text of at most chunkTokens bytes fits without counting.
+  const fits = Buffer.byteLength(trimmed) <= chunkTokens || (trimmed.length <= chunkTokens * 8 && countTokens(trimmed) <= chunkTokens);
+  if (fits) {
+    const start = text.indexOf(trimmed);
+    return [{ start, end: start + trimmed.length }];
+  }
   const splitter = new RecursiveCharacterTextSplitter({
-    chunkSize: opts.chunkTokens ?? CHUNK_TOKENS,
+    chunkSize: chunkTokens,
     chunkOverlap: opts.overlapTokens ?? OVERLAP_TOKENS,
     lengthFunction: countTokensYielding,
     keepSeparator: true,
