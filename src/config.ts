@@ -65,6 +65,7 @@ const envSchema = z.object({
   OUTBOX_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   OUTBOX_RUN_FOR_S: positiveInt(300),
   OUTBOX_IDLE_POLL_MS: positiveInt(1000),
+  OUTBOX_GATHER_MS: int(100),
 
   // Search
   TYPESENSE_URL: optionalUrl,
@@ -213,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       batchSize: e.OUTBOX_BATCH,
       runForMs: e.OUTBOX_RUN_FOR_S * 1000,
       idlePollMs: e.OUTBOX_IDLE_POLL_MS,
+      gatherMs: e.OUTBOX_GATHER_MS,
     },
     durations: {
       accessTokenS: e.ACCESS_TOKEN_TTL_S,

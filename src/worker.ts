@@ -62,10 +62,9 @@ const compileWorker = await Worker.create({
 
 await ensureCleanupSchedule(ctx.temporal, config);
 // One drainer per topic and shard (docs/decisions.md, Indexing); the first worker to boot starts them.
+const { shards, ...drainTuning } = config.outbox;
 const drains = outboxHandlers.flatMap(({ topic }) =>
-  Array.from({ length: config.outbox.shards }, (_, index): DrainInput => ({
-    topic, shard: { index, count: config.outbox.shards }, batchSize: config.outbox.batchSize, runForMs: config.outbox.runForMs, idlePollMs: config.outbox.idlePollMs,
-  })),
+  Array.from({ length: shards }, (_, index): DrainInput => ({ topic, shard: { index, count: shards }, ...drainTuning })),
 );
 await ensureOutboxDrainers({ temporal: ctx.temporal, taskQueue: config.temporal.taskQueue }, drains);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');

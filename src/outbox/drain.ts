@@ -14,6 +14,8 @@ export interface DrainOptions {
   batchSize: number;
   runForMs: number;
   idlePollMs: number;
+  /** After waking with no backlog, wait this long for more commits before claiming (batching). */
+  gatherMs: number;
   signal: AbortSignal;
   progress: BatchProgress;
   logger: Logger;
@@ -46,9 +48,15 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
     const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };
     const end = Date.now() + opts.runForMs;
     let lastDepthLog = 0;
+    let backlog = true;
     while (Date.now() < end && !opts.signal.aborted) {
+      // Woken by a commit with no backlog: let the commits of the next moment join the batch, so a
+      // steady stream of writes is indexed a few at a time instead of one batch (and its fixed
+      // statements) per write.
+      if (!backlog && opts.gatherMs > 0) await sleep(opts.gatherMs, opts.signal);
       notified = false;
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
+      backlog = batch.rows >= opts.batchSize;
       if (!batch.requests.length) {
         if (!notified) await sleepUntilWoken(opts, (w) => (wake = w));
         opts.progress.heartbeat(stats);
@@ -75,6 +83,14 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
     await session.query('select pg_advisory_unlock_all()').catch(() => {});
     session.end();
   }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }
 
 function sleepUntilWoken(opts: DrainOptions, setWake: (wake: () => void) => void): Promise<void> {

@@ -65,6 +65,8 @@ export async function enqueueArtifacts(tx: Db, topics: OutboxTopic[], items: Out
 
 export interface ClaimedBatch {
   requests: OutboxRequest[];
+  /** Rows claimed (before coalescing): a full batch means a backlog. */
+  rows: number;
   /** The newest row claimed: rows after it arrived while the batch ran and stay for the next one. */
   maxId: string;
 }
@@ -87,7 +89,7 @@ export async function claimBatch(db: Sql, topic: OutboxTopic, shard: { index: nu
     if (!request.ops.includes(r.op)) request.ops.push(r.op);
     byArtifact.set(r.art_id, request);
   }
-  return { requests: [...byArtifact.values()], maxId: rows.at(-1)?.id ?? '0' };
+  return { requests: [...byArtifact.values()], rows: rows.length, maxId: rows.at(-1)?.id ?? '0' };
 }
 
 /** Longest wait before a failing artifact is tried again. */

@@ -13,6 +13,8 @@ export interface DrainInput {
   runForMs: number;
   /** Longest idle sleep without a NOTIFY (backoffs coming due are seen within it). */
   idlePollMs: number;
+  /** After waking with no backlog, how long to let more commits join the batch. */
+  gatherMs: number;
 }
 
 export interface DrainerWorkflowInput extends DrainInput {

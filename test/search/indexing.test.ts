@@ -219,7 +219,7 @@ describe('the outbox drainer', () => {
   }
 
   const drainFor = (handler: OutboxHandler, runForMs: number, signal = new AbortController().signal) =>
-    drainOutbox(pool, handler, { shard, batchSize: 50, runForMs, idlePollMs: 200, signal, progress, logger });
+    drainOutbox(pool, handler, { shard, batchSize: 50, runForMs, idlePollMs: 200, gatherMs: 0, signal, progress, logger });
 
   it('coalesces requests per artifact, deletes what is done and backs off what failed', async () => {
     await enqueue([{ artId: 'art_o1', op: 'content' }, { artId: 'art_o2', op: 'record' }, { artId: 'art_o1', op: 'remove' }, { artId: 'art_o1', op: 'content' }]);
@@ -239,7 +239,7 @@ describe('the outbox drainer', () => {
   it('wakes on the commit of a write (NOTIFY) instead of waiting for its poll, and one shard has one drainer', async () => {
     const { handler, batches } = recorder();
     const controller = new AbortController();
-    const slowPoll = drainOutbox(pool, handler, { shard, batchSize: 50, runForMs: 20_000, idlePollMs: 60_000, signal: controller.signal, progress, logger });
+    const slowPoll = drainOutbox(pool, handler, { shard, batchSize: 50, runForMs: 20_000, idlePollMs: 60_000, gatherMs: 0, signal: controller.signal, progress, logger });
     await new Promise((r) => setTimeout(r, 300));
     await expect(drainFor(recorder().handler, 100)).rejects.toBeInstanceOf(ShardBusyError);
 
