@@ -15,7 +15,7 @@ import { ensureCleanupSchedule } from './temporal/schedules.js';
 import { ensureOutboxDrainers } from './temporal/start.js';
 import type { DrainInput } from './temporal/outbox-messages.js';
 import { createCompileActivities } from './activities/compile.js';
-import { bindAutoCompileToArtifacts } from './projects/auto-compile.js';
+import { createAutoCompileHandler } from './projects/auto-compile.js';
 import type { OutboxHandler } from './outbox/outbox.js';
 import { createWikiHandler } from './wiki/handler.js';
 
@@ -29,10 +29,9 @@ const engine = createSearchEngine(config, ctx.pool);
 const outboxHandlers: OutboxHandler[] = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
 // The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
 if (config.llm) outboxHandlers.push(createWikiHandler(ctx));
+outboxHandlers.push(createAutoCompileHandler(ctx));
 // The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
 bindSearchToArtifacts(engine);
-// A purge or restore in this process under an auto-compile project still reaches its debouncer.
-bindAutoCompileToArtifacts(ctx);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });
 
 const workflowSource = existsSync(WORKFLOW_BUNDLE_PATH)

@@ -29,7 +29,6 @@ import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
 import { SearchService } from '../search/service.js';
 import { usageRecorderFor } from '../search/usage.js';
-import { bindAutoCompileToArtifacts } from '../projects/auto-compile.js';
 import { projectsRouter } from './routes/projects.js';
 import { feedbackRouter } from './routes/feedback.js';
 
@@ -59,8 +58,6 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   // Every artifact change made through this app reaches the search index (one binding per process).
   const engine = defaultSearchEngine(ctx);
   bindSearchToArtifacts(engine);
-  // Writes under an auto_compile project signal its debouncer (one binding per process).
-  bindAutoCompileToArtifacts(ctx);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));

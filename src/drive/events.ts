@@ -2,8 +2,8 @@ import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { RequestContext } from '../request-context.js';
 import type { Timestamp } from '../time.js';
-import { artifactTopics, enqueueArtifacts, outboxCte, type OutboxItem } from '../outbox/outbox.js';
-import { changeKindOf, publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
+import { artifactTopics, enqueue, outboxCte, outboxItemsFor } from '../outbox/outbox.js';
+import { publishArtifactChanges, type ArtifactChange } from './artifact-hooks.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { rows, transaction, type Db } from '../db/sql.js';
 
@@ -63,8 +63,8 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       async event(e) {
         const id = newId('evt');
         const metadata = e.metadata ?? {};
-        const kind = e.artId ? changeKindOf(e.action, metadata) : null;
-        const queued = kind ? outboxCte(topics, [{ driveId: e.driveId, artId: e.artId!, op: kind }]) : null;
+        const items = e.artId ? outboxItemsFor(topics, { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata }) : [];
+        const queued = items.length ? outboxCte(items) : null;
         await rows(
           tx,
           `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
@@ -75,21 +75,13 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       },
       async noteArtifactChanges(more) {
         changes.push(...more);
-        await enqueueArtifacts(tx, topics, outboxItemsOf(more));
+        await enqueue(tx, more.flatMap((c) => outboxItemsFor(topics, c)));
       },
     });
   });
   const failures = await publishArtifactChanges(changes);
   for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
   return result;
-}
-
-/** The outbox requests of artifact changes (those that change anything derived). */
-export function outboxItemsOf(changes: ArtifactChange[]): OutboxItem[] {
-  return changes.flatMap((c) => {
-    const op = changeKindOf(c.action, c.metadata);
-    return op ? [{ driveId: c.driveId, artId: c.artId, op }] : [];
-  });
 }
 
 export interface EventRow {

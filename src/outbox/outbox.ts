@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Sql } from '../db/pool.js';
 import { rows, type Db } from '../db/sql.js';
+import { changeKindOf, type ArtifactChange } from '../drive/artifact-hooks.js';
 
 /**
  * The transactional outbox (docs/decisions.md, Indexing). A change that affects what an artifact
@@ -9,7 +10,7 @@ import { rows, type Db } from '../db/sql.js';
  * rolled-back one never causes any. Drainers (src/outbox/drain.ts) claim the requests of a topic in
  * batches, hand them to the topic's handler and delete what it finished; failures wait out a backoff.
  */
-export type OutboxTopic = 'search' | 'wiki';
+export type OutboxTopic = 'search' | 'wiki' | 'compile';
 
 /** What changed: the bytes (or what is derived from them), only the record (path, labels, metadata), or the artifact left. */
 export type OutboxOp = 'content' | 'record' | 'remove';
@@ -18,6 +19,8 @@ export interface OutboxItem {
   driveId: string;
   artId: string;
   op: OutboxOp;
+  /** The paths the change touched (the path, and a rename's `from`): auto-compile matches project folders by them. */
+  paths?: string[];
 }
 
 /** The requests of one artifact within a batch, coalesced: handlers bring the artifact to its current state. */
@@ -25,6 +28,8 @@ export interface OutboxRequest {
   driveId: string;
   artId: string;
   ops: OutboxOp[];
+  /** Every path its requests touched. */
+  paths: string[];
 }
 
 export interface BatchProgress {
@@ -38,29 +43,56 @@ export interface OutboxHandler {
   handle(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>>;
 }
 
-/** The topics that hear about every artifact change (the wiki's joins when a language model is configured). */
+/**
+ * The topics that hear about artifact changes: search always, the wiki when a language model is
+ * configured, auto-compile always (its requests are queued only on drives with an auto-compile project).
+ */
 export function artifactTopics(config: Config): OutboxTopic[] {
-  return config.llm ? ['search', 'wiki'] : ['search'];
+  return config.llm ? ['search', 'wiki', 'compile'] : ['search', 'compile'];
 }
 
-const INSERT_REQUESTS = `insert into outbox (topic, drive_id, art_id, op)
-  select t, i.d, i.a, i.o from unnest(array[?]::text[]) t cross join jsonb_to_recordset(?::jsonb) as i(d text, a text, o text)`;
+/** Events that change what a compile reads (a label or metadata change, or a purge, does not). */
+const COMPILE_ACTIONS: ReadonlySet<string> = new Set([
+  'artifact.created', 'artifact.updated', 'artifact.copied', 'artifact.renamed', 'artifact.deleted', 'artifact.restored',
+]);
 
-const requestParams = (topics: OutboxTopic[], items: OutboxItem[]) => [topics, JSON.stringify(items.map((i) => ({ d: i.driveId, a: i.artId, o: i.op })))];
+/** The outbox requests of one artifact change, one per interested topic. */
+export function outboxItemsFor(topics: OutboxTopic[], change: ArtifactChange): (OutboxItem & { topic: OutboxTopic })[] {
+  const op = changeKindOf(change.action, change.metadata);
+  if (!op) return [];
+  const m = change.metadata;
+  const paths = [...new Set([m.path, m.from, m.to].filter((p): p is string => typeof p === 'string'))];
+  return topics
+    .filter((topic) => topic !== 'compile' || COMPILE_ACTIONS.has(change.action))
+    .map((topic) => ({ topic, driveId: change.driveId, artId: change.artId, op, paths }));
+}
+
+// Compile requests only for drives with an auto-compile project: one index probe inside the same statement.
+const INSERT_REQUESTS = `insert into outbox (topic, drive_id, art_id, op, paths)
+  select i.t, i.d, i.a, i.o, i.p from jsonb_to_recordset(?::jsonb) as i(t text, d text, a text, o text, p text[])
+   where i.t <> 'compile' or exists (select 1 from projects pr where pr.drive_id = i.d and pr.auto_compile)`;
+
+const requestParams = (items: (OutboxItem & { topic: OutboxTopic })[]) => [
+  JSON.stringify(items.map((i) => ({ t: i.topic, d: i.driveId, a: i.artId, o: i.op, p: i.paths ?? [] }))),
+];
 
 /**
- * The SQL that queues `items` for each topic as a data-modifying CTE, to prefix another statement
- * with (`with queued as (…) insert into events …`): an event and its requests cost one round trip.
+ * The SQL that queues `items` as a data-modifying CTE, to prefix another statement with
+ * (`with queued as (…) insert into events …`): an event and its requests cost one round trip.
  * Placeholders are `?` (MikroORM's raw SQL); `params` go before the main statement's.
  */
-export function outboxCte(topics: OutboxTopic[], items: OutboxItem[]): { sql: string; params: unknown[] } {
-  return { sql: `queued as (${INSERT_REQUESTS})`, params: requestParams(topics, items) };
+export function outboxCte(items: (OutboxItem & { topic: OutboxTopic })[]): { sql: string; params: unknown[] } {
+  return { sql: `queued as (${INSERT_REQUESTS})`, params: requestParams(items) };
 }
 
-/** Queues `items` for each topic inside the caller's transaction. */
+/** Queues topic-tagged `items` (from outboxItemsFor) inside the caller's transaction. */
+export async function enqueue(tx: Db, items: (OutboxItem & { topic: OutboxTopic })[]): Promise<void> {
+  if (items.length) await rows(tx, INSERT_REQUESTS, requestParams(items));
+}
+
+/** Queues `items` for each of `topics` inside the caller's transaction (backfills, the consistency check). */
 export async function enqueueArtifacts(tx: Db, topics: OutboxTopic[], items: OutboxItem[]): Promise<void> {
-  if (!topics.length || !items.length) return;
-  await rows(tx, INSERT_REQUESTS, requestParams(topics, items));
+  await enqueue(tx, topics.flatMap((topic) => items.map((i) => ({ ...i, topic }))));
 }
 
 export interface ClaimedBatch {
@@ -77,16 +109,17 @@ export interface ClaimedBatch {
  * processed twice at once and a later request can never be overtaken by an older one.
  */
 export async function claimBatch(db: Sql, topic: OutboxTopic, shard: { index: number; count: number }, limit: number): Promise<ClaimedBatch> {
-  const { rows } = await db.query<{ id: string; drive_id: string; art_id: string; op: OutboxOp }>(
-    `select id, drive_id, art_id, op from outbox
+  const { rows } = await db.query<{ id: string; drive_id: string; art_id: string; op: OutboxOp; paths: string[] }>(
+    `select id, drive_id, art_id, op, paths from outbox
       where topic = $1 and not_before <= now() and (hashtext(art_id) & 2147483647) % $2 = $3
       order by id limit $4`,
     [topic, shard.count, shard.index, limit],
   );
   const byArtifact = new Map<string, OutboxRequest>();
   for (const r of rows) {
-    const request = byArtifact.get(r.art_id) ?? { driveId: r.drive_id, artId: r.art_id, ops: [] };
+    const request = byArtifact.get(r.art_id) ?? { driveId: r.drive_id, artId: r.art_id, ops: [], paths: [] };
     if (!request.ops.includes(r.op)) request.ops.push(r.op);
+    for (const p of r.paths) if (!request.paths.includes(p)) request.paths.push(p);
     byArtifact.set(r.art_id, request);
   }
   return { requests: [...byArtifact.values()], rows: rows.length, maxId: rows.at(-1)?.id ?? '0' };

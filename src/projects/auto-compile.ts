@@ -1,50 +1,51 @@
 import type { AppContext } from '../context.js';
-import { onArtifactChanged, type ArtifactChange } from '../drive/artifact-hooks.js';
-import { EventAction } from '../drive/events.js';
+import type { OutboxHandler } from '../outbox/outbox.js';
 import { systemRequestContext } from '../request-context.js';
 import { signalProjectChanged } from '../temporal/start.js';
 import { enqueueCompile, type JobRow } from './jobs.js';
 import { autoCompileProjectsFor, findProjectRow, outputPathOf } from './projects.js';
 
 /**
- * auto_compile: every artifact change under a project folder with `auto_compile` becomes a
- * signal-with-start of that project's debouncer workflow (`autocompile-<fld_id>`), which enqueues
- * one job once the writes have been quiet for COMPILE_DEBOUNCE_MS. The project's own output (the
- * PDF a compile writes) is not a change that compiles again.
+ * auto_compile through the outbox (topic `compile`): an artifact change under a project folder with
+ * `auto_compile` queues a request in the write's own transaction (only on drives that have such a
+ * project), and the worker's handler turns it into a signal-with-start of that project's debouncer
+ * workflow (`autocompile-<fld_id>`), which enqueues one job once the writes have been quiet for
+ * COMPILE_DEBOUNCE_MS. So a crash after commit loses nothing, and no write waits for Temporal.
+ * The project's own output (the PDF a compile writes) is not a change that compiles again.
  */
-const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
-  EventAction.artifactCreated, EventAction.artifactUpdated, EventAction.artifactCopied, EventAction.artifactRenamed,
-  EventAction.artifactDeleted, EventAction.artifactRestored,
-]);
-
-export async function projectChangeHook(app: AppContext, change: ArtifactChange): Promise<void> {
-  if (!CONTENT_ACTIONS.has(change.action)) return;
-  const paths = [change.metadata.path, change.metadata.from, change.metadata.to].filter((p): p is string => typeof p === 'string');
+export async function signalProjectsAt(app: AppContext, driveId: string, paths: string[]): Promise<void> {
   const seen = new Set<string>();
-  for (const p of new Set(paths)) {
-    for (const project of await autoCompileProjectsFor(app.orm.em.fork(), change.driveId, p)) {
+  for (const p of paths) {
+    for (const project of await autoCompileProjectsFor(app.orm.em.fork(), driveId, p)) {
       if (seen.has(project.fld_id) || p === outputPathOf(project.path, project.entrypoint)) continue;
       seen.add(project.fld_id);
-      await signalProjectChanged(
-        { temporal: app.temporal, taskQueue: app.config.temporal.taskQueue },
-        { driveId: change.driveId, fldId: project.fld_id, debounceMs: app.config.compile.debounceMs },
-        p,
+      await app.temporal.withDeadline(Date.now() + 5000, () =>
+        signalProjectChanged(
+          { temporal: app.temporal, taskQueue: app.config.temporal.taskQueue },
+          { driveId, fldId: project.fld_id, debounceMs: app.config.compile.debounceMs },
+          p,
+        ),
       );
     }
   }
 }
 
-let installed: (() => void) | undefined;
-
-/** Subscribes the process (API or worker) once; installing again replaces the previous binding. */
-export function bindAutoCompileToArtifacts(app: AppContext): () => void {
-  installed?.();
-  const off = onArtifactChanged((change) => projectChangeHook(app, change));
-  installed = () => {
-    off();
-    installed = undefined;
+/** The outbox handler of topic `compile` (registered by the worker); a failed signal is retried after a backoff. */
+export function createAutoCompileHandler(app: AppContext): OutboxHandler {
+  return {
+    topic: 'compile',
+    async handle(batch) {
+      const failures = new Map<string, Error>();
+      for (const req of batch) {
+        try {
+          await signalProjectsAt(app, req.driveId, req.paths);
+        } catch (err) {
+          failures.set(req.artId, err as Error);
+        }
+      }
+      return failures;
+    },
   };
-  return installed;
 }
 
 /** The debouncer's activity: enqueues the job if the project still wants auto-compiles. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { enqueueAutoCompile } from '../../src/projects/auto-compile.js';
+import { transaction } from '../../src/db/sql.js';
+import { enqueue, outboxItemsFor } from '../../src/outbox/outbox.js';
 import type { TestApi } from '../helpers/api.js';
-import { useTestApi, type DriveClient } from '../artifacts/client.js';
+import { driveClient, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { MAIN_TEX, makeProject, png, TERMINAL, waitFor } from './helpers.js';
 
 let api: TestApi;
@@ -46,5 +48,31 @@ describe('auto_compile', () => {
     await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex', auto_compile: false } });
     expect(await enqueueAutoCompile(api.ctx, d.driveId, fld, `test/${fld}/1`)).toBeNull();
     await waitFor(() => jobs(fld), (js) => js.length === 1 && TERMINAL.includes(js[0]!.status), 60_000, 300);
+  });
+
+  it('compile requests: only for changes that alter what a compile reads, with the paths touched, and only on drives with an auto-compile project', () => {
+    const change = (action: string, metadata: Record<string, unknown>) =>
+      outboxItemsFor(['search', 'compile'], { driveId: 'drv_a', artId: 'art_a', action, eventId: null, metadata });
+    expect(change('artifact.renamed', { path: 'book/b.tex', from: 'book/a.tex', to: 'book/b.tex' })).toEqual([
+      { topic: 'search', driveId: 'drv_a', artId: 'art_a', op: 'record', paths: ['book/b.tex', 'book/a.tex'] },
+      { topic: 'compile', driveId: 'drv_a', artId: 'art_a', op: 'record', paths: ['book/b.tex', 'book/a.tex'] },
+    ]);
+    // Labels and metadata change nothing a compile reads.
+    expect(change('artifact.metadata_updated', { path: 'book/b.tex', labels: ['x'] }).map((i) => i.topic)).toEqual(['search']);
+  });
+
+  it('the compile topic\'s filter runs in the queueing statement: a drive without an auto-compile project gets no row', async () => {
+    const plain = await driveClient(api);
+    const fld = await makeProject(d, 'filtered', { 'main.tex': MAIN_TEX });
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex', auto_compile: true } });
+    const rolledBack = new Error('roll back');
+    // Read inside the transaction (the worker never sees uncommitted rows), then roll back.
+    const seen = await transaction({ orm: api.ctx.orm }, async (tx) => {
+      await enqueue(tx, [plain.driveId, d.driveId].map((driveId) => ({ topic: 'compile' as const, driveId, artId: 'art_filter', op: 'content' as const, paths: ['filtered/main.tex'] })));
+      const rows = await tx.execute(`select drive_id, paths from outbox where art_id = 'art_filter'`);
+      throw Object.assign(rolledBack, { rows });
+    }).catch((err: Error & { rows?: unknown }) => err.rows);
+    expect(seen).toEqual([{ drive_id: d.driveId, paths: ['filtered/main.tex'] }]);
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex', auto_compile: false } });
   });
 });

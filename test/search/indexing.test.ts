@@ -63,7 +63,7 @@ const usage: { driveId: string; kind: SearchUsageKind }[] = [];
 const progress = { heartbeat: () => {} };
 let indexer: OutboxHandler;
 
-const request = (artId: string, ...ops: OutboxRequest['ops']): OutboxRequest => ({ driveId, artId, ops: ops.length ? ops : ['content'] });
+const request = (artId: string, ...ops: OutboxRequest['ops']): OutboxRequest => ({ driveId, artId, ops: ops.length ? ops : ['content'], paths: [] });
 const searchIds = async (q: string) => (await engine.search(driveId, q, { limit: 20 })).map((h) => h.artId);
 
 function longText(words: string, sentences: number): string {
@@ -181,7 +181,7 @@ describe('the search batch indexer', () => {
     // Another drive pays for its own texts.
     const other = (await createDrive(orm.em.fork())).id;
     source.put(other, 'art_cache3', 'cache/three.txt', text);
-    await indexer.handle([{ driveId: other, artId: 'art_cache3', ops: ['content'] }], progress);
+    await indexer.handle([{ driveId: other, artId: 'art_cache3', ops: ['content'], paths: [] }], progress);
     expect(embeddings.texts.length - before).toBeGreaterThan(paid + 1);
   });
 
@@ -226,8 +226,8 @@ describe('the outbox drainer', () => {
     const { handler, batches } = recorder(new Set(['art_o2']));
     const stats = await drainFor(handler, 300);
     expect(batches[0]).toEqual([
-      { driveId, artId: 'art_o1', ops: ['content', 'remove'] },
-      { driveId, artId: 'art_o2', ops: ['record'] },
+      { driveId, artId: 'art_o1', ops: ['content', 'remove'], paths: [] },
+      { driveId, artId: 'art_o2', ops: ['record'], paths: [] },
     ]);
     // art_o2 failed once and waits 2 s, so the rest of the run saw nothing due.
     expect(batches.length).toBe(1);
@@ -247,7 +247,7 @@ describe('the outbox drainer', () => {
     await enqueue([{ artId: 'art_wake', op: 'content' }]);
     // The drainer polls every 60 s; this waits at most 10 s, so only the NOTIFY can have woken it.
     while (!batches.length && Date.now() - committed < 10_000) await new Promise((r) => setTimeout(r, 20));
-    expect(batches).toEqual([[{ driveId, artId: 'art_wake', ops: ['content'] }]]);
+    expect(batches).toEqual([[{ driveId, artId: 'art_wake', ops: ['content'], paths: [] }]]);
     controller.abort();
     await slowPoll;
     expect(await waiting()).toEqual([]);

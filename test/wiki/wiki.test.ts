@@ -34,7 +34,7 @@ afterAll(async () => {
 const progress = { heartbeat: () => {} };
 /** Runs the wiki's pass over these artifacts, as one outbox batch; fails on any failed request. */
 async function index(drive: DriveClient, artIds: string[], op: OutboxOp = 'content') {
-  const failures = await handler.handle(artIds.map((artId) => ({ driveId: drive.driveId, artId, ops: [op] })), progress);
+  const failures = await handler.handle(artIds.map((artId) => ({ driveId: drive.driveId, artId, ops: [op], paths: [] })), progress);
   expect([...failures].map(([id, e]) => `${id}: ${e.message}`)).toEqual([]);
 }
 async function put(drive: DriveClient, path: string, text: string, contentType = 'text/markdown') {
@@ -203,7 +203,7 @@ describe('what is sent', () => {
     llm.mode = 'unavailable';
     let failures: Map<string, Error>;
     try {
-      failures = await handler.handle([{ driveId: e.driveId, artId: a.art_id, ops: ['content'] }], progress);
+      failures = await handler.handle([{ driveId: e.driveId, artId: a.art_id, ops: ['content'], paths: [] }], progress);
     } finally {
       llm.mode = 'ok';
     }

@@ -17,6 +17,7 @@ export class Migration20261201100000_outbox extends Migration {
         drive_id text not null,
         art_id text not null,
         op text not null check (op in ('content', 'record', 'remove')),
+        paths text[] not null default '{}',
         created_at timestamptz not null default now(),
         attempts integer not null default 0,
         not_before timestamptz not null default now(),
