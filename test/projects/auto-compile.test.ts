@@ -3,7 +3,7 @@ import { enqueueAutoCompile } from '../../src/projects/auto-compile.js';
 import { transaction } from '../../src/db/sql.js';
 import { enqueue, outboxItemsFor } from '../../src/outbox/outbox.js';
 import type { TestApi } from '../helpers/api.js';
-import { driveClient, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
+import { driveClient, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { MAIN_TEX, makeProject, png, TERMINAL, waitFor } from './helpers.js';
 
 let api: TestApi;
