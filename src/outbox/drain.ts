@@ -53,12 +53,12 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
       // Woken by a commit with no backlog: let the commits of the next moment join the batch, so a
       // steady stream of writes is indexed a few at a time instead of one batch (and its fixed
       // statements) per write.
-      if (!backlog && opts.gatherMs > 0) await sleep(opts.gatherMs, opts.signal);
+      if (!backlog && opts.gatherMs > 0) await pause(opts.gatherMs, opts.signal);
       notified = false;
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
       backlog = batch.rows >= opts.batchSize;
       if (!batch.requests.length) {
-        if (!notified) await sleepUntilWoken(opts, (w) => (wake = w));
+        if (!notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
         opts.progress.heartbeat(stats);
         continue;
       }
@@ -85,25 +85,18 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when the signal aborts or the wake function handed to `setWake` is called. */
+function pause(ms: number, signal: AbortSignal, setWake: (wake: () => void) => void = () => {}): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', done), resolve());
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}
-
-function sleepUntilWoken(opts: DrainOptions, setWake: (wake: () => void) => void): Promise<void> {
-  return new Promise((resolve) => {
-    // Cancelled while the empty claim ran: the abort event has fired already and would not wake this sleep.
-    if (opts.signal.aborted) return resolve();
+    // Cancelled while the claim ran: the abort event has fired already and would not end this pause.
+    if (signal.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
-      opts.signal.removeEventListener('abort', done);
+      signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, opts.idlePollMs);
-    opts.signal.addEventListener('abort', done);
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
     setWake(done);
   });
 }
