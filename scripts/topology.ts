@@ -30,6 +30,8 @@ const base = Number(process.env.TOPOLOGY_PORT_BASE ?? Number(process.env.TEST_PO
 const dataDir = `.data/topology-${base}`;
 const WRITERS = Number(process.env.TOPOLOGY_WRITERS ?? 2);
 const WRITE_SECONDS = Number(process.env.TOPOLOGY_WRITE_SECONDS ?? 10);
+/** Before the worker kill: time for answers already delivered to it to reach the embedding cache. */
+const PERSIST_GRACE_MS = 500;
 /** Between one writer's requests: the point is failover, not throughput; indexing must keep up on a loaded 2-core machine. */
 const PAUSE_MS = Number(process.env.TOPOLOGY_PAUSE_MS ?? 300);
 const KILL_AFTER_S = WRITE_SECONDS / 2;
@@ -282,6 +284,11 @@ async function main(): Promise<boolean> {
       }
       const victim = workers.find((w) => w.key === inFlight.apiKey)!;
       victimWorker = victim;
+      // An answer that reached the worker is stored within milliseconds (the embedding cache); one
+      // that arrives and dies with the process cannot be saved by anyone. So the worker gets a moment
+      // to store what it already received (its other shard may just have had an answer delivered),
+      // while everything it asks from now on stays held: it dies mid-batch, with a request unanswered.
+      await sleep(PERSIST_GRACE_MS);
       process.kill(-victim.proc.child.pid!, 'SIGKILL');
       inFlight.drop();
       const survivor = workers.find((w) => w !== victim)!;
