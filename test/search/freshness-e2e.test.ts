@@ -153,8 +153,8 @@ describe('search freshness through the API', () => {
     const a = await d.put('fsweep/doc.txt', 'snorkelwhistle content', { 'content-type': 'text/plain' });
     const artId = a.json.art_id as string;
     await until('indexed', () => search('snorkelwhistle'), (h) => h.length === 1);
-    const record = await d.get(`/v0/artifacts/${artId}`);
-    expect(record.json.indexed_at).not.toBeNull();
+    // The lexical document is searchable first; indexed_at follows once the passages are written too.
+    await until('indexed_at set', async () => (await d.get(`/v0/artifacts/${artId}`)).json.indexed_at, (at) => at !== null);
     await drained();
 
     // Nothing to repair in a fresh, indexed drive.

@@ -26,7 +26,7 @@ export const artifactOutSchema = z.object({
   updated_at: ts,
   deleted_at: ts.nullable(),
   purge_at: ts.nullable(),
-  indexed_at: ts.nullable().describe('when the current version became searchable; null until the indexer has reached it'),
+  indexed_at: ts.nullable().describe('when the current version was fully indexed (searchable by /v0/search and /v0/find); null until then'),
   embedded_at: ts.nullable().describe('when the current version\'s passages were embedded for semantic find; null without a provider'),
   llm_index: llmIndexSchema.nullable().describe('the wiki\'s reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model'),
 });
