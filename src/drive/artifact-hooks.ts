@@ -1,8 +1,10 @@
 /**
  * The one place that hears about every change to what an artifact looks like from outside
- * (bytes, path, labels, metadata, trash state, purge). Search indexing subscribes here.
- * Listeners run after the change has committed, once per artifact event, in commit order;
- * a failing listener is logged by the caller and never undoes the change.
+ * (bytes, path, labels, metadata, trash state, purge). The search engine's immediate patches
+ * subscribe here; everything that must not be lost goes through the outbox instead, queued in the
+ * change's own transaction (src/outbox/outbox.ts, using changeKindOf below). Listeners run after
+ * the change has committed, once per artifact event, in commit order; a failing listener is logged
+ * by the caller and never undoes the change.
  */
 export interface ArtifactChange {
   driveId: string;

@@ -43,8 +43,8 @@ export interface NewEvent {
 
 /**
  * A transaction that records events. Each artifact event also queues its outbox requests in the same
- * statement (src/outbox/outbox.ts), so the index can never miss a committed change; after commit the
- * artifact hooks hear it too (immediate engine patches, auto-compile).
+ * statement (src/outbox/outbox.ts), so search, auto-compile and the wiki can never miss a committed
+ * change; after commit the artifact hooks hear it too (the search engine's immediate patches).
  */
 export interface WriteTx {
   tx: Db;
@@ -63,14 +63,15 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       async event(e) {
         const id = newId('evt');
         const metadata = e.metadata ?? {};
-        const items = e.artId ? outboxItemsFor(topics, { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata }) : [];
+        const change: ArtifactChange | null = e.artId ? { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata } : null;
+        const items = change ? outboxItemsFor(topics, change) : [];
         const queued = items.length ? outboxCte(items) : null;
         await rows(
           tx,
           `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
           [...(queued?.params ?? []), id, e.driveId, e.artId ?? null, e.fldId ?? null, e.action, e.actor ?? null, JSON.stringify(metadata)],
         );
-        if (e.artId) changes.push({ driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata });
+        if (change) changes.push(change);
         return id;
       },
       async noteArtifactChanges(more) {
