@@ -43,6 +43,15 @@ export interface OutboxHandler {
   handle(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>>;
 }
 
+/** Runs `fn` over `items`, at most `limit` at a time (how handlers work through a batch). */
+export async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+}
+
 /**
  * The topics that hear about artifact changes: search always, the wiki when a language model is
  * configured, auto-compile always (its requests are queued only on drives with an auto-compile project).

@@ -1,4 +1,4 @@
-import type { BatchProgress, OutboxHandler } from '../outbox/outbox.js';
+import { forEachLimited, type BatchProgress, type OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
@@ -139,12 +139,4 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
       return failures;
     },
   };
-}
-
-async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

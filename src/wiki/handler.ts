@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { BatchProgress, OutboxRequest, WikiOutboxHandler } from './outbox-types.js';
+import { forEachLimited, type BatchProgress, type OutboxHandler, type OutboxRequest } from '../outbox/outbox.js';
 import { wikiPass, type PassOutcome } from './pass.js';
 import { createWikiModel, type WikiModel } from './provider.js';
 
@@ -18,7 +18,7 @@ export interface WikiHandlerOptions {
   onPass?: (req: OutboxRequest, outcome: PassOutcome | Error) => void;
 }
 
-export function createWikiHandler(ctx: AppContext, opts: WikiHandlerOptions = {}): WikiOutboxHandler {
+export function createWikiHandler(ctx: AppContext, opts: WikiHandlerOptions = {}): OutboxHandler {
   const model = opts.model ?? (ctx.config.llm ? createWikiModel(ctx.config.llm) : undefined);
   if (!model) throw new Error('the wiki needs a language model (LLM_URL)');
   const concurrency = Math.max(1, opts.concurrency ?? 2);
@@ -26,22 +26,18 @@ export function createWikiHandler(ctx: AppContext, opts: WikiHandlerOptions = {}
     topic: 'wiki',
     async handle(batch: OutboxRequest[], progress: BatchProgress) {
       const failures = new Map<string, Error>();
-      const queue = [...batch];
       let done = 0;
-      const lane = async () => {
-        for (let req = queue.shift(); req; req = queue.shift()) {
-          try {
-            const outcome = await wikiPass({ ctx, model }, req);
-            opts.onPass?.(req, outcome);
-          } catch (err) {
-            const error = err instanceof Error ? err : new Error(String(err));
-            failures.set(req.artId, error);
-            opts.onPass?.(req, error);
-          }
-          progress.heartbeat({ topic: 'wiki', done: ++done, of: batch.length });
+      await forEachLimited(batch, concurrency, async (req) => {
+        try {
+          const outcome = await wikiPass({ ctx, model }, req);
+          opts.onPass?.(req, outcome);
+        } catch (err) {
+          const error = err instanceof Error ? err : new Error(String(err));
+          failures.set(req.artId, error);
+          opts.onPass?.(req, error);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, lane));
+        progress.heartbeat({ topic: 'wiki', done: ++done, of: batch.length });
+      });
       return failures;
     },
   };

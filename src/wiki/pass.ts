@@ -4,13 +4,13 @@ import { findArtifactRecord, type ArtifactRow } from '../drive/artifact-records.
 import { isWikiPath } from '../drive/artifact-rules.js';
 import { findLiveDrive } from '../drive/drives.js';
 import { llmIndexForHash, recordLlmIndex } from '../drive/llm-index.js';
-import { readVersionBytes } from '../drive/versions.js';
-import { extract, type Extracted } from '../search/extract.js';
+import { readContentBytes } from '../drive/versions.js';
+import { extract, readsContent, type Extracted } from '../search/extract.js';
 import { storedIndex, type LlmIndex } from './llm-index.js';
 import { dirtyPages, mentionsOf, replaceSourceMentions, touchSourcePages, type PageKey } from './mentions.js';
 import { refreshPage } from './pages.js';
 import { firstChars, WikiReplyError, type WikiModel } from './provider.js';
-import type { OutboxRequest } from './outbox-types.js';
+import type { OutboxRequest } from '../outbox/outbox.js';
 
 /**
  * One artifact's wiki pass: brings what the artifact contributes to the wiki to its current state
@@ -66,8 +66,9 @@ async function contribution(deps: PassDeps, req: OutboxRequest, art: ArtifactRow
     if (await recordLlmIndex(ctx, art.drive_id, art.id, art.hash, reused)) await applyIndex(ctx, art, reused);
     return 'reused';
   }
-  const bytes = await readVersionBytes(ctx, art.drive_id, art.id, art.version_number);
-  const text = wikiTextOf(await extract(art.content_type, art.path, bytes));
+  const text = readsContent(art.content_type, art.path)
+    ? wikiTextOf(await extract(art.content_type, art.path, await readContentBytes(ctx, art.hash)))
+    : null;
   if (text === null) return (await removeSource(ctx, req)) ? 'removed' : 'skipped';
   if (!on) return 'off';
   // A reply that stayed invalid for these bytes is not asked for again until the content changes.

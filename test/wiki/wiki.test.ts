@@ -3,7 +3,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { startChatServer, type ChatTestServer } from '../helpers/chat-server.js';
 import { driveClient, sqlOn, type DriveClient } from '../artifacts/client.js';
 import { createWikiHandler } from '../../src/wiki/handler.js';
-import type { OutboxOp, WikiOutboxHandler } from '../../src/wiki/outbox-types.js';
+import type { OutboxHandler, OutboxOp } from '../../src/outbox/outbox.js';
 import { createWikiModel, MAX_INPUT_CHARS } from '../../src/wiki/provider.js';
 
 /**
@@ -13,7 +13,7 @@ import { createWikiModel, MAX_INPUT_CHARS } from '../../src/wiki/provider.js';
  */
 let api: TestApi;
 let llm: ChatTestServer;
-let handler: WikiOutboxHandler;
+let handler: OutboxHandler;
 let d: DriveClient;
 
 beforeAll(async () => {
