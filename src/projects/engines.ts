@@ -59,6 +59,23 @@ function commandOf(r: EngineRequest, pdfPath: string): string[] {
   return [process.execPath, TYPST_RUNNER, r.dir, r.entrypoint, pdfPath];
 }
 
+/**
+ * Waits until no process of the group is left (ESRCH), for at most `limitMs`: where PID 1 does not
+ * reap orphans, killed members stay zombies (they hold the group id but run nothing), so the wait is
+ * bounded rather than forever.
+ */
+async function untilGroupGone(pgid: number, limitMs = 3000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
 export async function runEngine(r: EngineRequest): Promise<EngineRun> {
   const stem = r.entrypoint.replace(/\.[^./]*$/, '');
   const pdfPath = path.join(r.dir, `${stem}.pdf`);
@@ -104,8 +121,11 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
   const exitCode = await new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   clearTimeout(timer);
   r.signal.removeEventListener('abort', onAbort);
-  // Whatever is left of the group (a grandchild that ignored its parent's death) goes too.
+  // Whatever is left of the group (a grandchild that ignored its parent's death) goes too, and the
+  // run ends only once the group is gone: a killed member can take a moment to exit, and a job
+  // reported cancelled or timed out must not still have a TeX process running.
   killGroup();
+  await untilGroupGone(pid);
   out.end();
 
   const engineOutput = existsSync(outputLog) ? readFileSync(outputLog, 'utf8') : '';
