@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { purgeExpired } from '../drive/purge.js';
+import { purgeExpiredCredentials } from '../identity/expired-credentials.js';
 import { purgeEndedWindows } from '../usage/rate-limits.js';
 
 export interface CleanupActivities {
@@ -18,6 +19,7 @@ export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): 
     async purgeExpired() {
       const purged = await purgeExpired(ctx);
       const result: Record<string, number> = { ...purged, rate_counters: await purgeEndedWindows(ctx.orm.em.fork()) };
+      for (const [table, n] of Object.entries(await purgeExpiredCredentials(ctx))) result[table] = n;
       const swept = sweep ? await sweep() : null;
       for (const [k, v] of Object.entries(swept ?? {})) result[`search_${k}`] = v;
       return result;

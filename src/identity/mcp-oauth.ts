@@ -5,6 +5,7 @@ import type { Principal } from '../request-context.js';
 import { listUserDrives } from '../drive/drives.js';
 import { OAuthError } from './oauth-error.js';
 import { hashSecret, newSecret } from './secrets.js';
+import { hitIpLimit } from '../usage/rate-limits.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 
 /**
@@ -42,7 +43,16 @@ function redirectUriAllowed(uri: string): boolean {
 }
 
 /** POST /oauth2/register (RFC 7591): a public client; only redirect URIs and a name are kept. */
-export async function registerClient(app: AppContext, meta: { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown }) {
+/**
+ * Registers a public client. Registration needs no credential, so it is counted per client IP on
+ * the agent registrations' limit (REGISTRATIONS_PER_IP_PER_HOUR, a counter of its own); the cleanup
+ * run drops clients that never got a consent (src/identity/expired-credentials.ts).
+ */
+export async function registerClient(
+  app: AppContext,
+  meta: { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown },
+  clientIp: string,
+) {
   const uris = meta.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment');
@@ -51,6 +61,8 @@ export async function registerClient(app: AppContext, meta: { redirect_uris?: un
     throw new OAuthError('invalid_client_metadata', 'only public clients are supported: token_endpoint_auth_method must be "none"');
   }
   const name = typeof meta.client_name === 'string' ? meta.client_name.slice(0, 200) : null;
+  const limit = await hitIpLimit(app.orm.em.fork(), 'oauth_register', clientIp, app.config.limits.registrationsPerIpPerHour);
+  if (!limit.allowed) throw new OAuthError('rate_limited', `too many client registrations from this address; retry after ${limit.retryAfterS} s`, 429, limit.retryAfterS);
   const clientId = `${CLIENT_PREFIX}${newSecret('', 16)}`;
   await one(app.orm.em.fork(), `insert into oauth_clients (client_id, client_name, redirect_uris) values (?, ?, array[?]::text[])`, [clientId, name, uris]);
   return {

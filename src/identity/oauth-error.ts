@@ -9,13 +9,17 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'invalid_client'
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  /** Not an RFC code: dynamic registration is open to anyone, so it is limited per client IP (429). */
+  | 'rate_limited';
 
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description: string,
     readonly status = 400,
+    /** Seconds, sent as Retry-After (a 429 or 503). */
+    readonly retryAfterS?: number,
   ) {
     super(description);
   }

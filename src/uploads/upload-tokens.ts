@@ -150,8 +150,3 @@ export async function uploadWithToken(
     await spooled.dispose();
   }
 }
-
-/** Drops tokens that expired more than a day ago (the cleanup schedule may call it). */
-export async function purgeExpiredUploadTokens(app: AppContext): Promise<void> {
-  await one(app.orm.em.fork(), `delete from upload_tokens where expires_at < now() - interval '1 day'`);
-}

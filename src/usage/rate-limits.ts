@@ -153,8 +153,8 @@ export async function driveWritesThisHour(em: EntityManager, driveId: string): P
   return peek(em, driveWriteBucket(driveId));
 }
 
-/** Per-client-IP limits: registrations, failed sign-ins, unknown claim codes. */
-export type IpLimitKind = 'register' | 'login_failure' | 'claim_code_miss';
+/** Per-client-IP limits: agent registrations, MCP client registrations, failed sign-ins, unknown claim codes. */
+export type IpLimitKind = 'register' | 'oauth_register' | 'login_failure' | 'claim_code_miss';
 
 export function hitIpLimit(em: EntityManager, kind: IpLimitKind, ip: string, limit: number) {
   return hit(em, `${kind}:${ip}`, null, limit);

@@ -6,6 +6,7 @@ import { answerClientErrors } from '../../src/api/middleware/methods.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';
+import { trackCheckouts } from './pool-checkouts.js';
 
 export interface TestApi {
   url: string;
@@ -27,6 +28,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: url, CONTENT_URL: contentUrl, ...overrides });
   const ctx = await createContext(config, 'api-test');
   server.on('request', createApp(ctx));
+  const heldClients = trackCheckouts((ctx.pool as unknown as { pool: Parameters<typeof trackCheckouts>[0] }).pool);
   contentServer.on('request', createContentApp(ctx));
   return {
     url,
@@ -35,9 +37,9 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     async close() {
       server.closeAllConnections();
       contentServer.closeAllConnections();
-      await closeStep(ctx, 'the content server', new Promise((r) => contentServer.close(r)));
-      await closeStep(ctx, 'the API server', new Promise((r) => server.close(r)));
-      await closeStep(ctx, 'the context (usage meter, Temporal client, pool)', closeContext(ctx));
+      await closeStep(ctx, heldClients, 'the content server', new Promise((r) => contentServer.close(r)));
+      await closeStep(ctx, heldClients, 'the API server', new Promise((r) => server.close(r)));
+      await closeStep(ctx, heldClients, 'the context (usage meter, Temporal client, pool)', closeContext(ctx));
     },
   };
 }
@@ -47,7 +49,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
  * pool and PostgreSQL are doing (CI saw a close hang twice in many runs, never locally) and left
  * behind, so the suite's own result stands.
  */
-async function closeStep(ctx: AppContext, what: string, step: Promise<unknown>): Promise<void> {
+async function closeStep(ctx: AppContext, heldClients: () => string[], what: string, step: Promise<unknown>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<'slow'>((r) => (timer = setTimeout(() => r('slow'), 30_000)));
   const outcome = await Promise.race([step.then(() => 'done' as const), slow]);
@@ -62,4 +64,5 @@ async function closeStep(ctx: AppContext, what: string, step: Promise<unknown>):
   );
   await db.end();
   console.error(`[test-api] closing ${what}: still pending after 30 s; pool total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.waitingCount}; busy sessions:`, rows);
+  for (const stack of heldClients()) console.error(`[test-api] a client still held, ${stack}`);
 }

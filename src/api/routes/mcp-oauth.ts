@@ -21,7 +21,11 @@ doc({
   body: z.looseObject({ redirect_uris: z.array(z.string()), client_name: z.string().optional(), token_endpoint_auth_method: z.literal('none').optional() }),
   // RFC 7591 errors are {error, error_description}, not the /v0 envelope.
   ownErrors: true,
-  responses: { 201: { description: 'client information (client_id; no secret)' }, 400: { description: 'invalid_redirect_uri or invalid_client_metadata', schema: oauthErrorOut } },
+  responses: {
+    201: { description: 'client information (client_id; no secret)' },
+    400: { description: 'invalid_redirect_uri or invalid_client_metadata', schema: oauthErrorOut },
+    429: { description: 'rate_limited: too many registrations from this address (Retry-After)', schema: oauthErrorOut },
+  },
 });
 doc({
   method: 'post', path: '/oauth2/revoke', summary: 'Token revocation (RFC 7009): an MCP access token, or a refresh token with its whole chain', tags: ['mcp'],
@@ -53,7 +57,7 @@ export function mcpOAuthRouter(ctx: AppContext): Router {
   router.post('/oauth2/register', express.json({ limit: '16kb' }), wrap(async (req, res) => {
     if (!req.body || typeof req.body !== 'object') throw new OAuthError('invalid_client_metadata', 'send the client metadata as a JSON object');
     res.setHeader('Cache-Control', 'no-store');
-    res.status(201).json(await registerClient(ctx, req.body as Record<string, unknown>));
+    res.status(201).json(await registerClient(ctx, req.body as Record<string, unknown>, req.ip ?? 'unknown'));
   }), oauthErrors);
   router.post('/oauth2/revoke', express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), wrap(async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

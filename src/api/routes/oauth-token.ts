@@ -80,7 +80,8 @@ const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   else if (err?.expose && typeof err.status === 'number' && err.status >= 400 && err.status < 500) e = new OAuthError('invalid_request', 'request body could not be read');
   if (!e) return next(err);
   res.setHeader('Cache-Control', 'no-store');
-  if (e.status === 503) res.setHeader('Retry-After', '60');
+  if (e.retryAfterS !== undefined) res.setHeader('Retry-After', String(e.retryAfterS));
+  else if (e.status === 503) res.setHeader('Retry-After', '60');
   res.status(e.status).json({ error: e.code, error_description: e.description });
 };
 
