@@ -66,6 +66,8 @@ const envSchema = z.object({
   OUTBOX_RUN_FOR_S: positiveInt(300),
   OUTBOX_IDLE_POLL_MS: positiveInt(1000),
   OUTBOX_GATHER_MS: int(100),
+  /** Content the search handler reads and holds at once within a batch (an artifact larger than this goes alone). */
+  OUTBOX_SEARCH_ROUND_BYTES: positiveInt(32 * MB),
 
   // Search
   TYPESENSE_URL: optionalUrl,
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       runForMs: e.OUTBOX_RUN_FOR_S * 1000,
       idlePollMs: e.OUTBOX_IDLE_POLL_MS,
       gatherMs: e.OUTBOX_GATHER_MS,
+      searchRoundBytes: e.OUTBOX_SEARCH_ROUND_BYTES,
     },
     durations: {
       accessTokenS: e.ACCESS_TOKEN_TTL_S,

@@ -31,5 +31,6 @@ function recordOf(a: ArtifactRow): IndexableRecord {
     updatedAt: new Date(a.updated_at),
     versionNumber: a.version_number,
     hash: a.hash,
+    sizeBytes: Number(a.size_bytes),
   };
 }

@@ -8,6 +8,8 @@ import type { ArtifactFields } from './engine.js';
 /** The live artifact's record at its current version, with the content hash of that version. */
 export interface IndexableRecord extends ArtifactFields {
   hash: string;
+  /** The version's size: what reading and extracting it costs in memory. */
+  sizeBytes: number;
 }
 
 export interface IndexTarget {

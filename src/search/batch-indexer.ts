@@ -26,6 +26,27 @@ export interface SearchIndexerDeps {
   embedBatchSize?: number;
   /** Artifacts read and extracted at once. */
   concurrency?: number;
+  /** Bytes of content read per round (default 32 MB). */
+  roundBytes?: number;
+}
+
+/** Splits artifacts into rounds of at most `budget` bytes of content read (content never read costs nothing). */
+export function roundsOf(records: IndexableRecord[], budget: number): IndexableRecord[][] {
+  const rounds: IndexableRecord[][] = [];
+  let current: IndexableRecord[] = [];
+  let bytes = 0;
+  for (const record of records) {
+    const cost = readsContent(record.contentType, record.path) ? record.sizeBytes : 0;
+    if (current.length && bytes + cost > budget) {
+      rounds.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(record);
+    bytes += cost;
+  }
+  if (current.length) rounds.push(current);
+  return rounds;
 }
 
 /** One text of one drive that needs a vector, and the passages waiting for it. */
@@ -45,6 +66,7 @@ interface Prepared {
 export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
   const embedBatchSize = deps.embedBatchSize ?? 64;
   const concurrency = deps.concurrency ?? 4;
+  const roundBytes = deps.roundBytes ?? 32 * 1024 * 1024;
 
   /** Reads and extracts one artifact whose content changed, and splits it into passages. */
   async function prepare(record: IndexableRecord): Promise<Prepared> {
@@ -103,6 +125,27 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     }
   }
 
+  /** Reads, extracts, embeds and writes one round of changed artifacts. */
+  async function indexRound(changed: IndexableRecord[], failures: Map<string, Error>, progress: BatchProgress): Promise<void> {
+    const prepared: Prepared[] = [];
+    await forEachLimited(changed, concurrency, async (record) => {
+      try {
+        prepared.push(await prepare(record));
+      } catch (err) {
+        failures.set(record.artId, err as Error);
+      }
+      progress.heartbeat();
+    });
+    // The lexical documents are searchable before embedding starts.
+    await deps.engine.upsertDocuments(prepared.map(({ record, preview }) => ({ ...record, preview })));
+    await embedAll(prepared, failures, progress);
+
+    const done = prepared.filter((p) => !failures.has(p.record.artId));
+    await deps.engine.replacePassageSets(done.map(({ record, passages }) => ({ ...record, passages })));
+    await deps.source.markIndexed(done.map(({ record, embed }) => ({ ...record, embedded: embed })));
+    for (const { record } of done) await deps.usage.record(record.driveId, 'indexing_ops');
+  }
+
   return {
     topic: 'search',
     async handle(batch, progress) {
@@ -119,23 +162,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
         } else changed.push(record);
       }
 
-      const prepared: Prepared[] = [];
-      await forEachLimited(changed, concurrency, async (record) => {
-        try {
-          prepared.push(await prepare(record));
-        } catch (err) {
-          failures.set(record.artId, err as Error);
-        }
-        progress.heartbeat();
-      });
-      // The lexical documents are searchable before embedding starts.
-      await deps.engine.upsertDocuments(prepared.map(({ record, preview }) => ({ ...record, preview })));
-      await embedAll(prepared, failures, progress);
-
-      const done = prepared.filter((p) => !failures.has(p.record.artId));
-      await deps.engine.replacePassageSets(done.map(({ record, passages }) => ({ ...record, passages })));
-      await deps.source.markIndexed(done.map(({ record, embed }) => ({ ...record, embedded: embed })));
-      for (const { record } of done) await deps.usage.record(record.driveId, 'indexing_ops');
+      for (const round of roundsOf(changed, roundBytes)) await indexRound(round, failures, progress);
       return failures;
     },
   };

@@ -34,5 +34,7 @@ export function createConfiguredSearchIndexer(
   config: Config, pool: SqlPool, engine: SearchEngine, source: ArtifactSource, usage: UsageRecorder,
 ): OutboxHandler {
   const embedder = createEmbedder(config);
-  return createSearchIndexer({ engine, source, embedder, cache: embedder && new EmbeddingCache(pool, embedder.space), usage });
+  return createSearchIndexer({
+    engine, source, embedder, cache: embedder && new EmbeddingCache(pool, embedder.space), usage, roundBytes: config.outbox.searchRoundBytes,
+  });
 }

@@ -30,7 +30,7 @@ class MemorySource implements ArtifactSource {
     const previous = this.artifacts.get(artId);
     const a = {
       driveId, artId, path: p, contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, hash: `h-${artId}`,
-      updatedAt: new Date(), versionNumber: (previous?.versionNumber ?? 0) + 1, bytes: Buffer.from(text), ...extra,
+      updatedAt: new Date(), versionNumber: (previous?.versionNumber ?? 0) + 1, bytes: Buffer.from(text), sizeBytes: Buffer.byteLength(text), ...extra,
     };
     this.artifacts.set(artId, a);
     return a;
@@ -124,6 +124,40 @@ describe('the search batch indexer', () => {
     expect(embeddings.texts.length - textsBefore).toBe(9);
     expect(embeddings.requests - requestsBefore).toBe(3);
     expect((await engine.findLexical(driveId, 'boilerplate', { limit: 5 })).map((h) => h.artId).sort()).toEqual(['art_batch8', 'art_batch9']);
+  });
+
+  it('a batch of large texts is worked through in rounds of the byte budget: never more content read and not yet written than one round', async () => {
+    const budget = 40_000;
+    const rounds = createSearchIndexer({ engine, source, usage: { record: async () => {} }, roundBytes: budget, concurrency: 4 });
+    // Five texts of ~15 KB (rounds of two, the budget holds 2.6) and one binary (never read, costs nothing).
+    const ids = Array.from({ length: 5 }, (_, i) => `art_round${i}`);
+    ids.forEach((id, i) => source.put(driveId, id, `rounds/${i}.txt`, longText(`meadow ${i} survey`, 200)));
+    source.put(driveId, 'art_round_bin', 'rounds/blob.bin', 'x'.repeat(90_000), { contentType: 'application/octet-stream', fileType: 'binary' });
+    expect(source.artifacts.get('art_round0')!.sizeBytes).toBeGreaterThan(budget / 3);
+    let held = 0;
+    let peak = 0;
+    const bytes = source.bytes.bind(source);
+    const markIndexed = source.markIndexed.bind(source);
+    const roundSizes: number[] = [];
+    source.bytes = async (record) => {
+      held += record.sizeBytes;
+      peak = Math.max(peak, held);
+      return bytes(record);
+    };
+    source.markIndexed = async (versions) => {
+      roundSizes.push(versions.length);
+      for (const v of versions) held -= source.artifacts.get(v.artId)!.sizeBytes;
+      return markIndexed(versions);
+    };
+    try {
+      expect(await rounds.handle([...ids, 'art_round_bin'].map((id) => request(id)), progress)).toEqual(new Map());
+    } finally {
+      source.bytes = bytes;
+      source.markIndexed = markIndexed;
+    }
+    expect(peak).toBeLessThanOrEqual(budget);
+    expect(roundSizes).toEqual([2, 2, 2]); // the binary rides along with the last text
+    for (let i = 0; i < 5; i++) expect(await searchIds(`meadow ${i} survey`)).toContain(`art_round${i}`);
   });
 
   it('a failing artifact fails alone; a provider outage leaves the lexical document up and publishes no half-embedded passages', async () => {
