@@ -31,7 +31,7 @@ export interface SearchIndexerDeps {
 }
 
 /** Splits artifacts into rounds of at most `budget` bytes of content read (content never read costs nothing). */
-export function roundsOf(records: IndexableRecord[], budget: number): IndexableRecord[][] {
+function roundsOf(records: IndexableRecord[], budget: number): IndexableRecord[][] {
   const rounds: IndexableRecord[][] = [];
   let current: IndexableRecord[] = [];
   let bytes = 0;
