@@ -1,4 +1,5 @@
 import { createApp } from './api/app.js';
+import { closeGracefully } from './api/http/graceful-close.js';
 import { answerClientErrors } from './api/middleware/methods.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
@@ -19,14 +20,14 @@ const contentServer = process.env.CONTENT_URL
       ctx.logger.info({ url: config.http.contentUrl }, 'content origin listening');
     });
 
+/** Requests in flight at a stop get this long to finish (the launcher's SIGKILL follows 8 s after its SIGTERM). */
+const SHUTDOWN_GRACE_MS = 5000;
+
 let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
-  server.close();
-  server.closeAllConnections();
-  contentServer?.close();
-  contentServer?.closeAllConnections();
+  await Promise.all([closeGracefully(server, SHUTDOWN_GRACE_MS), contentServer && closeGracefully(contentServer, SHUTDOWN_GRACE_MS)]);
   await closeContext(ctx);
   process.exit(0);
 }

@@ -12,6 +12,8 @@ import { incrementUsage, type UsageKind } from './counters.js';
 export class UsageMeter {
   /** Keyed `<drive_id> <kind>`. */
   private pending = new Map<string, number>();
+  /** Flushes still writing (the interval's, or a caller's). */
+  private readonly writing = new Set<Promise<void>>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -36,7 +38,15 @@ export class UsageMeter {
   }
 
   /** Writes the pending counts (of one drive, or all); counts that fail to write are kept for the next flush. */
-  async flush(driveId?: string): Promise<void> {
+  flush(driveId?: string): Promise<void> {
+    const write = this.write(driveId);
+    this.writing.add(write);
+    const done = () => void this.writing.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
+  private async write(driveId?: string): Promise<void> {
     const keys = [...this.pending.keys()].filter((k) => !driveId || k.startsWith(`${driveId} `));
     await Promise.all(
       keys.map(async (key) => {
@@ -56,8 +66,13 @@ export class UsageMeter {
     );
   }
 
+  /**
+   * Stops the interval and writes what is left, after any flush still writing: the pool closes next,
+   * and a flush caught taking a connection while it closes would hold that connection forever.
+   */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    await Promise.allSettled([...this.writing]);
     await this.flush();
   }
 }

@@ -1,13 +1,21 @@
 /**
  * Remembers where each client now checked out of a pool was taken (a stack per checkout), so a
- * test API whose close hangs on a client never released can say which code holds it. CI saw such a
- * hang a few times in many runs; it never reproduced locally.
+ * test API whose close hangs on a client never released can say which code holds it and whether
+ * that client is still running a query. This is how the shutdown race of docs/decisions.md
+ * (Hardening, Stopping the API) was found.
  */
 interface Client {
   release: (...args: unknown[]) => void;
 }
 interface Pool {
   connect(...args: unknown[]): unknown;
+}
+
+/** What pg's client says of its work (private fields, read for the report only). */
+function stateOf(client: Client): string {
+  const c = client as unknown as { activeQuery?: { text?: string } | null; queryQueue?: unknown[]; readyForQuery?: boolean };
+  const active = c.activeQuery?.text?.replace(/\s+/g, ' ').slice(0, 200) ?? null;
+  return JSON.stringify({ activeQuery: active, queued: c.queryQueue?.length, readyForQuery: c.readyForQuery });
 }
 
 export function trackCheckouts(pool: Pool): () => string[] {
@@ -40,5 +48,5 @@ export function trackCheckouts(pool: Pool): () => string[] {
       return client;
     });
   };
-  return () => [...held.values()];
+  return () => [...held].map(([client, stack]) => `${stateOf(client)}\n${stack}`);
 }
