@@ -42,11 +42,11 @@ function redirectUriAllowed(uri: string): boolean {
   return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol);
 }
 
-/** POST /oauth2/register (RFC 7591): a public client; only redirect URIs and a name are kept. */
 /**
- * Registers a public client. Registration needs no credential, so it is counted per client IP on
- * the agent registrations' limit (REGISTRATIONS_PER_IP_PER_HOUR, a counter of its own); the cleanup
- * run drops clients that never got a consent (src/identity/expired-credentials.ts).
+ * POST /oauth2/register (RFC 7591): a public client; only redirect URIs and a name are kept.
+ * Registration needs no credential, so it is counted per client IP on the agent registrations'
+ * limit (REGISTRATIONS_PER_IP_PER_HOUR, a counter of its own); the cleanup run drops clients that
+ * never got a consent (src/identity/expired-credentials.ts).
  */
 export async function registerClient(
   app: AppContext,
