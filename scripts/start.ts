@@ -8,6 +8,7 @@ import type { Stack } from '../src/stack/index.js';
 import { spawnManaged, startupTimeoutMs, waitForPort, type ManagedProcess } from '../src/stack/process.js';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { CLEANUP_SCHEDULE_ID } from '../src/temporal/schedules.js';
+import { engineSummary } from '../src/projects/engine-availability.js';
 import { BUNDLE_PATH, buildWorkflowBundle } from './build-workflows.js';
 
 /**
@@ -114,6 +115,7 @@ try {
   console.log(
     `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}`,
   );
+  console.log(engineSummary(config.compile.enginePath));
 } catch (err) {
   console.error(`[start] failed: ${(err as Error).stack ?? String(err)}`);
   await stopAll(1);

@@ -139,6 +139,8 @@ const envSchema = z.object({
   COMPILE_WAIT_S: positiveInt(60),
   COMPILE_MAX_PROJECT_BYTES: positiveInt(100 * MB),
   COMPILE_LOG_MAX_BYTES: positiveInt(MB),
+  // The PATH compile engines are found on and run with (latexmk, pdflatex); default: this process's PATH
+  COMPILE_PATH: z.string().optional(),
 
   // Trusted ID-JAG issuers: JSON {"<agent_provider>": {"issuer": "...", "jwks_uri": "..."}}
   ID_JAG_PROVIDERS: z
@@ -269,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       waitS: e.COMPILE_WAIT_S,
       maxProjectBytes: e.COMPILE_MAX_PROJECT_BYTES,
       logMaxBytes: e.COMPILE_LOG_MAX_BYTES,
+      enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },

@@ -94,6 +94,7 @@ export const ERROR_CATALOGUE = {
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },
   UPLOADS_UNAVAILABLE: { status: 503, meaning: 'large uploads cannot be served right now' },
   WORKFLOWS_UNAVAILABLE: { status: 503, meaning: 'the workflow service (Temporal) is unavailable; retry later' },
+  ENGINE_UNAVAILABLE: { status: 503, meaning: 'the compile engine is not installed on this server; a job for it ends failed with this error_code and a message naming what to install' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

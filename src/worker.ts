@@ -18,6 +18,7 @@ import { createCompileActivities } from './activities/compile.js';
 import { createAutoCompileHandler } from './projects/auto-compile.js';
 import type { OutboxHandler } from './outbox/outbox.js';
 import { createWikiHandler } from './wiki/handler.js';
+import { engineStatuses, engineSummary } from './projects/engine-availability.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -67,6 +68,7 @@ const drains = outboxHandlers.flatMap(({ topic }) =>
 );
 await ensureOutboxDrainers({ temporal: ctx.temporal, taskQueue: config.temporal.taskQueue }, drains);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');
+ctx.logger.info({ engines: engineStatuses(config.compile.enginePath) }, engineSummary(config.compile.enginePath));
 
 // Ctrl-C reaches the whole process group and the launcher also sends SIGTERM: shut down once.
 let stopping = false;

@@ -8,6 +8,7 @@ import { startStack } from '../src/stack/index.js';
 import { stopLeftovers } from '../src/stack/leftovers.js';
 import { spawnManaged } from '../src/stack/process.js';
 import { testStackEnv } from './stack-env.js';
+import { ensureTexLive } from './helpers/tex.js';
 
 /**
  * Brings up the real stack (PostgreSQL, Temporal, S3 gateway) on test ports with a fresh data
@@ -22,6 +23,7 @@ export default async function setup(_project: TestProject) {
   Object.assign(process.env, stackEnv);
   const config = loadConfig(process.env);
 
+  ensureTexLive((m) => console.log(`[tex] ${m}`));
   await buildWorkflowBundle();
   const stack = await startStack(config, (m) => console.log(`[test-stack] ${m}`));
   Object.assign(process.env, stack.env);

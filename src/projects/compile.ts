@@ -10,6 +10,7 @@ import { systemRequestContext } from '../request-context.js';
 import { uploadArtifact } from '../drive/artifacts.js';
 import { readContent } from '../drive/content.js';
 import { rows } from '../db/sql.js';
+import { engineUnavailable } from './engine-availability.js';
 import { runEngine, type EngineRun } from './engines.js';
 import { claimJob, finishJob, isCancelRequested, jobById, recordRunner, type FileRef, type JobOutcome, type JobRow } from './jobs.js';
 import { liveFolder, outputPathOf } from './projects.js';
@@ -85,6 +86,9 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
     return current;
   }
   const c = app.config.compile;
+  // The API refuses these at enqueue; a worker on another machine may still lack what the API has.
+  const missingEngine = engineUnavailable(c.enginePath, job.engine);
+  if (missingEngine) return (await finishJob(app, jobId, { status: 'failed', error: missingEngine.message, errorCode: missingEngine.code }))!;
   let folderPath: string;
   try {
     folderPath = (await liveFolder(app.orm.em.fork(), job.drive_id, job.fld_id)).path;
@@ -117,7 +121,7 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
     await materialize(app, dir, folderPath, files);
     if (await isCancelRequested(app, jobId)) abort.abort();
     const run: EngineRun = await runEngine({
-      engine: job.engine, dir, entrypoint: job.entrypoint, timeoutS: hooks.timeoutS, memoryMb: c.memoryMb, signal: abort.signal,
+      engine: job.engine, searchPath: c.enginePath, dir, entrypoint: job.entrypoint, timeoutS: hooks.timeoutS, memoryMb: c.memoryMb, signal: abort.signal,
       onSpawn: (pid) => void recordRunner(app, jobId, { host: hostname(), pid }).catch(() => undefined),
     });
     const log = capLog(app, run.log);

@@ -29,6 +29,8 @@ export interface EngineRun {
 
 export interface EngineRequest {
   engine: Engine;
+  /** The PATH the engine is found on and runs with (COMPILE_PATH). */
+  searchPath: string;
   /** The scratch directory holding the project's files (the project folder's root). */
   dir: string;
   entrypoint: string;
@@ -91,7 +93,7 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
     detached: true,
     stdio: ['ignore', out, out],
     env: {
-      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      PATH: r.searchPath,
       HOME: r.dir,
       LANG: 'C.UTF-8',
       TMPDIR: r.dir,

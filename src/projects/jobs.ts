@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AppContext } from '../context.js';
 import type { RequestContext } from '../request-context.js';
@@ -7,6 +7,7 @@ import type { CompileStatus } from '../temporal/compile-messages.js';
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import type { Capability } from '../sharing/authorize.js';
+import { engineUnavailable } from './engine-availability.js';
 import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Engine } from './projects.js';
 
 /**
@@ -51,6 +52,8 @@ export interface JobRow {
   diagnostics: Diagnostic[];
   page_count: number | null;
   error: string | null;
+  /** A catalogue code for why the job failed, where there is one (ENGINE_UNAVAILABLE). */
+  error_code: string | null;
   runner: { host: string; pid: number } | null;
   created_at: Timestamp;
   started_at: Timestamp | null;
@@ -59,7 +62,7 @@ export interface JobRow {
 
 /** Every column but the log (served on its own). */
 const JOB_COLUMNS = `id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, status, cancel_requested, attempt,
-  inputs, outputs, diagnostics, page_count, error, runner, created_at, started_at, finished_at`;
+  inputs, outputs, diagnostics, page_count, error, error_code, runner, created_at, started_at, finished_at`;
 
 export interface EnqueueInput {
   /** As sent; undefined when omitted (the product's default is latex.compile). */
@@ -95,6 +98,8 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
       [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null],
     )) ?? (await one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]))!;
   const c = app.config;
+  const missingEngine = engineUnavailable(c.compile.enginePath, engine);
+  if (missingEngine) return (await finishJob(app, job.id, { status: 'failed', error: missingEngine.message, errorCode: missingEngine.code }))!;
   try {
     await startCompileJob(
       { temporal: app.temporal, taskQueue: c.temporal.taskQueue },
@@ -219,6 +224,7 @@ export async function recordRunner(app: AppContext, jobId: string, runner: { hos
 export interface JobOutcome {
   status: Exclude<CompileStatus, 'queued' | 'running'>;
   error?: string | null;
+  errorCode?: ErrorCode;
   log?: string | null;
   diagnostics?: Diagnostic[];
   inputs?: FileRef[];
@@ -231,11 +237,11 @@ export async function finishJob(app: AppContext, jobId: string, o: JobOutcome): 
   const db = app.orm.em.fork();
   const done = await one<JobRow>(
     db,
-    `update compile_jobs set status = ?, error = ?, log = coalesce(?, log), diagnostics = coalesce(?::jsonb, diagnostics),
+    `update compile_jobs set status = ?, error = ?, error_code = ?, log = coalesce(?, log), diagnostics = coalesce(?::jsonb, diagnostics),
        inputs = coalesce(?::jsonb, inputs), outputs = coalesce(?::jsonb, outputs), page_count = ?, finished_at = clock_timestamp()
      where id = ? and status in ('queued', 'running') returning ${JOB_COLUMNS}`,
     [
-      o.status, o.error ?? null, o.log ?? null, o.diagnostics ? JSON.stringify(o.diagnostics) : null,
+      o.status, o.error ?? null, o.errorCode ?? null, o.log ?? null, o.diagnostics ? JSON.stringify(o.diagnostics) : null,
       o.inputs ? JSON.stringify(o.inputs) : null, o.outputs ? JSON.stringify(o.outputs) : null, o.pageCount ?? null, jobId,
     ],
   );

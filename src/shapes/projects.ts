@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
 import type { JobRow } from '../projects/jobs.js';
-import type { Project } from '../projects/projects.js';
+import { resolveEngine, type Project } from '../projects/projects.js';
+import { engineAvailable } from '../projects/engine-availability.js';
 import { compileWorkflowId } from '../temporal/compile-messages.js';
 import { iso } from '../time.js';
 
 /** Public shapes of a project config and a compile job (docs/decisions.md, Projects and compile jobs). */
-export function projectOut(p: Project) {
+export function projectOut(config: Config, p: Project) {
   return {
     fld_id: p.fld_id,
     drive_id: p.drive_id,
@@ -13,6 +14,7 @@ export function projectOut(p: Project) {
     entrypoint: p.entrypoint,
     engine: p.engine,
     auto_compile: p.auto_compile,
+    engine_available: engineAvailable(config.compile.enginePath, resolveEngine(p.entrypoint, p.engine)),
     created_at: iso(p.created_at)!,
     updated_at: iso(p.updated_at)!,
   };
@@ -38,6 +40,8 @@ export function jobOut(config: Config, j: JobRow) {
     pdf: j.outputs[0] ?? null,
     page_count: j.page_count,
     error: j.error,
+    error_code: j.error_code,
+    engine_available: engineAvailable(config.compile.enginePath, j.engine),
     actor_name: j.actor_name,
     workflow_id: compileWorkflowId(j.id),
     logs_url: `${config.http.baseUrl}/v0/jobs/${j.id}/logs`,

@@ -5,6 +5,7 @@ import { enqueue, outboxItemsFor } from '../../src/outbox/outbox.js';
 import type { TestApi } from '../helpers/api.js';
 import { driveClient, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { MAIN_TEX, makeProject, png, TERMINAL, waitFor } from './helpers.js';
+import { hasLatex } from '../helpers/tex.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -16,7 +17,7 @@ useTestApi({ COMPILE_DEBOUNCE_MS: '1500' }, (a, c) => {
 const jobs = async (fld: string) => (await d.get(`/v0/projects/${fld}/jobs`)).json.items as { job_id: string; status: string; trigger: string }[];
 
 describe('auto_compile', () => {
-  it('a burst of 10 writes under the project yields exactly one job; its own PDF does not trigger another', async () => {
+  it.skipIf(!hasLatex())('a burst of 10 writes under the project yields exactly one job; its own PDF does not trigger another', async () => {
     const fld = await makeProject(d, 'auto', { 'sec/intro.tex': 'Kangaroo start.\n', 'fig.png': png() });
     const off = await makeProject(d, 'manual', {});
     await d.call('PUT', `/v0/projects/${off}`, { json: { entrypoint: 'main.tex' } });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { driveClient, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { liveGroupMembers, MAIN_TEX, makeProject, pdfText, png, TERMINAL, waitFor } from './helpers.js';
+import { hasLatex } from '../helpers/tex.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -33,7 +34,7 @@ describe('projects and compile jobs', () => {
     expect((await other.call('POST', `/v0/projects/${fld}/jobs`, { json: {} })).code).toBe('PROJECT_NOT_FOUND');
   });
 
-  it('a LaTeX project with \\input and an image compiles to a PDF artifact beside the entrypoint, with source refs and a log', async () => {
+  it.skipIf(!hasLatex())('a LaTeX project with \\input and an image compiles to a PDF artifact beside the entrypoint, with source refs and a log', async () => {
     const fld = await makeProject(d, 'paper', { 'main.tex': MAIN_TEX, 'sec/intro.tex': 'Marsupial introduction text.\n', 'fig.png': png() });
     await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex' } });
     const res = await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { wait: true } }, headers: { 'x-drive-actor': 'writer' } });
@@ -80,7 +81,7 @@ describe('projects and compile jobs', () => {
     expect((await other.get(`/v0/jobs/${j.job_id}/logs`)).code).toBe('JOB_NOT_FOUND');
   });
 
-  it('a broken project fails with a diagnostic naming the file and line', async () => {
+  it.skipIf(!hasLatex())('a broken project fails with a diagnostic naming the file and line', async () => {
     const fld = await makeProject(d, 'broken', { 'main.tex': MAIN_TEX, 'sec/intro.tex': 'Line one.\n\n\\undefinedmacro here\n', 'fig.png': png() });
     const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex', wait: true } } })).json;
     expect(j.status).toBe('failed');
@@ -98,7 +99,7 @@ describe('projects and compile jobs', () => {
     expect(w.diagnostics).toContainEqual(expect.objectContaining({ severity: 'warning', file: 'part.tex', line: 1 }));
   });
 
-  it('a running compile (a TeX loop) is cancelled: state cancelled, process group gone, workflow cancelled', async () => {
+  it.skipIf(!hasLatex())('a running compile (a TeX loop) is cancelled: state cancelled, process group gone, workflow cancelled', async () => {
     const fld = await makeProject(d, 'loop', { 'main.tex': '\\documentclass{article}\n\\begin{document}\n\\def\\x{\\x}\\x\n\\end{document}\n' });
     const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } })).json;
     expect(j.status).toBe('queued');
@@ -144,15 +145,15 @@ describe('projects and compile jobs', () => {
 describe('projects shared through grants', () => {
   it('a viewer of the folder reads the config and the jobs; only the owner (or a manager) configures, compiles and cancels', async () => {
     const other = await driveClient(api);
-    const fld = await makeProject(d, 'shared', { 'main.tex': '\\documentclass{article}\\begin{document}Shared.\\end{document}\n' });
-    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex' } });
+    const fld = await makeProject(d, 'shared', { 'main.typ': 'Shared.\n' });
+    await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.typ' } });
     const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { wait: true } } })).json;
     expect(j.status).toBe('succeeded');
     expect((await other.get(`/v0/jobs/${j.job_id}`)).code).toBe('JOB_NOT_FOUND');
     const me = (await other.get('/v0/drives/me')).json;
     const g = await d.call('POST', '/v0/grants', { json: { resource: fld, principal: { type: 'user', email: me.email }, role: 'viewer' } });
     expect(g.status).toBe(201);
-    expect((await other.get(`/v0/projects/${fld}`)).json).toMatchObject({ fld_id: fld, entrypoint: 'main.tex' });
+    expect((await other.get(`/v0/projects/${fld}`)).json).toMatchObject({ fld_id: fld, entrypoint: 'main.typ' });
     expect((await other.get(`/v0/projects/${fld}/jobs`)).json.items.map((x: { job_id: string }) => x.job_id)).toEqual([j.job_id]);
     expect((await other.get(`/v0/jobs/${j.job_id}`)).json.status).toBe('succeeded');
     expect((await other.get(`/v0/jobs/${j.job_id}/logs`)).status).toBe(200);

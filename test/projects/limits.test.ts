@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApi, type DriveClient } from '../artifacts/client.js';
 import { makeProject, TERMINAL, waitFor } from './helpers.js';
+import { hasLatex } from '../helpers/tex.js';
 
 // The engine's wall-clock limit is fixed at enqueue time from the API's COMPILE_TIMEOUT_S.
 let d: DriveClient;
@@ -11,7 +12,7 @@ useTestApi({ COMPILE_TIMEOUT_S: '3' }, (_a, c) => {
 const LOOP = '\\documentclass{article}\n\\begin{document}\n\\def\\x{\\x}\\x\n\\end{document}\n';
 const job = async (id: string) => (await d.get(`/v0/jobs/${id}`)).json;
 
-describe('compile limits', () => {
+describe.skipIf(!hasLatex())('compile limits', () => {
   it('a compile past the time limit ends timed_out (distinct from cancelled); a queued job cancels at once and never runs', async () => {
     const fld = await makeProject(d, 'slow', { 'main.tex': LOOP });
     const enqueue = async () => (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } })).json;

@@ -3,6 +3,7 @@ import { useTestApi, type DriveClient } from '../artifacts/client.js';
 import type { TestApi } from '../helpers/api.js';
 import { mcpClient, type McpSession } from '../mcp/helpers.js';
 import { MAIN_TEX, makeProject, png } from './helpers.js';
+import { hasLatex } from '../helpers/tex.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -13,7 +14,7 @@ useTestApi({}, (a, c) => {
 let mcp: McpSession | undefined;
 afterAll(async () => mcp?.close());
 
-describe('MCP compile and get_compile', () => {
+describe.skipIf(!hasLatex())('MCP compile and get_compile', () => {
   it('compile(folder, wait) returns the PDF and page count; a failure returns diagnostics; get_compile polls', async () => {
     mcp = await mcpClient(api, d.apiKey);
     const fld = await makeProject(d, 'mcp-paper', { 'main.tex': MAIN_TEX, 'sec/intro.tex': 'Bilby notes.\n', 'fig.png': png() });

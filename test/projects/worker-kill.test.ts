@@ -4,6 +4,7 @@ import { spawnManaged, type ManagedProcess } from '../../src/stack/process.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import type { TestApi } from '../helpers/api.js';
 import { makeProject, pdfText, TERMINAL, waitFor } from './helpers.js';
+import { hasLatex } from '../helpers/tex.js';
 
 // A worker of its own, on a task queue of its own, so this suite can SIGKILL it mid-compile.
 const queue = `${process.env.TEMPORAL_TASK_QUEUE ?? 'agent-drive-test'}-killtest`;
@@ -30,7 +31,7 @@ afterAll(async () => {
 // About three seconds of TeX work, then a page.
 const SLOW = '\\documentclass{article}\n\\begin{document}\n\\newcount\\n\n\\loop\\advance\\n by 1 \\ifnum\\n<15000000 \\repeat\nSurvivor page \\the\\n.\n\\end{document}\n';
 
-describe('a worker killed mid-compile', () => {
+describe.skipIf(!hasLatex())('a worker killed mid-compile', () => {
   it('the job is retried on the restarted worker and ends in a recorded state', async () => {
     const first = startWorker(1);
     const fld = await makeProject(d, 'killed', { 'main.tex': SLOW });

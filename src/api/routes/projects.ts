@@ -23,12 +23,12 @@ export function projectsRouter(ctx: AppContext): Router {
     method: 'put', path: '/v0/projects/:fld_id', summary: "Set a folder's compile config (ProjectConfigIn)", tags, auth: true,
     params: fldParams, body: projectConfigInSchema, headers, responses: { 200: { description: 'project config', schema: projectOutSchema } },
   }, async ({ params, body, req }) =>
-    projectOut(await putProject(rc(req), params.fld_id, { entrypoint: body.entrypoint, engine: body.engine, autoCompile: body.auto_compile })));
+    projectOut(ctx.config, await putProject(rc(req), params.fld_id, { entrypoint: body.entrypoint, engine: body.engine, autoCompile: body.auto_compile })));
 
   route(router, {
     method: 'get', path: '/v0/projects/:fld_id', summary: "Get a project's compile config", tags, auth: true,
     params: fldParams, responses: { 200: { description: 'project config', schema: projectOutSchema } },
-  }, async ({ params, req }) => projectOut(await getProject(rc(req), params.fld_id)));
+  }, async ({ params, req }) => projectOut(ctx.config, await getProject(rc(req), params.fld_id)));
 
   route(router, {
     method: 'post', path: '/v0/projects/:fld_id/jobs', summary: 'Enqueue a compile job (CompileJobIn)', tags, auth: true,

@@ -26,6 +26,7 @@ export const compileJobInSchema = z.object({
 export const projectOutSchema = z.object({
   fld_id: z.string(), drive_id: z.string(), path: z.string(), entrypoint: z.string(), engine: engineSchema.nullable(),
   auto_compile: z.boolean(), created_at: ts, updated_at: ts,
+  engine_available: z.boolean().describe('whether this server can run the engine the config resolves to (the ready line lists the engines)'),
 });
 
 const fileRef = z.object({ art_id: z.string(), path: z.string(), version_number: z.number().int() });
@@ -38,7 +39,9 @@ export const jobOutSchema = z.object({
   job_id: z.string(), drive_id: z.string(), fld_id: z.string(), task: z.string(), engine: engineSchema, entrypoint: z.string(),
   trigger: z.enum(['api', 'auto_compile']), status: jobStatusSchema, cancel_requested: z.boolean(), attempt: z.number().int(),
   diagnostics: z.array(diagnosticSchema), inputs: z.array(fileRef), outputs: z.array(fileRef), pdf: fileRef.nullable(),
-  page_count: z.number().int().nullable(), error: z.string().nullable(), actor_name: z.string().nullable(),
+  page_count: z.number().int().nullable(), error: z.string().nullable(),
+  error_code: z.string().nullable().describe('a catalogue code for the failure where there is one (ENGINE_UNAVAILABLE: the engine is not installed here)'),
+  engine_available: z.boolean().describe('whether this server can run the job\'s engine'), actor_name: z.string().nullable(),
   workflow_id: z.string(), logs_url: z.string(), created_at: ts, started_at: ts.nullable(), finished_at: ts.nullable(),
   duration_ms: z.number().int().nullable(),
 });
