@@ -38,9 +38,34 @@ function jsonSchema(schema: z.ZodType) {
   return rest;
 }
 
+/**
+ * The input gate refuses U+0000 in any request string (400 INVALID_REQUEST; PostgreSQL text cannot
+ * hold it), so every request string and object key says so, unless a pattern or enum already bounds it.
+ */
+const NO_NUL = String.raw`^[^\u0000]*$`;
+function declareNoNul(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(declareNoNul);
+  const n = node as Record<string, unknown>;
+  const types = Array.isArray(n.type) ? n.type : [n.type];
+  if (types.includes('string') && n.pattern === undefined && n.enum === undefined && n.const === undefined && n.format === undefined) n.pattern = NO_NUL;
+  if (types.includes('object') && n.additionalProperties !== false && n.propertyNames === undefined) n.propertyNames = { pattern: NO_NUL };
+  for (const key of ['properties', 'items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) {
+    const child = n[key];
+    if (key === 'properties' && child && typeof child === 'object') Object.values(child).forEach(declareNoNul);
+    else declareNoNul(child);
+  }
+}
+
+function requestSchema(schema: z.ZodType) {
+  const js = jsonSchema(schema);
+  declareNoNul(js);
+  return js;
+}
+
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header') {
   if (!schema) return [];
-  const js = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  const js = requestSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
   return Object.entries(js.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
@@ -114,7 +139,8 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
       required,
       content: {
         [spec.bodyContentType ?? 'application/json']: {
-          schema: spec.body ? jsonSchema(spec.body) : { type: 'string', format: 'binary' },
+          // The input gate reads JSON bodies only (a form body's strings are the endpoint's own).
+          schema: spec.body ? (spec.bodyContentType ? jsonSchema(spec.body) : requestSchema(spec.body)) : { type: 'string', format: 'binary' },
         },
       },
     };

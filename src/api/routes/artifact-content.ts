@@ -8,7 +8,7 @@ import { versionOut } from '../../shapes/versions.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
 import { sendBytes } from '../http/send-bytes.js';
-import { downloadUrlOutSchema, limitParam, versionOutSchema, versionPageSchema } from '../schemas/artifacts.js';
+import { downloadUrlOutSchema, limitParam, versionOutSchema, versionPageSchema, cursorParam } from '../schemas/artifacts.js';
 import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
 
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */
@@ -36,7 +36,7 @@ export function artifactContentRouter(ctx: AppContext): Router {
 
   route(router, {
     method: 'get', path: '/v0/artifacts/:art_id/versions', summary: 'List versions, newest first', tags, auth: true,
-    params: artIdParams, query: z.object({ cursor: z.string().max(2048).optional(), limit: limitParam(100, 50) }),
+    params: artIdParams, query: z.object({ cursor: cursorParam, limit: limitParam(100, 50) }),
     responses: { 200: { description: 'version page', schema: versionPageSchema } },
   }, async ({ params, query, req }) => {
     const page = await listVersions(rc(req), params.art_id, query);

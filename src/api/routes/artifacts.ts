@@ -10,7 +10,7 @@ import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { ifMatchOf, uploadInputOf } from '../http/headers.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactOutSchema, deleteOutSchema, limitParam, pageSchema, repeatable, sourceSchema } from '../schemas/artifacts.js';
+import { actorHeader, artifactPath, ifMatchHeader, artifactOutSchema, deleteOutSchema, limitParam, pageSchema, repeatable, sourceSchema, cursorParam } from '../schemas/artifacts.js';
 
 /** Artifact endpoints of spec 4.1 (downloads and versions live in artifact-content.ts). Id forms are declared before path forms. */
 
@@ -18,7 +18,7 @@ import { actorHeader, artifactOutSchema, deleteOutSchema, limitParam, pageSchema
 export const onlyArtId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.art_id), 'art') ? next() : next('route'));
 
 export const artIdParams = z.object({ art_id: z.string().regex(/^art_[0-9a-z]{26}$/) });
-export const pathParams = z.object({ path: z.string().min(1) });
+export const pathParams = z.object({ path: artifactPath('artifact path') });
 const tags = ['artifacts'];
 
 const uploadHeaders = z.object({
@@ -26,10 +26,10 @@ const uploadHeaders = z.object({
   'x-drive-labels': z.string().optional().describe('comma-separated; empty clears'),
   'x-drive-metadata': z.string().optional().describe('JSON object'),
   'x-drive-source': z.string().optional().describe('JSON {"refs": [...]}; replaces when present'),
-  'x-drive-visibility': z.string().optional().describe('private (default) or public'),
+  'x-drive-visibility': z.string().meta({ enum: ['private', 'public'] }).optional().describe('private (default) or public (400 BAD_VISIBILITY otherwise)'),
   'x-drive-actor': actorHeader,
   'x-drive-change-summary': z.string().max(1000).optional(),
-  'if-match': z.string().optional().describe('expected current version number'),
+  'if-match': ifMatchHeader,
 });
 
 export function artifactsRouter(ctx: AppContext): Router {
@@ -43,7 +43,7 @@ export function artifactsRouter(ctx: AppContext): Router {
       prefix: z.string().max(256).default(''),
       label: repeatable,
       file_type: z.enum(FILE_TYPES).optional(),
-      cursor: z.string().max(2048).optional(),
+      cursor: cursorParam,
       limit: limitParam(100, 50),
       folder: z.string().regex(/^fld_[0-9a-z]{26}$/).optional().describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
     }),
@@ -62,20 +62,20 @@ export function artifactsRouter(ctx: AppContext): Router {
 
   route(router, {
     method: 'patch', path: '/v0/artifacts/:art_id', summary: 'Rename (move) an artifact; only path and updated_at change', tags, auth: true,
-    params: artIdParams, body: z.object({ path: z.string().min(1) }),
-    headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': z.string().optional() }),
+    params: artIdParams, body: z.object({ path: artifactPath('the new path') }),
+    headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
     responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
   }, async ({ params, body, req }) => out(await renameArtifact(rc(req), { artId: params.art_id, path: body.path, ifMatch: ifMatchOf(req) })), onlyArtId);
 
   route(router, {
     method: 'delete', path: '/v0/artifacts/:art_id', summary: 'Soft-delete an artifact by id (routed ahead of the path form)', tags, auth: true,
-    params: artIdParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': z.string().optional() }),
+    params: artIdParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
     responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
   }, async ({ params, req }) => artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { artId: params.art_id, ifMatch: ifMatchOf(req) })), onlyArtId);
 
   route(router, {
     method: 'post', path: '/v0/artifacts/:art_id/copy', summary: 'Copy an artifact to a new path (new id, version 1)', tags, auth: true,
-    params: artIdParams, body: z.object({ path: z.string().min(1), source: sourceSchema.nullable().optional() }),
+    params: artIdParams, body: z.object({ path: artifactPath('path of the copy'), source: sourceSchema.nullable().optional() }),
     headers: z.object({ 'x-drive-actor': actorHeader }),
     responses: { 200: { description: 'the new artifact', schema: artifactOutSchema } },
   }, async ({ params, body, req }) => out(await copyArtifact(rc(req), { artId: params.art_id, path: body.path, source: body.source ?? null })), onlyArtId);
@@ -113,7 +113,7 @@ export function artifactsRouter(ctx: AppContext): Router {
 
   route(router, {
     method: 'delete', path: '/v0/artifacts/*path', summary: 'Soft-delete an artifact by path', tags, auth: true,
-    params: pathParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': z.string().optional() }),
+    params: pathParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
     responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
   }, async ({ params, req }) => artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { path: params.path, ifMatch: ifMatchOf(req) })));
 

@@ -6,7 +6,7 @@ import { deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletio
 import { artifactOut } from '../../shapes/artifacts.js';
 import { folderOut } from '../../shapes/folders.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactOutSchema, folderOutSchema, limitParam } from '../schemas/artifacts.js';
+import { actorHeader, artifactOutSchema, folderOutSchema, limitParam, cursorParam } from '../schemas/artifacts.js';
 
 /**
  * Drive delete, restore and trash (spec 4.4). Mounted ahead of the /v0 bearer middleware with an
@@ -33,7 +33,7 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
 
   route(router, {
     method: 'get', path: '/v0/drives/:drive_id/trash', summary: "Soft-deleted artifacts and folders, plus the drive's own soft-delete state", tags, auth: true,
-    params, query: z.object({ cursor: z.string().max(2048).optional(), limit: limitParam(100, 50) }),
+    params, query: z.object({ cursor: cursorParam, limit: limitParam(100, 50) }),
     responses: {
       200: {
         description: 'trash',

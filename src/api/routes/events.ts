@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { listEvents } from '../../drive/events.js';
 import { eventOut } from '../../shapes/events.js';
 import { route } from '../http/route.js';
-import { eventPageSchema, limitParam } from '../schemas/artifacts.js';
+import { eventPageSchema, limitParam, cursorParam } from '../schemas/artifacts.js';
 
 export function eventsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -16,7 +16,7 @@ export function eventsRouter(ctx: AppContext): Router {
       action: z.string().max(64).optional(),
       since: z.iso.datetime({ offset: true }).optional(),
       before: z.iso.datetime({ offset: true }).optional(),
-      cursor: z.string().max(2048).optional(),
+      cursor: cursorParam,
       limit: limitParam(200, 50),
     }),
     responses: { 200: { description: 'event page', schema: eventPageSchema } },

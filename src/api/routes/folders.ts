@@ -6,15 +6,16 @@ import { createFolder, deleteFolder, moveFolder, patchFolder, readFolder, type F
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader, folderDeleteOutSchema, folderOutSchema } from '../schemas/artifacts.js';
-import { pathParams } from './artifacts.js';
+import { actorHeader, folderDeleteOutSchema, folderOutSchema, folderPath } from '../schemas/artifacts.js';
+
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
 const onlyFldId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route'));
 const idParams = z.object({ fld_id: z.string().regex(/^fld_[0-9a-z]{26}$/) });
 const tags = ['folders'];
 const patchBody = z.object({ description: z.string().max(10_000).nullable().optional(), inherit_grants: z.boolean().nullable().optional() });
-const moveBody = z.object({ path: z.string().min(1) });
+const moveBody = z.object({ path: folderPath('the folder\'s new path') });
+const pathParams = z.object({ path: folderPath('folder path') });
 const deleteQuery = z.object({ recursive: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
@@ -35,9 +36,9 @@ export function foldersRouter(ctx: AppContext): Router {
   // Declared after the moves, so a path ending in `/move` is a move.
   route(router, {
     method: 'post', path: '/v0/folders/*path', summary: 'Create a folder (idempotent)', tags, auth: true,
-    params: pathParams, body: z.object({ description: z.string().max(10_000).nullable().optional() }).nullable(), headers,
+    params: pathParams, body: z.object({ description: z.string().max(10_000).nullable().optional() }), headers,
     responses: { 201: { description: 'folder record', schema: folderOutSchema } },
-  }, async ({ params, body, req }) => folderOut(await createFolder(rc(req), { path: params.path, description: body?.description })));
+  }, async ({ params, body, req }) => folderOut(await createFolder(rc(req), { path: params.path, description: body.description })));
 
 
   for (const [seg, params, ref, guard] of forms) {

@@ -7,6 +7,7 @@ import type { FusedPassageHit, SearchService } from '../../search/service.js';
 import { findHitOut, searchHitOut } from '../../shapes/search.js';
 import { route } from '../http/route.js';
 import { pageWindow, queryFingerprint, rankedPage } from '../../search/paging.js';
+import { cursorParam } from '../schemas/artifacts.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
 
@@ -21,7 +22,7 @@ const commonQuery = {
   updated_after: timestamp.optional().describe('RFC 3339; inclusive'),
   updated_before: timestamp.optional().describe('RFC 3339; inclusive'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(2048).optional().describe('next_cursor of the previous page; resend the same q and filters'),
+  cursor: cursorParam.describe('next_cursor of the previous page (opaque, base64url); resend the same q and filters'),
 };
 const searchQuery = z.object({ q: z.string().min(1).max(200), ...commonQuery });
 const findQuery = z.object({

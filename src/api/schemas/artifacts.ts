@@ -102,6 +102,32 @@ export const folderDeleteOutSchema = z.object({
 });
 
 export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor: attribution only, at most 64 chars');
+/**
+ * The spec's path rules (spec 8) as a JSON Schema pattern, so generated and hand-written requests
+ * can follow them: segments of [A-Za-z0-9_.-] joined by '/', none empty or '..'. Declared, not
+ * enforced by the validator: a path that breaks them is the spec's 400 INVALID_PATH (checkPath).
+ */
+const SEGMENT = String.raw`(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.\.[A-Za-z0-9_.-]+|\.(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*)?)`;
+export const ARTIFACT_PATH_PATTERN = `^${SEGMENT}(?:/${SEGMENT})*$`;
+/** Folders take the same path, with an optional leading and trailing slash (stored without). */
+export const FOLDER_PATH_PATTERN = `^/?${SEGMENT}(?:/${SEGMENT})*/?$`;
+export const folderPath = (description: string) =>
+  z.string().min(1).meta({ pattern: FOLDER_PATH_PATTERN, maxLength: 256, description: `${description}; path rules of spec 8, slashes around it optional (400 INVALID_PATH)` });
+export const artifactPath = (description: string) =>
+  z.string().min(1).meta({ pattern: ARTIFACT_PATH_PATTERN, maxLength: 256, description: `${description}; path rules of spec 8 (400 INVALID_PATH)` });
+
+/** If-Match as ifMatchOf reads it (`3`, `"3"`, `W/"3"`); declared, while another form is the spec's 400 INVALID_IF_MATCH. */
+export const ifMatchHeader = z
+  .string()
+  .meta({ pattern: String.raw`^\s*(?:W/)?"?[0-9]{1,9}"?\s*$`, description: 'expected current version number, bare or quoted' })
+  .optional();
+
+/** An opaque `next_cursor` as the server writes it (base64url): declared, while anything else is the spec's 400 BAD_CURSOR. */
+export const cursorParam = z
+  .string()
+  .max(2048)
+  .meta({ pattern: '^[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page (opaque, base64url)' })
+  .optional();
 export const limitParam = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
 /** A repeatable query parameter: Express gives a string once, an array when repeated. */
 export const repeatable = z

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { artifactPath } from './artifacts.js';
 
 /** UploadBeginIn / UploadBeginOut (names from the product's published interface; see REFERENCE.md §4, §2). */
 export const uploadBeginInSchema = z.object({
-  path: z.string().describe('artifact path; rules of spec 8'),
+  path: artifactPath('artifact path'),
   size_bytes: z.number().int().min(1).describe('exact size of the object that will be PUT to upload_url'),
   content_type: z.string().optional().describe('content type of the artifact; omitted keeps the current one on overwrite, application/octet-stream on create'),
   crc32c: z.string().optional().describe('base64 of the big-endian CRC-32C of the bytes; checked at commit'),
@@ -12,7 +13,7 @@ export const uploadBeginInSchema = z.object({
   source: z.unknown().optional().describe('{"refs": [{"type", "id", "metadata"?}]}; null or absent keeps; present replaces'),
   actor_name: z.string().nullable().optional().describe('event attribution, at most 64 chars; defaults to X-Drive-Actor'),
   change_summary: z.string().nullable().optional().describe('at most 1000 chars; recorded on the version'),
-  if_match: z.number().int().min(1).nullable().optional().describe('expected current version number, checked at commit (412)'),
+  if_match: z.number().int().min(1).max(999_999_999).nullable().optional().describe('expected current version number, checked at commit (412)'),
 });
 
 export const uploadBeginOutSchema = z.object({
