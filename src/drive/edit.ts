@@ -29,26 +29,54 @@ export interface EditResult {
   artifact: ArtifactRow | null;
 }
 
-function applyEdits(text: string, edits: TextEdit[]): { text: string; replacements: number } {
+/**
+ * Bounds of an edit (docs/decisions.md, "Bounded work on every door"): the result is sized before it
+ * is built and refused past the upload limit; the diff (Myers) runs on the event loop, so it gives up
+ * past DIFF_TIMEOUT_MS or DIFF_MAX_EDIT_LENGTH changed lines, is skipped for texts past
+ * DIFF_MAX_INPUT_CHARS, and is cut once at DIFF_MAX_CHARS.
+ */
+const DIFF_TIMEOUT_MS = 40;
+const DIFF_MAX_EDIT_LENGTH = 2000;
+const DIFF_MAX_INPUT_CHARS = 2 * 1024 * 1024;
+export const DIFF_MAX_CHARS = 200_000;
+
+function occurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+function applyEdits(text: string, edits: TextEdit[], maxChars: number): { text: string; replacements: number } {
   let out = text;
   let replacements = 0;
   edits.forEach((e, i) => {
     if (e.oldText === '') throw new AppError('INVALID_ARGUMENT', `edits[${i}].old_text is empty`);
     const first = out.indexOf(e.oldText);
     if (first < 0) throw new AppError('EDIT_NO_MATCH', `edits[${i}].old_text does not occur in the text (after the earlier edits)`, { edit_index: i });
-    if (e.replaceAll) {
-      const parts = out.split(e.oldText);
-      replacements += parts.length - 1;
-      out = parts.join(e.newText);
-      return;
-    }
-    if (out.indexOf(e.oldText, first + 1) >= 0) {
+    const count = e.replaceAll ? occurrences(out, e.oldText) : 1;
+    if (!e.replaceAll && out.indexOf(e.oldText, first + 1) >= 0) {
       throw new AppError('EDIT_AMBIGUOUS', `edits[${i}].old_text occurs more than once; include more surrounding text or set replace_all`, { edit_index: i });
     }
-    out = out.slice(0, first) + e.newText + out.slice(first + e.oldText.length);
-    replacements++;
+    const size = out.length + count * (e.newText.length - e.oldText.length);
+    if (size > maxChars) {
+      throw new AppError('ARTIFACT_TOO_LARGE', `edits[${i}] would make the text ${size} characters, over the ${maxChars}-byte upload limit; nothing was changed`, { edit_index: i });
+    }
+    out = e.replaceAll ? out.split(e.oldText).join(e.newText) : out.slice(0, first) + e.newText + out.slice(first + e.oldText.length);
+    replacements += count;
   });
   return { text: out, replacements };
+}
+
+/** The unified diff, within the bounds above; a note in its place when they stop it. */
+function boundedDiff(path: string, version: number, before: string, after: string, label: string): string {
+  if (before.length + after.length > DIFF_MAX_INPUT_CHARS) {
+    return `(diff omitted: ${before.length} → ${after.length} characters is too large to diff)\n`;
+  }
+  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, `v${version}`, label, {
+    timeout: DIFF_TIMEOUT_MS, maxEditLength: DIFF_MAX_EDIT_LENGTH,
+  });
+  if (diff === undefined) return `(diff omitted: the change touches too many lines to diff within ${DIFF_TIMEOUT_MS} ms)\n`;
+  return diff.length > DIFF_MAX_CHARS ? `${diff.slice(0, DIFF_MAX_CHARS)}\n(diff cut at ${DIFF_MAX_CHARS} characters)\n` : diff;
 }
 
 export async function editArtifact(
@@ -58,8 +86,8 @@ export async function editArtifact(
   const { blob, text } = await readArtifactText(rc, input.target);
   checkNotWiki(blob.path);
   if (input.ifMatch !== undefined && input.ifMatch !== blob.versionNumber) throw preconditionFailed(blob.versionNumber);
-  const edited = applyEdits(text, input.edits);
-  const diff = createTwoFilesPatch(`a/${blob.path}`, `b/${blob.path}`, text, edited.text, `v${blob.versionNumber}`, input.dryRun ? 'edited (dry run)' : 'edited');
+  const edited = applyEdits(text, input.edits, rc.app.config.limits.maxUploadBytes);
+  const diff = boundedDiff(blob.path, blob.versionNumber, text, edited.text, input.dryRun ? 'edited (dry run)' : 'edited');
   const base = { path: blob.path, baseVersion: blob.versionNumber, replacements: edited.replacements, diff };
   if (input.dryRun || edited.text === text) return { ...base, applied: false, artifact: null };
   const bytes = Buffer.from(edited.text, 'utf8');

@@ -49,15 +49,18 @@ export function registerEditTools(server: McpServer, env: ToolEnv): void {
     const summary = r.applied
       ? `Applied ${r.replacements} replacement(s) to ${r.path}: v${r.baseVersion} → v${artifact!.version_number}.`
       : args.dry_run ? `Dry run: ${r.replacements} replacement(s) in ${r.path} (v${r.baseVersion}); nothing written.` : `No change: the text is identical.`;
-    // The diff appears in both the text and the structured answer; cut it to fit the cap.
+    // The diff appears in both the text and the structured answer: cut it once to what the cap leaves
+    // (JSON escaping can only grow it, so the share is halved for the two copies and escapes).
     let diff = r.diff;
     let truncated = false;
     const answer = () => ({
       structured: { applied: r.applied, path: r.path, base_version: r.baseVersion, replacements: r.replacements, diff, diff_truncated: truncated, artifact },
       text: `${summary}\n${diff}`,
     });
-    while (resultChars(answer()) > cap && diff.length > 0) {
-      diff = diff.slice(0, Math.floor(diff.length * 0.8));
+    if (resultChars(answer()) > cap) {
+      diff = '';
+      const room = Math.max(0, Math.floor((cap - resultChars(answer())) / 4));
+      diff = r.diff.slice(0, room);
       truncated = true;
     }
     return answer();
