@@ -41,7 +41,8 @@ export function checkLabels(list: string[]): string[] {
 
 export function checkMetadata(v: unknown): Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
-  if (containsNul(v)) throw new AppError('INVALID_METADATA', 'metadata strings must not contain NUL (\\u0000): PostgreSQL cannot store it');
+  const problem = unstorableJson(v);
+  if (problem) throw new AppError('INVALID_METADATA', `metadata ${UNSTORABLE_JSON_MESSAGE[problem]}`);
   return v as Record<string, unknown>;
 }
 
@@ -64,7 +65,7 @@ export function checkSource(v: unknown): Source {
     if (metadata != null && (typeof metadata !== 'object' || Array.isArray(metadata))) throw bad();
     return metadata == null ? { type, id } : { type, id, metadata };
   });
-  if (refs.length > 64 || containsNul(refs)) throw bad();
+  if (refs.length > 64 || unstorableJson(refs)) throw bad();
   return { refs };
 }
 
@@ -126,9 +127,23 @@ export function fileTypeOf(path: string, contentType: string): string {
 export const FILE_TYPES = ['markdown', 'image', 'pdf', 'html', 'json', 'data', 'code', 'text', 'binary'] as const;
 
 /** True when any string (key or value) in a JSON value holds a NUL, which PostgreSQL text and jsonb cannot store. */
-export function containsNul(v: unknown, depth = 0): boolean {
-  if (typeof v === 'string') return v.includes('\0');
-  if (depth > 64 || v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some((x) => containsNul(x, depth + 1));
-  return Object.entries(v).some(([k, x]) => k.includes('\0') || containsNul(x, depth + 1));
+/** JSON nested deeper than this is refused (400): deeper values were walked by no check, and nothing legitimate nests so far. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Why parsed JSON cannot be stored: a NUL in any string or key (PostgreSQL text cannot hold it), or nesting past MAX_JSON_DEPTH. */
+export function unstorableJson(v: unknown, depth = 0): 'nul' | 'too_deep' | null {
+  if (typeof v === 'string') return v.includes('\0') ? 'nul' : null;
+  if (v === null || typeof v !== 'object') return null;
+  if (depth >= MAX_JSON_DEPTH) return 'too_deep';
+  for (const [k, x] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+    if (typeof k === 'string' && k.includes('\0')) return 'nul';
+    const problem = unstorableJson(x, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
 }
+
+export const UNSTORABLE_JSON_MESSAGE = {
+  nul: 'contains a NUL character (\\u0000), which PostgreSQL cannot store',
+  too_deep: `is nested deeper than ${MAX_JSON_DEPTH} levels`,
+} as const;

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { type DriveClient, sqlOn, useTestApi } from '../artifacts/client.js';
+import { mcpClient } from '../mcp/helpers.js';
 
 let api: TestApi;
 let d: DriveClient;
@@ -97,6 +98,31 @@ describe('bad input is a 4xx in the envelope, and writes nothing', () => {
     for (const [name, p] of cases) {
       const r = await p;
       expect([name, r.status >= 400 && r.status < 500, r.code]).toEqual([name, true, expect.stringMatching(/^INVALID_/)]);
+    }
+    expect(await written()).toEqual(before);
+  });
+
+  it('\\u0000 nested deeper than 64 levels, and nesting past 64 levels at all: 400 on every door, nothing written (was 500)', async () => {
+    const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { k: nest(levels - 1, leaf) });
+    await d.put('deep/src', 'x');
+    const before = await written();
+    const deepNul = nest(70, 'a\u0000');
+    const cases: [string, Promise<{ status: number; code?: string }>][] = [
+      ['metadata header', d.put('deep/m', 'x', { 'x-drive-metadata': JSON.stringify(deepNul) })],
+      ['upload metadata', d.call('POST', '/v0/uploads', { json: { path: 'deep/u', size_bytes: 10, metadata: deepNul } })],
+      ['upload metadata, no NUL', d.call('POST', '/v0/uploads', { json: { path: 'deep/u', size_bytes: 10, metadata: nest(70, 'fine') } })],
+    ];
+    for (const [name, p] of cases) {
+      const r = await p;
+      expect([name, r.status, r.code]).toEqual([name, 400, expect.stringMatching(/^INVALID_/)]);
+    }
+    // The same over MCP (set_metadata): a tool error with the same code, not an internal error.
+    const mcp = await mcpClient(api, d.auth.authorization.slice('Bearer '.length));
+    try {
+      const err = await mcp.fail('set_metadata', { ref: 'deep/src', metadata: deepNul });
+      expect(err.code).toMatch(/^INVALID_/);
+    } finally {
+      await mcp.close();
     }
     expect(await written()).toEqual(before);
   });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { containsNul } from '../../drive/artifact-rules.js';
+import { UNSTORABLE_JSON_MESSAGE, unstorableJson } from '../../drive/artifact-rules.js';
 import { AppError } from '../../errors.js';
 
 /**
@@ -30,9 +30,10 @@ export const inputGate: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Walks a parsed body (JSON or form): a NUL in any string, key or value, is refused before it reaches PostgreSQL. */
+/** Walks a parsed body (JSON or form): a NUL in any string, key or value, or nesting past 64 levels, is refused before it reaches PostgreSQL. */
 export const rejectNulInBody: RequestHandler = (req, _res, next) => {
-  if (req.body !== undefined && containsNul(req.body)) return next(invalid('a string in the request body contains a NUL character (\\u0000)'));
+  const problem = req.body === undefined ? null : unstorableJson(req.body);
+  if (problem) return next(invalid(`the request body ${UNSTORABLE_JSON_MESSAGE[problem]}`));
   next();
 };
 
