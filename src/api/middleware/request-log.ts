@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../logger.js';
+import { redactUrl, type Logger } from '../../logger.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -20,7 +20,7 @@ export function requestLog(logger: Logger): RequestHandler {
       logger.info({
         req_id: req.id,
         method: req.method,
-        path: req.originalUrl.split('?')[0],
+        path: redactUrl(req.originalUrl.split('?')[0]),
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
         drive: auth?.driveId,
