@@ -76,6 +76,7 @@ export const ERROR_CATALOGUE = {
   // 413 / 415: size and encoding
   ARTIFACT_TOO_LARGE: { status: 413, meaning: 'upload body over the per-artifact limit' },
   BODY_TOO_LARGE: { status: 413, meaning: 'JSON request body too large' },
+  METADATA_TOO_LARGE: { status: 413, meaning: 'metadata over 16 KB serialised or over 256 keys (at any depth)' },
   BYTES_LIMIT: { status: 413, meaning: 'token upload body over the size cap signed into the token' },
   STORAGE_QUOTA_EXCEEDED: { status: 413, meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)', alsoStatus: [402] },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },

@@ -39,8 +39,25 @@ export function checkLabels(list: string[]): string[] {
   return unique;
 }
 
+/**
+ * Metadata bounds (docs/decisions.md, "Bounded work on every door"): it is stored on the artifact row
+ * and returned in every record and listing, so it is capped at 16 KB serialised and 256 keys at any depth.
+ */
+export const METADATA_MAX_BYTES = 16 * 1024;
+export const METADATA_MAX_KEYS = 256;
+
+function keyCount(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + keyCount(x), 0);
+  return Object.entries(v).reduce((n, [, x]) => n + 1 + keyCount(x), 0);
+}
+
 export function checkMetadata(v: unknown): Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  const bytes = Buffer.byteLength(JSON.stringify(v));
+  if (bytes > METADATA_MAX_BYTES) throw new AppError('METADATA_TOO_LARGE', `metadata is ${bytes} bytes serialised, over the ${METADATA_MAX_BYTES}-byte limit; nothing was written`);
+  const keys = keyCount(v);
+  if (keys > METADATA_MAX_KEYS) throw new AppError('METADATA_TOO_LARGE', `metadata has ${keys} keys, over the ${METADATA_MAX_KEYS}-key limit; nothing was written`);
   const problem = unstorableJson(v);
   if (problem) throw new AppError('INVALID_METADATA', `metadata ${UNSTORABLE_JSON_MESSAGE[problem]}`);
   return v as Record<string, unknown>;
