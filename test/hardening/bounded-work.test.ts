@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
@@ -6,7 +7,11 @@ import { mcpClient, type McpSession } from '../mcp/helpers.js';
 
 /**
  * Caller-supplied work never holds the event loop (issue: bounded work on every door): while a
- * hostile grep or edit runs, another tenant's /healthz still answers within 100 ms.
+ * hostile grep or edit runs, the API's event loop (this process: the API runs in-process) is never
+ * blocked for 100 ms, and another caller's /healthz keeps answering. The 100 ms bound is asserted on
+ * the loop's own delay histogram, which synchronous work fills and other processes on a busy CI
+ * machine barely touch; /healthz round trips, which also carry the machine's load, get a looser
+ * bound that still catches a stall (the unbounded code stalled for seconds to hours).
  */
 let api: TestApi;
 let mcp: McpSession;
@@ -25,8 +30,9 @@ afterAll(async () => {
 const put = (path: string, body: string) =>
   fetch(`${api.url}/v0/artifacts/${path}`, { method: 'PUT', headers: { ...tenant.auth, 'content-type': 'text/plain' }, body }).then((r) => expect(r.status).toBe(200));
 
-/** Runs `work` while polling /healthz back to back; returns its result and the slowest /healthz answer (ms). */
-async function whileHealthz<T>(work: () => Promise<T>): Promise<{ result: T; slowestMs: number; probes: number }> {
+/** Runs `work` while polling /healthz back to back; returns its result, the slowest /healthz answer and the longest event-loop block (ms). */
+async function whileHealthz<T>(work: () => Promise<T>): Promise<{ result: T; slowestMs: number; probes: number; loopBlockedMs: number }> {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
   let done = false;
   let slowestMs = 0;
   let probes = 0;
@@ -41,8 +47,11 @@ async function whileHealthz<T>(work: () => Promise<T>): Promise<{ result: T; slo
   })();
   // Let the prober's first request land before the work starts.
   await new Promise((r) => setTimeout(r, 20));
+  loop.enable();
   try {
-    return { result: await work(), slowestMs, probes };
+    const result = await work();
+    loop.disable();
+    return { result, slowestMs, probes, loopBlockedMs: loop.max / 1e6 };
   } finally {
     done = true;
     await prober;
@@ -52,11 +61,12 @@ async function whileHealthz<T>(work: () => Promise<T>): Promise<{ result: T; slo
 describe('bounded work on the event loop', () => {
   it('grep with a catastrophic-backtracking pattern runs on RE2: answers at once, /healthz stays fast', async () => {
     await put('redos/line.txt', `${'a'.repeat(40)}b\n${'a'.repeat(1500)}!\n`);
-    const { result, slowestMs, probes } = await whileHealthz(() => mcp.ok<{ matches: unknown[]; stopped_by: string | null }>('grep', { pattern: '^(a+)+$', prefix: 'redos/' }));
+    const { result, slowestMs, probes, loopBlockedMs } = await whileHealthz(() => mcp.ok<{ matches: unknown[]; stopped_by: string | null }>('grep', { pattern: '^(a+)+$', prefix: 'redos/' }));
     expect(result.matches).toEqual([]);
     expect(result.stopped_by).toBeNull();
     expect(probes).toBeGreaterThan(0);
-    expect(slowestMs).toBeLessThan(100);
+    expect(loopBlockedMs).toBeLessThan(100);
+    expect(slowestMs).toBeLessThan(1000);
     // What RE2 cannot run is refused with a reason, not run on another engine.
     const backref = await mcp.fail('grep', { pattern: '(a)\\1', prefix: 'redos/' });
     expect(backref).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('RE2') });
@@ -65,11 +75,12 @@ describe('bounded work on the event loop', () => {
 
   it('edit of a 16 KB, 8,000-line file changing every line: written, diff given up within its bound, /healthz stays fast', async () => {
     await put('edit/lines.txt', 'ab\n'.repeat(8000));
-    const { result, slowestMs } = await whileHealthz(() =>
+    const { result, slowestMs, loopBlockedMs } = await whileHealthz(() =>
       mcp.ok<{ applied: boolean; replacements: number; diff: string }>('edit', { ref: 'edit/lines.txt', edits: [{ old_text: 'ab', new_text: 'xy', replace_all: true }] }));
     expect(result).toMatchObject({ applied: true, replacements: 8000 });
     expect(result.diff).toContain('diff omitted');
-    expect(slowestMs).toBeLessThan(100);
+    expect(loopBlockedMs).toBeLessThan(100);
+    expect(slowestMs).toBeLessThan(1000);
     const meta = await (await fetch(`${api.url}/v0/artifacts/edit/lines.txt/meta`, { headers: tenant.auth })).json();
     const read = await fetch(`${api.url}/v0/artifacts/${meta.art_id}/download`, { headers: tenant.auth });
     expect(await read.text()).toBe('xy\n'.repeat(8000));
@@ -77,11 +88,12 @@ describe('bounded work on the event loop', () => {
 
   it('replace_all growing 2,000 characters to 20 MB: sized before it is built, no diff of it, /healthz stays fast; past the upload limit it is refused', async () => {
     await put('edit/grow.txt', 'a'.repeat(2000));
-    const { result, slowestMs } = await whileHealthz(() =>
+    const { result, slowestMs, loopBlockedMs } = await whileHealthz(() =>
       mcp.ok<{ applied: boolean; replacements: number; diff: string }>('edit', { ref: 'edit/grow.txt', dry_run: true, edits: [{ old_text: 'a', new_text: 'b'.repeat(10_000), replace_all: true }] }));
     expect(result).toMatchObject({ applied: false, replacements: 2000 });
     expect(result.diff).toContain('too large to diff');
-    expect(slowestMs).toBeLessThan(100);
+    expect(loopBlockedMs).toBeLessThan(100);
+    expect(slowestMs).toBeLessThan(1000);
     const tooBig = await mcp.fail('edit', { ref: 'edit/grow.txt', edits: [{ old_text: 'a', new_text: 'b'.repeat(30_000), replace_all: true }] });
     expect(tooBig.code).toBe('ARTIFACT_TOO_LARGE');
     const meta = await (await fetch(`${api.url}/v0/artifacts/edit/grow.txt/meta`, { headers: tenant.auth })).json();
