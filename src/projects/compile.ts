@@ -40,13 +40,22 @@ interface InputFile extends FileRef {
   content_type: string;
 }
 
-/** The project's files at one instant: a single statement reads one snapshot of the live artifacts. */
-async function snapshotFiles(app: AppContext, driveId: string, folderPath: string, outputPath: string): Promise<InputFile[]> {
+/**
+ * The project's files at one instant, as the requester sees them: a single statement reads one
+ * snapshot of the live artifacts; for a grantee's job (`restricted`) it leaves out everything under a
+ * subfolder that takes no grant from above (inherit_grants off), exactly what a listing through the
+ * grant hides, so such files are neither inputs nor named anywhere in the job.
+ */
+async function snapshotFiles(app: AppContext, driveId: string, folderPath: string, outputPath: string, restricted: boolean): Promise<InputFile[]> {
+  const hidden = restricted
+    ? `and not exists (select 1 from folders f where f.drive_id = a.drive_id and f.deleted_at is null and not f.inherit_grants
+         and starts_with(f.path, ?) and starts_with(a.path, f.path || '/'))`
+    : '';
   return rows<InputFile>(
     app.orm.em.fork(),
-    `select id as art_id, path, version_number, hash, size_bytes, content_type from artifacts
-      where drive_id = ? and deleted_at is null and left(path, ?) = ? and path <> ? order by path`,
-    [driveId, folderPath.length + 1, `${folderPath}/`, outputPath],
+    `select a.id as art_id, a.path, a.version_number, a.hash, a.size_bytes, a.content_type from artifacts a
+      where a.drive_id = ? and a.deleted_at is null and left(a.path, ?) = ? and a.path <> ? ${hidden} order by a.path`,
+    [driveId, folderPath.length + 1, `${folderPath}/`, outputPath, ...(restricted ? [`${folderPath}/`] : [])],
   );
 }
 
@@ -97,7 +106,7 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
     throw err;
   }
   const outputPath = outputPathOf(folderPath, job.entrypoint);
-  const files = await snapshotFiles(app, job.drive_id, folderPath, outputPath);
+  const files = await snapshotFiles(app, job.drive_id, folderPath, outputPath, job.restricted);
   const inputs: FileRef[] = files.map((f) => ({ art_id: f.art_id, path: f.path, version_number: f.version_number }));
   const fail = (error: string, extra: Partial<JobOutcome> = {}) => finishJob(app, jobId, { status: 'failed', error, inputs, ...extra }).then((r) => r!);
   const total = files.reduce((n, f) => n + Number(f.size_bytes), 0);

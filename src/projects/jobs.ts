@@ -54,6 +54,8 @@ export interface JobRow {
   error: string | null;
   /** A catalogue code for why the job failed, where there is one (ENGINE_UNAVAILABLE). */
   error_code: string | null;
+  /** Enqueued by a grantee: the run sees only what the grant shows (no subfolder with inherit_grants off). */
+  restricted: boolean;
   runner: { host: string; pid: number } | null;
   created_at: Timestamp;
   started_at: Timestamp | null;
@@ -62,7 +64,7 @@ export interface JobRow {
 
 /** Every column but the log (served on its own). */
 const JOB_COLUMNS = `id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, status, cancel_requested, attempt,
-  inputs, outputs, diagnostics, page_count, error, error_code, runner, created_at, started_at, finished_at`;
+  inputs, outputs, diagnostics, page_count, error, error_code, restricted, runner, created_at, started_at, finished_at`;
 
 export interface EnqueueInput {
   /** As sent; undefined when omitted (the product's default is latex.compile). */
@@ -84,7 +86,7 @@ const TASK_ENGINE: Record<CompileTask, Engine | undefined> = { 'latex.compile': 
 export async function enqueueCompile(rc: RequestContext, fldId: string, input: EnqueueInput): Promise<JobRow> {
   const app = rc.app;
   const db = app.orm.em.fork();
-  const { driveId } = await projectFolder(rc, fldId, 'can_manage');
+  const { driveId, owner } = await projectFolder(rc, fldId, 'can_manage');
   const project = await findProjectRow(db, driveId, fldId);
   const raw = input.entrypoint ?? project?.entrypoint;
   if (!raw) throw new AppError('INVALID_ENTRYPOINT', 'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint');
@@ -93,9 +95,9 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   const job =
     (await one<JobRow>(
       db,
-      `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
-      [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null],
+      `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key, restricted)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
+      [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null, !owner],
     )) ?? (await one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]))!;
   const c = app.config;
   const missingEngine = engineUnavailable(c.compile.enginePath, engine);

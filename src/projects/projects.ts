@@ -102,9 +102,11 @@ export function findProjectRow(db: Db, driveId: string, fldId: string): Promise<
  * cancelling need `can_manage`, see docs/decisions.md). A folder the caller may not read, in the
  * trash or absent is PROJECT_NOT_FOUND; one it may read but not change is 403 PERMISSION_DENIED.
  */
-export async function projectFolder(rc: RequestContext, fldId: string, capability: Capability): Promise<{ driveId: string; folder: { id: string; path: string } }> {
+export async function projectFolder(
+  rc: RequestContext, fldId: string, capability: Capability,
+): Promise<{ driveId: string; folder: { id: string; path: string }; owner: boolean }> {
   const access = await authorizeThrough(rc, { fldId }, capability, projectNotFound);
-  return { driveId: access.driveId, folder: access.folder! };
+  return { driveId: access.driveId, folder: access.folder!, owner: access.owner };
 }
 
 /** The live folder of a project id; a folder of another drive, in trash or absent is PROJECT_NOT_FOUND. */

@@ -10,6 +10,7 @@ import { Migration20261201000000_projects_feedback } from './Migration2026120100
 import { Migration20261201100000_outbox } from './Migration20261201100000_outbox.js';
 import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
 import { Migration20261203010000_job_error_code } from './Migration20261203010000_job_error_code.js';
+import { Migration20261203020000_job_requester_view } from './Migration20261203020000_job_requester_view.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   { name: 'Migration20261201100000_outbox', class: Migration20261201100000_outbox },
   { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
   { name: 'Migration20261203010000_job_error_code', class: Migration20261203010000_job_error_code },
+  { name: 'Migration20261203020000_job_requester_view', class: Migration20261203020000_job_requester_view },
 ];
