@@ -139,6 +139,10 @@ const envSchema = z.object({
   COMPILE_WAIT_S: positiveInt(60),
   COMPILE_MAX_PROJECT_BYTES: positiveInt(100 * MB),
   COMPILE_LOG_MAX_BYTES: positiveInt(MB),
+  // Fair scheduling (src/projects/admission.ts): jobs running at once per drive, and open (queued or running) jobs per drive
+  COMPILE_RUNNING_PER_DRIVE: positiveInt(1),
+  COMPILE_OPEN_PER_DRIVE: positiveInt(8),
+  COMPILE_OPEN_PER_ANONYMOUS_DRIVE: positiveInt(3),
   // The PATH compile engines are found on and run with (latexmk, pdflatex); default: this process's PATH
   COMPILE_PATH: z.string().optional(),
 
@@ -271,6 +275,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       waitS: e.COMPILE_WAIT_S,
       maxProjectBytes: e.COMPILE_MAX_PROJECT_BYTES,
       logMaxBytes: e.COMPILE_LOG_MAX_BYTES,
+      runningPerDrive: e.COMPILE_RUNNING_PER_DRIVE,
+      openPerDrive: e.COMPILE_OPEN_PER_DRIVE,
+      openPerAnonymousDrive: e.COMPILE_OPEN_PER_ANONYMOUS_DRIVE,
       enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
     idJagProviders: e.ID_JAG_PROVIDERS,

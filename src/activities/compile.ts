@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { AppContext } from '../context.js';
+import { admitJob, type Admission } from '../projects/admission.js';
 import { enqueueAutoCompile } from '../projects/auto-compile.js';
 import { runCompileAttempt } from '../projects/compile.js';
 import { finishJob } from '../projects/jobs.js';
@@ -8,6 +9,8 @@ import type { CompileStatus } from '../temporal/compile-messages.js';
 export interface CompileActivities {
   /** Runs on the compile task queue (at most COMPILE_CONCURRENCY at once per worker). */
   runCompile(input: { jobId: string; timeoutS: number }): Promise<{ status: CompileStatus }>;
+  /** Takes one of the job's drive's running places (fair scheduling), or says to wait; on the workflow's own queue. */
+  admitCompile(input: { jobId: string }): Promise<Admission>;
   /** Records an end the compile itself could not (cancelled before it ran, retries exhausted); a no-op on an ended job. */
   endCompile(input: { jobId: string; status: 'cancelled' | 'failed'; error?: string }): Promise<{ status: CompileStatus }>;
 }
@@ -28,6 +31,9 @@ export function createCompileActivities(ctx: AppContext): CompileActivities & Au
         heartbeat: (d) => a.heartbeat(d),
       });
       return { status: job.status };
+    },
+    async admitCompile({ jobId }) {
+      return admitJob(ctx, jobId);
     },
     async endCompile({ jobId, status, error }) {
       const job = await finishJob(ctx, jobId, { status, error: error ?? null });

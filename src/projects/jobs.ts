@@ -7,6 +7,7 @@ import type { CompileStatus } from '../temporal/compile-messages.js';
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import type { Capability } from '../sharing/authorize.js';
+import { checkOpenJobBound } from './admission.js';
 import { engineUnavailable } from './engine-availability.js';
 import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Engine } from './projects.js';
 
@@ -92,13 +93,20 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   if (!raw) throw new AppError('INVALID_ENTRYPOINT', 'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint');
   const entrypoint = checkEntrypoint(raw);
   const engine = resolveEngine(entrypoint, input.engine, input.task ? TASK_ENGINE[input.task] : undefined, project?.engine);
-  const job =
-    (await one<JobRow>(
-      db,
+  const findByKey = (d: Db) => (input.requestKey ? one<JobRow>(d, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]) : undefined);
+  // A retried enqueue (same request key) returns its job; a new one must fit the drive's bound (admission.ts).
+  const job = await transaction(app, async (tx) => {
+    const retried = await findByKey(tx);
+    if (retried) return retried;
+    await checkOpenJobBound(tx, app, driveId);
+    const inserted = await one<JobRow>(
+      tx,
       `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key, restricted)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
       [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null, !owner],
-    )) ?? (await one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]))!;
+    );
+    return inserted ?? (await findByKey(tx))!;
+  });
   const c = app.config;
   const missingEngine = engineUnavailable(c.compile.enginePath, engine);
   if (missingEngine) return (await finishJob(app, job.id, { status: 'failed', error: missingEngine.message, errorCode: missingEngine.code }))!;

@@ -1,4 +1,4 @@
-import { ActivityFailure, CancellationScope, CancelledFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, CancelledFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { CompileActivities } from '../activities/compile.js';
 import type { CompileWorkflowInput, CompileWorkflowResult } from '../temporal/compile-messages.js';
 
@@ -9,8 +9,10 @@ import type { CompileWorkflowInput, CompileWorkflowResult } from '../temporal/co
  * scratch directory. Cancelling the workflow cancels the activity, which kills the engine's
  * process group and records `cancelled`; the workflow then makes sure that end is recorded and
  * reports itself cancelled (so the Temporal UI shows it). Retries exhausted end the job `failed`.
+ * Before it asks a slot, the job is admitted into one of its drive's running places
+ * (src/projects/admission.ts), waiting on a durable timer while its drive's places are taken.
  */
-const { endCompile } = proxyActivities<CompileActivities>({
+const { endCompile, admitCompile } = proxyActivities<CompileActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -25,6 +27,8 @@ export async function compileWorkflow(input: CompileWorkflowInput): Promise<Comp
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   });
   try {
+    // Fair scheduling: wait (holding no compile slot) until the drive has a running place free.
+    while ((await admitCompile({ jobId: input.jobId })) === 'wait') await sleep('2 seconds');
     const { status } = await runCompile({ jobId: input.jobId, timeoutS: input.timeoutS });
     // The activity may see the cancel (the job row) before Temporal delivers it: end as cancelled either way.
     if (status === 'cancelled') throw new CancelledFailure('compile job cancelled');

@@ -11,6 +11,7 @@ import { Migration20261201100000_outbox } from './Migration20261201100000_outbox
 import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
 import { Migration20261203010000_job_error_code } from './Migration20261203010000_job_error_code.js';
 import { Migration20261203020000_job_requester_view } from './Migration20261203020000_job_requester_view.js';
+import { Migration20261203030000_job_admission } from './Migration20261203030000_job_admission.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
   { name: 'Migration20261203010000_job_error_code', class: Migration20261203010000_job_error_code },
   { name: 'Migration20261203020000_job_requester_view', class: Migration20261203020000_job_requester_view },
+  { name: 'Migration20261203030000_job_admission', class: Migration20261203030000_job_admission },
 ];
