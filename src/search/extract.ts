@@ -1,4 +1,4 @@
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractPdfPagesBoxed } from './pdf-box.js';
 import type { Modality } from './engine.js';
 
 /**
@@ -11,7 +11,7 @@ export type Extracted =
   | { kind: 'text'; modality: 'text' | 'code'; text: string }
   | { kind: 'pdf'; pages: string[] }
   | { kind: 'timed'; cues: Cue[] }
-  | { kind: 'none'; modality: Modality | null };
+  | { kind: 'none'; modality: Modality | null; reason?: string };
 
 export interface Cue {
   startMs: number;
@@ -78,8 +78,12 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
       // Parsing is deterministic: bytes that are not a readable PDF (corrupt, encrypted) never
       // become one, so they index like other unreadable content (path and metadata) instead of
       // failing the pass on every retry.
-      const pages = await extractPdfPages(bytes).catch(() => null);
-      return pages === null ? { kind: 'none', modality: 'pdf' } : { kind: 'pdf', pages };
+      // A PDF the box gives up on (a decompression bomb) indexes the same way, with the reason.
+      try {
+        return { kind: 'pdf', pages: await extractPdfPagesBoxed(bytes) };
+      } catch (err) {
+        return { kind: 'none', modality: 'pdf', reason: (err as Error).message };
+      }
     }
     case 'timed': {
       const text = decodeText(bytes);
@@ -95,12 +99,6 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
     default:
       return { kind: 'none', modality: kind };
   }
-}
-
-async function extractPdfPages(bytes: Buffer): Promise<string[]> {
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  const { text } = await extractText(pdf, { mergePages: false });
-  return text;
 }
 
 const TIMESTAMP = /(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;

@@ -84,7 +84,7 @@ describe('passage splitting', () => {
   });
 
   it('indexes an unreadable PDF by path and metadata only, without failing', async () => {
-    expect(await extract('application/pdf', 'broken.pdf', Buffer.from('%PDF-1.4 not really a pdf'))).toEqual({ kind: 'none', modality: 'pdf' });
+    expect(await extract('application/pdf', 'broken.pdf', Buffer.from('%PDF-1.4 not really a pdf'))).toMatchObject({ kind: 'none', modality: 'pdf', reason: expect.stringContaining('unreadable') });
     expect(await passagesOf({ kind: 'none', modality: 'pdf' })).toEqual([]);
   });
 
