@@ -112,7 +112,8 @@ try {
   await waitForCleanupSchedule(env.TEMPORAL_ADDRESS!);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
-    `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}`,
+    `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}` +
+      `  mail-inbox ${stack.mailInboxUrl ?? (config.mail.smtpUrl ? '(external SMTP)' : '(none: mail goes to the API log)')}`,
   );
 } catch (err) {
   console.error(`[start] failed: ${(err as Error).stack ?? String(err)}`);

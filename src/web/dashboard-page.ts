@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../identity/accounts.js';
+import { accountEmailState } from '../identity/email-verification.js';
 import { listEvents } from '../drive/events.js';
 import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
 import { driveUsage } from '../usage/usage.js';
@@ -49,8 +50,15 @@ async function render(ctx: AppContext, res: Response, session: Session, notice?:
         <button type="submit">Mint API key</button>
       </form></section>`;
   });
+  const account = await accountEmailState(ctx, session.uid!);
+  const unverified = account && !account.verified
+    ? html`<section class="card" data-testid="email-unverified"><p><strong>Confirm your email.</strong> We sent a link to ${account.email}.
+        Until you follow it (signed in to this account), files shared with this address do not reach your drives.</p>
+        <form method="post" action="/dashboard/verify-email">${csrfField(session.csrf)}<button type="submit">Resend the link</button></form></section>`
+    : '';
   sendPage(res, 'Dashboard', html`
     <p>Signed in as <strong>${session.email}</strong>.</p>
+    ${unverified}
     ${notice ?? ''}
     ${await overview(ctx, session, String(req?.id ?? ''))}
     ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}

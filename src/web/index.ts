@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
+import { emailPageRouter } from './email-page.js';
 import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { WebAuthNotConfigured } from './session.js';
@@ -21,7 +22,7 @@ export function webRouter(ctx: AppContext): Router {
   const router = Router();
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
+  router.use(authPagesRouter(ctx), emailPageRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
   // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
   router.use(sharePageRouter(ctx), viewerRouter(ctx));
 

@@ -9,6 +9,7 @@ import { Migration20261122070000_sharing } from './Migration20261122070000_shari
 import { Migration20261201000000_projects_feedback } from './Migration20261201000000_projects_feedback.js';
 import { Migration20261201100000_outbox } from './Migration20261201100000_outbox.js';
 import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
+import { Migration20261203100000_email_verification } from './Migration20261203100000_email_verification.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   { name: 'Migration20261201000000_projects_feedback', class: Migration20261201000000_projects_feedback },
   { name: 'Migration20261201100000_outbox', class: Migration20261201100000_outbox },
   { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
+  { name: 'Migration20261203100000_email_verification', class: Migration20261203100000_email_verification },
 ];
