@@ -18,7 +18,7 @@ export function emailPageRouter(ctx: AppContext): Router {
 
   router.get('/auth/verify', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token)}`));
     sendPage(res, TITLE, html`
       <p>Confirm that <strong>${session.email}</strong> is your address. Files shared with it then reach your drives.</p>
@@ -27,7 +27,7 @@ export function emailPageRouter(ctx: AppContext): Router {
   });
 
   router.post('/auth/verify', async (req, res) => {
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     const token = typeof req.body?.token === 'string' ? req.body.token : '';
     if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token.slice(0, 128))}`));
     if (!csrfValid(session, req.body?.csrf)) return sendPage(res, TITLE, html`<p class="error">Your form expired. Open the link from the mail again.</p>`, 403);
@@ -45,7 +45,7 @@ export function emailPageRouter(ctx: AppContext): Router {
   });
 
   router.post('/dashboard/verify-email', async (req, res) => {
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
     if (!csrfValid(session, req.body?.csrf)) return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
     const outcome = await sendVerificationMail(ctx, session.uid);

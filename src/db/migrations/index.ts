@@ -10,6 +10,7 @@ import { Migration20261201000000_projects_feedback } from './Migration2026120100
 import { Migration20261201100000_outbox } from './Migration20261201100000_outbox.js';
 import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
 import { Migration20261203100000_email_verification } from './Migration20261203100000_email_verification.js';
+import { Migration20261203110000_web_sessions } from './Migration20261203110000_web_sessions.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   { name: 'Migration20261201100000_outbox', class: Migration20261201100000_outbox },
   { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
   { name: 'Migration20261203100000_email_verification', class: Migration20261203100000_email_verification },
+  { name: 'Migration20261203110000_web_sessions', class: Migration20261203110000_web_sessions },
 ];
