@@ -113,7 +113,8 @@ try {
   await waitForCleanupSchedule(env.TEMPORAL_ADDRESS!);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
-    `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}`,
+    `ready in ${seconds}s: api ${config.http.baseUrl}  web ${config.http.webUrl}  temporal-ui ${stack.temporalUiUrl ?? '(external Temporal)'}` +
+      `  mail-inbox ${stack.mailInboxUrl ?? (config.mail.smtpUrl ? '(external SMTP)' : '(none: mail goes to the API log)')}`,
   );
   console.log(engineSummary(config.compile.enginePath));
 } catch (err) {

@@ -40,6 +40,9 @@ const envSchema = z.object({
   TEMPORAL_HTTP_PORT: positiveInt(7243),
   TEMPORAL_METRICS_PORT: positiveInt(7253),
   S3_PORT: positiveInt(7070),
+  // The local mail catcher (maildev) npm start runs when SMTP_URL is not set: SMTP and web inbox ports
+  MAILDEV_SMTP_PORT: positiveInt(1025),
+  MAILDEV_WEB_PORT: positiveInt(1080),
 
   // PostgreSQL
   DATABASE_URL: optionalUrl,
@@ -68,6 +71,10 @@ const envSchema = z.object({
   OUTBOX_GATHER_MS: int(100),
   /** Content the search handler reads and holds at once within a batch (an artifact larger than this goes alone). */
   OUTBOX_SEARCH_ROUND_BYTES: positiveInt(32 * MB),
+
+  // Outgoing mail (email verification links): SMTP relay URL and the From address
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().min(3).default('Agent Artifact Drive <no-reply@localhost>'),
 
   // Search
   TYPESENSE_URL: optionalUrl,
@@ -99,6 +106,7 @@ const envSchema = z.object({
   UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
   DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
   SESSION_TTL_S: positiveInt(7 * DAY),
+  EMAIL_VERIFICATION_TTL_S: positiveInt(DAY),
   UPLOAD_TOKEN_TTL_S: positiveInt(15 * 60),
   MCP_OAUTH_CODE_TTL_S: positiveInt(60),
   MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
@@ -122,6 +130,12 @@ const envSchema = z.object({
   WRITE_BUDGET_PER_DRIVE_PER_HOUR: positiveInt(200),
   REGISTRATIONS_PER_IP_PER_HOUR: positiveInt(20),
   LOGIN_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
+  // Guessable secrets and costly doors (docs/decisions.md, Throttles)
+  SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
+  VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR: positiveInt(5),
+  CLAIM_CODE_MISSES_PER_HOUR: positiveInt(30),
+  SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR: positiveInt(20),
+  SHARE_PASSWORD_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
   // MCP: a tool result is at most this many characters (~20,000 tokens); larger answers are cut with a way to continue
   MCP_RESULT_MAX_CHARS: z.coerce.number().int().min(2000).default(80_000),
   MCP_IMAGE_MAX_BYTES: positiveInt(MB),
@@ -193,7 +207,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       temporalHttpPort: e.TEMPORAL_HTTP_PORT,
       temporalMetricsPort: e.TEMPORAL_METRICS_PORT,
       s3Port: e.S3_PORT,
+      maildevSmtpPort: e.MAILDEV_SMTP_PORT,
+      maildevWebPort: e.MAILDEV_WEB_PORT,
     },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     database: { url: e.DATABASE_URL },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
@@ -237,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadSessionS: e.UPLOAD_SESSION_TTL_S,
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
+      emailVerificationS: e.EMAIL_VERIFICATION_TTL_S,
       blobGcGraceS: e.BLOB_GC_GRACE_S,
       uploadTokenS: e.UPLOAD_TOKEN_TTL_S,
       mcpOauthCodeS: e.MCP_OAUTH_CODE_TTL_S,
@@ -257,6 +275,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       writeBudgetPerDrivePerHour: e.WRITE_BUDGET_PER_DRIVE_PER_HOUR,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
+      signupsPerIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR,
+      verificationMailsPerAccountPerHour: e.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR,
+      claimCodeMissesPerHour: e.CLAIM_CODE_MISSES_PER_HOUR,
+      sharePasswordFailuresPerLinkPerHour: e.SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR,
+      sharePasswordFailuresPerIpPerHour: e.SHARE_PASSWORD_FAILURES_PER_IP_PER_HOUR,
     },
     mcp: {
       resultMaxChars: e.MCP_RESULT_MAX_CHARS,

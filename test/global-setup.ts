@@ -25,7 +25,8 @@ export default async function setup(_project: TestProject) {
 
   ensureTexLive((m) => console.log(`[tex] ${m}`));
   await buildWorkflowBundle();
-  const stack = await startStack(config, (m) => console.log(`[test-stack] ${m}`));
+  // No mail catcher: suites that read mail run their own SMTP server (test/helpers/mailbox.ts).
+  const stack = await startStack(config, (m) => console.log(`[test-stack] ${m}`), { mailCatcher: false });
   Object.assign(process.env, stack.env);
 
   const orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });

@@ -1,8 +1,9 @@
 import type { AppContext } from '../context.js';
 import { listUserDrives, type DriveRow } from '../drive/drives.js';
-import { hitIpLimit, ipLimitReached } from '../usage/rate-limits.js';
+import { hitThrottle, throttleReached } from '../usage/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { findPendingClaim, USER_CODE_RE, type PendingClaim } from './claims.js';
+import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';
 import { signIn, signUp } from './users.js';
 
 /**
@@ -12,14 +13,18 @@ import { signIn, signUp } from './users.js';
 
 type Account = { id: string; email: string };
 
-export type AccountSignUp = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
+export type AccountSignUp =
+  | { ok: true; user: Account; driveId: string | null; mail: VerificationMailOutcome }
+  | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
 
+/** Creates the account and mails its verification link (a failed send is reported, the account stays; the dashboard resends). */
 export async function signUpAccount(app: AppContext, email: string, password: string): Promise<AccountSignUp> {
   const em = app.orm.em.fork();
   const result = await signUp(em, email, password);
   if (!result.ok) return result;
   const [drive] = await listUserDrives(em, result.user.id);
-  return { ok: true, user: result.user, driveId: drive?.id ?? null };
+  const mail = await sendVerificationMail(app, result.user.id);
+  return { ok: true, user: result.user, driveId: drive?.id ?? null, mail };
 }
 
 export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'throttled' | 'wrong' };
@@ -28,10 +33,10 @@ export type AccountSignIn = { ok: true; user: Account; driveId: string | null } 
 export async function signInAccount(app: AppContext, email: string, password: string, ip: string): Promise<AccountSignIn> {
   const em = app.orm.em.fork();
   const limit = app.config.limits.loginFailuresPerIpPerHour;
-  if (await ipLimitReached(em, 'login_failure', ip, limit)) return { ok: false, reason: 'throttled' };
+  if (await throttleReached(em, 'login_failure', ip, limit)) return { ok: false, reason: 'throttled' };
   const user = await signIn(em, email, password);
   if (!user) {
-    await hitIpLimit(em, 'login_failure', ip, limit);
+    await hitThrottle(em, 'login_failure', ip, limit);
     return { ok: false, reason: 'wrong' };
   }
   const [drive] = await listUserDrives(em, user.id);
@@ -66,8 +71,8 @@ export async function revokeOwnerApiKey(app: AppContext, userId: string, driveId
 export async function lookupClaimCode(app: AppContext, code: string, ip: string): Promise<PendingClaim | 'throttled' | null> {
   const em = app.orm.em.fork();
   const limit = app.config.limits.loginFailuresPerIpPerHour;
-  if (await ipLimitReached(em, 'claim_code_miss', ip, limit)) return 'throttled';
+  if (await throttleReached(em, 'claim_code_miss', ip, limit)) return 'throttled';
   const pending = USER_CODE_RE.test(code) ? await findPendingClaim(em, code) : null;
-  if (!pending) await hitIpLimit(em, 'claim_code_miss', ip, limit);
+  if (!pending) await hitThrottle(em, 'claim_code_miss', ip, limit);
   return pending;
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { AgentIdentity } from '../db/entities/agent-identity.js';
 import { ClaimAttempt, type ClaimAttemptRow } from '../db/entities/claim-attempt.js';
 import { Drive } from '../db/entities/drive.js';
+import { HumanUser } from '../db/entities/human-user.js';
 import { newId } from '../ids.js';
 import type { ClaimOutcome } from '../temporal/identity-messages.js';
 import { decideClaimCeremony, startClaimCeremony } from '../temporal/start.js';
@@ -127,7 +128,11 @@ async function settle(em: EntityManager, attemptId: string, apply: (tx: EntityMa
   });
 }
 
-/** Claims the drive for the web account: owner set, made permanent, identity claimed, old assertion revoked. */
+/**
+ * Claims the drive for the web account: owner set, made permanent, identity claimed, old assertion
+ * revoked. The drive's owner email is the account's address only once that address is verified
+ * (src/identity/email-verification.ts sets it on the account's drives when it is).
+ */
 export function approveClaim(em: EntityManager, attemptId: string, userId: string, email: string): Promise<ClaimOutcome> {
   return settle(em, attemptId, async (tx, attempt) => {
     const identity = await tx.findOneOrFail(AgentIdentity, { id: attempt.identityId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -142,7 +147,11 @@ export function approveClaim(em: EntityManager, attemptId: string, userId: strin
       // Rotation: the pre-claim assertion stops working now; the claim grant issues the new one.
       Object.assign(identity, { status: 'claimed', claimedAt: now, assertionJti: null });
     }
-    if (!drive.claimedAt) Object.assign(drive, { ownerEmail: email, ownerUserId: userId, claimedAt: now, expiresAt: null });
+    if (!drive.claimedAt) {
+      const user = await tx.findOne(HumanUser, { id: userId });
+      const ownerEmail = user?.emailVerifiedAt ? user.email : null;
+      Object.assign(drive, { ownerEmail, ownerUserId: userId, claimedAt: now, expiresAt: null });
+    }
     await tx.nativeUpdate(ClaimAttempt, { identityId: identity.id, status: 'pending', id: { $ne: attempt.id } }, { status: 'expired' });
     return 'approved';
   });

@@ -20,6 +20,8 @@ const STATEMENTS: Record<string, string> = {
                     and not exists (select 1 from oauth_grants g where g.client_id = c.client_id)
                     and not exists (select 1 from oauth_codes o where o.client_id = c.client_id)`,
   id_jag_replays: `delete from id_jag_replays where expires_at < now()`,
+  web_sessions: `delete from web_sessions where expires_at < now() - interval '1 day' or revoked_at < now() - interval '1 day'`,
+  email_verifications: `delete from email_verifications where expires_at < now() - interval '1 day'`,
   claim_attempts: `delete from claim_attempts where (status <> 'pending' or expires_at < now()) and created_at < now() - interval '30 days'`,
 };
 

@@ -5,7 +5,7 @@ import type { Principal } from '../request-context.js';
 import { listUserDrives } from '../drive/drives.js';
 import { OAuthError } from './oauth-error.js';
 import { hashSecret, newSecret } from './secrets.js';
-import { hitIpLimit } from '../usage/rate-limits.js';
+import { hitThrottle } from '../usage/rate-limits.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 
 /**
@@ -61,7 +61,7 @@ export async function registerClient(
     throw new OAuthError('invalid_client_metadata', 'only public clients are supported: token_endpoint_auth_method must be "none"');
   }
   const name = typeof meta.client_name === 'string' ? meta.client_name.slice(0, 200) : null;
-  const limit = await hitIpLimit(app.orm.em.fork(), 'oauth_register', clientIp, app.config.limits.registrationsPerIpPerHour);
+  const limit = await hitThrottle(app.orm.em.fork(), 'oauth_register', clientIp, app.config.limits.registrationsPerIpPerHour);
   if (!limit.allowed) throw new OAuthError('rate_limited', `too many client registrations from this address; retry after ${limit.retryAfterS} s`, 429, limit.retryAfterS);
   const clientId = `${CLIENT_PREFIX}${newSecret('', 16)}`;
   await one(app.orm.em.fork(), `insert into oauth_clients (client_id, client_name, redirect_uris) values (?, ?, array[?]::text[])`, [clientId, name, uris]);

@@ -102,10 +102,17 @@ export interface CallerPrincipals {
   orgId: string | null;
 }
 
+/**
+ * The drive's owner email stands for the caller only while it is proven: a drive claimed by a web
+ * account counts it once the account's address is verified; a drive with no web account got it
+ * from a verifying provider (ID-JAG) or the operator.
+ */
 export async function callerPrincipals(db: Db, rc: RequestContext): Promise<CallerPrincipals> {
   const me = await one<{ owner_user_id: string | null; email: string | null; organization_id: string | null }>(
     db,
-    `select owner_user_id, lower(owner_email) as email, organization_id from drives where id = ?`,
+    `select d.owner_user_id, d.organization_id,
+            case when d.owner_user_id is null or u.email_verified_at is not null then lower(d.owner_email) end as email
+       from drives d left join human_users u on u.id = d.owner_user_id where d.id = ?`,
     [rc.principal.driveId],
   );
   return { identityId: rc.principal.identityId, userId: me?.owner_user_id ?? null, email: me?.email ?? null, orgId: me?.organization_id ?? null };

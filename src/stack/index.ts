@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { createS3Client, ensureBucket } from '../storage/s3.js';
 import { ensureBinaries, TEMPORAL_CLI, VERSITYGW, type BinarySpec } from './binaries.js';
 import { claimDataDir, stopLeftovers } from './leftovers.js';
+import { startMailCatcher } from './mail-catcher.js';
 import { startEmbeddedPostgres } from './postgres.js';
 import type { ManagedProcess } from './process.js';
 import { startS3Gateway } from './s3-gateway.js';
@@ -10,7 +11,9 @@ import { startTemporalDevServer } from './temporal.js';
 
 /**
  * Brings up every dependency that the environment does not already point at:
- * embedded PostgreSQL, the Temporal dev server (with its Web UI) and the versitygw S3 gateway.
+ * embedded PostgreSQL, the Temporal dev server (with its Web UI), the versitygw S3 gateway and a
+ * mail catcher (maildev, with its web inbox). A mail catcher that cannot start is not fatal: the
+ * API then writes mail to its log outside production (src/mail/mailer.ts).
  * Returns the environment the API and worker need, and a stop() that takes it all down.
  * Order matters on a fresh machine: claim the data folder, stop what a crashed earlier run left
  * behind, build missing binaries, and only then start anything that has a start-up deadline.
@@ -18,6 +21,8 @@ import { startTemporalDevServer } from './temporal.js';
 export interface Stack {
   env: Record<string, string>;
   temporalUiUrl?: string;
+  /** The mail catcher's web inbox, when this stack started one. */
+  mailInboxUrl?: string;
   processes: ManagedProcess[];
   stop(): Promise<void>;
 }
@@ -25,6 +30,8 @@ export interface Stack {
 export interface StackOptions {
   /** Extra `postgres` server flags for the embedded PostgreSQL (benchmarks preload pg_stat_statements). */
   postgresFlags?: string[];
+  /** Start the mail catcher when SMTP_URL is not set (default true; the test stack's suites run their own SMTP servers). */
+  mailCatcher?: boolean;
 }
 
 export async function startStack(config: Config, log: (m: string) => void, opts: StackOptions = {}): Promise<Stack> {
@@ -90,6 +97,20 @@ export async function startStack(config: Config, log: (m: string) => void, opts:
         }),
       );
     }
+    let mailInboxUrl: string | undefined;
+    if (!config.mail.smtpUrl && opts.mailCatcher !== false) {
+      pending.push(
+        startMailCatcher({ dataDir, smtpPort: config.embedded.maildevSmtpPort, webPort: config.embedded.maildevWebPort, log }).then(
+          (mail) => {
+            env.SMTP_URL = mail.smtpUrl;
+            mailInboxUrl = mail.inboxUrl;
+            processes.push(mail.process);
+            stoppers.push(mail.process.stop);
+          },
+          (err: Error) => log(`mail catcher not started (${err.message}); mail goes to the API log instead (not in production)`),
+        ),
+      );
+    }
     const results = await Promise.allSettled(pending);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -97,7 +118,7 @@ export async function startStack(config: Config, log: (m: string) => void, opts:
     const s3 = createS3Client({ ...config.s3, endpoint: env.S3_ENDPOINT ?? config.s3.endpoint });
     await ensureBucket(s3, config.s3.bucket);
     s3.destroy();
-    return { env, temporalUiUrl, processes, stop };
+    return { env, temporalUiUrl, mailInboxUrl, processes, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -20,6 +20,9 @@ export function hourWindow(now = Date.now()): Window {
   return { start: new Date(start), resetS: (start + HOUR_MS) / 1000 };
 }
 
+/** Seconds until the current window ends: a spent counter's Retry-After. */
+export const windowRetryAfterS = () => Math.max(1, Math.ceil(hourWindow().resetS - Date.now() / 1000));
+
 export interface HitResult {
   allowed: boolean;
   count: number;
@@ -98,7 +101,7 @@ export const budgetStatusOf = (app: AppContext, state: { writesThisHour: number;
 
 /** Counts a registration from this client IP (REGISTRATIONS_PER_IP_PER_HOUR); 429 over the limit. */
 export async function chargeRegistration(app: AppContext, ip: string): Promise<void> {
-  const limit = await hitIpLimit(app.orm.em.fork(), 'register', ip, app.config.limits.registrationsPerIpPerHour);
+  const limit = await hitThrottle(app.orm.em.fork(), 'register', ip, app.config.limits.registrationsPerIpPerHour);
   if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
 }
 
@@ -153,15 +156,35 @@ export async function driveWritesThisHour(em: EntityManager, driveId: string): P
   return peek(em, driveWriteBucket(driveId));
 }
 
-/** Per-client-IP limits: agent registrations, MCP client registrations, failed sign-ins, unknown claim codes. */
-export type IpLimitKind = 'register' | 'oauth_register' | 'login_failure' | 'claim_code_miss';
+/**
+ * Throttles on doors that need no credential or guard a guessable secret, each a counter of its own
+ * keyed by client IP, account or link: agent and MCP client registrations, sign-ups, failed sign-ins,
+ * unknown claim codes (per IP and per account), wrong share-link passwords (per IP and per link),
+ * verification mails (per account). Failures are counted once known; a door checks first.
+ */
+export type ThrottleKind =
+  | 'register' | 'oauth_register' | 'signup' | 'login_failure' | 'claim_code_miss' | 'claim_code_miss_account'
+  | 'share_password_ip' | 'share_password_link' | 'verification_mail';
 
-export function hitIpLimit(em: EntityManager, kind: IpLimitKind, ip: string, limit: number) {
-  return hit(em, `${kind}:${ip}`, null, limit);
+export function hitThrottle(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
+  return hit(em, `${kind}:${key}`, null, limit);
 }
 
-export async function ipLimitReached(em: EntityManager, kind: IpLimitKind, ip: string, limit: number) {
-  return (await peek(em, `${kind}:${ip}`)) >= limit;
+export async function throttleReached(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
+  return (await peek(em, `${kind}:${key}`)) >= limit;
+}
+
+/** The first throttle of `checks` already at its limit, as the 429 to answer; undefined when all have room. */
+export async function firstThrottleReached(em: EntityManager, checks: [ThrottleKind, string, number][], message: string): Promise<AppError | undefined> {
+  for (const [kind, key, limit] of checks) {
+    if (await throttleReached(em, kind, key, limit)) return rateLimited(message, windowRetryAfterS());
+  }
+  return undefined;
+}
+
+/** Counts one failure on each of `checks`' counters. */
+export async function hitThrottles(em: EntityManager, checks: [ThrottleKind, string, number][]): Promise<void> {
+  for (const [kind, key, limit] of checks) await hitThrottle(em, kind, key, limit);
 }
 
 /** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */

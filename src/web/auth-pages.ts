@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { signInAccount, signUpAccount } from '../identity/accounts.js';
 import { PASSWORD_MIN } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
-import { csrfValid, ensureSession, readSession, writeSession } from './session.js';
+import { csrfValid, ensureSession, readSession, signOutEverywhere, signOutSession, startSignedInSession, writeSession } from './session.js';
 
 /**
  * Human sign-in: sign-up and sign-in are separate pages (email + password), so a typo in an
@@ -46,7 +46,7 @@ function renderForm(ctx: AppContext, req: Request, res: Response, mode: Mode) {
 }
 
 async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) {
-  const session = readSession(ctx.config, req);
+  const session = readSession(req);
   const returnTo = safeReturnTo(req.body?.return_to);
   const email = typeof req.body?.email === 'string' ? req.body.email.slice(0, 320) : '';
   const password = typeof req.body?.password === 'string' ? req.body.password : '';
@@ -74,7 +74,7 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
     if (!result.ok) return retry(401, 'Email or password is wrong.');
     account = result;
   }
-  writeSession(ctx.config, req, res, { uid: account.user.id, email: account.user.email, drv: account.driveId });
+  await startSignedInSession(ctx, req, res, { uid: account.user.id, email: account.user.email, drv: account.driveId });
   res.redirect(303, returnTo);
 }
 
@@ -84,10 +84,18 @@ export function authPagesRouter(ctx: AppContext): Router {
   router.get('/auth/signup', (req, res) => renderForm(ctx, req, res, 'signup'));
   router.post('/auth/login', (req, res) => submit(ctx, req, res, 'login'));
   router.post('/auth/signup', (req, res) => submit(ctx, req, res, 'signup'));
-  router.post('/auth/logout', (req, res) => {
-    const session = readSession(ctx.config, req);
+  // Sign-out ends the server-side session; "everywhere" ends every session of the account (other browsers too).
+  router.post('/auth/logout', async (req, res) => {
+    const session = readSession(req);
     if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Sign out', html`<p class="error">Your form expired.</p>`, 403);
-    writeSession(ctx.config, req, res, {});
+    await signOutSession(ctx, req, res);
+    res.redirect(303, '/auth/login');
+  });
+  router.post('/auth/logout-everywhere', async (req, res) => {
+    const session = readSession(req);
+    if (!session?.uid) return res.redirect(303, '/auth/login');
+    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Sign out everywhere', html`<p class="error">Your form expired.</p>`, 403);
+    await signOutEverywhere(ctx, req, res, session.uid);
     res.redirect(303, '/auth/login');
   });
   return router;

@@ -16,7 +16,7 @@ export function claimPageRouter(ctx: AppContext): Router {
 
   router.get('/claim', async (req, res) => {
     const rawCode = typeof req.query.code === 'string' ? req.query.code.slice(0, 32) : '';
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(rawCode ? `/claim?code=${encodeURIComponent(rawCode)}` : '/claim'));
 
     if (!rawCode) {
@@ -51,7 +51,7 @@ export function claimPageRouter(ctx: AppContext): Router {
   });
 
   router.post('/claim', async (req, res) => {
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/claim'));
     if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Claim an agent drive', html`<p class="error">Your form expired. Reload the page and try again.</p>`, 403);
     const decision = req.body?.decision;
@@ -61,7 +61,7 @@ export function claimPageRouter(ctx: AppContext): Router {
     }
     const { result, driveId } = await decideClaim(ctx, code, decision, { id: session.uid, email: session.email });
     if (result === 'approved') {
-      writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId });
+      writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId, sid: session.sid });
       return sendPage(res, 'Drive claimed', html`
         <p class="ok" role="status">Approved. Drive <code>${driveId}</code> is now yours and permanent. Your agent will pick up its new credentials.</p>
         <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`);

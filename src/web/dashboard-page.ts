@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../identity/accounts.js';
+import { accountEmailState } from '../identity/email-verification.js';
 import { listEvents } from '../drive/events.js';
 import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
 import { driveUsage } from '../usage/usage.js';
@@ -49,18 +50,28 @@ async function render(ctx: AppContext, res: Response, session: Session, notice?:
         <button type="submit">Mint API key</button>
       </form></section>`;
   });
+  const account = await accountEmailState(ctx, session.uid!);
+  const unverified = account && !account.verified
+    ? html`<section class="card" data-testid="email-unverified"><p><strong>Confirm your email.</strong> We sent a link to ${account.email}.
+        Until you follow it (signed in to this account), files shared with this address do not reach your drives.</p>
+        <form method="post" action="/dashboard/verify-email">${csrfField(session.csrf)}<button type="submit">Resend the link</button></form></section>`
+    : '';
   sendPage(res, 'Dashboard', html`
     <p>Signed in as <strong>${session.email}</strong>.</p>
+    ${unverified}
     ${notice ?? ''}
     ${await overview(ctx, session, String(req?.id ?? ''))}
     ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
-    <form method="post" action="/auth/logout">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>`, status,
+    <form method="post" action="/auth/logout" class="inline">${csrfField(session.csrf)}<button type="submit">Sign out</button></form>
+    <form method="post" action="/auth/logout-everywhere" class="inline">${csrfField(session.csrf)}
+      <button type="submit" class="danger">Sign out everywhere</button></form>
+    <p class="muted">Sign out everywhere ends every session of this account, in every browser.</p>`, status,
     req ? { wide: true, nav: navFor(ctx.config, req) } : {});
 }
 
 /** The signed-in session of a CSRF-checked form post and the drive it names, or a response already sent. */
 async function authorisedPost(ctx: AppContext, req: Request, res: Response): Promise<{ session: Session & { uid: string }; driveId: string } | undefined> {
-  const session = readSession(ctx.config, req);
+  const session = readSession(req);
   if (!session?.uid || !session.email) {
     res.redirect(303, loginUrl('/dashboard'));
     return undefined;
@@ -79,7 +90,7 @@ export function dashboardRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/dashboard', async (req, res) => {
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/dashboard'));
     await render(ctx, res, session, undefined, 200, req);
   });

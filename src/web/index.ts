@@ -6,9 +6,10 @@ import { AppError } from '../errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
+import { emailPageRouter } from './email-page.js';
 import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
-import { WebAuthNotConfigured } from './session.js';
+import { loadSession, WebAuthNotConfigured } from './session.js';
 import { viewerRouter } from './viewer/routes.js';
 import { drivePagesRouter } from './owner/drive-pages.js';
 import { sharingPageRouter } from './owner/sharing-page.js';
@@ -19,9 +20,11 @@ const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', 
 /** The human-facing pages (server-rendered HTML, form posts). Errors render as pages, not JSON. */
 export function webRouter(ctx: AppContext): Router {
   const router = Router();
+  // Every page reads the session through this (a signed-in cookie counts only while its server-side session is live).
+  router.use(loadSession(ctx));
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
+  router.use(authPagesRouter(ctx), emailPageRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
   // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
   router.use(sharePageRouter(ctx), viewerRouter(ctx));
 

@@ -8,7 +8,7 @@ export function navFor(config: Config, req: Request): Html {
   let signedIn = false;
   let drive: string | null | undefined;
   try {
-    const s = readSession(config, req);
+    const s = readSession(req);
     signedIn = !!s?.uid;
     drive = s?.drv;
   } catch {

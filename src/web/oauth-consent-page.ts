@@ -36,7 +36,7 @@ export function oauthConsentRouter(ctx: AppContext): Router {
   router.get('/oauth2/authorize', async (req: Request, res: Response) => {
     const r = await checked(ctx, res, req.query);
     if (!r) return;
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(req.originalUrl.slice(0, 480)));
     const drives = await grantableDrives(ctx, session.uid);
     if (!drives.length) {
@@ -62,7 +62,7 @@ export function oauthConsentRouter(ctx: AppContext): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const r = await checked(ctx, res, body);
     if (!r) return;
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
     if (!csrfValid(session, body.csrf)) return sendPage(res, 'Connect an app', html`<p class="error">Your form expired. Start the connection again from your app.</p>`, 403);
     if (body.decision !== 'approve') return back(res, r, { error: 'access_denied', error_description: 'the drive owner denied access' });

@@ -1,12 +1,17 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { AppContext } from '../context.js';
 import { safeEqual } from '../identity/secrets.js';
+import { createWebSession, liveWebSession, revokeAllWebSessions, revokeWebSession } from '../identity/web-sessions.js';
 import type { Config } from '../config.js';
 
 /**
  * The browser session (spec 5.11): a signed cookie `ad_session` holding the signed-in human,
- * the drive id they are working on, and a CSRF token. HttpOnly, SameSite=Lax, Secure on https.
- * A visitor who has not signed in still gets a session with a CSRF token, for the sign-in forms.
+ * the drive id they are working on, a CSRF token and, once signed in, a session id whose row
+ * (src/identity/web-sessions.ts) must still be live: signing out ends the session server-side, so
+ * the old cookie no longer opens anything. HttpOnly, SameSite=Lax, Secure on https. A visitor
+ * who has not signed in still gets a session with a CSRF token (no row), for the sign-in forms.
+ * `loadSession` reads it once per request; the pages read it with `readSession`.
  */
 export const SESSION_COOKIE = 'ad_session';
 
@@ -17,6 +22,10 @@ export interface Session {
   uid?: string;
   email?: string;
   drv?: string | null;
+  /** The server-side session of a signed-in human (absent for anonymous visitors). */
+  sid?: string;
+  /** Whether the account's email is verified (read with the session row, not from the cookie). */
+  verified?: boolean;
 }
 
 export class WebAuthNotConfigured extends Error {}
@@ -36,7 +45,8 @@ function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-export function readSession(config: Config, req: Request): Session | undefined {
+/** The cookie's session when its signature and expiry hold (nothing server-side checked yet). */
+function cookieSession(config: Config, req: Request): Session | undefined {
   const raw = readCookie(req, SESSION_COOKIE);
   if (!raw) return undefined;
   const dot = raw.lastIndexOf('.');
@@ -52,7 +62,43 @@ export function readSession(config: Config, req: Request): Session | undefined {
   }
 }
 
-export function writeSession(config: Config, req: Request, res: Response, fields: Omit<Session, 'csrf' | 'exp'>): Session {
+type Loaded = { session: Session | undefined } | { error: unknown };
+const loaded = new WeakMap<Request, Loaded>();
+
+/**
+ * Reads the session once per request, ahead of every page: a cookie naming a signed-in human counts
+ * only while its server-side session is live (else the visitor is anonymous, with the cookie's CSRF
+ * token kept); the email comes from the account row. Requests without the cookie cost no query.
+ */
+export function loadSession(ctx: AppContext): RequestHandler {
+  return (req, _res, next) => {
+    let cookie: Session | undefined;
+    try {
+      cookie = cookieSession(ctx.config, req);
+    } catch (error) {
+      loaded.set(req, { error });
+      return next();
+    }
+    if (!cookie?.uid) {
+      loaded.set(req, { session: cookie && { csrf: cookie.csrf, exp: cookie.exp } });
+      return next();
+    }
+    const signedIn = cookie.sid ? liveWebSession(ctx, cookie.sid, cookie.uid) : Promise.resolve(undefined);
+    signedIn.then((live) => {
+      loaded.set(req, { session: live ? { ...cookie, email: live.email, verified: live.verified } : { csrf: cookie.csrf, exp: cookie.exp } });
+      next();
+    }, next);
+  };
+}
+
+export function readSession(req: Request): Session | undefined {
+  const state = loaded.get(req);
+  if (!state) throw new Error('readSession before loadSession: mount loadSession(ctx) ahead of the pages');
+  if ('error' in state) throw state.error;
+  return state.session;
+}
+
+export function writeSession(config: Config, req: Request, res: Response, fields: Omit<Session, 'csrf' | 'exp' | 'verified'>): Session {
   const session: Session = { ...fields, csrf: randomBytes(24).toString('base64url'), exp: Math.floor(Date.now() / 1000) + config.durations.sessionS };
   const payload = Buffer.from(JSON.stringify(session)).toString('base64url');
   const secure = req.secure || config.http.webUrl.startsWith('https:');
@@ -64,12 +110,38 @@ export function writeSession(config: Config, req: Request, res: Response, fields
     maxAge: config.durations.sessionS * 1000,
     encode: (v) => v,
   });
+  loaded.set(req, { session });
   return session;
+}
+
+/** Signing in: a new server-side session (the one this browser had, if any, ends), and a fresh cookie and CSRF token. */
+export async function startSignedInSession(ctx: AppContext, req: Request, res: Response, account: { uid: string; email: string; drv: string | null }) {
+  await endCurrentSession(ctx, req);
+  const sid = await createWebSession(ctx, account.uid);
+  return writeSession(ctx.config, req, res, { ...account, sid });
+}
+
+async function endCurrentSession(ctx: AppContext, req: Request) {
+  const current = cookieSession(ctx.config, req);
+  if (current?.sid) await revokeWebSession(ctx, current.sid);
+}
+
+/** Signing out: the server-side session ends (the old cookie opens nothing any more); the browser gets an anonymous one. */
+export async function signOutSession(ctx: AppContext, req: Request, res: Response): Promise<void> {
+  await endCurrentSession(ctx, req);
+  writeSession(ctx.config, req, res, {});
+}
+
+/** "Sign out everywhere": every session of the account ends, this one included. */
+export async function signOutEverywhere(ctx: AppContext, req: Request, res: Response, userId: string): Promise<number> {
+  const ended = await revokeAllWebSessions(ctx, userId);
+  writeSession(ctx.config, req, res, {});
+  return ended;
 }
 
 /** The current session, or a fresh anonymous one (so every form can carry a CSRF token). */
 export function ensureSession(config: Config, req: Request, res: Response): Session {
-  return readSession(config, req) ?? writeSession(config, req, res, {});
+  return readSession(req) ?? writeSession(config, req, res, {});
 }
 
 export function csrfValid(session: Session | undefined, submitted: unknown): boolean {

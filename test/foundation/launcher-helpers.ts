@@ -5,7 +5,7 @@ import { isPortOpen } from '../../src/stack/process.js';
 
 /** Runs `scripts/start.ts` (what `npm start` runs) on ports from `base` and its own data folder. */
 export function launcherPorts(base: number) {
-  return { api: base, pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, temporalHttp: base + 5, temporalMetrics: base + 6, content: base + 7 };
+  return { api: base, pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, temporalHttp: base + 5, temporalMetrics: base + 6, content: base + 7, mailSmtp: base + 8, mailWeb: base + 9 };
 }
 
 export interface Launch {
@@ -27,10 +27,12 @@ export function launch(base: number, dataDir: string, extraEnv: NodeJS.ProcessEn
     TEMPORAL_HTTP_PORT: String(ports.temporalHttp),
     TEMPORAL_METRICS_PORT: String(ports.temporalMetrics),
     CONTENT_PORT: String(ports.content),
+    MAILDEV_SMTP_PORT: String(ports.mailSmtp),
+    MAILDEV_WEB_PORT: String(ports.mailWeb),
     TEMPORAL_TASK_QUEUE: `launcher-${base}`,
     ...extraEnv,
   };
-  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL']) delete env[v];
+  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'SMTP_URL']) delete env[v];
   const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('scripts/start.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const ready = new Promise<string>((resolve, reject) => {

@@ -18,6 +18,9 @@ describe('npm start launcher', () => {
     const { proc, ready } = launch(base, dataDir);
     const line = await ready;
     expect(line).toMatch(new RegExp(`api http://localhost:${ports.api} .*temporal-ui http://127\\.0\\.0\\.1:${ports.ui}`));
+    // The local mail catcher's inbox is named on the ready line and serves its web page.
+    expect(line).toMatch(new RegExp(`mail-inbox http://127\\.0\\.0\\.1:${ports.mailWeb}`));
+    expect(await fetch(`http://127.0.0.1:${ports.mailWeb}/`, { headers: { accept: 'text/html' } }).then((r) => r.status)).toBe(200);
     const readyz = await fetch(`http://127.0.0.1:${ports.api}/readyz`);
     expect(readyz.status).toBe(200);
     expect(await fetch(`http://127.0.0.1:${ports.ui}/`).then((r) => r.status)).toBe(200);

@@ -2,17 +2,21 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { launchBrowser } from '../helpers/browser.js';
+import { startMailbox, verificationPath, type Mailbox } from '../helpers/mailbox.js';
 import { bearer, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail } from './helpers.js';
 
 let api: TestApi;
 let browser: Browser;
+let mailbox: Mailbox;
 beforeAll(async () => {
-  api = await startIdentityApi();
+  mailbox = await startMailbox();
+  api = await startIdentityApi({ SMTP_URL: mailbox.url });
   browser = await launchBrowser();
 }, 600_000); // the first run may install Chromium
 afterAll(async () => {
   await browser?.close();
   await api?.close();
+  await mailbox?.close();
 });
 
 describe('claim ceremony in a real browser', () => {
@@ -48,8 +52,13 @@ describe('claim ceremony in a real browser', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.scope).toBe('full');
-    const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
-    expect(me).toMatchObject({ drive_id: reg.drive_id, email, claimed: true });
+    const meOf = async () => (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
+    // The address is the drive's email once confirmed: the human opens the mailed link in the same browser.
+    expect(await meOf()).toMatchObject({ drive_id: reg.drive_id, email: null, claimed: true });
+    await page.goto(`${api.url}${verificationPath(await mailbox.waitFor(email))}`);
+    await page.getByRole('button', { name: 'Confirm my email' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/is confirmed/);
+    expect(await meOf()).toMatchObject({ drive_id: reg.drive_id, email, claimed: true });
 
     // The owner mints an API key on the dashboard; it is shown once and works on /v0.
     await page.getByRole('link', { name: 'Go to the dashboard' }).click();

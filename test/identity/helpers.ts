@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { verificationPath, type Mailbox } from '../helpers/mailbox.js';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
@@ -126,6 +127,20 @@ export class WebClient {
     const form = await this.get('/auth/signup');
     const res = await this.post('/auth/signup', { csrf: WebClient.csrfOf(form.body), email, password, return_to: '/dashboard' });
     expect(res.res.status, res.body).toBe(303);
+  }
+
+  /**
+   * Confirms the account's email as its owner does: reads the newest link sent to `email` (after
+   * `after` messages) from the test SMTP server, opens it signed in, and submits the confirmation.
+   */
+  async verifyEmail(mailbox: Mailbox, email: string, after = 0) {
+    const path = verificationPath(await mailbox.waitFor(email, after));
+    const page = await this.get(path);
+    expect(page.res.status, page.body).toBe(200);
+    const token = new URL(path, this.base).searchParams.get('token')!;
+    const done = await this.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token });
+    expect(done.res.status, done.body).toBe(200);
+    expect(done.body).toContain('is confirmed');
   }
 
   /** Opens the verification page for a code and submits a decision; returns the result page. */

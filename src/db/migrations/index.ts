@@ -12,6 +12,8 @@ import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js'
 import { Migration20261203010000_job_error_code } from './Migration20261203010000_job_error_code.js';
 import { Migration20261203020000_job_requester_view } from './Migration20261203020000_job_requester_view.js';
 import { Migration20261203030000_job_admission } from './Migration20261203030000_job_admission.js';
+import { Migration20261203100000_email_verification } from './Migration20261203100000_email_verification.js';
+import { Migration20261203110000_web_sessions } from './Migration20261203110000_web_sessions.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -29,4 +31,6 @@ export const migrations = [
   { name: 'Migration20261203010000_job_error_code', class: Migration20261203010000_job_error_code },
   { name: 'Migration20261203020000_job_requester_view', class: Migration20261203020000_job_requester_view },
   { name: 'Migration20261203030000_job_admission', class: Migration20261203030000_job_admission },
+  { name: 'Migration20261203100000_email_verification', class: Migration20261203100000_email_verification },
+  { name: 'Migration20261203110000_web_sessions', class: Migration20261203110000_web_sessions },
 ];

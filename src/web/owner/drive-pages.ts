@@ -93,7 +93,10 @@ export function drivePagesRouter(ctx: AppContext): Router {
         When off, no artifact content is sent out.</p>
       <p data-testid="wiki-state">Wiki indexing is <strong>${on ? 'on' : 'off'}</strong>.</p>
       <form method="post" action="/settings/wiki">${csrfField(o.session.csrf)}<input type="hidden" name="wiki_indexing" value="${on ? 'off' : 'on'}">
-        <button type="submit">${on ? 'Turn wiki indexing off' : 'Turn wiki indexing on'}</button></form>`);
+        <button type="submit">${on ? 'Turn wiki indexing off' : 'Turn wiki indexing on'}</button></form>
+      <h2>Sessions</h2>
+      <p>Signed in somewhere you no longer use? This ends every session of your account, this one included.</p>
+      <form method="post" action="/auth/logout-everywhere">${csrfField(o.session.csrf)}<button type="submit" class="danger">Sign out everywhere</button></form>`);
   });
 
   router.post('/settings/wiki', async (req, res) => {

@@ -17,7 +17,7 @@ export interface Owner {
 }
 
 export function ownerOf(ctx: AppContext, req: Request, res: Response): Owner | undefined {
-  const session = readSession(ctx.config, req);
+  const session = readSession(req);
   if (!session?.uid) {
     res.redirect(303, loginUrl(req.originalUrl));
     return undefined;

@@ -31,7 +31,7 @@ export async function visitorContext(ctx: AppContext, req: Request): Promise<Req
 
 function sessionOrNone(ctx: AppContext, req: Request) {
   try {
-    return readSession(ctx.config, req);
+    return readSession(req);
   } catch {
     return undefined; // sign-in not configured: nobody is signed in
   }

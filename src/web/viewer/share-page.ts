@@ -51,7 +51,7 @@ export function sharePageRouter(ctx: AppContext): Router {
 
   router.get('/s/:key{/*rest}', (req, res) => serve(req, res, null));
   router.post('/s/:key{/*rest}', async (req, res) => {
-    const session = readSession(ctx.config, req);
+    const session = readSession(req);
     if (!csrfValid(session, req.body?.csrf)) return passwordForm(ctx, req, res, false, 403);
     await serve(req, res, typeof req.body?.password === 'string' ? req.body.password : '');
   });

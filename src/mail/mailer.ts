@@ -1,0 +1,44 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * Outgoing mail over SMTP (`SMTP_URL`, e.g. `smtp://127.0.0.1:1025`; `smtps://user:pass@host` for
+ * TLS), sent with nodemailer from `MAIL_FROM`. `npm start` runs a local mail catcher (maildev) when
+ * SMTP_URL is not set, so mail is readable in its web inbox. With no SMTP at all, outside
+ * production, the message is written to the log instead (so a developer can still follow a link);
+ * in production it is not (it may carry a secret) and the send fails.
+ */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export type MailOutcome = 'sent' | 'logged';
+
+export class MailNotConfigured extends Error {}
+
+// One transport per SMTP URL (a process has one), made on first use.
+const transports = new Map<string, Transporter>();
+
+function transportFor(url: string): Transporter {
+  let t = transports.get(url);
+  if (!t) {
+    // Short timeouts: a sign-up waits for the send; a dead relay must not hold the request for minutes.
+    t = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+    transports.set(url, t);
+  }
+  return t;
+}
+
+export async function sendMail(app: { config: Config; logger: Logger }, mail: Mail): Promise<MailOutcome> {
+  const { smtpUrl, from } = app.config.mail;
+  if (!smtpUrl) {
+    if (app.config.env === 'production') throw new MailNotConfigured('SMTP_URL is not set: mail cannot be sent');
+    app.logger.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'no SMTP_URL: mail written to the log instead of sent (not in production)');
+    return 'logged';
+  }
+  await transportFor(smtpUrl).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+  return 'sent';
+}
