@@ -133,7 +133,6 @@ const envSchema = z.object({
   // Guessable secrets and costly doors (docs/decisions.md, Throttles)
   SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
   VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR: positiveInt(5),
-  CLAIM_CODE_MISSES_PER_HOUR: positiveInt(30),
   SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR: positiveInt(20),
   SHARE_PASSWORD_FAILURES_PER_IP_PER_HOUR: positiveInt(30),
   // MCP: a tool result is at most this many characters (~20,000 tokens); larger answers are cut with a way to continue
@@ -277,7 +276,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       loginFailuresPerIpPerHour: e.LOGIN_FAILURES_PER_IP_PER_HOUR,
       signupsPerIpPerHour: e.SIGNUPS_PER_IP_PER_HOUR,
       verificationMailsPerAccountPerHour: e.VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR,
-      claimCodeMissesPerHour: e.CLAIM_CODE_MISSES_PER_HOUR,
       sharePasswordFailuresPerLinkPerHour: e.SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR,
       sharePasswordFailuresPerIpPerHour: e.SHARE_PASSWORD_FAILURES_PER_IP_PER_HOUR,
     },

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { listUserDrives, type DriveRow } from '../drive/drives.js';
-import { hitThrottle, throttleReached } from '../usage/rate-limits.js';
+import { firstThrottleReached, hitThrottle, hitThrottles, rateLimited, type ThrottleKind } from '../usage/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
-import { findPendingClaim, USER_CODE_RE, type PendingClaim } from './claims.js';
+import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
 import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';
 import { signIn, signUp } from './users.js';
 
@@ -17,9 +17,15 @@ export type AccountSignUp =
   | { ok: true; user: Account; driveId: string | null; mail: VerificationMailOutcome }
   | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
 
-/** Creates the account and mails its verification link (a failed send is reported, the account stays; the dashboard resends). */
-export async function signUpAccount(app: AppContext, email: string, password: string): Promise<AccountSignUp> {
+/**
+ * Creates the account and mails its verification link (a failed send is reported, the account
+ * stays; the dashboard resends). Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each
+ * costs an scrypt and may send a mail); over it, 429 RATE_LIMITED.
+ */
+export async function signUpAccount(app: AppContext, email: string, password: string, ip: string): Promise<AccountSignUp> {
   const em = app.orm.em.fork();
+  const counted = await hitThrottle(em, 'signup', ip, app.config.limits.signupsPerIpPerHour);
+  if (!counted.allowed) throw rateLimited('too many sign-ups from this address', counted.retryAfterS);
   const result = await signUp(em, email, password);
   if (!result.ok) return result;
   const [drive] = await listUserDrives(em, result.user.id);
@@ -27,16 +33,17 @@ export async function signUpAccount(app: AppContext, email: string, password: st
   return { ok: true, user: result.user, driveId: drive?.id ?? null, mail };
 }
 
-export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'throttled' | 'wrong' };
+export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'wrong' };
 
-/** Failed sign-ins are limited per client IP (LOGIN_FAILURES_PER_IP_PER_HOUR). */
+/** Failed sign-ins are limited per client IP (LOGIN_FAILURES_PER_IP_PER_HOUR); over it, 429 RATE_LIMITED. */
 export async function signInAccount(app: AppContext, email: string, password: string, ip: string): Promise<AccountSignIn> {
   const em = app.orm.em.fork();
-  const limit = app.config.limits.loginFailuresPerIpPerHour;
-  if (await throttleReached(em, 'login_failure', ip, limit)) return { ok: false, reason: 'throttled' };
+  const checks: [ThrottleKind, string, number][] = [['login_failure', ip, app.config.limits.loginFailuresPerIpPerHour]];
+  const refused = await firstThrottleReached(em, checks, 'too many failed sign-ins from this address');
+  if (refused) throw refused;
   const user = await signIn(em, email, password);
   if (!user) {
-    await hitThrottle(em, 'login_failure', ip, limit);
+    await hitThrottles(em, checks);
     return { ok: false, reason: 'wrong' };
   }
   const [drive] = await listUserDrives(em, user.id);
@@ -67,12 +74,42 @@ export async function revokeOwnerApiKey(app: AppContext, userId: string, driveId
   return (await revokeApiKey(app.orm.em.fork(), driveId, keyId)) ? ('revoked' as const) : ('no_such_key' as const);
 }
 
-/** The pending claim behind a user code; unknown codes count per IP against the sign-in failure limit. */
-export async function lookupClaimCode(app: AppContext, code: string, ip: string): Promise<PendingClaim | 'throttled' | null> {
-  const em = app.orm.em.fork();
+/**
+ * Claim codes are guessable secrets: an unknown, expired or spent code, looked up (GET /claim) or
+ * decided (POST /claim), counts per client IP and per account, each against
+ * LOGIN_FAILURES_PER_IP_PER_HOUR; over either, 429 RATE_LIMITED before the code is even looked at.
+ */
+function claimCodeThrottles(app: AppContext, ip: string, userId: string): [ThrottleKind, string, number][] {
   const limit = app.config.limits.loginFailuresPerIpPerHour;
-  if (await throttleReached(em, 'claim_code_miss', ip, limit)) return 'throttled';
+  return [['claim_code_miss', ip, limit], ['claim_code_miss_account', userId, limit]];
+}
+
+async function refuseIfGuessing(app: AppContext, checks: [ThrottleKind, string, number][]) {
+  const refused = await firstThrottleReached(app.orm.em.fork(), checks, 'too many unknown claim codes from this address or account');
+  if (refused) throw refused;
+}
+
+/** The pending claim behind a user code (GET /claim), or null. */
+export async function lookupClaimCode(app: AppContext, code: string, ip: string, userId: string): Promise<PendingClaim | null> {
+  const checks = claimCodeThrottles(app, ip, userId);
+  await refuseIfGuessing(app, checks);
+  const em = app.orm.em.fork();
   const pending = USER_CODE_RE.test(code) ? await findPendingClaim(em, code) : null;
-  if (!pending) await hitThrottle(em, 'claim_code_miss', ip, limit);
+  if (!pending) await hitThrottles(em, checks);
   return pending;
+}
+
+/** The human's decision on a code (POST /claim), throttled like the lookup. */
+export async function decideClaimCode(
+  app: AppContext,
+  code: string,
+  decision: 'approve' | 'decline',
+  user: { id: string; email: string },
+  ip: string,
+): Promise<{ result: DecideResult; driveId?: string }> {
+  const checks = claimCodeThrottles(app, ip, user.id);
+  await refuseIfGuessing(app, checks);
+  const outcome = await decideClaim(app, code, decision, user);
+  if (outcome.result === 'not_pending') await hitThrottles(app.orm.em.fork(), checks);
+  return outcome;
 }

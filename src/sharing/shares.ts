@@ -7,6 +7,7 @@ import type { Timestamp } from '../time.js';
 import type { ArtifactRow } from '../drive/artifact-records.js';
 import { EventAction, writeTransaction } from '../drive/events.js';
 import { hashPassword, verifyPassword } from '../identity/users.js';
+import { firstThrottleReached, hitThrottles, type ThrottleKind } from '../usage/rate-limits.js';
 import { one, rows, type Db } from '../db/sql.js';
 import { authorize, authorizeThrough, roleRank, type Capability, type FolderRef, type Role } from './authorize.js';
 import { actingCredential } from './grants.js';
@@ -130,8 +131,11 @@ export interface Redemption {
  * while the link is live (not revoked, rotated away or expired), its drive live and its resource
  * live. Anything else is 404 NOT_FOUND; a password-protected link without the right password is
  * 401 SHARE_PASSWORD_REQUIRED and tells nothing of the resource. Each redemption is counted.
+ * Passwords are guessable: a wrong one counts against the link and the client IP
+ * (SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR, …_PER_IP_PER_HOUR); over either, a password is not
+ * even checked: 429 RATE_LIMITED (the link's holders wait too, until the hour ends).
  */
-export async function redeemShare(app: AppContext, key: string, password?: string | null): Promise<Redemption> {
+export async function redeemShare(app: AppContext, key: string, password?: string | null, ip = 'internal'): Promise<Redemption> {
   const db = app.orm.em.fork();
   const dead = () => new AppError('NOT_FOUND', 'no live share link for this key');
   if (!key.startsWith(SHARE_KEY_PREFIX) || key.length > 128) throw dead();
@@ -141,10 +145,7 @@ export async function redeemShare(app: AppContext, key: string, password?: strin
     [hashShareKey(key)],
   );
   if (!s) throw dead();
-  if (s.password_hash !== null) {
-    const ok = typeof password === 'string' && password.length <= SHARE_PASSWORD_MAX && (await verifyPassword(password, s.password_hash));
-    if (!ok) throw new AppError('SHARE_PASSWORD_REQUIRED', 'this link needs its password');
-  }
+  if (s.password_hash !== null) await checkSharePassword(app, s, password, ip);
   const artifact = s.art_id ? await one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [s.art_id]) : undefined;
   const folder = s.fld_id
     ? await one<FolderRef>(db, `select id, drive_id, path, inherit_grants from folders where id = ? and deleted_at is null`, [s.fld_id])
@@ -158,6 +159,18 @@ export async function redeemShare(app: AppContext, key: string, password?: strin
   );
   if (!counted.length) throw dead();
   return { share: s, role: s.role, driveId: s.drive_id, artifact, folder };
+}
+
+async function checkSharePassword(app: AppContext, s: ShareRow, password: string | null | undefined, ip: string): Promise<void> {
+  if (typeof password !== 'string') throw new AppError('SHARE_PASSWORD_REQUIRED', 'this link needs its password');
+  const { sharePasswordFailuresPerLinkPerHour: perLink, sharePasswordFailuresPerIpPerHour: perIp } = app.config.limits;
+  const checks: [ThrottleKind, string, number][] = [['share_password_link', s.id, perLink], ['share_password_ip', ip, perIp]];
+  const db = app.orm.em.fork();
+  const refused = await firstThrottleReached(db, checks, 'too many wrong passwords for this link or from this address');
+  if (refused) throw refused;
+  if (password.length <= SHARE_PASSWORD_MAX && (await verifyPassword(password, s.password_hash!))) return;
+  await hitThrottles(db, checks);
+  throw new AppError('SHARE_PASSWORD_REQUIRED', 'this link needs its password');
 }
 
 export type { Role };

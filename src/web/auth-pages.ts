@@ -58,7 +58,7 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
 
   let account: { user: { id: string; email: string }; driveId: string | null };
   if (mode === 'signup') {
-    const result = await signUpAccount(ctx, email, password);
+    const result = await signUpAccount(ctx, email, password, req.ip ?? 'unknown');
     if (!result.ok) {
       const messages = {
         invalid_email: 'Enter a valid email address.',
@@ -70,7 +70,6 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
     account = result;
   } else {
     const result = await signInAccount(ctx, email, password, req.ip ?? 'unknown');
-    if (!result.ok && result.reason === 'throttled') return retry(429, 'Too many failed sign-ins from your network. Try again later.');
     if (!result.ok) return retry(401, 'Email or password is wrong.');
     account = result;
   }

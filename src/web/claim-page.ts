@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { lookupClaimCode } from '../identity/accounts.js';
-import { decideClaim, normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
+import { decideClaimCode, lookupClaimCode } from '../identity/accounts.js';
+import { normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
 import { csrfValid, readSession, writeSession } from './session.js';
@@ -28,11 +28,8 @@ export function claimPageRouter(ctx: AppContext): Router {
         </form>`);
     }
     const code = normaliseUserCode(rawCode);
-    // Guessing codes is throttled per IP, like failed sign-ins.
-    const pending = await lookupClaimCode(ctx, code, req.ip ?? 'unknown');
-    if (pending === 'throttled') {
-      return sendPage(res, 'Claim an agent drive', html`<p class="error">Too many unknown codes from your network. Try again later.</p>`, 429);
-    }
+    // Guessing codes is throttled per IP and per account (429 with Retry-After, rendered by the pages' error handler).
+    const pending = await lookupClaimCode(ctx, code, req.ip ?? 'unknown', session.uid);
     if (!pending) {
       return sendPage(res, 'Claim an agent drive', html`
         <p class="error">This code is unknown, expired or already used. Ask your agent to start a new claim.</p>`, 404);
@@ -59,7 +56,7 @@ export function claimPageRouter(ctx: AppContext): Router {
     if ((decision !== 'approve' && decision !== 'decline') || !USER_CODE_RE.test(code)) {
       return sendPage(res, 'Claim an agent drive', html`<p class="error">Choose approve or decline.</p>`, 400);
     }
-    const { result, driveId } = await decideClaim(ctx, code, decision, { id: session.uid, email: session.email });
+    const { result, driveId } = await decideClaimCode(ctx, code, decision, { id: session.uid, email: session.email }, req.ip ?? 'unknown');
     if (result === 'approved') {
       writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId, sid: session.sid });
       return sendPage(res, 'Drive claimed', html`

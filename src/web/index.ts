@@ -32,6 +32,13 @@ export function webRouter(ctx: AppContext): Router {
     if (err instanceof WebAuthNotConfigured) {
       return sendPage(res, 'Unavailable', html`<p class="error">Sign-in is not configured on this server.</p>`, 503);
     }
+    if (err instanceof AppError && err.code === 'RATE_LIMITED') {
+      // A throttle (sign-up, sign-in, claim codes, share passwords): 429 with Retry-After, as on /v0.
+      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+      const minutes = Math.ceil(Number(err.headers['Retry-After'] ?? 3600) / 60);
+      return sendPage(res, 'Too many attempts', html`<p class="error" role="alert">Too many attempts from your network or account.
+        Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`, 429);
+    }
     if ((typeof err?.type === 'string' && err.type.startsWith('entity.')) || (err instanceof AppError && err.status < 500)) {
       return sendPage(res, 'Bad request', html`<p class="error">The form could not be read.</p>`, err.status ?? 400);
     }

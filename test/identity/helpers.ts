@@ -4,9 +4,9 @@ import { verificationPath, type Mailbox } from '../helpers/mailbox.js';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-/** An API with a registration limit high enough that suites sharing 127.0.0.1 never trip it. */
+/** An API with registration and sign-up limits high enough that suites sharing 127.0.0.1 never trip them. */
 export function startIdentityApi(overrides: Record<string, string> = {}): Promise<TestApi> {
-  return startTestApi({ REGISTRATIONS_PER_IP_PER_HOUR: '100000', ...overrides });
+  return startTestApi({ REGISTRATIONS_PER_IP_PER_HOUR: '100000', SIGNUPS_PER_IP_PER_HOUR: '100000', ...overrides });
 }
 
 export interface Registration {

@@ -24,9 +24,10 @@ export function sharePageRouter(ctx: AppContext): Router {
     const rest = Array.isArray(req.params.rest) ? (req.params.rest as string[]).join('/') : '';
     let r: Redemption;
     try {
-      r = await redeemShare(ctx, key, password);
+      r = await redeemShare(ctx, key, password, req.ip ?? 'unknown');
     } catch (err) {
       if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED') return passwordForm(ctx, req, res, password !== null);
+      if (err instanceof AppError && err.code === 'RATE_LIMITED') throw err; // 429 page with Retry-After (src/web/index.ts)
       if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
       throw err;
     }
