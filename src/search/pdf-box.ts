@@ -50,7 +50,8 @@ export function extractPdfPagesBoxed(bytes: Buffer, limits: PdfBoxLimits = PDF_B
           why = 'the extractor wrote no readable text';
         }
       }
-      const outOfMemory = /heap out of memory|Cannot allocate|allocation failed|RangeError: Array buffer allocation/i.test(stderr);
+      // V8 ends an allocation past the data segment with SIGABRT or SIGTRAP, not always after a message.
+      const outOfMemory = signal === 'SIGABRT' || signal === 'SIGTRAP' || /out of memory|Cannot allocate|allocation failed|Array buffer allocation/i.test(stderr);
       reject(new PdfExtractionFailed(why ?? (outOfMemory ? `decoding it needs more than ${limits.memoryMb} MB` : `the PDF is unreadable (exit ${code ?? signal})`)));
     });
   });
