@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import type { ArtifactRow } from './artifact-records.js';
 import { checkChangeSummary, checkNotWiki, preconditionFailed } from './artifact-rules.js';
-import { uploadArtifact } from './artifacts.js';
+import { uploadArtifactById } from './artifacts.js';
 import type { ContentTarget } from './content.js';
 import { readArtifactText } from './text.js';
 
@@ -91,9 +91,12 @@ export async function editArtifact(
   const base = { path: blob.path, baseVersion: blob.versionNumber, replacements: edited.replacements, diff };
   if (input.dryRun || edited.text === text) return { ...base, applied: false, artifact: null };
   const bytes = Buffer.from(edited.text, 'utf8');
-  const artifact = await uploadArtifact(
+  // By id, so an edit through a grant writes the granted artifact on its own drive (under the grant's
+  // write capability), never a same-path file of the caller's drive.
+  const artifact = await uploadArtifactById(
     rc,
-    { path: blob.path, contentType: blob.contentType, changeSummary: checkChangeSummary(input.changeSummary ?? null), ifMatch: blob.versionNumber },
+    blob.artId,
+    { contentType: blob.contentType, changeSummary: checkChangeSummary(input.changeSummary ?? null), ifMatch: blob.versionNumber },
     { stream: Readable.from([bytes]), declaredBytes: bytes.length },
   );
   return { ...base, applied: true, artifact };
