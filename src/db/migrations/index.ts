@@ -11,6 +11,7 @@ import { Migration20261201100000_outbox } from './Migration20261201100000_outbox
 import { Migration20261202000000_wiki } from './Migration20261202000000_wiki.js';
 import { Migration20261203100000_email_verification } from './Migration20261203100000_email_verification.js';
 import { Migration20261203110000_web_sessions } from './Migration20261203110000_web_sessions.js';
+import { Migration20261203120000_oauth_code_grant } from './Migration20261203120000_oauth_code_grant.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   { name: 'Migration20261202000000_wiki', class: Migration20261202000000_wiki },
   { name: 'Migration20261203100000_email_verification', class: Migration20261203100000_email_verification },
   { name: 'Migration20261203110000_web_sessions', class: Migration20261203110000_web_sessions },
+  { name: 'Migration20261203120000_oauth_code_grant', class: Migration20261203120000_oauth_code_grant },
 ];
