@@ -72,6 +72,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
   rmSync(dataDir, { recursive: true, force: true });
   const log = (m: string) => process.stderr.write(`[bench-stack] ${m}\n`);
   const stack = await startStack(loadConfig(env), log, {
+    mailCatcher: false,
     postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top', ...(process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean)],
   });
   Object.assign(env, stack.env);

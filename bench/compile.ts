@@ -67,7 +67,7 @@ function direct(): number {
 async function main() {
   rmSync(env.DATA_DIR, { recursive: true, force: true });
   await buildWorkflowBundle();
-  const stack = await startStack(loadConfig(env), (m) => process.stderr.write(`[bench-stack] ${m}\n`));
+  const stack = await startStack(loadConfig(env), (m) => process.stderr.write(`[bench-stack] ${m}\n`), { mailCatcher: false });
   const fullEnv = { ...env, ...stack.env } as NodeJS.ProcessEnv;
   const procs: ManagedProcess[] = [];
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;

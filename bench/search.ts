@@ -126,7 +126,7 @@ async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? 19600);
   const dataDir = `.data/bench-search-${base}`;
   Object.assign(process.env, { ...testStackEnv(base), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-  const stack = await startStack(loadConfig(process.env), (m) => console.log(`[stack] ${m}`));
+  const stack = await startStack(loadConfig(process.env), (m) => console.log(`[stack] ${m}`), { mailCatcher: false });
   Object.assign(process.env, stack.env);
   const orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
   await migrate(orm);

@@ -69,7 +69,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 rmSync(DATA_DIR, { recursive: true, force: true });
 const config = loadConfig(env);
 await buildWorkflowBundle();
-const stack = await startStack(config, (m) => console.log(`[stack] ${m}`));
+const stack = await startStack(config, (m) => console.log(`[stack] ${m}`), { mailCatcher: false });
 Object.assign(env, stack.env);
 const logDir = path.resolve(DATA_DIR, 'logs');
 const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });

@@ -177,7 +177,7 @@ async function main(): Promise<boolean> {
   env.EMBEDDINGS_URL = embeddings.url;
   try {
     await buildWorkflowBundle();
-    stack = await startStack(loadConfig(env), log);
+    stack = await startStack(loadConfig(env), log, { mailCatcher: false });
     Object.assign(env, stack.env);
     const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });
     await migrate(orm);

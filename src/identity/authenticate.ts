@@ -98,7 +98,12 @@ export async function authenticate(
   }
   if (!verified && credential.startsWith(MCP_ACCESS_PREFIX)) throw unauthenticated('MCP OAuth tokens are accepted only at /mcp');
   if (!verified) throw unauthenticated('unrecognised bearer credential');
-  const state = verified.state ?? (await tokenDriveState(app.prepared, verified.driveId, verified.credentialId));
+  const preClaim = verified.scope === 'pre_claim' ? verified.identityId : null;
+  const state = verified.state ?? (await tokenDriveState(app.prepared, verified.driveId, verified.credentialId, preClaim));
   if (!state || (state.driveDeleted && !opts.allowDeletedDrive)) throw unauthenticated('drive is deleted or gone');
+  // A claim retires the pre-claim credentials at once: the new assertion comes from grant_type=claim.
+  if (preClaim && 'identityClaimed' in state && state.identityClaimed) {
+    throw unauthenticated('this token was minted before the drive was claimed; get the new assertion with grant_type=claim and exchange it');
+  }
   return { ...verified, state };
 }

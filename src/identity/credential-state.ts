@@ -37,16 +37,32 @@ export async function apiKeyState(db: PreparedStatements, key: string): Promise<
   };
 }
 
-/** The state of a drive named by a verified token, with the credential's writes this hour; undefined when the drive is gone. */
-export async function tokenDriveState(db: PreparedStatements, driveId: string, credentialId: string): Promise<CredentialState | undefined> {
-  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null; drive_writes: number | null }>(
-    'auth_token_drive',
+/**
+ * The state of a drive named by a verified token, with the credential's writes this hour; undefined
+ * when the drive is gone. `preClaimIdentity`: the agent identity of a `pre_claim` token, whose
+ * claim since (`identityClaimed`) retires every token minted before it.
+ */
+export async function tokenDriveState(
+  db: PreparedStatements,
+  driveId: string,
+  credentialId: string,
+  preClaimIdentity: string | null = null,
+): Promise<(CredentialState & { identityClaimed: boolean }) | undefined> {
+  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null; drive_writes: number | null; identity_claimed: boolean }>(
+    'auth_token_drive_claim',
     `select d.deleted_at is not null as drive_deleted,
             (select count from rate_counters where bucket = $1 and window_start = $2) as writes,
-            (select count from rate_counters where bucket = $4 || d.id and window_start = $2) as drive_writes
+            (select count from rate_counters where bucket = $4 || d.id and window_start = $2) as drive_writes,
+            exists (select 1 from agent_identities i where i.id = $5 and i.status = 'claimed') as identity_claimed
        from drives d where d.id = $3`,
-    [writeBucket(credentialId), hourWindow().start, driveId, DRIVE_WRITE_BUCKET_PREFIX],
+    [writeBucket(credentialId), hourWindow().start, driveId, DRIVE_WRITE_BUCKET_PREFIX, preClaimIdentity ?? ''],
   );
   if (!row) return undefined;
-  return { driveId, driveDeleted: row.drive_deleted, writesThisHour: Number(row.writes ?? 0), driveWritesThisHour: Number(row.drive_writes ?? 0) };
+  return {
+    driveId,
+    driveDeleted: row.drive_deleted,
+    writesThisHour: Number(row.writes ?? 0),
+    driveWritesThisHour: Number(row.drive_writes ?? 0),
+    identityClaimed: row.identity_claimed,
+  };
 }

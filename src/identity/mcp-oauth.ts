@@ -140,25 +140,39 @@ async function issuePair(app: AppContext, tx: Db, grantId: string) {
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-/** grant_type=authorization_code: the code is spent once, whatever the outcome. */
+/**
+ * grant_type=authorization_code. The code is spent by the first attempt, whatever its outcome (a
+ * wrong client, redirect URI or PKCE verifier spends it too: the attempt commits before it fails),
+ * and a spent code presented again revokes the grant its exchange issued, every token of it
+ * (RFC 6749 4.1.2): a replay means the code leaked.
+ */
 export async function exchangeAuthorizationCode(app: AppContext, f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string }) {
-  return transaction(app, async (tx) => {
+  const outcome = await transaction(app, async (tx) => {
+    const codeHash = hashSecret(f.code);
     const c = await one<{ client_id: string; drive_id: string; user_id: string; redirect_uri: string; code_challenge: string; scope: string; live: boolean }>(
       tx,
       `update oauth_codes set used_at = now() where code_hash = ? and used_at is null
        returning client_id, drive_id, user_id, redirect_uri, code_challenge, scope, expires_at > now() as live`,
-      [hashSecret(f.code)],
+      [codeHash],
     );
-    if (!c || !c.live) throw new OAuthError('invalid_grant', 'the authorization code is unknown, used or expired');
-    if (c.client_id !== f.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
-    if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    if (!c) {
+      const spent = await one<{ grant_id: string | null }>(tx, `select grant_id from oauth_codes where code_hash = ?`, [codeHash]);
+      if (spent?.grant_id) await revokeGrant(tx, spent.grant_id);
+      return { error: spent ? 'the authorization code was already used; the tokens it issued are revoked' : 'the authorization code is unknown' };
+    }
+    if (!c.live) return { error: 'the authorization code expired' };
+    if (c.client_id !== f.clientId) return { error: 'the code was issued to another client' };
+    if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri) return { error: 'redirect_uri differs from the authorization request' };
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(f.codeVerifier) || s256(f.codeVerifier) !== c.code_challenge) {
-      throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE S256)');
+      return { error: 'code_verifier does not match the code_challenge (PKCE S256)' };
     }
     const grantId = newId('grn').replace(/^grn_/, 'mcg_');
     await rows(tx, `insert into oauth_grants (id, client_id, drive_id, user_id, scope) values (?, ?, ?, ?, ?)`, [grantId, c.client_id, c.drive_id, c.user_id, c.scope]);
-    return issuePair(app, tx, grantId);
+    await rows(tx, `update oauth_codes set grant_id = ? where code_hash = ?`, [grantId, codeHash]);
+    return { tokens: await issuePair(app, tx, grantId) };
   });
+  if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error!);
+  return outcome.tokens;
 }
 
 /** grant_type=refresh_token: rotates; a spent refresh token presented again revokes the chain (its revocation is committed even though the call fails). */

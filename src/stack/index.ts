@@ -30,7 +30,7 @@ export interface Stack {
 export interface StackOptions {
   /** Extra `postgres` server flags for the embedded PostgreSQL (benchmarks preload pg_stat_statements). */
   postgresFlags?: string[];
-  /** Start the mail catcher when SMTP_URL is not set (default true; the test stack's suites run their own SMTP servers). */
+  /** Start the mail catcher when SMTP_URL is not set (default true; the test stack, the benches and the topology check read no mail from it). */
   mailCatcher?: boolean;
 }
 

@@ -39,6 +39,7 @@ export function claimPageRouter(ctx: AppContext): Router {
       <p class="code" data-testid="user-code">${code}</p>
       <p>Drive <code>${pending.driveId}</code>. Approving makes the drive permanent and owned by <strong>${session.email}</strong>.
         The code expires at ${pending.attempt.expiresAt.toISOString()}.</p>
+      ${session.verified ? '' : html`<p class="muted">Your email is not confirmed yet: files shared with it reach this drive once you follow the link we mailed you.</p>`}
       <form method="post" action="/claim">
         ${csrfField(session.csrf)}
         <input type="hidden" name="code" value="${code}">

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { uniqueEmail, WebClient } from '../identity/helpers.js';
 import { alive, descendants, exited, launch, launcherPorts, openPorts, waitUntil } from './launcher-helpers.js';
 
 /**
@@ -21,6 +22,14 @@ describe('npm start launcher', () => {
     // The local mail catcher's inbox is named on the ready line and serves its web page.
     expect(line).toMatch(new RegExp(`mail-inbox http://127\\.0\\.0\\.1:${ports.mailWeb}`));
     expect(await fetch(`http://127.0.0.1:${ports.mailWeb}/`, { headers: { accept: 'text/html' } }).then((r) => r.status)).toBe(200);
+    // A sign-up's verification mail lands in that inbox (the embedded default for SMTP_URL).
+    const email = uniqueEmail('launcher');
+    await new WebClient(`http://127.0.0.1:${ports.api}`).signUp(email);
+    const inbox = await waitUntil(async () => {
+      const mails = (await (await fetch(`http://127.0.0.1:${ports.mailWeb}/api/email`)).json()) as { to: { address: string }[]; text: string }[];
+      return mails.some((m) => m.to.some((t) => t.address === email) && /\/auth\/verify\?token=adev_/.test(m.text));
+    }, 10_000);
+    expect(inbox).toBe(true);
     const readyz = await fetch(`http://127.0.0.1:${ports.api}/readyz`);
     expect(readyz.status).toBe(200);
     expect(await fetch(`http://127.0.0.1:${ports.ui}/`).then((r) => r.status)).toBe(200);

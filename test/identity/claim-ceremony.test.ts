@@ -67,8 +67,16 @@ describe('claim ceremony', () => {
     const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
     // The account's address is not verified yet, so it is not the drive's email (test/identity/email-verification.test.ts).
     expect(me).toMatchObject({ drive_id: reg.drive_id, email: null, claimed: true, expires_at: null, scope: 'full' });
-    // Access tokens already issued stay valid until they expire (15 minutes at most).
-    expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(oldAccess) })).status).toBe(200);
+    // An access token minted before the claim stops working at once (issue 23, finding 14), on /v0 and on MCP.
+    const stale = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(oldAccess) });
+    expect(stale.status).toBe(401);
+    expect((await stale.json()).detail.error.message).toMatch(/before the drive was claimed/);
+    const staleMcp = await fetch(`${api.url}/mcp`, {
+      method: 'POST', headers: { ...bearer(oldAccess), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(staleMcp.status).toBe(401);
+    expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).status).toBe(200);
 
     // The new assertion exchanges; a second claim grant re-issues and rotates again.
     await accessTokenFor(api, body.identity_assertion);

@@ -71,18 +71,12 @@ describe('MCP OAuth', () => {
     const { verifier, challenge } = pkce();
     const code = await authorize(client.client_id, challenge);
 
-    const badVerifier = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
-    expect(badVerifier.status).toBe(400);
-    expect((await badVerifier.json()).error).toBe('invalid_grant');
-
     const exchanged = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
     expect(exchanged.status, await exchanged.clone().text()).toBe(200);
     const t1 = (await exchanged.json()) as Tokens;
     expect(t1).toMatchObject({ token_type: 'Bearer', scope: 'drive' });
     expect(t1.access_token).toMatch(/^adat_/);
     expect(t1.refresh_token).toMatch(/^adrt_/);
-    const replayCode = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
-    expect((await replayCode.json()).error).toBe('invalid_grant');
 
     const s1 = await mcpClient(api, t1.access_token);
     expect(await s1.ok('overview')).toMatchObject({ drive: { drive_id: reg.drive_id, claimed: true } });
@@ -114,6 +108,50 @@ describe('MCP OAuth', () => {
     expect(afterReuse.headers.get('www-authenticate')).toContain('resource_metadata=');
     const t2refresh = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t2.refresh_token, client_id: client.client_id });
     expect((await t2refresh.json()).error).toBe('invalid_grant');
+  });
+
+  it('a failed exchange spends the code: a wrong PKCE verifier (or client) first, and the right one is refused after', async () => {
+    const client = await registerClient();
+    const { verifier, challenge } = pkce();
+    const code = await authorize(client.client_id, challenge);
+    const badVerifier = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
+    expect(badVerifier.status).toBe(400);
+    expect((await badVerifier.json()).error).toBe('invalid_grant');
+    const late = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    expect(late.status).toBe(400);
+    expect(await late.json()).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+
+    const other = await registerClient();
+    const second = pkce();
+    const code2 = await authorize(client.client_id, second.challenge);
+    const wrongClient = await form('/oauth2/token', { grant_type: 'authorization_code', code: code2, client_id: other.client_id, code_verifier: second.verifier });
+    expect((await wrongClient.json()).error).toBe('invalid_grant');
+    const after = await form('/oauth2/token', { grant_type: 'authorization_code', code: code2, client_id: client.client_id, code_verifier: second.verifier });
+    expect((await after.json()).error).toBe('invalid_grant');
+  });
+
+  it('a used code presented again revokes every token it issued (RFC 6749 4.1.2)', async () => {
+    const client = await registerClient();
+    const { verifier, challenge } = pkce();
+    const code = await authorize(client.client_id, challenge);
+    const exchange = () => form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    const t = (await (await exchange()).json()) as Tokens;
+    const listTools = (token: string) => fetch(`${api.url}/mcp`, {
+      method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect((await listTools(t.access_token)).status).toBe(200);
+    const refreshed = (await (await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: client.client_id })).json()) as Tokens;
+    expect((await listTools(refreshed.access_token)).status).toBe(200);
+
+    const replay = await exchange();
+    expect(replay.status).toBe(400);
+    expect((await replay.json()).error).toBe('invalid_grant');
+    // The whole chain the code started is gone: the first pair and the refreshed one.
+    expect((await listTools(t.access_token)).status).toBe(401);
+    expect((await listTools(refreshed.access_token)).status).toBe(401);
+    const again = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token, client_id: client.client_id });
+    expect((await again.json()).error).toBe('invalid_grant');
   });
 
   it('revocation (RFC 7009) of a refresh token ends the chain; unknown tokens are fine', async () => {

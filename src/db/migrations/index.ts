@@ -14,6 +14,7 @@ import { Migration20261203020000_job_requester_view } from './Migration202612030
 import { Migration20261203030000_job_admission } from './Migration20261203030000_job_admission.js';
 import { Migration20261203100000_email_verification } from './Migration20261203100000_email_verification.js';
 import { Migration20261203110000_web_sessions } from './Migration20261203110000_web_sessions.js';
+import { Migration20261203120000_oauth_code_grant } from './Migration20261203120000_oauth_code_grant.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   { name: 'Migration20261203030000_job_admission', class: Migration20261203030000_job_admission },
   { name: 'Migration20261203100000_email_verification', class: Migration20261203100000_email_verification },
   { name: 'Migration20261203110000_web_sessions', class: Migration20261203110000_web_sessions },
+  { name: 'Migration20261203120000_oauth_code_grant', class: Migration20261203120000_oauth_code_grant },
 ];
