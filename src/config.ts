@@ -104,6 +104,8 @@ const envSchema = z.object({
   TRASH_RETENTION_S: positiveInt(30 * DAY),
   CLEANUP_INTERVAL_S: positiveInt(60),
   UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
+  // Objects under the upload prefix that no live session owns are deleted once this old (src/uploads/orphans.ts)
+  UPLOAD_ORPHAN_GRACE_S: positiveInt(15 * 60),
   DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
   SESSION_TTL_S: positiveInt(7 * DAY),
   EMAIL_VERIFICATION_TTL_S: positiveInt(DAY),
@@ -251,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       trashRetentionS: e.TRASH_RETENTION_S,
       cleanupIntervalS: e.CLEANUP_INTERVAL_S,
       uploadSessionS: e.UPLOAD_SESSION_TTL_S,
+      uploadOrphanGraceS: e.UPLOAD_ORPHAN_GRACE_S,
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
       emailVerificationS: e.EMAIL_VERIFICATION_TTL_S,

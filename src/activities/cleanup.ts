@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { purgeExpired } from '../drive/purge.js';
 import { purgeExpiredCredentials } from '../identity/expired-credentials.js';
 import { purgeEndedWindows } from '../usage/rate-limits.js';
+import { sweepUploadOrphans } from '../uploads/orphans.js';
 
 export interface CleanupActivities {
   purgeExpired(): Promise<Record<string, number>>;
@@ -20,6 +21,7 @@ export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): 
       const purged = await purgeExpired(ctx);
       const result: Record<string, number> = { ...purged, rate_counters: await purgeEndedWindows(ctx.orm.em.fork()) };
       for (const [table, n] of Object.entries(await purgeExpiredCredentials(ctx))) result[table] = n;
+      result.upload_orphans = await sweepUploadOrphans(ctx, ctx.config.durations.uploadOrphanGraceS);
       const swept = sweep ? await sweep() : null;
       for (const [k, v] of Object.entries(swept ?? {})) result[`search_${k}`] = v;
       return result;

@@ -35,8 +35,8 @@ export interface EditResult {
  * past DIFF_TIMEOUT_MS or DIFF_MAX_EDIT_LENGTH changed lines, is skipped for texts past
  * DIFF_MAX_INPUT_CHARS, and is cut once at DIFF_MAX_CHARS.
  */
-const DIFF_TIMEOUT_MS = 40;
-const DIFF_MAX_EDIT_LENGTH = 2000;
+const DIFF_TIMEOUT_MS = 15;
+const DIFF_MAX_EDIT_LENGTH = 1000;
 const DIFF_MAX_INPUT_CHARS = 2 * 1024 * 1024;
 export const DIFF_MAX_CHARS = 200_000;
 

@@ -6,6 +6,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   UploadPartCopyCommand,
   type S3Client,
@@ -99,6 +100,18 @@ export async function copyUploadToBlob(
     await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
     throw err;
   }
+}
+
+/** Objects under the upload prefix last written before `before`, at most `limit` of them. */
+export async function listUploadObjects(s3: S3Client, bucket: string, before: Date, limit: number): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/', ContinuationToken: token, MaxKeys: 1000 }));
+    for (const o of page.Contents ?? []) if (o.Key && o.LastModified && o.LastModified < before) keys.push(o.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token && keys.length < limit);
+  return keys.slice(0, limit);
 }
 
 /** Deletes the temporary object; deleting one that is already gone succeeds. */

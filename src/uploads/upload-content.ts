@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
-import { copyUploadToBlob, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
+import { copyUploadToBlob, deleteUploadObject, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
 import { writeBlobOnce } from '../drive/blobs.js';
 
 /**
@@ -20,10 +20,24 @@ export interface VerifiedUpload {
 const changedDuringCommit = () =>
   new AppError('UPLOAD_CHANGED', 'the uploaded object was replaced while the commit read it; commit again');
 
-export async function verifyUploadedObject(
-  ctx: AppContext,
-  s: { objectKey: string; sizeBytes: number; crc32c: string | null; multipart: { uploadId: string; partBytes: number } | null },
-): Promise<VerifiedUpload> {
+type UploadToVerify = { objectKey: string; sizeBytes: number; crc32c: string | null; multipart: { uploadId: string; partBytes: number } | null };
+
+/**
+ * The uploaded object, verified against what begin froze. A single-PUT object that fails (wrong
+ * size or checksum) is deleted on the way out: the upload URL writes only where nothing is
+ * (If-None-Match), so this is what lets the client upload again and commit, as the error says.
+ */
+export async function verifyUploadedObject(ctx: AppContext, s: UploadToVerify): Promise<VerifiedUpload> {
+  try {
+    return await verifyObject(ctx, s);
+  } catch (err) {
+    const rejected = err instanceof AppError && (err.code === 'UPLOAD_SIZE_MISMATCH' || err.code === 'CHECKSUM_MISMATCH');
+    if (rejected && !s.multipart) await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, s.objectKey);
+    throw err;
+  }
+}
+
+async function verifyObject(ctx: AppContext, s: UploadToVerify): Promise<VerifiedUpload> {
   const { bucket } = ctx.config.s3;
   let head = await headUploadObject(ctx.s3, bucket, s.objectKey);
   if (!head && s.multipart) {

@@ -51,7 +51,9 @@ async function whileHealthz<T>(work: () => Promise<T>): Promise<{ result: T; slo
   try {
     const result = await work();
     loop.disable();
-    return { result, slowestMs, probes, loopBlockedMs: loop.max / 1e6 };
+    const loopBlockedMs = loop.max / 1e6;
+    console.log(`[bounded-work] event loop blocked at most ${loopBlockedMs.toFixed(1)} ms; slowest /healthz ${slowestMs.toFixed(1)} ms over ${probes} probes`);
+    return { result, slowestMs, probes, loopBlockedMs };
   } finally {
     done = true;
     await prober;

@@ -29,6 +29,9 @@ export function uploadClientFor(api: TestApi, d: DriveClient) {
     putObjectDirect: (uploadId: string, bytes: Uint8Array) =>
       api.ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key(uploadId), Body: bytes, ContentLength: bytes.length })),
     deleteObjectDirect: (uploadId: string) => api.ctx.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key(uploadId) })),
+    /** The temporary object's size, or undefined when there is none. */
+    objectSize: (uploadId: string) =>
+      api.ctx.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key(uploadId) })).then((h) => Number(h.ContentLength ?? 0), () => undefined),
     objectExists: (uploadId: string) => api.ctx.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key(uploadId) })).then(() => true, () => false),
     session: async (uploadId: string) =>
       (await api.ctx.orm.em.fork().execute(`select * from upload_sessions where id = ?`, [uploadId]))[0] as Record<string, any> | undefined,
