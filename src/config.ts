@@ -154,6 +154,8 @@ const envSchema = z.object({
   COMPILE_WAIT_S: positiveInt(60),
   COMPILE_MAX_PROJECT_BYTES: positiveInt(100 * MB),
   COMPILE_LOG_MAX_BYTES: positiveInt(MB),
+  // The largest file a compile engine may write in its scratch directory (the PDF included)
+  COMPILE_FILE_MAX_MB: positiveInt(256),
   // Fair scheduling (src/projects/admission.ts): jobs running at once per drive, and open (queued or running) jobs per drive
   COMPILE_RUNNING_PER_DRIVE: positiveInt(1),
   COMPILE_OPEN_PER_DRIVE: positiveInt(8),
@@ -299,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       waitS: e.COMPILE_WAIT_S,
       maxProjectBytes: e.COMPILE_MAX_PROJECT_BYTES,
       logMaxBytes: e.COMPILE_LOG_MAX_BYTES,
+      fileMaxMb: e.COMPILE_FILE_MAX_MB,
       runningPerDrive: e.COMPILE_RUNNING_PER_DRIVE,
       openPerDrive: e.COMPILE_OPEN_PER_DRIVE,
       openPerAnonymousDrive: e.COMPILE_OPEN_PER_ANONYMOUS_DRIVE,

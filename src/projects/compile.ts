@@ -130,7 +130,8 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
     await materialize(app, dir, folderPath, files);
     if (await isCancelRequested(app, jobId)) abort.abort();
     const run: EngineRun = await runEngine({
-      engine: job.engine, searchPath: c.enginePath, dir, entrypoint: job.entrypoint, timeoutS: hooks.timeoutS, memoryMb: c.memoryMb, signal: abort.signal,
+      engine: job.engine, searchPath: c.enginePath, dir, entrypoint: job.entrypoint, timeoutS: hooks.timeoutS, memoryMb: c.memoryMb,
+      fileMaxMb: c.fileMaxMb, logMaxBytes: c.logMaxBytes, signal: abort.signal,
       onSpawn: (pid) => void recordRunner(app, jobId, { host: hostname(), pid }).catch(() => undefined),
     });
     const log = capLog(app, run.log);

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
+import { chown, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './jobs.js';
@@ -13,6 +14,10 @@ import type { Engine } from './projects.js';
  * (here, and by `timeout` inside the wrapper, so an engine outlives a killed worker by at most the
  * limit), no network namespace where `unshare -rn` works, LaTeX without shell escape, with
  * `openout_any=p`/`openin_any=p` and `-norc` (a project's latexmkrc is Perl and is never run).
+ * Never as root: a root worker hands the scratch directory to `nobody` and runs the engine as it, so
+ * the data directory (mode 0700, holding the signing and session secrets) is out of its reach
+ * whatever the engine's own path rules allow. Every file it writes is capped (`ulimit -f`), so a
+ * write loop cannot fill the disk. Only the logs' tails are read back.
  * Cancel and timeout kill the whole group with SIGKILL.
  */
 export type EngineOutcome = 'ok' | 'error' | 'timeout' | 'cancelled';
@@ -36,16 +41,45 @@ export interface EngineRequest {
   entrypoint: string;
   timeoutS: number;
   memoryMb: number;
+  /** Largest file the engine may write (the PDF included). */
+  fileMaxMb: number;
+  /** How much of each log is read back (its end, where TeX says why it stopped). */
+  logMaxBytes: number;
   signal: AbortSignal;
   /** Called once the process group exists (its leader's pid is the group id). */
   onSpawn?: (pid: number) => void;
 }
 
+/** The account engines run as when the worker is root: `nobody`. Otherwise the worker's own. */
+const ENGINE_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
 let netIsolation: boolean | undefined;
-/** Whether `unshare -rn` (a user + network namespace, no root needed) works on this machine. */
+/** Whether `unshare -rn` (a user + network namespace, no root needed) works here for the engine's account. */
 export function canIsolateNetwork(): boolean {
-  netIsolation ??= spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  netIsolation ??= spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000, ...ENGINE_USER }).status === 0;
   return netIsolation;
+}
+
+/** Gives the scratch directory and everything in it to the engine's account. */
+async function handOver(dir: string): Promise<void> {
+  if (!ENGINE_USER) return;
+  await chown(dir, ENGINE_USER.uid, ENGINE_USER.gid);
+  for (const entry of await readdir(dir, { recursive: true })) await chown(path.join(dir, entry), ENGINE_USER.uid, ENGINE_USER.gid);
+}
+
+/** The last `maxBytes` of a file, read without loading the rest. */
+async function readTail(file: string, maxBytes: number, encoding: BufferEncoding): Promise<string> {
+  if (!existsSync(file)) return '';
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, maxBytes);
+    const buf = Buffer.alloc(length);
+    await handle.read(buf, 0, length, size - length);
+    return (size > length ? `[log cut to its last ${maxBytes} bytes]\n` : '') + buf.toString(encoding);
+  } finally {
+    await handle.close();
+  }
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -85,12 +119,14 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
   const inner = commandOf(r, pdfPath).map(quote).join(' ');
   const isolate = canIsolateNetwork() ? 'unshare -rn ' : '';
   // The backstop limit sits a little past ours, so our own timer normally reports timed_out first.
-  const script = `ulimit -d ${r.memoryMb * 1024} || exit 97; exec ${isolate}timeout -s KILL ${r.timeoutS + 5} ${inner}`;
+  const script = `ulimit -d ${r.memoryMb * 1024} && ulimit -f ${r.fileMaxMb * 1024} || exit 97; exec ${isolate}timeout -s KILL ${r.timeoutS + 5} ${inner}`;
   const out = createWriteStream(outputLog);
   await new Promise((res) => out.once('open', res));
+  await handOver(r.dir);
   const child = spawn('bash', ['-c', script], {
     cwd: r.dir,
     detached: true,
+    ...ENGINE_USER,
     stdio: ['ignore', out, out],
     env: {
       PATH: r.searchPath,
@@ -130,12 +166,12 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
   await untilGroupGone(pid);
   out.end();
 
-  const engineOutput = existsSync(outputLog) ? readFileSync(outputLog, 'utf8') : '';
+  const engineOutput = await readTail(outputLog, r.logMaxBytes, 'utf8');
   let log: string;
   let diagnostics: Diagnostic[];
   if (r.engine === 'latex') {
     const texLog = path.join(r.dir, `${stem}.log`);
-    log = existsSync(texLog) ? readFileSync(texLog, 'latin1') : engineOutput;
+    log = existsSync(texLog) ? await readTail(texLog, r.logMaxBytes, 'latin1') : engineOutput;
     const entryDir = path.posix.dirname(r.entrypoint);
     diagnostics = parseLatexLog(log, entryDir === '.' ? '' : entryDir);
     if (existsSync(texLog) && engineOutput) log += `\n---- latexmk ----\n${engineOutput}`;
@@ -145,7 +181,9 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
   }
   const outcome: EngineOutcome = reason ?? (exitCode === 0 && existsSync(pdfPath) ? 'ok' : 'error');
   if (outcome === 'error' && !diagnostics.some((d) => d.severity === 'error')) {
-    const why = exitCode === 97 ? 'the memory limit could not be set' : `the engine exited with code ${exitCode ?? 'signal'}`;
+    const why = exitCode === 97 ? 'the memory or file-size limit could not be set'
+      : exitCode === 128 + 25 ? `the engine wrote a file over the ${r.fileMaxMb} MB limit` // SIGXFSZ
+      : `the engine exited with code ${exitCode ?? 'signal'}`;
     diagnostics.push({ severity: 'error', file: null, line: null, message: why });
   }
   return { outcome, exitCode, log, diagnostics, pdfPath: outcome === 'ok' ? pdfPath : null, pageCount: null };

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBinary, VERSITYGW } from './binaries.js';
 import { assertPortFree, spawnManaged, waitForPort } from './process.js';
@@ -17,7 +17,9 @@ export async function startS3Gateway(opts: {
   await assertPortFree(opts.port, 'the S3 gateway', 'S3_PORT');
   const dataDir = path.resolve(opts.dataDir);
   const root = path.join(dataDir, 's3');
+  // Only the gateway (this process's user) reads the store: compile engines run as another account.
   mkdirSync(root, { recursive: true });
+  chmodSync(root, 0o700);
   const proc = spawnManaged(
     's3-gateway',
     opts.bin ?? (await ensureBinary(VERSITYGW, opts.log)),
