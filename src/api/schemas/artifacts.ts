@@ -126,7 +126,7 @@ export const ifMatchHeader = z
 export const cursorParam = z
   .string()
   .max(2048)
-  .meta({ pattern: '^[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page (opaque, base64url)' })
+  .meta({ pattern: '^[A-Za-z0-9_-]*$', description: 'next_cursor of the previous page (opaque, base64url); empty is the first page' })
   .optional();
 export const limitParam = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
 /** A repeatable query parameter: Express gives a string once, an array when repeated. */
