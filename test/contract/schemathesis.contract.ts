@@ -13,7 +13,7 @@ import { runSchemathesis } from './run-schemathesis.js';
  * The served contract tells the truth: schemathesis generates requests from /openapi.json and
  * checks every answer against it. Bounded by an example budget per operation and a time cap.
  */
-const MAX_EXAMPLES = Number(process.env.CONTRACT_MAX_EXAMPLES ?? 140);
+const MAX_EXAMPLES = Number(process.env.CONTRACT_MAX_EXAMPLES ?? 160);
 const TIMEOUT_S = Number(process.env.CONTRACT_TIMEOUT_S ?? 300);
 
 let ctx: AppContext;
