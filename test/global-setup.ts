@@ -8,6 +8,7 @@ import { startStack } from '../src/stack/index.js';
 import { stopLeftovers } from '../src/stack/leftovers.js';
 import { spawnManaged } from '../src/stack/process.js';
 import { testStackEnv } from './stack-env.js';
+import { resolveChromium } from './helpers/browser.js';
 import { ensureTexLive } from './helpers/tex.js';
 
 /**
@@ -24,6 +25,12 @@ export default async function setup(_project: TestProject) {
   const config = loadConfig(process.env);
 
   ensureTexLive((m) => console.log(`[tex] ${m}`));
+  // Chromium is resolved (and installed, one time) here, before the suites run side by side: two
+  // browser suites installing at once raced apt-get's lock. A failure is left to the browser tests to report.
+  await resolveChromium().then(
+    (c) => console.log(`[browser] ${c.source}`),
+    (err: Error) => console.log(`[browser] ${err.message}`),
+  );
   await buildWorkflowBundle();
   // No mail catcher: suites that read mail run their own SMTP server (test/helpers/mailbox.ts).
   const stack = await startStack(config, (m) => console.log(`[test-stack] ${m}`), { mailCatcher: false });

@@ -2,7 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { bearer, registerAnonymous, startClaim, startIdentityApi, uniqueEmail } from '../identity/helpers.js';
-import { launchChromium, screenshot } from './browser.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { screenshot } from './browser.js';
 
 /**
  * The human side end to end in headless Chromium: claim, mint and revoke an API key, view public
@@ -13,7 +14,7 @@ let api: TestApi;
 let browser: Browser;
 beforeAll(async () => {
   api = await startIdentityApi();
-  browser = await launchChromium();
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
