@@ -32,8 +32,16 @@ import { loadConfig } from '../src/config.js';
 import { createS3Client } from '../src/storage/s3.js';
 import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
 import {
-  notYetIndexed, readStatements, readTemporal, resetStatements, ROLES, startBenchStack, temporalDelta,
-  type BenchStack, type StatementCounts, type TemporalCounts,
+  notYetIndexed,
+  readStatements,
+  readTemporal,
+  resetStatements,
+  ROLES,
+  startBenchStack,
+  temporalDelta,
+  type BenchStack,
+  type StatementCounts,
+  type TemporalCounts,
 } from './bench-stack.js';
 
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 18900);
@@ -118,7 +126,9 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
  * random block: binary, or markdown words (letters only, so a note is text and splits into passages).
  */
 function payloadFactory(bytes: number, text: boolean) {
-  const block = text ? Buffer.from([...randomBytes(bytes)].map((b) => (b % 7 === 0 ? 32 : 97 + (b % 26)))) : randomBytes(bytes);
+  const block = text
+    ? Buffer.from([...randomBytes(bytes)].map((b) => (b % 7 === 0 ? 32 : 97 + (b % 26))))
+    : randomBytes(bytes);
   return (i: number) => {
     const b = Buffer.from(block);
     if (text) b.write(`# n${i.toString(36)}p${process.pid.toString(36)} `.padEnd(24, ' '), 0, 'latin1');
@@ -130,22 +140,38 @@ function payloadFactory(bytes: number, text: boolean) {
   };
 }
 
-/** The API is called through node:http with a keep-alive agent, as the AWS SDK calls S3, so both sides pay the same client costs. */
+/**
+ * The API is called through node:http with a keep-alive agent, as the AWS SDK calls S3, so both sides pay the same
+ * client costs.
+ */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function request(url: string, opts: { method: string; headers: Record<string, string>; body?: Buffer }): Promise<{ status: number; bytes: number; text: string }> {
+function request(
+  url: string,
+  opts: { method: string; headers: Record<string, string>; body?: Buffer },
+): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: opts.method, headers: { ...opts.headers, ...(opts.body ? { 'content-length': String(opts.body.length) } : {}) }, agent }, (res) => {
-      let bytes = 0;
-      // Only a JSON body (a PUT's record, an error) is decoded; downloads are just counted, as the S3 side's are.
-      const json = (res.headers['content-type'] ?? '').includes('json');
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => {
-        bytes += c.length;
-        if (json) chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: json ? Buffer.concat(chunks).toString('utf8') : '' }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: opts.method,
+        headers: { ...opts.headers, ...(opts.body ? { 'content-length': String(opts.body.length) } : {}) },
+        agent,
+      },
+      (res) => {
+        let bytes = 0;
+        // Only a JSON body (a PUT's record, an error) is decoded; downloads are just counted, as the S3 side's are.
+        const json = (res.headers['content-type'] ?? '').includes('json');
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (json) chunks.push(c);
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, bytes, text: json ? Buffer.concat(chunks).toString('utf8') : '' }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -172,9 +198,13 @@ async function main() {
     const bucket = config.s3.bucket;
 
     // The worker is ready when a first note is searchable (it bundles the workflows when no bundle is built).
-    const first = await request(`${url}/v0/artifacts/bench/ready.md`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: Buffer.from('# ready\n') });
+    const first = await request(`${url}/v0/artifacts/bench/ready.md`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'text/markdown' },
+      body: Buffer.from('# ready\n'),
+    });
     if (first.status !== 200) throw new Error(`API PUT ${first.status}: ${first.text}`);
-    for (const giveUp = Date.now() + 180_000; (await notYetIndexed(stack.admin, driveId)) > 0; ) {
+    for (const giveUp = Date.now() + 180_000; (await notYetIndexed(stack.admin, driveId)) > 0;) {
       if (Date.now() > giveUp) throw new Error('the worker did not index a first note within 180 s');
       stack.alive();
       await new Promise((r) => setTimeout(r, 250));
@@ -196,19 +226,45 @@ async function main() {
       const ext = size.text ? '.md' : '';
       const putHeaders = size.text ? { ...auth, 'content-type': 'text/markdown' } : auth;
       // warm-up both paths; "GET again" reads this object over and over (the API serves it from its blob cache)
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm`, Body: make(1e9), ContentLength: size.bytes }));
-      const warm = await request(`${url}/v0/artifacts/bench/${tag}/warm${ext}`, { method: 'PUT', headers: putHeaders, body: make(1e9 + 1) });
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `bench-direct/${tag}/warm`,
+          Body: make(1e9),
+          ContentLength: size.bytes,
+        }),
+      );
+      const warm = await request(`${url}/v0/artifacts/bench/${tag}/warm${ext}`, {
+        method: 'PUT',
+        headers: putHeaders,
+        body: make(1e9 + 1),
+      });
       const warmArt = JSON.parse(warm.text) as { art_id: string };
 
       const directPut = await measure(size.maxRequests, async (i) => {
-        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/${i}`, Body: make(i), ContentLength: size.bytes }));
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `bench-direct/${tag}/${i}`,
+            Body: make(i),
+            ContentLength: size.bytes,
+          }),
+        );
       });
       const putIds: string[] = [];
-      const apiPut = await measure(size.maxRequests, async (i) => {
-        const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}${ext}`, { method: 'PUT', headers: putHeaders, body: make(i + 5e8) });
-        if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
-        putIds[i] = (JSON.parse(res.text) as { art_id: string }).art_id;
-      }, driveId);
+      const apiPut = await measure(
+        size.maxRequests,
+        async (i) => {
+          const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}${ext}`, {
+            method: 'PUT',
+            headers: putHeaders,
+            body: make(i + 5e8),
+          });
+          if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
+          putIds[i] = (JSON.parse(res.text) as { art_id: string }).art_id;
+        },
+        driveId,
+      );
       // Each object read once: nothing is in the API's blob cache (or the gateway's page cache is as cold as it gets).
       const distinct = Math.min(directPut.requests, putIds.length);
       const directGetEach = await measure(distinct, async (i) => {
@@ -217,7 +273,8 @@ async function main() {
       });
       const apiGetEach = await measure(distinct, async (i) => {
         const res = await request(`${url}/v0/artifacts/${putIds[i]}/download`, { method: 'GET', headers: auth });
-        if (res.status !== 200 || res.bytes !== size.bytes) throw new Error(`API GET ${res.status}, ${res.bytes} bytes`);
+        if (res.status !== 200 || res.bytes !== size.bytes)
+          throw new Error(`API GET ${res.status}, ${res.bytes} bytes`);
       });
       const directGet = await measure(size.maxRequests, async () => {
         const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm` }));
@@ -232,15 +289,22 @@ async function main() {
         const rps = r.requests / r.seconds;
         return { rps, answered: r.requests / r.answeredSeconds, mbps: (rps * size.bytes) / 1024 ** 2 };
       };
-      const cases = [['PUT', directPut, apiPut], ['GET once', directGetEach, apiGetEach], ['GET again', directGet, apiGet]] as const;
+      const cases = [
+        ['PUT', directPut, apiPut],
+        ['GET once', directGetEach, apiGetEach],
+        ['GET again', directGet, apiGet],
+      ] as const;
       for (const [op, direct, viaApi] of cases) {
         const dr = fmt(direct);
         const ar = fmt(viaApi);
         const name = `${op} ${size.label}`;
         rows.push([
           name,
-          `${dr.rps.toFixed(0)}`, `${dr.mbps.toFixed(1)}`,
-          `${ar.answered.toFixed(0)}`, `${ar.rps.toFixed(0)}`, `${ar.mbps.toFixed(1)}`,
+          `${dr.rps.toFixed(0)}`,
+          `${dr.mbps.toFixed(1)}`,
+          `${ar.answered.toFixed(0)}`,
+          `${ar.rps.toFixed(0)}`,
+          `${ar.mbps.toFixed(1)}`,
           `${(ar.answered / dr.rps).toFixed(2)}`,
           `${(ar.rps / dr.rps).toFixed(2)}`,
           `${direct.requests}/${viaApi.requests}`,
@@ -249,23 +313,62 @@ async function main() {
         const worker = (r: Result) => r.statements.byRole.get(ROLES.worker) ?? 0;
         costRows.push([
           name,
-          fmtMs(direct.allInMs), fmtMs(viaApi.allInMs), `${(viaApi.allInMs / Math.max(0.1, direct.allInMs)).toFixed(1)}×`,
+          fmtMs(direct.allInMs),
+          fmtMs(viaApi.allInMs),
+          `${(viaApi.allInMs / Math.max(0.1, direct.allInMs)).toFixed(1)}×`,
           perRequest(viaApi.temporal.workflowTasks + viaApi.temporal.signals, viaApi),
           `${perRequest(viaApi.temporal.workflowTasks, viaApi)}/${perRequest(viaApi.temporal.signals, viaApi)}/${perRequest(viaApi.temporal.starts, viaApi)}/${perRequest(viaApi.temporal.activityTasks, viaApi)}`,
-          perRequest(api(viaApi), viaApi), perRequest(worker(viaApi), viaApi),
+          perRequest(api(viaApi), viaApi),
+          perRequest(worker(viaApi), viaApi),
           viaApi.behind ? `${viaApi.behind} not indexed` : '',
         ]);
         cpuRows.push(`${name}  direct ${direct.cpu}\n${' '.repeat(name.length + 2)}API    ${viaApi.cpu}`);
         if (op === 'PUT') statementRows.push(...statementBreakdown(name, viaApi));
       }
     }
-    console.log(`\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend, API + worker processes\n`);
-    table(['case', 'direct req/s', 'direct MB/s', 'API req/s answered', 'API req/s sustained', 'API MB/s', 'ratio answered', 'ratio sustained', 'requests (d/api)'], rows);
-    console.log('ratio: API req/s over direct req/s (direct S3 has no background work: its answered and sustained rates are the same).');
-    console.log(`\nWhat a request costs the whole stack (idle baseline ${idleMsPerS.toFixed(1)} ms CPU/s subtracted: ${idleParts.replace(/^[\d.]+ ms /, '')} per s):\n`);
-    table(['case', 'all-in CPU ms direct', 'all-in CPU ms API', 'API/direct', 'Temporal tasks+signals', 'wf tasks/signals/starts/activities', 'SQL API', 'SQL worker', ''], costRows);
-    console.log('\nall-in: CPU of API, worker, PostgreSQL, Temporal, S3 gateway from the first request until every write is indexed and the stack is idle, per request.');
-    console.log('Temporal: frontend service_requests of the namespace (RespondWorkflowTaskCompleted/Failed, Signal[WithStart]WorkflowExecution, StartWorkflowExecution, RespondActivityTaskCompleted/Failed), per request.');
+    console.log(
+      `\nartifact bench: concurrency ${CONCURRENCY}, <= ${SECONDS}s per case, loopback, versitygw posix backend, API + worker processes\n`,
+    );
+    table(
+      [
+        'case',
+        'direct req/s',
+        'direct MB/s',
+        'API req/s answered',
+        'API req/s sustained',
+        'API MB/s',
+        'ratio answered',
+        'ratio sustained',
+        'requests (d/api)',
+      ],
+      rows,
+    );
+    console.log(
+      'ratio: API req/s over direct req/s (direct S3 has no background work: its answered and sustained rates are the same).',
+    );
+    console.log(
+      `\nWhat a request costs the whole stack (idle baseline ${idleMsPerS.toFixed(1)} ms CPU/s subtracted: ${idleParts.replace(/^[\d.]+ ms /, '')} per s):\n`,
+    );
+    table(
+      [
+        'case',
+        'all-in CPU ms direct',
+        'all-in CPU ms API',
+        'API/direct',
+        'Temporal tasks+signals',
+        'wf tasks/signals/starts/activities',
+        'SQL API',
+        'SQL worker',
+        '',
+      ],
+      costRows,
+    );
+    console.log(
+      '\nall-in: CPU of API, worker, PostgreSQL, Temporal, S3 gateway from the first request until every write is indexed and the stack is idle, per request.',
+    );
+    console.log(
+      'Temporal: frontend service_requests of the namespace (RespondWorkflowTaskCompleted/Failed, Signal[WithStart]WorkflowExecution, StartWorkflowExecution, RespondActivityTaskCompleted/Failed), per request.',
+    );
     console.log('SQL: pg_stat_statements calls by role (API, worker), per request, BEGIN/COMMIT included.');
     console.log('\nCPU per request, by process (ms; 2 cores = 2000 ms/s between them):');
     for (const r of cpuRows) console.log(r);
@@ -280,7 +383,8 @@ async function main() {
 
 function table(header: string[], rows: string[][]) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(header));
   for (const r of rows) console.log(line(r));
 }
@@ -288,7 +392,10 @@ function table(header: string[], rows: string[][]) {
 /** The statements of the API (and the worker) during a PUT phase, most frequent first. */
 function statementBreakdown(name: string, r: Result): string[] {
   const out: string[] = [];
-  for (const [label, role] of [['API', ROLES.api], ['worker', ROLES.worker]] as const) {
+  for (const [label, role] of [
+    ['API', ROLES.api],
+    ['worker', ROLES.worker],
+  ] as const) {
     const m = r.statements.byStatement.get(role);
     if (!m) continue;
     out.push(`${name}, ${label}: ${perRequest(r.statements.byRole.get(role) ?? 0, r)}`);

@@ -73,7 +73,13 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
   const log = (m: string) => process.stderr.write(`[bench-stack] ${m}\n`);
   const stack = await startStack(loadConfig(env), log, {
     mailCatcher: false,
-    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top', ...(process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean)],
+    postgresFlags: [
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.track=top',
+      ...(process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean),
+    ],
   });
   Object.assign(env, stack.env);
   const procs: ManagedProcess[] = [];
@@ -99,17 +105,27 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
     const logDir = path.resolve(dataDir, 'logs');
     const pids: BenchStack['pids'] = {};
     if (opts.worker) {
-      const worker = spawnManaged('bench-worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
-        logDir,
-        env: { ...common, DATABASE_URL: withUser(env.DATABASE_URL!, ROLES.worker) } as NodeJS.ProcessEnv,
-      });
+      const worker = spawnManaged(
+        'bench-worker',
+        process.execPath,
+        ['--import', 'tsx', path.resolve('src/worker.ts')],
+        {
+          logDir,
+          env: { ...common, DATABASE_URL: withUser(env.DATABASE_URL!, ROLES.worker) } as NodeJS.ProcessEnv,
+        },
+      );
       procs.push(worker);
       pids.worker = worker.child.pid;
     }
-    const api = spawnManaged('bench-api', process.execPath, [...(opts.apiNodeArgs ?? []), '--import', 'tsx', path.resolve('src/main.ts')], {
-      logDir,
-      env: { ...common, DATABASE_URL: withUser(env.DATABASE_URL!, ROLES.api) } as NodeJS.ProcessEnv,
-    });
+    const api = spawnManaged(
+      'bench-api',
+      process.execPath,
+      [...(opts.apiNodeArgs ?? []), '--import', 'tsx', path.resolve('src/main.ts')],
+      {
+        logDir,
+        env: { ...common, DATABASE_URL: withUser(env.DATABASE_URL!, ROLES.api) } as NodeJS.ProcessEnv,
+      },
+    );
     procs.push(api);
     await waitForPort(base + 10, api);
     pids.api = api.child.pid;
@@ -121,7 +137,9 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       pids,
       cpu: () => cpuSnapshot(pids),
       alive: () => {
-        for (const p of procs) if (p.child.exitCode !== null) throw new Error(`${p.name} exited with code ${p.child.exitCode} (see ${logDir}/${p.name}.log)`);
+        for (const p of procs)
+          if (p.child.exitCode !== null)
+            throw new Error(`${p.name} exited with code ${p.child.exitCode} (see ${logDir}/${p.name}.log)`);
       },
       driveWithKey: async () => {
         const orm = await createOrm(env.DATABASE_URL!, { poolMax: 1 });

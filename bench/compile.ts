@@ -29,8 +29,14 @@ A one-page document for the compile benchmark. The quick brown fox jumps over th
 \end{document}
 `;
 const LATEXMK = [
-  '-norc', '-pdf', '-cd', '-interaction=nonstopmode', '-halt-on-error', '-file-line-error',
-  '-pdflatex=pdflatex -no-shell-escape -interaction=nonstopmode -halt-on-error -file-line-error %O %S', 'main.tex',
+  '-norc',
+  '-pdf',
+  '-cd',
+  '-interaction=nonstopmode',
+  '-halt-on-error',
+  '-file-line-error',
+  '-pdflatex=pdflatex -no-shell-escape -interaction=nonstopmode -halt-on-error -file-line-error %O %S',
+  'main.tex',
 ];
 
 const env = {
@@ -55,7 +61,11 @@ function direct(): number {
   try {
     writeFileSync(path.join(dir, 'main.tex'), DOC);
     const t0 = performance.now();
-    const r = spawnSync('latexmk', LATEXMK, { cwd: dir, stdio: 'ignore', env: { ...process.env, openout_any: 'p', openin_any: 'p' } });
+    const r = spawnSync('latexmk', LATEXMK, {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, openout_any: 'p', openin_any: 'p' },
+    });
     const ms = performance.now() - t0;
     if (r.status !== 0) throw new Error(`latexmk exited ${r.status}`);
     return ms;
@@ -67,7 +77,9 @@ function direct(): number {
 async function main() {
   rmSync(env.DATA_DIR, { recursive: true, force: true });
   await buildWorkflowBundle();
-  const stack = await startStack(loadConfig(env), (m) => process.stderr.write(`[bench-stack] ${m}\n`), { mailCatcher: false });
+  const stack = await startStack(loadConfig(env), (m) => process.stderr.write(`[bench-stack] ${m}\n`), {
+    mailCatcher: false,
+  });
   const fullEnv = { ...env, ...stack.env } as NodeJS.ProcessEnv;
   const procs: ManagedProcess[] = [];
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
@@ -79,8 +91,16 @@ async function main() {
     const url = `http://127.0.0.1:${apiPort}`;
     const apiEnv = { ...fullEnv, HOST: '127.0.0.1', PORT: String(apiPort), PUBLIC_BASE_URL: url };
     const logDir = path.resolve(env.DATA_DIR, 'logs');
-    procs.push(spawnManaged('bench-worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], { logDir, env: apiEnv }));
-    const api = spawnManaged('bench-api', process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], { logDir, env: apiEnv });
+    procs.push(
+      spawnManaged('bench-worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
+        logDir,
+        env: apiEnv,
+      }),
+    );
+    const api = spawnManaged('bench-api', process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
+      logDir,
+      env: apiEnv,
+    });
     procs.push(api);
     await waitForPort(apiPort, api);
     ctx = await createContext(loadConfig(apiEnv), 'bench');
@@ -89,12 +109,20 @@ async function main() {
     const { key } = await mintApiKey(em, drive.id, 'bench');
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${url}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${url}${p}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return (await res.json()) as Record<string, unknown>;
     };
     const folder = await call('POST', '/v0/folders/bench', {});
     const fld = String(folder.fld_id);
-    await fetch(`${url}/v0/artifacts/bench/main.tex`, { method: 'PUT', headers: { authorization: headers.authorization }, body: DOC });
+    await fetch(`${url}/v0/artifacts/bench/main.tex`, {
+      method: 'PUT',
+      headers: { authorization: headers.authorization },
+      body: DOC,
+    });
     await call('PUT', `/v0/projects/${fld}`, { entrypoint: 'main.tex', engine: 'latex' });
 
     const viaApi = async () => {
@@ -103,7 +131,8 @@ async function main() {
       for (;;) {
         const j = await call('GET', `/v0/jobs/${String(job.job_id)}`);
         if (j.status === 'succeeded') return performance.now() - t0;
-        if (j.status !== 'queued' && j.status !== 'running') throw new Error(`job ended ${String(j.status)}: ${JSON.stringify(j.diagnostics)}`);
+        if (j.status !== 'queued' && j.status !== 'running')
+          throw new Error(`job ended ${String(j.status)}: ${JSON.stringify(j.diagnostics)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };

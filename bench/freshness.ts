@@ -30,16 +30,24 @@ const CHECKED_THROUGH_API = 20;
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 function put(url: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers: { ...headers, 'content-type': 'text/markdown', 'content-length': String(Buffer.byteLength(body)) }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) reject(new Error(`PUT ${url} answered ${res.statusCode}: ${text}`));
-        else resolve(performance.now());
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'text/markdown', 'content-length': String(Buffer.byteLength(body)) },
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) reject(new Error(`PUT ${url} answered ${res.statusCode}: ${text}`));
+          else resolve(performance.now());
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -122,7 +130,8 @@ async function main() {
     const { driveId, key } = await stack.driveWithKey();
     const api: Api = { url: stack.url, headers: { authorization: `Bearer ${key}` } };
     const t0 = Date.now();
-    if ((await sample(api, 0, 180_000, stack.alive)) === undefined) throw new Error('the worker did not index a first note within 180 s');
+    if ((await sample(api, 0, 180_000, stack.alive)) === undefined)
+      throw new Error('the worker did not index a first note within 180 s');
     process.stderr.write(`[freshness] worker ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
     const singles: number[] = [];
@@ -144,21 +153,31 @@ async function main() {
 
     const ms = (x: number) => `${x.toFixed(0)} ms`;
     console.log(`\nindex freshness, API + worker processes, PostgreSQL search engine\n`);
-    console.log(`single writes (${SINGLES}, one at a time, PUT 200 → hit in /v0/search, poll every 50 ms), ${singleTimeouts} timed out:`);
+    console.log(
+      `single writes (${SINGLES}, one at a time, PUT 200 → hit in /v0/search, poll every 50 ms), ${singleTimeouts} timed out:`,
+    );
     if (singles.length) {
       const p50 = percentile(singles, 50);
-      console.log(`  p50 ${ms(p50)}   p95 ${ms(percentile(singles, 95))}   max ${ms(Math.max(...singles))}   goal p50 < 1 s: ${p50 < 1000 && !singleTimeouts ? 'yes' : 'NO'}`);
+      console.log(
+        `  p50 ${ms(p50)}   p95 ${ms(percentile(singles, 95))}   max ${ms(Math.max(...singles))}   goal p50 < 1 s: ${p50 < 1000 && !singleTimeouts ? 'yes' : 'NO'}`,
+      );
     }
     console.log(`\nburst: ${BURST} PUTs from ${CLIENTS} clients (poll every ${POLL_MS} ms)`);
     console.log(`  PUTs answered in ${b.putsS.toFixed(1)} s (${(BURST / b.putsS).toFixed(0)} writes/s)`);
-    console.log(`  all searchable ${b.pending ? `NOT within ${BURST_TIMEOUT_S} s (${b.pending} pending)` : `after ${b.allSearchableS.toFixed(1)} s`}   goal <= 60 s: ${!b.pending && b.allSearchableS <= 60 ? 'yes' : 'NO'}`);
-    console.log(`  PUT-to-searchable p50 ${ms(percentile(b.delays, 50))}   p95 ${ms(percentile(b.delays, 95))}   max ${ms(Math.max(...b.delays))}`);
+    console.log(
+      `  all searchable ${b.pending ? `NOT within ${BURST_TIMEOUT_S} s (${b.pending} pending)` : `after ${b.allSearchableS.toFixed(1)} s`}   goal <= 60 s: ${!b.pending && b.allSearchableS <= 60 ? 'yes' : 'NO'}`,
+    );
+    console.log(
+      `  PUT-to-searchable p50 ${ms(percentile(b.delays, 50))}   p95 ${ms(percentile(b.delays, 95))}   max ${ms(Math.max(...b.delays))}`,
+    );
     console.log(
       `  Temporal per write: ${b.tasksAndSignals.toFixed(2)} workflow tasks + signals (goal <= 0.1; ` +
         `workflow tasks ${(b.temporal.workflowTasks / BURST).toFixed(2)}, signals ${(b.temporal.signals / BURST).toFixed(2)}, ` +
         `starts ${(b.temporal.starts / BURST).toFixed(2)}, activity tasks ${(b.temporal.activityTasks / BURST).toFixed(2)})`,
     );
-    console.log(`  checked through /v0/search: ${CHECKED_THROUGH_API - missed}/${CHECKED_THROUGH_API} notes found by their word`);
+    console.log(
+      `  checked through /v0/search: ${CHECKED_THROUGH_API - missed}/${CHECKED_THROUGH_API} notes found by their word`,
+    );
   } finally {
     agent.destroy();
     await stack.stop();

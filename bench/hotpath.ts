@@ -23,7 +23,11 @@ function get(url: string, headers: Record<string, string>): Promise<number> {
     const started = performance.now();
     const req = http.request(url, { method: 'GET', headers, agent }, (res) => {
       res.on('data', () => {});
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url} answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(performance.now() - started)
+          : reject(new Error(`${url} answered ${res.statusCode}`)),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -39,7 +43,11 @@ async function main() {
     const cases = [
       { name: 'GET /healthz', path: '/healthz', headers: {} as Record<string, string> },
       { name: 'GET /v0/drives/me (API key)', path: '/v0/drives/me', headers: { authorization: `Bearer ${key}` } },
-      { name: 'GET /v0/drives/me (access token)', path: '/v0/drives/me', headers: await registerAnonymousAgent(stack.url) },
+      {
+        name: 'GET /v0/drives/me (access token)',
+        path: '/v0/drives/me',
+        headers: await registerAnonymousAgent(stack.url),
+      },
     ];
     const times = cases.map(() => [] as number[]);
     for (let i = 0; i < WARMUP; i++) for (const c of cases) await get(stack.url + c.path, c.headers);
@@ -68,7 +76,9 @@ async function main() {
       );
     });
     const worst = Math.max(...p50s.slice(1)) - p50s[0]!;
-    console.log(`\nauthenticated no-op within 1 ms of /healthz at the p50: ${worst <= 1 ? 'yes' : 'NO'} (${worst.toFixed(3)} ms)`);
+    console.log(
+      `\nauthenticated no-op within 1 ms of /healthz at the p50: ${worst <= 1 ? 'yes' : 'NO'} (${worst.toFixed(3)} ms)`,
+    );
   } finally {
     agent.destroy();
     await stack.stop();

@@ -41,7 +41,11 @@ export function cpuSnapshot(named: Record<string, number | undefined>): CpuSnaps
   const procs = readProcs();
   const children = new Map<number, Proc[]>();
   for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const byPid = new Map(Object.entries(named).filter(([, pid]) => pid).map(([role, pid]) => [pid!, role]));
+  const byPid = new Map(
+    Object.entries(named)
+      .filter(([, pid]) => pid)
+      .map(([role, pid]) => [pid!, role]),
+  );
   const totals: CpuSnapshot = new Map();
   const add = (role: string, ms: number) => totals.set(role, (totals.get(role) ?? 0) + ms);
   const visit = (p: Proc, inherited?: string) => {

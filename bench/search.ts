@@ -26,15 +26,18 @@ import { measureFreshness, reportFreshness, type FreshnessResult } from './searc
  * search-freshness.ts. BENCH_ONLY=latency or BENCH_ONLY=freshness runs one phase alone.
  */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'latency' && ONLY !== 'freshness') throw new Error(`BENCH_ONLY must be latency or freshness, not ${ONLY}`);
+if (ONLY !== undefined && ONLY !== 'latency' && ONLY !== 'freshness')
+  throw new Error(`BENCH_ONLY must be latency or freshness, not ${ONLY}`);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES_PER_KIND = Number(process.env.BENCH_QUERIES ?? 120);
 const PASSAGES_PER_ARTIFACT = 3;
-const RANK_CANDIDATES_OVERRIDE = process.env.BENCH_RANK_CANDIDATES ? Number(process.env.BENCH_RANK_CANDIDATES) : undefined;
+const RANK_CANDIDATES_OVERRIDE = process.env.BENCH_RANK_CANDIDATES
+  ? Number(process.env.BENCH_RANK_CANDIDATES)
+  : undefined;
 
 // A deterministic corpus: Zipf-distributed words from a synthetic vocabulary.
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe', 'gu', 'hi', 'jo', 'be'];
 const VOCAB = Array.from({ length: 50_000 }, (_, i) => {
   let w = '';
@@ -42,7 +45,12 @@ const VOCAB = Array.from({ length: 50_000 }, (_, i) => {
   return `${w}n`;
 });
 const zipfTotal = VOCAB.reduce((s, _, i) => s + 1 / (i + 1), 0);
-const cumulative = VOCAB.map((_, i) => 1 / (i + 1)).map(((sum) => (x: number) => (sum += x))(0));
+const cumulative = VOCAB.map((_, i) => 1 / (i + 1)).map(
+  (
+    (sum) => (x: number) =>
+      (sum += x)
+  )(0),
+);
 function word(): string {
   const r = rand() * zipfTotal;
   let lo = 0;
@@ -73,7 +81,13 @@ async function seedDrive(pool: pg.Pool, driveId: string, n: number) {
       const artId = `art_bench${n}_${j}`;
       const texts = Array.from({ length: PASSAGES_PER_ARTIFACT }, () => sentence(120));
       const body = texts.join('\n\n');
-      docs.push({ art_id: artId, path: `folder-${j % 50}/${word()}-${j}.md`, labels: j % 3 ? ['bench'] : ['bench', 'hot'], preview: body, updated_at: new Date(Date.UTC(2026, 0, 1) + j * 1000).toISOString() });
+      docs.push({
+        art_id: artId,
+        path: `folder-${j % 50}/${word()}-${j}.md`,
+        labels: j % 3 ? ['bench'] : ['bench', 'hot'],
+        preview: body,
+        updated_at: new Date(Date.UTC(2026, 0, 1) + j * 1000).toISOString(),
+      });
       let at = 0;
       texts.forEach((t, ord) => {
         passages.push({ art_id: artId, ord, text: t, char_start: at, char_end: at + t.length });
@@ -132,7 +146,10 @@ async function main() {
   await migrate(orm);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 2 });
   const ctx = await createContext(loadConfig(process.env), 'bench');
-  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 4, rankCandidates: RANK_CANDIDATES_OVERRIDE });
+  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, {
+    poolMax: 4,
+    rankCandidates: RANK_CANDIDATES_OVERRIDE,
+  });
   console.log(`[bench] lexical queries rank at most ${RANK_CANDIDATES_OVERRIDE ?? RANK_CANDIDATES} matches`);
   const server = createServer(createApp(ctx, { search: new SearchService({ engine, usage: noUsageRecorder }) }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -146,11 +163,21 @@ async function main() {
       const { key } = await mintApiKey(em, drive.id, 'bench');
       const t0 = Date.now();
       await seedDrive(pool, drive.id, size);
-      console.log(`[bench] seeded ${size} artifacts (${size * PASSAGES_PER_ARTIFACT} passages) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(
+        `[bench] seeded ${size} artifacts (${size * PASSAGES_PER_ARTIFACT} passages) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
       const headers = { authorization: `Bearer ${key}` };
       const kinds = [
-        { kind: 'search', direct: (q: string) => engine.search(drive.id, q, { limit: 20 }), path: (q: string) => `/v0/search?q=${encodeURIComponent(q)}` },
-        { kind: 'find lexical', direct: (q: string) => engine.findLexical(drive.id, q, { limit: 20, excludePrefix: '_wiki/' }), path: (q: string) => `/v0/find?mode=lexical&q=${encodeURIComponent(q)}` },
+        {
+          kind: 'search',
+          direct: (q: string) => engine.search(drive.id, q, { limit: 20 }),
+          path: (q: string) => `/v0/search?q=${encodeURIComponent(q)}`,
+        },
+        {
+          kind: 'find lexical',
+          direct: (q: string) => engine.findLexical(drive.id, q, { limit: 20, excludePrefix: '_wiki/' }),
+          path: (q: string) => `/v0/find?mode=lexical&q=${encodeURIComponent(q)}`,
+        },
       ];
       for (const [cls, range] of Object.entries(QUERY_CLASSES)) {
         for (const k of kinds) {
@@ -161,16 +188,23 @@ async function main() {
             const runDirect = () => time(() => k.direct(q));
             const runApi = () => time(() => get(`${url}${k.path(q)}`, headers));
             // Alternate which side goes first, so neither always pays for a cold cache.
-            const [direct, api] = i % 2 ? [await runDirect(), await runApi()] : (([a, d]) => [d, a])([await runApi(), await runDirect()]);
+            const [direct, api] =
+              i % 2 ? [await runDirect(), await runApi()] : (([a, d]) => [d, a])([await runApi(), await runDirect()]);
             const noop = await time(() => get(`${url}/v0/drives/me`, headers));
-            if (i >= warmup) (row.direct.push(direct!), row.api.push(api!), row.noop.push(noop)); // the first queries warm up caches
+            // the first queries warm up caches
+            if (i >= warmup) (row.direct.push(direct!), row.api.push(api!), row.noop.push(noop));
           }
           rows.push(row);
         }
       }
     }
     if (ONLY !== 'latency') {
-      freshness = await measureFreshness({ env: process.env, dataDir, apiPort: base + 10, log: (m) => console.log(`[freshness] ${m}`) });
+      freshness = await measureFreshness({
+        env: process.env,
+        dataDir,
+        apiPort: base + 10,
+        log: (m) => console.log(`[freshness] ${m}`),
+      });
     }
   } finally {
     server.closeAllConnections();
@@ -187,16 +221,25 @@ async function main() {
 
 function report(rows: Row[]) {
   const f = (x: number) => x.toFixed(2).padStart(8);
-  console.log(`\n${'size'.padEnd(8)} ${'kind'.padEnd(25)} direct p50  direct p95     API p50     API p95   API/direct p50  p95   API−direct p50   no-op p50   no-op p95`);
+  console.log(
+    `\n${'size'.padEnd(8)} ${'kind'.padEnd(25)} direct p50  direct p95     API p50     API p95   API/direct p50  p95   API−direct p50   no-op p50   no-op p95`,
+  );
   for (const r of rows) {
-    const [d50, d95, a50, a95] = [percentile(r.direct, 50), percentile(r.direct, 95), percentile(r.api, 50), percentile(r.api, 95)];
+    const [d50, d95, a50, a95] = [
+      percentile(r.direct, 50),
+      percentile(r.direct, 95),
+      percentile(r.api, 50),
+      percentile(r.api, 95),
+    ];
     const [n50, n95] = [percentile(r.noop, 50), percentile(r.noop, 95)];
     console.log(
       `${String(r.size).padEnd(8)} ${r.kind.padEnd(25)} ${f(d50)} ms ${f(d95)} ms ${f(a50)} ms ${f(a95)} ms      ${(a50 / d50).toFixed(2)}×  ${(a95 / d95).toFixed(2)}×` +
         `    ${f(a50 - d50)} ms ${f(n50)} ms ${f(n95)} ms`,
     );
   }
-  console.log('no-op: GET /v0/drives/me with the same API key, after each query: HTTP + auth (API key and drive lookups) + one drive read.');
+  console.log(
+    'no-op: GET /v0/drives/me with the same API key, after each query: HTTP + auth (API key and drive lookups) + one drive read.',
+  );
   const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
   if (small === large) return;
   console.log(`\ngrowth ${small} → ${large} artifacts (p50, p95):`);
@@ -204,7 +247,9 @@ function report(rows: Row[]) {
     const a = rows.find((r) => r.kind === kind && r.size === small)!;
     const b = rows.find((r) => r.kind === kind && r.size === large)!;
     for (const side of ['direct', 'api'] as const) {
-      console.log(`  ${kind.padEnd(25)} ${side.padEnd(6)} ${(percentile(b[side], 50) / percentile(a[side], 50)).toFixed(2)}×  ${(percentile(b[side], 95) / percentile(a[side], 95)).toFixed(2)}×`);
+      console.log(
+        `  ${kind.padEnd(25)} ${side.padEnd(6)} ${(percentile(b[side], 50) / percentile(a[side], 50)).toFixed(2)}×  ${(percentile(b[side], 95) / percentile(a[side], 95)).toFixed(2)}×`,
+      );
     }
   }
 }

@@ -28,9 +28,18 @@ const API_PORT = BASE + 10;
 
 const env = {
   ...process.env,
-  NODE_ENV: 'development', LOG_LEVEL: 'warn', DATA_DIR,
-  EMBEDDED_PG_PORT: String(BASE + 1), TEMPORAL_PORT: String(BASE + 2), TEMPORAL_UI_PORT: String(BASE + 3), S3_PORT: String(BASE + 4), TEMPORAL_HTTP_PORT: String(BASE + 5), TEMPORAL_METRICS_PORT: String(BASE + 6),
-  TEMPORAL_TASK_QUEUE: `agent-drive-bench-${BASE}`, HOST: '127.0.0.1', PORT: String(API_PORT),
+  NODE_ENV: 'development',
+  LOG_LEVEL: 'warn',
+  DATA_DIR,
+  EMBEDDED_PG_PORT: String(BASE + 1),
+  TEMPORAL_PORT: String(BASE + 2),
+  TEMPORAL_UI_PORT: String(BASE + 3),
+  S3_PORT: String(BASE + 4),
+  TEMPORAL_HTTP_PORT: String(BASE + 5),
+  TEMPORAL_METRICS_PORT: String(BASE + 6),
+  TEMPORAL_TASK_QUEUE: `agent-drive-bench-${BASE}`,
+  HOST: '127.0.0.1',
+  PORT: String(API_PORT),
 } as NodeJS.ProcessEnv;
 
 const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -44,14 +53,16 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** Random bytes in 1 MiB chunks, generated twice from one seed (to hash, then to send) and never held whole. */
 function payload(seed: Buffer, size: number): Readable {
-  return Readable.from((function* () {
-    for (let i = 0, left = size; left > 0; i++, left -= MB) {
-      const block = createHash('sha512').update(seed).update(String(i)).digest();
-      const chunk = Buffer.allocUnsafe(Math.min(MB, left));
-      for (let off = 0; off < chunk.length; off += block.length) block.copy(chunk, off);
-      yield chunk;
-    }
-  })());
+  return Readable.from(
+    (function* () {
+      for (let i = 0, left = size; left > 0; i++, left -= MB) {
+        const block = createHash('sha512').update(seed).update(String(i)).digest();
+        const chunk = Buffer.allocUnsafe(Math.min(MB, left));
+        for (let off = 0; off < chunk.length; off += block.length) block.copy(chunk, off);
+        yield chunk;
+      }
+    })(),
+  );
 }
 
 async function sha256(stream: AsyncIterable<Uint8Array>): Promise<string> {
@@ -75,7 +86,10 @@ const logDir = path.resolve(DATA_DIR, 'logs');
 const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });
 const worker = spawnManaged('worker', process.execPath, ['--import', 'tsx', 'src/worker.ts'], { logDir, env });
 const api = spawnManaged('api', process.execPath, ['--import', 'tsx', 'src/main.ts'], { logDir, env });
-api.child.once('exit', (code, signal) => (code || signal) && console.error(`[bench] API exited early: code ${code} signal ${signal}`));
+api.child.once(
+  'exit',
+  (code, signal) => (code || signal) && console.error(`[bench] API exited early: code ${code} signal ${signal}`),
+);
 try {
   await migrate(orm);
   await waitForPort(API_PORT, api);
@@ -86,7 +100,11 @@ try {
   const auth = { authorization: `Bearer ${(await mintApiKey(em, drive.id, 'bench')).key}` };
 
   const call = async (method: string, url: string, json?: unknown) => {
-    const res = await fetch(`${base}${url}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: json ? JSON.stringify(json) : undefined });
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: json ? JSON.stringify(json) : undefined,
+    });
     const body = await res.json();
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(body)}`);
     return body;
@@ -96,10 +114,14 @@ try {
   async function roundTrip(pathName: string, seed: Buffer, size: number) {
     phase = 'put';
     const begin = await call('POST', '/v0/uploads', { path: pathName, size_bytes: size });
-    const [put, putMs] = await timed(() => fetch(begin.upload_url, {
-      method: 'PUT', headers: { 'content-type': begin.headers['content-type'], 'content-length': begin.headers['content-length'] },
-      body: Readable.toWeb(payload(seed, size)) as ReadableStream, duplex: 'half',
-    } as RequestInit));
+    const [put, putMs] = await timed(() =>
+      fetch(begin.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': begin.headers['content-type'], 'content-length': begin.headers['content-length'] },
+        body: Readable.toWeb(payload(seed, size)) as ReadableStream,
+        duplex: 'half',
+      } as RequestInit),
+    );
     if (put.status !== 200) throw new Error(`presigned PUT: ${put.status} ${await put.text()}`);
     phase = 'commit';
     const [art, commitMs] = await timed(() => call('POST', `/v0/uploads/${begin.upload_id}/commit`));
@@ -144,19 +166,37 @@ try {
 
   const s3 = createS3Client({ ...config.s3, endpoint: env.S3_ENDPOINT });
   const [, directMs] = await timed(async () =>
-    sha256((await s3.send(new GetObjectCommand({ Bucket: config.s3.bucket, Key: blobKey(expected) }))).Body as AsyncIterable<Uint8Array>));
+    sha256(
+      (await s3.send(new GetObjectCommand({ Bucket: config.s3.bucket, Key: blobKey(expected) })))
+        .Body as AsyncIterable<Uint8Array>,
+    ),
+  );
   s3.destroy();
 
   const ok = run.art.hash === expected && run.downloaded === expected && run.art.size_bytes === SIZE;
   console.log(`\nlarge upload of ${SIZE / MB} MB through the presigned URL, API as a separate process (pid ${pid})`);
-  console.log(`  hashes        : commit ${run.art.hash === expected ? 'ok' : 'MISMATCH'}, download ${run.downloaded === expected ? 'ok' : 'MISMATCH'}`);
-  console.log(`  presigned PUT : ${secs(run.putMs)} (${(SIZE / MB / (run.putMs / 1000)).toFixed(0)} MB/s, bytes never touch the API)`);
+  console.log(
+    `  hashes        : commit ${run.art.hash === expected ? 'ok' : 'MISMATCH'}, download ${run.downloaded === expected ? 'ok' : 'MISMATCH'}`,
+  );
+  console.log(
+    `  presigned PUT : ${secs(run.putMs)} (${(SIZE / MB / (run.putMs / 1000)).toFixed(0)} MB/s, bytes never touch the API)`,
+  );
   console.log(`  commit        : ${secs(run.commitMs)} (stream once through SHA-256, server-side copy)`);
-  console.log(`  API download  : ${secs(run.downloadMs)} vs direct S3 GET ${secs(directMs)}: ratio ${(run.downloadMs / directMs).toFixed(2)}`);
-  console.log(`  API RSS before: ${mb(rssBefore)} (peak so far ${mb(hwmBefore)}; peak reset ${reset ? 'via clear_refs' : 'unavailable, using 25 ms samples'})`);
-  console.log(`  API peak RSS  : ${mb(peak)} during the run (sampled max ${mb(sampledPeak)}); growth ${mb(peak - rssBefore)}`);
-  console.log(`  by phase      : PUT ${mb(phasePeak.put)}, commit ${mb(phasePeak.commit)}, download ${mb(phasePeak.download)} (sampled max RSS)`);
-  console.log(`  ratio         : peak RSS / payload = ${(peak / 1024 / (SIZE / MB)).toFixed(3)}; growth / payload = ${((peak - rssBefore) / 1024 / (SIZE / MB)).toFixed(3)}`);
+  console.log(
+    `  API download  : ${secs(run.downloadMs)} vs direct S3 GET ${secs(directMs)}: ratio ${(run.downloadMs / directMs).toFixed(2)}`,
+  );
+  console.log(
+    `  API RSS before: ${mb(rssBefore)} (peak so far ${mb(hwmBefore)}; peak reset ${reset ? 'via clear_refs' : 'unavailable, using 25 ms samples'})`,
+  );
+  console.log(
+    `  API peak RSS  : ${mb(peak)} during the run (sampled max ${mb(sampledPeak)}); growth ${mb(peak - rssBefore)}`,
+  );
+  console.log(
+    `  by phase      : PUT ${mb(phasePeak.put)}, commit ${mb(phasePeak.commit)}, download ${mb(phasePeak.download)} (sampled max RSS)`,
+  );
+  console.log(
+    `  ratio         : peak RSS / payload = ${(peak / 1024 / (SIZE / MB)).toFixed(3)}; growth / payload = ${((peak - rssBefore) / 1024 / (SIZE / MB)).toFixed(3)}`,
+  );
   if (!ok) process.exitCode = 1;
 } finally {
   await api.stop();

@@ -14,7 +14,11 @@ export async function expectJson<T>(res: Response, what: string, status = 200): 
 /** Registers an anonymous agent identity and exchanges its assertion for an access token; returns the bearer header. */
 export async function registerAnonymousAgent(url: string): Promise<{ authorization: string }> {
   const reg = await expectJson<{ identity_assertion: string }>(
-    await fetch(`${url}/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }) }),
+    await fetch(`${url}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'anonymous' }),
+    }),
     'POST /agent/identity',
     201,
   );
@@ -22,7 +26,10 @@ export async function registerAnonymousAgent(url: string): Promise<{ authorizati
     await fetch(`${url}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: reg.identity_assertion }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: reg.identity_assertion,
+      }).toString(),
     }),
     'POST /oauth2/token',
   );

@@ -36,7 +36,15 @@ const check = (ok: boolean, what: string) => {
   if (!ok) failures.push(what);
 };
 
-const ports = { pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, http: base + 5, metrics: base + 6, api: base + 8 };
+const ports = {
+  pg: base + 1,
+  temporal: base + 2,
+  ui: base + 3,
+  s3: base + 4,
+  http: base + 5,
+  metrics: base + 6,
+  api: base + 8,
+};
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   NODE_ENV: 'test',
@@ -50,7 +58,8 @@ const env: NodeJS.ProcessEnv = {
   WRITE_BUDGET_PER_DRIVE_PER_HOUR: '1000000',
   REGISTRATIONS_PER_IP_PER_HOUR: '1000',
 };
-for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL']) delete env[v];
+for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL'])
+  delete env[v];
 const apiUrl = `http://127.0.0.1:${ports.api}`;
 
 interface Ack {
@@ -58,12 +67,23 @@ interface Ack {
   marker: string;
 }
 
-async function put(auth: Record<string, string>, p: string): Promise<{ status: number; retryAfter: string | null; ack?: Ack }> {
+async function put(
+  auth: Record<string, string>,
+  p: string,
+): Promise<{ status: number; retryAfter: string | null; ack?: Ack }> {
   const marker = word();
   try {
-    const res = await fetch(`${apiUrl}/v0/artifacts/${p}`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: `note ${marker}\n` });
+    const res = await fetch(`${apiUrl}/v0/artifacts/${p}`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'text/markdown' },
+      body: `note ${marker}\n`,
+    });
     const body = (await res.json().catch(() => ({}))) as { art_id?: string };
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), ack: res.status === 200 ? { artId: body.art_id!, marker } : undefined };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      ack: res.status === 200 ? { artId: body.art_id!, marker } : undefined,
+    };
   } catch {
     return { status: 0, retryAfter: null };
   }
@@ -77,13 +97,17 @@ async function secondsUntilSearchable(auth: Record<string, string>, acks: Ack[])
     const still: Ack[] = [];
     for (const a of pending) {
       const res = await fetch(`${apiUrl}/v0/search?q=${a.marker}`, { headers: auth }).catch(() => undefined);
-      const hits = res?.status === 200 ? ((await res.json()) as { items: { art_id?: string; path: string }[] }).items : [];
+      const hits =
+        res?.status === 200 ? ((await res.json()) as { items: { art_id?: string; path: string }[] }).items : [];
       if (!hits.length) still.push(a);
     }
     pending = still;
     if (pending.length) await sleep(1000);
   }
-  if (pending.length) log(`${pending.length} of ${acks.length} not searchable after ${BOUND_S} s: ${pending.map((a) => a.artId).join(', ')}`);
+  if (pending.length)
+    log(
+      `${pending.length} of ${acks.length} not searchable after ${BOUND_S} s: ${pending.map((a) => a.artId).join(', ')}`,
+    );
   return pending.length ? Infinity : (Date.now() - start) / 1000;
 }
 
@@ -98,7 +122,15 @@ async function main() {
     const config = loadConfig(env);
     let postgres = await startEmbeddedPostgres({ dataDir, port: ports.pg, log });
     stopPg = postgres.stop;
-    const temporalOpts = { dataDir, port: ports.temporal, uiPort: ports.ui, httpPort: ports.http, metricsPort: ports.metrics, namespace: config.temporal.namespace, log };
+    const temporalOpts = {
+      dataDir,
+      port: ports.temporal,
+      uiPort: ports.ui,
+      httpPort: ports.http,
+      metricsPort: ports.metrics,
+      namespace: config.temporal.namespace,
+      log,
+    };
     let temporal = await startTemporalDevServer(temporalOpts);
     const s3 = await startS3Gateway({ dataDir, port: ports.s3, ...config.s3, log });
     procs.push(temporal.process, s3.process);
@@ -185,17 +217,25 @@ async function main() {
     check(during.length > 0 && refused === 0, 'writes succeed while Temporal is down');
     const temporalSeconds = await secondsUntilSearchable(auth, during);
     log(`writes made during the outage searchable ${temporalSeconds.toFixed(1)} s after Temporal returned`);
-    check(temporalSeconds <= BOUND_S, `every write made while Temporal was down searchable within ${BOUND_S} s of its return`);
+    check(
+      temporalSeconds <= BOUND_S,
+      `every write made while Temporal was down searchable within ${BOUND_S} s of its return`,
+    );
 
     // 4. No bytes without a version past the grace period (the cleanup schedule runs every 5 s).
     await sleep((GRACE_S + 10) * 1000);
     const db = new pg.Client({ connectionString: postgres.url });
     await db.connect();
-    const referenced = new Set((await db.query<{ hash: string }>('select distinct hash from artifact_versions')).rows.map((r) => r.hash));
+    const referenced = new Set(
+      (await db.query<{ hash: string }>('select distinct hash from artifact_versions')).rows.map((r) => r.hash),
+    );
     await db.end();
     const objects = await s3Client.send(new ListObjectsV2Command({ Bucket: config.s3.bucket, Prefix: 'blobs/' }));
     const orphans = (objects.Contents ?? []).filter((o) => !referenced.has(o.Key!.slice(o.Key!.lastIndexOf('/') + 1)));
-    check(orphans.length === 0, `no object without a version past the ${GRACE_S} s grace period (${orphans.length} found of ${objects.KeyCount ?? 0})`);
+    check(
+      orphans.length === 0,
+      `no object without a version past the ${GRACE_S} s grace period (${orphans.length} found of ${objects.KeyCount ?? 0})`,
+    );
     s3Client.destroy();
   } finally {
     for (const p of procs.reverse()) await p.stop();
@@ -205,6 +245,8 @@ async function main() {
 
 const started = Date.now();
 await main().catch((err) => failures.push(`crashed: ${(err as Error).stack ?? String(err)}`));
-log(`${failures.length ? 'FAIL' : 'PASS'} in ${((Date.now() - started) / 1000).toFixed(0)} s${failures.length ? `: ${failures.join('; ')}` : ''}`);
+log(
+  `${failures.length ? 'FAIL' : 'PASS'} in ${((Date.now() - started) / 1000).toFixed(0)} s${failures.length ? `: ${failures.join('; ')}` : ''}`,
+);
 if (!failures.length) rmSync(dataDir, { recursive: true, force: true });
 process.exit(failures.length ? 1 : 0);

@@ -1,7 +1,12 @@
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { AppError } from '../src/errors.js';
-import { FEEDBACK_STATUSES, listFeedbackForOperators, transitionFeedback, type FeedbackStatus } from '../src/feedback/feedback.js';
+import {
+  FEEDBACK_STATUSES,
+  listFeedbackForOperators,
+  transitionFeedback,
+  type FeedbackStatus,
+} from '../src/feedback/feedback.js';
 
 /**
  * The operators' door to feedback tickets (never reachable with a drive credential):
@@ -10,22 +15,29 @@ import { FEEDBACK_STATUSES, listFeedbackForOperators, transitionFeedback, type F
  * It needs the service's own DATABASE_URL/TEMPORAL_ADDRESS/S3_ENDPOINT (the production settings).
  */
 const [cmd, ...args] = process.argv.slice(2);
-const isStatus = (s: string | undefined): s is FeedbackStatus => (FEEDBACK_STATUSES as readonly string[]).includes(s ?? '');
+const isStatus = (s: string | undefined): s is FeedbackStatus =>
+  (FEEDBACK_STATUSES as readonly string[]).includes(s ?? '');
 const operator = process.env.FEEDBACK_OPERATOR ?? process.env.USER ?? 'operator';
 
 const ctx = await createContext(loadConfig(), 'feedback-cli');
 let code = 0;
 try {
   if (cmd === 'list') {
-    if (args[0] !== undefined && !isStatus(args[0])) throw new Error(`status must be one of ${FEEDBACK_STATUSES.join(', ')}`);
-    for (const t of await listFeedbackForOperators(ctx, { status: args[0] as FeedbackStatus | undefined, limit: 200 })) {
+    if (args[0] !== undefined && !isStatus(args[0]))
+      throw new Error(`status must be one of ${FEEDBACK_STATUSES.join(', ')}`);
+    for (const t of await listFeedbackForOperators(ctx, {
+      status: args[0] as FeedbackStatus | undefined,
+      limit: 200,
+    })) {
       console.log([t.id, t.status, t.drive_id, t.kind, JSON.stringify(t.title)].join('\t'));
     }
   } else if (cmd === 'transition' && args[0] && isStatus(args[1])) {
     const r = await transitionFeedback(ctx, { fbkId: args[0], to: args[1], operator, note: args[2] });
     console.log(JSON.stringify({ fbk_id: r.ticket.id, status: r.ticket.status, changed: r.changed }));
   } else {
-    console.error(`usage: feedback list [status] | feedback transition <fbk_id> <${FEEDBACK_STATUSES.join('|')}> [note]`);
+    console.error(
+      `usage: feedback list [status] | feedback transition <fbk_id> <${FEEDBACK_STATUSES.join('|')}> [note]`,
+    );
     code = 2;
   }
 } catch (err) {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# `npm run lint`: import boundaries and cycles (dependency-cruiser), type-checked ESLint rules, tsc.
+# `npm run lint`: import boundaries and cycles (dependency-cruiser), formatting (Prettier), type-checked ESLint rules, tsc.
 # Runs all three and fails if any failed, so one run shows every finding. Rules: docs/decisions.md, "Lint".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
 echo "== dependency-cruiser (src)"
 depcruise src --config .dependency-cruiser.cjs || status=1
+echo "== prettier (printWidth 120)"
+prettier --check --log-level warn 'src/**/*.{ts,mjs}' 'test/**/*.ts' 'bench/**/*.ts' 'scripts/**/*.ts' '*.ts' eslint.config.js || status=1
 echo "== eslint"
 eslint --max-warnings 0 . || status=1
 echo "== tsc --noEmit"

@@ -90,9 +90,17 @@ try {
 
   const logDir = path.resolve(config.embedded.dataDir, 'logs');
   const node = (script: string) => [process.execPath, ['--import', 'tsx', path.join(root, 'src', script)]] as const;
-  for (const [name, script] of [['api', 'main.ts'], ['worker', 'worker.ts']] as const) {
+  for (const [name, script] of [
+    ['api', 'main.ts'],
+    ['worker', 'worker.ts'],
+  ] as const) {
     const [cmd, args] = node(script);
-    const child = spawnManaged(name, cmd, [...args], { logDir, env, inheritOutput: true, pidDir: path.join(path.resolve(config.embedded.dataDir), 'run') });
+    const child = spawnManaged(name, cmd, [...args], {
+      logDir,
+      env,
+      inheritOutput: true,
+      pidDir: path.join(path.resolve(config.embedded.dataDir), 'run'),
+    });
     children.push(child);
     void child.exited.then((code) => {
       if (!stopping) {
@@ -130,9 +138,20 @@ async function waitForCleanupSchedule(address: string) {
     const timeout = startupTimeoutMs();
     let nextNote = since + 15_000;
     while (Date.now() < since + timeout) {
-      if (await client.schedule.getHandle(CLEANUP_SCHEDULE_ID).describe().then(() => true, () => false)) return;
+      if (
+        await client.schedule
+          .getHandle(CLEANUP_SCHEDULE_ID)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          )
+      )
+        return;
       if (Date.now() >= nextNote) {
-        log(`still waiting for the worker to create the ${CLEANUP_SCHEDULE_ID} schedule (${Math.round((Date.now() - since) / 1000)} s; the worker logs above)`);
+        log(
+          `still waiting for the worker to create the ${CLEANUP_SCHEDULE_ID} schedule (${Math.round((Date.now() - since) / 1000)} s; the worker logs above)`,
+        );
         nextNote += 15_000;
       }
       await new Promise((r) => setTimeout(r, 250));

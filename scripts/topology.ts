@@ -6,7 +6,11 @@ import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack, type Stack } from '../src/stack/index.js';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
-import { startEmbeddingsServer, type EmbeddingsTestServer, type HeldRequest } from '../test/helpers/embeddings-server.js';
+import {
+  startEmbeddingsServer,
+  type EmbeddingsTestServer,
+  type HeldRequest,
+} from '../test/helpers/embeddings-server.js';
 import { expectJson as json, registerAnonymousAgent, uniqueWord as word } from './agent-client.js';
 import { buildWorkflowBundle } from './build-workflows.js';
 
@@ -32,10 +36,16 @@ const WRITERS = Number(process.env.TOPOLOGY_WRITERS ?? 2);
 const WRITE_SECONDS = Number(process.env.TOPOLOGY_WRITE_SECONDS ?? 10);
 /** Before the worker kill: time for answers already delivered to it to reach the embedding cache. */
 const PERSIST_GRACE_MS = 500;
-/** Between one writer's requests: the point is failover, not throughput; indexing must keep up on a loaded 2-core machine. */
+/**
+ * Between one writer's requests: the point is failover, not throughput; indexing must keep up on a loaded 2-core
+ * machine.
+ */
 const PAUSE_MS = Number(process.env.TOPOLOGY_PAUSE_MS ?? 300);
 const KILL_AFTER_S = WRITE_SECONDS / 2;
-/** At most this long for indexing after the last write (a killed worker's drain is retried on the other after its 10 s heartbeat timeout). */
+/**
+ * At most this long for indexing after the last write (a killed worker's drain is retried on the other after its 10 s
+ * heartbeat timeout).
+ */
 const CHECK_CAP_S = Number(process.env.TOPOLOGY_CHECK_SECONDS ?? 60);
 /** Concurrent PUTs sent to the API that is killed. */
 const BURST = Number(process.env.TOPOLOGY_BURST ?? 20);
@@ -74,7 +84,10 @@ async function dumpDatabaseActivity(url: string) {
       `select pid, state, wait_event_type, wait_event, round(extract(epoch from now() - xact_start)) as xact_s, left(query, 160) as query
          from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`,
     );
-    for (const r of rows) log(`pg ${r.pid} ${r.state} wait=${r.wait_event_type ?? '-'}/${r.wait_event ?? '-'} xact ${r.xact_s ?? '-'} s: ${r.query}`);
+    for (const r of rows)
+      log(
+        `pg ${r.pid} ${r.state} wait=${r.wait_event_type ?? '-'}/${r.wait_event ?? '-'} xact ${r.xact_s ?? '-'} s: ${r.query}`,
+      );
     if (!rows.length) log('pg: no busy connection');
   } finally {
     await client.end();
@@ -84,8 +97,10 @@ async function dumpDatabaseActivity(url: string) {
 async function waitForLog(proc: ManagedProcess, pattern: RegExp, timeoutMs = 180_000) {
   const end = Date.now() + timeoutMs;
   while (!pattern.test(existsSync(proc.logFile!) ? readFileSync(proc.logFile!, 'utf8') : '')) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with code ${proc.child.exitCode}; its log: ${proc.logFile}`);
-    if (Date.now() > end) throw new Error(`${proc.name} did not start polling within ${timeoutMs / 1000} s; its log: ${proc.logFile}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`${proc.name} exited with code ${proc.child.exitCode}; its log: ${proc.logFile}`);
+    if (Date.now() > end)
+      throw new Error(`${proc.name} did not start polling within ${timeoutMs / 1000} s; its log: ${proc.logFile}`);
     await sleep(250);
   }
 }
@@ -108,31 +123,58 @@ async function explain(pending: Pending[], config: ReturnType<typeof loadConfig>
   const temporal = await createTemporalClient(config.temporal);
   try {
     const ids = pending.map((a) => a.artId);
-    const { rows } = await db.query<{ art_id: string; op: string; attempts: number; last_error: string | null; not_before_s: number }>(
+    const { rows } = await db.query<{
+      art_id: string;
+      op: string;
+      attempts: number;
+      last_error: string | null;
+      not_before_s: number;
+    }>(
       `select art_id, op, attempts, last_error, round(extract(epoch from not_before - now()))::int as not_before_s
          from outbox where topic = 'search' and art_id = any($1::text[]) order by id`,
       [ids],
     );
     const records = new Map(
-      (await db.query<{ id: string; indexed_at: Date | null; embedded_at: Date | null }>('select id, indexed_at, embedded_at from artifacts where id = any($1::text[])', [ids])).rows.map((r) => [r.id, r]),
+      (
+        await db.query<{ id: string; indexed_at: Date | null; embedded_at: Date | null }>(
+          'select id, indexed_at, embedded_at from artifacts where id = any($1::text[])',
+          [ids],
+        )
+      ).rows.map((r) => [r.id, r]),
     );
     for (const a of pending.slice(0, 30)) {
-      const waiting = rows.filter((r) => r.art_id === a.artId).map((r) => `${r.op} (attempts ${r.attempts}${r.attempts ? `, due in ${r.not_before_s} s` : ''}${r.last_error ? `, ${r.last_error}` : ''})`);
+      const waiting = rows
+        .filter((r) => r.art_id === a.artId)
+        .map(
+          (r) =>
+            `${r.op} (attempts ${r.attempts}${r.attempts ? `, due in ${r.not_before_s} s` : ''}${r.last_error ? `, ${r.last_error}` : ''})`,
+        );
       const rec = records.get(a.artId);
-      const state = rec ? `indexed_at ${rec.indexed_at?.toISOString() ?? 'null'}, embedded_at ${rec.embedded_at?.toISOString() ?? 'null'}` : 'no record';
+      const state = rec
+        ? `indexed_at ${rec.indexed_at?.toISOString() ?? 'null'}, embedded_at ${rec.embedded_at?.toISOString() ?? 'null'}`
+        : 'no record';
       log(`not indexed yet: ${a.path} (${a.artId}, via ${a.via}): ${state}; outbox ${waiting.join(', ') || 'empty'}`);
     }
     if (pending.length > 30) log(`… and ${pending.length - 30} more`);
-    const { rows: depth } = await db.query<{ n: number; retrying: number }>(`select count(*)::int as n, count(*) filter (where attempts > 0)::int as retrying from outbox where topic = 'search'`);
+    const { rows: depth } = await db.query<{ n: number; retrying: number }>(
+      `select count(*)::int as n, count(*) filter (where attempts > 0)::int as retrying from outbox where topic = 'search'`,
+    );
     log(`outbox (search): ${depth[0]?.n ?? 0} requests waiting, ${depth[0]?.retrying ?? 0} retrying`);
     for (let shard = 0; shard < config.outbox.shards; shard++) {
-      const d = await temporal.workflow.getHandle(`outbox-search-${shard}`).describe().catch((e: Error) => e);
+      const d = await temporal.workflow
+        .getHandle(`outbox-search-${shard}`)
+        .describe()
+        .catch((e: Error) => e);
       const acts = d instanceof Error ? [] : (d.raw.pendingActivities ?? []);
-      log(`drainer outbox-search-${shard}: ${d instanceof Error ? d.message : d.status.name}; ${acts.map((p) => `attempt ${p.attempt} on ${p.lastWorkerIdentity}, ${p.lastFailure?.message ?? 'no failure'}`).join('; ') || 'no activity'}`);
+      log(
+        `drainer outbox-search-${shard}: ${d instanceof Error ? d.message : d.status.name}; ${acts.map((p) => `attempt ${p.attempt} on ${p.lastWorkerIdentity}, ${p.lastFailure?.message ?? 'no failure'}`).join('; ') || 'no activity'}`,
+      );
     }
     const byKey = new Map<string, number>();
     for (const r of embeddings.delivered) byKey.set(r.apiKey, (byKey.get(r.apiKey) ?? 0) + 1);
-    log(`embeddings server: ${embeddings.requests} requests received; delivered ${[...byKey].map(([k, n]) => `${n} to ${k}`).join(', ') || 'none'}`);
+    log(
+      `embeddings server: ${embeddings.requests} requests received; delivered ${[...byKey].map(([k, n]) => `${n} to ${k}`).join(', ') || 'none'}`,
+    );
   } finally {
     await db.end();
     await temporal.connection.close();
@@ -141,13 +183,27 @@ async function explain(pending: Pending[], config: ReturnType<typeof loadConfig>
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms))).finally(() => clearTimeout(timer))]);
+  return Promise.race([
+    p,
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms)),
+    ).finally(() => clearTimeout(timer)),
+  ]);
 }
 
 async function main(): Promise<boolean> {
   const started = Date.now();
   rmSync(dataDir, { recursive: true, force: true });
-  const ports = { pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, http: base + 5, metrics: base + 6, apiA: base + 8, apiB: base + 10 }; // each API also listens on its port + 1 (the content origin)
+  const ports = {
+    pg: base + 1,
+    temporal: base + 2,
+    ui: base + 3,
+    s3: base + 4,
+    http: base + 5,
+    metrics: base + 6,
+    apiA: base + 8,
+    apiB: base + 10,
+  }; // each API also listens on its port + 1 (the content origin)
   const workerNames = ['worker-a', 'worker-b'];
   const workerKey = (name: string) => `topology-${name}`;
   const env: NodeJS.ProcessEnv = {
@@ -168,7 +224,18 @@ async function main(): Promise<boolean> {
     EMBEDDINGS_MODEL: 'topology-embeddings',
     EMBEDDINGS_DIMENSIONS: '64',
   };
-  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'PORT', 'EMBEDDINGS_URL', 'EMBEDDINGS_API_KEY', 'TYPESENSE_URL']) delete env[v];
+  for (const v of [
+    'DATABASE_URL',
+    'TEMPORAL_ADDRESS',
+    'TEMPORAL_UI_URL',
+    'S3_ENDPOINT',
+    'PUBLIC_BASE_URL',
+    'PORT',
+    'EMBEDDINGS_URL',
+    'EMBEDDINGS_API_KEY',
+    'TYPESENSE_URL',
+  ])
+    delete env[v];
 
   const procs: ManagedProcess[] = [];
   let stack: Stack | undefined;
@@ -182,21 +249,35 @@ async function main(): Promise<boolean> {
     const orm = await createOrm(env.DATABASE_URL!, { poolMax: 2 });
     await migrate(orm);
     await orm.close();
-    log(`dependencies up in ${((Date.now() - started) / 1000).toFixed(1)} s; embeddings at ${embeddings.url}; starting 2 workers and 2 APIs`);
+    log(
+      `dependencies up in ${((Date.now() - started) / 1000).toFixed(1)} s; embeddings at ${embeddings.url}; starting 2 workers and 2 APIs`,
+    );
 
     const logDir = path.resolve(dataDir, 'logs');
     const spawnNode = (name: string, script: string, extra: NodeJS.ProcessEnv = {}) => {
-      const p = spawnManaged(name, process.execPath, ['--import', 'tsx', path.resolve('src', script)], { logDir, env: { ...env, ...extra } });
+      const p = spawnManaged(name, process.execPath, ['--import', 'tsx', path.resolve('src', script)], {
+        logDir,
+        env: { ...env, ...extra },
+      });
       procs.push(p);
       return p;
     };
     // Each worker its own embeddings key: the server tells who sent a request.
-    const workers = workerNames.map((name) => ({ name, key: workerKey(name), proc: spawnNode(name, 'worker.ts', { EMBEDDINGS_API_KEY: workerKey(name) }) }));
+    const workers = workerNames.map((name) => ({
+      name,
+      key: workerKey(name),
+      proc: spawnNode(name, 'worker.ts', { EMBEDDINGS_API_KEY: workerKey(name) }),
+    }));
     const apis: Api[] = (['a', 'b'] as const).map((n) => {
       const port = n === 'a' ? ports.apiA : ports.apiB;
       const url = `http://127.0.0.1:${port}`;
       // One public origin for both, as behind a load balancer: it is the tokens' issuer and audience.
-      return { name: `api-${n}`, url, dead: false, proc: spawnNode(`api-${n}`, 'main.ts', { PORT: String(port), PUBLIC_BASE_URL: PUBLIC_URL, EMBEDDINGS_API_KEY }) };
+      return {
+        name: `api-${n}`,
+        url,
+        dead: false,
+        proc: spawnNode(`api-${n}`, 'main.ts', { PORT: String(port), PUBLIC_BASE_URL: PUBLIC_URL, EMBEDDINGS_API_KEY }),
+      };
     });
     for (const a of apis) await waitForPort(Number(new URL(a.url).port), a.proc, { log });
     // Killing a worker that never polled would prove nothing: wait until both say RUNNING.
@@ -204,17 +285,24 @@ async function main(): Promise<boolean> {
     const agents = await Promise.all(
       apis.map(async (a): Promise<Agent> => {
         const headers = await registerAnonymousAgent(a.url);
-        const { drive_id: driveId } = await json<{ drive_id: string }>(await fetch(`${a.url}/v0/drives/me`, { headers }), 'GET /v0/drives/me');
+        const { drive_id: driveId } = await json<{ drive_id: string }>(
+          await fetch(`${a.url}/v0/drives/me`, { headers }),
+          'GET /v0/drives/me',
+        );
         return { headers, driveId };
       }),
     );
     const driveIds = agents.map((a) => a.driveId);
     const db = (dbClient = new pg.Client({ connectionString: env.DATABASE_URL }));
     await db.connect();
-    log(`APIs ready; agents registered on ${apis.map((a) => a.name).join(' and ')}; writing for ${WRITE_SECONDS} s with ${WRITERS} writers`);
+    log(
+      `APIs ready; agents registered on ${apis.map((a) => a.name).join(' and ')}; writing for ${WRITE_SECONDS} s with ${WRITERS} writers`,
+    );
 
     const acks: Ack[] = [];
-    /** Every write attempted, acknowledged or not: its path → its marker (one passage each, so one embedded text each). */
+    /**
+     * Every write attempted, acknowledged or not: its path → its marker (one passage each, so one embedded text each).
+     */
     const markers = new Map<string, string>();
     let failed = 0;
     const byApi: Record<string, number> = {};
@@ -223,8 +311,13 @@ async function main(): Promise<boolean> {
       const marker = word();
       markers.set(p, marker);
       const body = `# ${label}\n\nThis note carries the marker ${marker}.\n`;
-      const res = await fetch(`${api.url}/v0/artifacts/${p}`, { method: 'PUT', headers: { ...agent.headers, 'content-type': 'text/markdown' }, body });
-      if (res.status !== 200 && res.status !== 201) throw new Error(`PUT ${p} via ${api.name}: ${res.status} ${await res.text()}`);
+      const res = await fetch(`${api.url}/v0/artifacts/${p}`, {
+        method: 'PUT',
+        headers: { ...agent.headers, 'content-type': 'text/markdown' },
+        body,
+      });
+      if (res.status !== 200 && res.status !== 201)
+        throw new Error(`PUT ${p} via ${api.name}: ${res.status} ${await res.text()}`);
       const { art_id: artId } = (await res.json()) as { art_id: string };
       const ack = { path: p, body, marker, artId, agent, via: api.name };
       acks.push(ack);
@@ -254,7 +347,8 @@ async function main(): Promise<boolean> {
     const killer = (async () => {
       await sleep(KILL_AFTER_S * 1000);
       const api = apis[1];
-      // From now on the next embeddings request from a worker is held unanswered (and any later one from the same worker).
+      // From now on the next embeddings request from a worker is held unanswered (and any later one from the same
+      // worker).
       const held = embeddings.hold((key) => workers.some((w) => w.key === key));
       // The load balancer stops sending to the API we are about to kill; the burst goes to it directly.
       api.dead = true;
@@ -268,11 +362,16 @@ async function main(): Promise<boolean> {
       const sent = Date.now();
       let committed = 0;
       while (Date.now() - sent < 10_000) {
-        const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from artifacts where drive_id = any($1::text[]) and path like 'topology/burst/%'`, [driveIds]);
+        const { rows } = await db.query<{ n: number }>(
+          `select count(*)::int as n from artifacts where drive_id = any($1::text[]) and path like 'topology/burst/%'`,
+          [driveIds],
+        );
         if ((committed = rows[0]!.n) > burstAcked) break;
       }
       process.kill(-api.proc.child.pid!, 'SIGKILL');
-      log(`SIGKILL ${api.name} (pid ${api.proc.child.pid}) ${Date.now() - sent} ms after a burst of ${BURST} PUTs, when ${committed} were committed and ${burstAcked} answered`);
+      log(
+        `SIGKILL ${api.name} (pid ${api.proc.child.pid}) ${Date.now() - sent} ms after a burst of ${BURST} PUTs, when ${committed} were committed and ${burstAcked} answered`,
+      );
       await Promise.all(burst);
 
       let inFlight: HeldRequest;
@@ -292,12 +391,20 @@ async function main(): Promise<boolean> {
       process.kill(-victim.proc.child.pid!, 'SIGKILL');
       inFlight.drop();
       const survivor = workers.find((w) => w !== victim)!;
-      log(`SIGKILL ${victim.name} (pid ${victim.proc.child.pid}) with an embeddings request of ${inFlight.texts.length} texts in flight, after ${acks.length} acknowledged writes; ${survivor.name} (pid ${survivor.proc.child.pid}) survives`);
+      log(
+        `SIGKILL ${victim.name} (pid ${victim.proc.child.pid}) with an embeddings request of ${inFlight.texts.length} texts in flight, after ${acks.length} acknowledged writes; ${survivor.name} (pid ${survivor.proc.child.pid}) survives`,
+      );
     })();
     await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), killer]);
     const lastWrite = Date.now();
     const writeSeconds = (lastWrite - writeStart) / 1000;
-    log(`${acks.length} writes acknowledged (${Object.entries(byApi).map(([k, v]) => `${k} ${v}`).join(', ')}; ${burstAcked}/${BURST} of the burst), ${failed} failed on the killed API, in ${writeSeconds.toFixed(1)} s`);
+    log(
+      `${acks.length} writes acknowledged (${Object.entries(byApi)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(
+          ', ',
+        )}; ${burstAcked}/${BURST} of the burst), ${failed} failed on the killed API, in ${writeSeconds.toFixed(1)} s`,
+    );
 
     // Committed but never acknowledged: in the test's drives, not among the acknowledged.
     const ackedIds = new Set(acks.map((a) => a.artId));
@@ -309,9 +416,14 @@ async function main(): Promise<boolean> {
         )
       ).rows;
     const unacked = (await listArtifacts()).filter((r) => !ackedIds.has(r.id));
-    log(`${unacked.length} writes committed but never acknowledged (${unacked.map((r) => r.path).join(', ') || 'none'})`);
+    log(
+      `${unacked.length} writes committed but never acknowledged (${unacked.map((r) => r.path).join(', ') || 'none'})`,
+    );
     // The kill is aimed between a commit and its answer, but an answer already in the socket still arrives.
-    if (!unacked.length) log(`WARNING: no write was committed and left unacknowledged by the API kill: this run did not exercise that case${STRICT ? ' (TOPOLOGY_STRICT: fail)' : ''}`);
+    if (!unacked.length)
+      log(
+        `WARNING: no write was committed and left unacknowledged by the API kill: this run did not exercise that case${STRICT ? ' (TOPOLOGY_STRICT: fail)' : ''}`,
+      );
 
     // Every acknowledged write, through the survivor: the bytes, then the search hit.
     const survivor = apis[0];
@@ -320,7 +432,8 @@ async function main(): Promise<boolean> {
       const res = await fetch(`${survivor.url}/v0/artifacts/${a.artId}/download`, { headers: a.agent.headers });
       const text = await res.text();
       if (res.status === 200 && text === a.body) readOk++;
-      else if (acks.length - readOk <= 10) log(`READ MISMATCH ${a.path} (via ${a.via}): ${res.status} ${text.slice(0, 200)}`);
+      else if (acks.length - readOk <= 10)
+        log(`READ MISMATCH ${a.path} (via ${a.via}): ${res.status} ${text.slice(0, 200)}`);
     }
     log(`${readOk}/${acks.length} read back byte for byte through ${survivor.name}`);
 
@@ -341,7 +454,9 @@ async function main(): Promise<boolean> {
       const rows = await listArtifacts();
       const waiting = rows.filter((r) => !r.indexed || !r.embedded);
       if (still.length !== pending.length || waiting.length !== notIndexed.length) {
-        log(`${acks.length - still.length}/${acks.length} found, ${rows.length - waiting.length}/${rows.length} indexed and embedded, ${((Date.now() - lastWrite) / 1000).toFixed(0)} s after the last write`);
+        log(
+          `${acks.length - still.length}/${acks.length} found, ${rows.length - waiting.length}/${rows.length} indexed and embedded, ${((Date.now() - lastWrite) / 1000).toFixed(0)} s after the last write`,
+        );
       }
       pending = still;
       notIndexed = waiting;
@@ -353,31 +468,49 @@ async function main(): Promise<boolean> {
       await sleep(1000);
     }
     const indexSeconds = ((allIndexedAt ?? Date.now()) - lastWrite) / 1000;
-    log(`${acks.length - pending.length}/${acks.length} found by /v0/search through ${survivor.name}; ${notIndexed.length} artifacts not indexed and embedded; ${allIndexedAt ? `all indexed ${indexSeconds.toFixed(1)} s after the last write` : `gave up after ${indexSeconds.toFixed(0)} s`}`);
+    log(
+      `${acks.length - pending.length}/${acks.length} found by /v0/search through ${survivor.name}; ${notIndexed.length} artifacts not indexed and embedded; ${allIndexedAt ? `all indexed ${indexSeconds.toFixed(1)} s after the last write` : `gave up after ${indexSeconds.toFixed(0)} s`}`,
+    );
 
     // Each passage embedded once: among the responses delivered to the workers (a held or aborted
     // request does not count), no text twice, and each write's marker in exactly one text.
     const workerKeys = new Set(workers.map((w) => w.key));
-    const texts = embeddings.delivered.filter((r) => workerKeys.has(r.apiKey)).flatMap((r) => r.texts.map((text) => ({ text, by: r.apiKey })));
+    const texts = embeddings.delivered
+      .filter((r) => workerKeys.has(r.apiKey))
+      .flatMap((r) => r.texts.map((text) => ({ text, by: r.apiKey })));
     const seen = new Map<string, string[]>();
     for (const { text, by } of texts) seen.set(text, [...(seen.get(text) ?? []), by]);
     const duplicates = [...seen].filter(([, by]) => by.length > 1);
-    for (const [text, by] of duplicates.slice(0, 10)) log(`EMBEDDED ${by.length} TIMES (by ${by.join(', ')}): ${JSON.stringify(text.slice(0, 120))}`);
+    for (const [text, by] of duplicates.slice(0, 10))
+      log(`EMBEDDED ${by.length} TIMES (by ${by.join(', ')}): ${JSON.stringify(text.slice(0, 120))}`);
     const embeddedPaths = (await listArtifacts()).map((r) => r.path);
-    const markerCounts = embeddedPaths.map((p) => ({ p, n: texts.filter((t) => t.text.includes(markers.get(p) ?? '\0')).length }));
+    const markerCounts = embeddedPaths.map((p) => ({
+      p,
+      n: texts.filter((t) => t.text.includes(markers.get(p) ?? '\0')).length,
+    }));
     const notOnce = markerCounts.filter((m) => m.n !== 1);
     for (const m of notOnce.slice(0, 10)) log(`${m.p}: its marker is in ${m.n} delivered texts (want 1)`);
-    log(`${texts.length} texts embedded (delivered to the workers) for ${embeddedPaths.length} artifacts; ${duplicates.length} duplicates; ${notOnce.length} artifacts not embedded exactly once`);
+    log(
+      `${texts.length} texts embedded (delivered to the workers) for ${embeddedPaths.length} artifacts; ${duplicates.length} duplicates; ${notOnce.length} artifacts not embedded exactly once`,
+    );
 
     if (pending.length || notIndexed.length) {
       const byId = new Map<string, Pending>(pending.map((a) => [a.artId, a]));
-      for (const r of notIndexed) if (!byId.has(r.id)) byId.set(r.id, { artId: r.id, path: r.path, via: ackedIds.has(r.id) ? 'acknowledged' : 'never acknowledged' });
+      for (const r of notIndexed)
+        if (!byId.has(r.id))
+          byId.set(r.id, {
+            artId: r.id,
+            path: r.path,
+            via: ackedIds.has(r.id) ? 'acknowledged' : 'never acknowledged',
+          });
       await explain([...byId.values()], config, embeddings);
       await dumpDatabaseActivity(env.DATABASE_URL!);
     }
 
     const numbers = [
-      `acknowledged ${Object.entries(byApi).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `acknowledged ${Object.entries(byApi)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
       `committed but unacknowledged ${unacked.length}`,
       `worker killed mid-batch ${victimWorker?.name ?? 'none'}`,
       `texts embedded ${texts.length}`,
@@ -386,8 +519,16 @@ async function main(): Promise<boolean> {
     ];
     log(numbers.join('; '));
     const ok =
-      acks.length > 0 && readOk === acks.length && pending.length === 0 && notIndexed.length === 0 && byApi['api-a'] > 0 && byApi['api-b'] > 0 &&
-      victimWorker !== undefined && duplicates.length === 0 && notOnce.length === 0 && (unacked.length > 0 || !STRICT);
+      acks.length > 0 &&
+      readOk === acks.length &&
+      pending.length === 0 &&
+      notIndexed.length === 0 &&
+      byApi['api-a'] > 0 &&
+      byApi['api-b'] > 0 &&
+      victimWorker !== undefined &&
+      duplicates.length === 0 &&
+      notOnce.length === 0 &&
+      (unacked.length > 0 || !STRICT);
     log(`${ok ? 'PASS' : 'FAIL'} in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${logDir})`);
     return ok;
   } finally {

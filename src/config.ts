@@ -60,7 +60,10 @@ const envSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().default('drive-local-access'),
   S3_SECRET_ACCESS_KEY: z.string().default('drive-local-secret-key'),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').default('agent-drive'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('agent-drive'),
   S3_FORCE_PATH_STYLE: bool(true),
 
   // Indexing outbox drainers (docs/decisions.md, Indexing)
@@ -119,8 +122,17 @@ const envSchema = z.object({
   STORAGE_QUOTA_BYTES: positiveInt(500 * MB),
   LARGE_UPLOAD_MAX_BYTES: positiveInt(5 * 1024 * MB),
   // Large uploads above one PUT's limit go up in parts of this size (S3: at most 10 000 parts, each at least 5 MiB)
-  UPLOAD_SINGLE_PUT_MAX_BYTES: z.coerce.number().int().min(1).max(5 * 1024 * MB).default(5 * 1024 * MB),
-  UPLOAD_PART_BYTES: z.coerce.number().int().min(5 * MB).default(512 * MB),
+  UPLOAD_SINGLE_PUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5 * 1024 * MB)
+    .default(5 * 1024 * MB),
+  UPLOAD_PART_BYTES: z.coerce
+    .number()
+    .int()
+    .min(5 * MB)
+    .default(512 * MB),
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
   UPLOAD_SPOOL_MEMORY_BYTES: int(4 * MB),
   // In-process cache of small blobs for downloads (content-addressed, so never stale); 0 disables it
@@ -156,7 +168,8 @@ const envSchema = z.object({
   COMPILE_LOG_MAX_BYTES: positiveInt(MB),
   // The largest file a compile engine may write in its scratch directory (the PDF included)
   COMPILE_FILE_MAX_MB: positiveInt(256),
-  // Fair scheduling (src/projects/admission.ts): jobs running at once per drive, and open (queued or running) jobs per drive
+  // Fair scheduling (src/projects/admission.ts): jobs running at once per drive, and open (queued or running) jobs per
+  // drive
   COMPILE_RUNNING_PER_DRIVE: positiveInt(1),
   COMPILE_OPEN_PER_DRIVE: positiveInt(8),
   COMPILE_OPEN_PER_ANONYMOUS_DRIVE: positiveInt(3),
@@ -201,7 +214,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
-    http: { host: e.HOST, port: e.PORT, baseUrl, webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, ''), contentUrl, contentPort },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      baseUrl,
+      webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, ''),
+      contentUrl,
+      contentPort,
+    },
     embedded: {
       dataDir: e.DATA_DIR,
       postgresPort: e.EMBEDDED_PG_PORT,
@@ -232,10 +252,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     typesense: e.TYPESENSE_URL ? { url: e.TYPESENSE_URL, apiKey: e.TYPESENSE_API_KEY ?? '' } : undefined,
     embeddings: e.EMBEDDINGS_URL
-      ? { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY ?? '', model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS }
+      ? {
+          url: e.EMBEDDINGS_URL,
+          apiKey: e.EMBEDDINGS_API_KEY ?? '',
+          model: e.EMBEDDINGS_MODEL,
+          dimensions: e.EMBEDDINGS_DIMENSIONS,
+        }
       : undefined,
     llm: e.LLM_URL
-      ? { url: e.LLM_URL.replace(/\/$/, ''), apiKey: e.LLM_API_KEY ?? '', model: e.LLM_MODEL, timeoutMs: e.LLM_TIMEOUT_S * 1000, invalidReplyRetries: e.LLM_INVALID_REPLY_RETRIES }
+      ? {
+          url: e.LLM_URL.replace(/\/$/, ''),
+          apiKey: e.LLM_API_KEY ?? '',
+          model: e.LLM_MODEL,
+          timeoutMs: e.LLM_TIMEOUT_S * 1000,
+          invalidReplyRetries: e.LLM_INVALID_REPLY_RETRIES,
+        }
       : undefined,
     outbox: {
       shards: e.OUTBOX_SHARDS,

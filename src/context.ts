@@ -33,14 +33,28 @@ export async function createContext(config: Config, name: string): Promise<AppCo
     !config.temporal.address && 'TEMPORAL_ADDRESS',
     !config.s3.endpoint && 'S3_ENDPOINT',
   ].filter(Boolean);
-  if (missing.length) throw new Error(`${name} needs ${missing.join(', ')} (npm start sets them for the embedded stack)`);
+  if (missing.length)
+    throw new Error(`${name} needs ${missing.join(', ')} (npm start sets them for the embedded stack)`);
   const logger = createLogger(config.logLevel, name);
   const orm = await createOrm(config.database.url!);
   const s3 = createS3Client(config.s3);
   const temporal = await createTemporalClient(config.temporal);
-  const blobCache = new BlobCache({ maxBytes: config.limits.blobCacheBytes, maxObjectBytes: config.limits.blobCacheMaxObjectBytes });
+  const blobCache = new BlobCache({
+    maxBytes: config.limits.blobCacheBytes,
+    maxObjectBytes: config.limits.blobCacheMaxObjectBytes,
+  });
   const pool = await SqlPool.of(orm);
-  return { config, logger, orm, pool, s3, temporal, usageMeter: new UsageMeter(orm, logger), blobCache, prepared: new PreparedStatements(pool) };
+  return {
+    config,
+    logger,
+    orm,
+    pool,
+    s3,
+    temporal,
+    usageMeter: new UsageMeter(orm, logger),
+    blobCache,
+    prepared: new PreparedStatements(pool),
+  };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -16,9 +16,16 @@ interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed
-  MALFORMED_REQUEST: { status: 400, meaning: 'the HTTP request itself could not be parsed (written by the HTTP server itself)' },
+  MALFORMED_REQUEST: {
+    status: 400,
+    meaning: 'the HTTP request itself could not be parsed (written by the HTTP server itself)',
+  },
   MALFORMED_JSON: { status: 400, meaning: 'the request body is not valid JSON' },
-  INVALID_REQUEST: { status: 400, meaning: 'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body' },
+  INVALID_REQUEST: {
+    status: 400,
+    meaning:
+      'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body',
+  },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
   INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },
   INVALID_LABELS: { status: 400, meaning: 'labels break the label rules (spec 8)' },
@@ -31,22 +38,41 @@ export const ERROR_CATALOGUE = {
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
   BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
   BAD_CURSOR: { status: 400, meaning: 'the cursor is malformed' },
-  INVALID_PRINCIPAL: { status: 400, meaning: 'grant principal breaks the principal rules (anyone: no id or email; agent and org: id; user: exactly one of id and email)' },
-  INVALID_ROLE: { status: 400, meaning: 'the role is not one the caller may give (a share or grant never exceeds the giver\'s own role)' },
-  INVALID_ENTRYPOINT: { status: 400, meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)' },
+  INVALID_PRINCIPAL: {
+    status: 400,
+    meaning:
+      'grant principal breaks the principal rules (anyone: no id or email; agent and org: id; user: exactly one of id and email)',
+  },
+  INVALID_ROLE: {
+    status: 400,
+    meaning: "the role is not one the caller may give (a share or grant never exceeds the giver's own role)",
+  },
+  INVALID_ENTRYPOINT: {
+    status: 400,
+    meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)',
+  },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
   CONTENT_TYPE_MISMATCH: { status: 400, meaning: 'token upload Content-Type differs from the one frozen in the token' },
-  INVALID_ARGUMENT: { status: 400, meaning: 'an MCP tool argument breaks a rule its schema cannot express (e.g. bad base64, bad regex)' },
+  INVALID_ARGUMENT: {
+    status: 400,
+    meaning: 'an MCP tool argument breaks a rule its schema cannot express (e.g. bad base64, bad regex)',
+  },
   // 401 / 403: who is asking
   UNAUTHENTICATED: { status: 401, meaning: 'missing, invalid, expired or revoked bearer credential' },
   CLAIM_TOKEN_INVALID: { status: 401, meaning: 'unknown claim token, or its drive is gone' },
   TOKEN_INVALID: { status: 401, meaning: 'unknown upload token, or its drive is deleted' },
   TOKEN_EXPIRED: { status: 401, meaning: 'upload token expired' },
-  SHARE_PASSWORD_REQUIRED: { status: 401, meaning: 'the share link is password-protected and the password is missing or wrong' },
+  SHARE_PASSWORD_REQUIRED: {
+    status: 401,
+    meaning: 'the share link is password-protected and the password is missing or wrong',
+  },
   ID_JAG_INVALID: { status: 401, meaning: 'the ID-JAG assertion failed verification' },
   FORBIDDEN: { status: 403, meaning: 'the path names another drive than the authenticated one' },
   ID_JAG_EMAIL_UNVERIFIED: { status: 403, meaning: 'the ID-JAG assertion carries no verified email' },
-  PERMISSION_DENIED: { status: 403, meaning: 'the caller can read this resource, but its role lacks the capability the action needs' },
+  PERMISSION_DENIED: {
+    status: 403,
+    meaning: 'the caller can read this resource, but its role lacks the capability the action needs',
+  },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
@@ -55,7 +81,10 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
   PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
   JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
-  FEEDBACK_NOT_FOUND: { status: 404, meaning: 'no such feedback ticket for this drive (another drive\'s ticket looks absent)' },
+  FEEDBACK_NOT_FOUND: {
+    status: 404,
+    meaning: "no such feedback ticket for this drive (another drive's ticket looks absent)",
+  },
   // 409 / 410 / 412: state conflicts
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
@@ -70,7 +99,10 @@ export const ERROR_CATALOGUE = {
   UPLOAD_MISSING: { status: 409, meaning: 'no object was uploaded to upload_url' },
   UPLOAD_CHANGED: { status: 409, meaning: 'the uploaded object changed during commit' },
   JOB_NOT_CANCELLABLE: { status: 409, meaning: 'the compile job already ended; only queued or running jobs cancel' },
-  FEEDBACK_TRANSITION_INVALID: { status: 409, meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status' },
+  FEEDBACK_TRANSITION_INVALID: {
+    status: 409,
+    meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status',
+  },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
   // 413 / 415: size and encoding
@@ -78,10 +110,17 @@ export const ERROR_CATALOGUE = {
   BODY_TOO_LARGE: { status: 413, meaning: 'JSON request body too large' },
   METADATA_TOO_LARGE: { status: 413, meaning: 'metadata over 16 KB serialised or over 256 keys (at any depth)' },
   BYTES_LIMIT: { status: 413, meaning: 'token upload body over the size cap signed into the token' },
-  STORAGE_QUOTA_EXCEEDED: { status: 413, meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)', alsoStatus: [402] },
+  STORAGE_QUOTA_EXCEEDED: {
+    status: 413,
+    meaning: 'the write would exceed the drive storage quota (402 at large-upload begin)',
+    alsoStatus: [402],
+  },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
   NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
-  HEADERS_TOO_LARGE: { status: 431, meaning: 'request headers over the server limit (written by the HTTP server itself)' },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    meaning: 'request headers over the server limit (written by the HTTP server itself)',
+  },
   // 422 / 429
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   RATE_LIMITED: { status: 429, meaning: 'a write or rate budget is exhausted; see Retry-After' },
@@ -95,7 +134,11 @@ export const ERROR_CATALOGUE = {
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },
   UPLOADS_UNAVAILABLE: { status: 503, meaning: 'large uploads cannot be served right now' },
   WORKFLOWS_UNAVAILABLE: { status: 503, meaning: 'the workflow service (Temporal) is unavailable; retry later' },
-  ENGINE_UNAVAILABLE: { status: 503, meaning: 'the compile engine is not installed on this server; a job for it ends failed with this error_code and a message naming what to install' },
+  ENGINE_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'the compile engine is not installed on this server; a job for it ends failed with this error_code and a message naming what to install',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -136,7 +179,10 @@ export function catalogueStatuses(codes: readonly ErrorCode[] = Object.keys(ERRO
 }
 
 /** The codes of the catalogue that answer with `status`. */
-export function codesWithStatus(status: number, codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[]): ErrorCode[] {
+export function codesWithStatus(
+  status: number,
+  codes: readonly ErrorCode[] = Object.keys(ERROR_CATALOGUE) as ErrorCode[],
+): ErrorCode[] {
   return codes.filter((c) => {
     const e: CatalogueEntry = ERROR_CATALOGUE[c];
     return e.status === status || e.alsoStatus?.includes(status);

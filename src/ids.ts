@@ -6,7 +6,8 @@ const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
  * Ids are `<prefix>_<time><random>`: 10 characters of millisecond time then 16 random ones,
  * both in lowercase Crockford base32, so ids are URL-safe and sort by creation time.
  */
-export type IdPrefix = 'drv' | 'aid' | 'art' | 'fld' | 'grn' | 'shr' | 'fbk' | 'key' | 'upl' | 'job' | 'evt' | 'ver' | 'cla' | 'usr';
+export type IdPrefix =
+  'drv' | 'aid' | 'art' | 'fld' | 'grn' | 'shr' | 'fbk' | 'key' | 'upl' | 'job' | 'evt' | 'ver' | 'cla' | 'usr';
 
 export function newId(prefix: IdPrefix): string {
   let time = Date.now();

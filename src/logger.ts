@@ -19,10 +19,29 @@ export function redactUrl(url: string): string {
 
 /** Header and field names whose values are credentials, wherever a log line carries them. */
 const REDACT = [
-  'authorization', '*.authorization', '*.headers.authorization', '*.headers.cookie', 'cookie', '*.cookie',
-  'password', '*.password', 'token', '*.token', 'access_token', 'refresh_token', 'claim_token', 'identity_assertion', 'assertion',
+  'authorization',
+  '*.authorization',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  'cookie',
+  '*.cookie',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'access_token',
+  'refresh_token',
+  'claim_token',
+  'identity_assertion',
+  'assertion',
 ];
 
 export function createLogger(level: string, name: string): Logger {
-  return pino({ name, level, base: { service: name }, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACT, censor: '[redacted]' } });
+  return pino({
+    name,
+    level,
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT, censor: '[redacted]' },
+  });
 }

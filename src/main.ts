@@ -13,7 +13,8 @@ const server = app.listen(config.http.port, config.http.host, () => {
   ctx.logger.info({ url: config.http.baseUrl }, 'api listening');
 });
 answerClientErrors(server);
-// The content origin (uploaded HTML/SVG/PDF), a second listener of the same process unless CONTENT_URL points elsewhere.
+// The content origin (uploaded HTML/SVG/PDF), a second listener of the same process unless CONTENT_URL points
+// elsewhere.
 const contentServer = process.env.CONTENT_URL
   ? undefined
   : createContentApp(ctx).listen(config.http.contentPort, config.http.host, () => {
@@ -27,7 +28,10 @@ let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
-  await Promise.all([closeGracefully(server, SHUTDOWN_GRACE_MS), contentServer && closeGracefully(contentServer, SHUTDOWN_GRACE_MS)]);
+  await Promise.all([
+    closeGracefully(server, SHUTDOWN_GRACE_MS),
+    contentServer && closeGracefully(contentServer, SHUTDOWN_GRACE_MS),
+  ]);
   await closeContext(ctx);
   process.exit(0);
 }

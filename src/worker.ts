@@ -27,7 +27,9 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
 const engine = createSearchEngine(config, ctx.pool);
-const outboxHandlers: OutboxHandler[] = [createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx))];
+const outboxHandlers: OutboxHandler[] = [
+  createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx)),
+];
 // The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
 if (config.llm) outboxHandlers.push(createWikiHandler(ctx));
 outboxHandlers.push(createAutoCompileHandler(ctx));
@@ -64,7 +66,11 @@ await ensureCleanupSchedule(ctx.temporal, config);
 // One drainer per topic and shard (docs/decisions.md, Indexing); the first worker to boot starts them.
 const { shards, ...drainTuning } = config.outbox;
 const drains = outboxHandlers.flatMap(({ topic }) =>
-  Array.from({ length: shards }, (_, index): DrainInput => ({ topic, shard: { index, count: shards }, ...drainTuning })),
+  Array.from({ length: shards }, (_, index): DrainInput => ({
+    topic,
+    shard: { index, count: shards },
+    ...drainTuning,
+  })),
 );
 await ensureOutboxDrainers({ temporal: ctx.temporal, taskQueue: config.temporal.taskQueue }, drains);
 ctx.logger.info({ taskQueue: config.temporal.taskQueue, bundle: 'workflowBundle' in workflowSource }, 'worker running');

@@ -11,8 +11,14 @@ export interface CompileActivities {
   runCompile(input: { jobId: string; timeoutS: number }): Promise<{ status: CompileStatus }>;
   /** Takes one of the job's drive's running places (fair scheduling), or says to wait; on the workflow's own queue. */
   admitCompile(input: { jobId: string }): Promise<Admission>;
-  /** Records an end the compile itself could not (cancelled before it ran, retries exhausted); a no-op on an ended job. */
-  endCompile(input: { jobId: string; status: 'cancelled' | 'failed'; error?: string }): Promise<{ status: CompileStatus }>;
+  /**
+   * Records an end the compile itself could not (cancelled before it ran, retries exhausted); a no-op on an ended job.
+   */
+  endCompile(input: {
+    jobId: string;
+    status: 'cancelled' | 'failed';
+    error?: string;
+  }): Promise<{ status: CompileStatus }>;
 }
 
 export interface AutoCompileActivities {

@@ -9,7 +9,10 @@ import { Context } from '@temporalio/activity';
  */
 export const HEARTBEAT_EVERY_MS = 2000;
 
-export function heartbeating<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T, except: (keyof T)[] = []): T {
+export function heartbeating<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  activities: T,
+  except: (keyof T)[] = [],
+): T {
   const wrapped = { ...activities };
   for (const name of Object.keys(activities) as (keyof T)[]) {
     if (except.includes(name)) continue;

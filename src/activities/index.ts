@@ -16,11 +16,14 @@ export interface ActivityBindings {
 
 /** All activities, bound to the process's shared context (ORM, S3, clients). */
 export function createActivities(ctx: AppContext, bindings: ActivityBindings = {}) {
-  return heartbeating({
-    ...createCleanupActivities(ctx, bindings.sweep),
-    ...createIdentityActivities(ctx),
-    ...createUploadActivities(ctx),
-    ...createCompileActivities(ctx),
-    ...createOutboxActivities(ctx, bindings.outboxHandlers ?? []),
-  }, ['drainOutbox']);
+  return heartbeating(
+    {
+      ...createCleanupActivities(ctx, bindings.sweep),
+      ...createIdentityActivities(ctx),
+      ...createUploadActivities(ctx),
+      ...createCompileActivities(ctx),
+      ...createOutboxActivities(ctx, bindings.outboxHandlers ?? []),
+    },
+    ['drainOutbox'],
+  );
 }

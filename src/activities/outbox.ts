@@ -15,7 +15,11 @@ export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[
   return {
     async drainOutbox(input) {
       const handler = handlers.find((h) => h.topic === input.topic);
-      if (!handler) throw ApplicationFailure.retryable(`this worker has no handler for outbox topic ${input.topic}`, 'NoOutboxHandler');
+      if (!handler)
+        throw ApplicationFailure.retryable(
+          `this worker has no handler for outbox topic ${input.topic}`,
+          'NoOutboxHandler',
+        );
       const context = Context.current();
       // Heartbeats every HEARTBEAT_EVERY_MS with the latest progress, also while one large artifact
       // splits for minutes (the splitter yields to the event loop), so only a dead worker misses them.
@@ -26,7 +30,12 @@ export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[
       };
       const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
       try {
-        return await drainOutbox(ctx.pool, handler, { ...input, signal: context.cancellationSignal, progress: { heartbeat: beat }, logger: ctx.logger });
+        return await drainOutbox(ctx.pool, handler, {
+          ...input,
+          signal: context.cancellationSignal,
+          progress: { heartbeat: beat },
+          logger: ctx.logger,
+        });
       } catch (err) {
         if (err instanceof ShardBusyError) throw ApplicationFailure.retryable(err.message, 'ShardBusy');
         throw err;

@@ -2,7 +2,11 @@ import type { AppContext } from '../context.js';
 import { closeUploadSession } from '../uploads/upload-sessions.js';
 
 export interface UploadActivities {
-  closeUploadSession(s: { uploadId: string; driveId: string; expire: boolean }): Promise<{ state: string; expiredNow: boolean }>;
+  closeUploadSession(s: {
+    uploadId: string;
+    driveId: string;
+    expire: boolean;
+  }): Promise<{ state: string; expiredNow: boolean }>;
 }
 
 /** Activities of the large-upload session workflow (src/workflows/upload-session.ts). */

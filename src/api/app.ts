@@ -78,7 +78,12 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
 
   // Public, unauthenticated routes.
   // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
-  app.use(express.json({ limit: '1mb', type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? '') }));
+  app.use(
+    express.json({
+      limit: '1mb',
+      type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? ''),
+    }),
+  );
   app.use(rejectNulInBody);
   app.use(healthRouter(ctx));
   app.use(openApiRouter(ctx));

@@ -19,7 +19,11 @@ export function buildOpenApiDocument(serverUrl: string) {
       schemas: {
         ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
         ValidationError: jsonSchema(validationErrorSchema),
-        HTTPValidationError: { type: 'object', properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } }, required: ['detail'] },
+        HTTPValidationError: {
+          type: 'object',
+          properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+          required: ['detail'],
+        },
       },
     },
   };
@@ -31,10 +35,17 @@ export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/
 const errorEnvelopeSchema = z.object({
   detail: z.object({ error: z.looseObject({ code: z.string(), message: z.string() }) }),
 });
-const validationErrorSchema = z.object({ loc: z.array(z.union([z.string(), z.number().int()])), msg: z.string(), type: z.string() });
+const validationErrorSchema = z.object({
+  loc: z.array(z.union([z.string(), z.number().int()])),
+  msg: z.string(),
+  type: z.string(),
+});
 
 function jsonSchema(schema: z.ZodType) {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -48,8 +59,16 @@ function declareNoNul(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(declareNoNul);
   const n = node as Record<string, unknown>;
   const types = Array.isArray(n.type) ? n.type : [n.type];
-  if (types.includes('string') && n.pattern === undefined && n.enum === undefined && n.const === undefined && n.format === undefined) n.pattern = NO_NUL;
-  if (types.includes('object') && n.additionalProperties !== false && n.propertyNames === undefined) n.propertyNames = { pattern: NO_NUL };
+  if (
+    types.includes('string') &&
+    n.pattern === undefined &&
+    n.enum === undefined &&
+    n.const === undefined &&
+    n.format === undefined
+  )
+    n.pattern = NO_NUL;
+  if (types.includes('object') && n.additionalProperties !== false && n.propertyNames === undefined)
+    n.propertyNames = { pattern: NO_NUL };
   for (const key of ['properties', 'items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) {
     const child = n[key];
     if (key === 'properties' && child && typeof child === 'object') Object.values(child).forEach(declareNoNul);
@@ -94,12 +113,16 @@ export function operationErrorCodes(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodT
 
 function errorResponses(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   const codes = spec.ownErrors ? (['INTERNAL', 'HEADERS_TOO_LARGE'] as ErrorCode[]) : operationErrorCodes(spec);
-  const declared = Object.keys(spec.responses).map(Number).filter((s) => s >= 400);
+  const declared = Object.keys(spec.responses)
+    .map(Number)
+    .filter((s) => s >= 400);
   const out: Record<string, unknown> = {};
   for (const status of [...new Set([...catalogueStatuses(codes), ...declared])].sort()) {
     const own = spec.responses[status];
     const description = [own?.description, codesWithStatus(status, codes).join(', ')].filter(Boolean).join('; ');
-    const schema = own?.schema ? jsonSchema(own.schema) : { $ref: `#/components/schemas/${status === 422 ? 'HTTPValidationError' : 'ErrorEnvelope'}` };
+    const schema = own?.schema
+      ? jsonSchema(own.schema)
+      : { $ref: `#/components/schemas/${status === 422 ? 'HTTPValidationError' : 'ErrorEnvelope'}` };
     out[status] = { description, content: { 'application/json': { schema } } };
   }
   return out;
@@ -134,13 +157,18 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   if (spec.auth) op.security = [{ bearer: [] }];
   if (spec.body || spec.bodyContentType) {
     // A JSON body with required fields is a required body: an absent one fails validation.
-    const required = !!spec.bodyContentType || !!(spec.body && (jsonSchema(spec.body) as { required?: string[] }).required?.length);
+    const required =
+      !!spec.bodyContentType || !!(spec.body && (jsonSchema(spec.body) as { required?: string[] }).required?.length);
     op.requestBody = {
       required,
       content: {
         [spec.bodyContentType ?? 'application/json']: {
           // The input gate reads JSON bodies only (a form body's strings are the endpoint's own).
-          schema: spec.body ? (spec.bodyContentType ? jsonSchema(spec.body) : requestSchema(spec.body)) : { type: 'string', format: 'binary' },
+          schema: spec.body
+            ? spec.bodyContentType
+              ? jsonSchema(spec.body)
+              : requestSchema(spec.body)
+            : { type: 'string', format: 'binary' },
         },
       },
     };

@@ -54,7 +54,8 @@ export class SqlPool implements Sql {
    * an ORM (closed by close()). The service never uses one (docs/decisions.md, Domain layer).
    */
   static standalone(databaseUrl: string, max: number): SqlPool {
-    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits onConnect's promise before handing out the client; @types/pg types it void
+    // pg-pool awaits onConnect's promise before handing out the client; @types/pg types it void.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
     const pool = new pg.Pool({ connectionString: databaseUrl, max, allowExitOnIdle: true, onConnect });
     // An idle client that loses its server is dropped; without a listener pg's 'error' would crash the process.
     pool.on('error', () => {});
@@ -82,7 +83,10 @@ export class SqlPool implements Sql {
   async withClient<T>(fn: (client: Sql) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      return await fn({ query: <R extends Row>(text: string, values: unknown[] = []) => client.query<R>({ text, values, types: pgTypes }) });
+      return await fn({
+        query: <R extends Row>(text: string, values: unknown[] = []) =>
+          client.query<R>({ text, values, types: pgTypes }),
+      });
     } finally {
       client.release();
     }

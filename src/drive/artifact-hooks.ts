@@ -27,7 +27,10 @@ const extensionOf = (path: string) => {
  * file type and the extraction), only the record (rename, move, labels, metadata), or the artifact
  * left (trash, purge). Null for events that change nothing derived (docs/decisions.md, Indexing).
  */
-export function changeKindOf(action: string, metadata: Record<string, unknown>): 'content' | 'record' | 'remove' | null {
+export function changeKindOf(
+  action: string,
+  metadata: Record<string, unknown>,
+): 'content' | 'record' | 'remove' | null {
   switch (action) {
     case 'artifact.created':
     case 'artifact.updated':
@@ -35,7 +38,10 @@ export function changeKindOf(action: string, metadata: Record<string, unknown>):
     case 'artifact.restored':
       return 'content';
     case 'artifact.renamed':
-      return typeof metadata.from === 'string' && extensionOf(metadata.from) !== extensionOf(String(metadata.to ?? metadata.path)) ? 'content' : 'record';
+      return typeof metadata.from === 'string' &&
+        extensionOf(metadata.from) !== extensionOf(String(metadata.to ?? metadata.path))
+        ? 'content'
+        : 'record';
     case 'artifact.metadata_updated':
       return 'record';
     case 'artifact.deleted':

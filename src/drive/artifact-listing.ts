@@ -17,7 +17,10 @@ export interface ListQuery {
   folderId?: string;
 }
 
-/** GET /v0/artifacts: live artifacts sorted by path; the cursor is the last path (keyset), filters are resent by the caller. */
+/**
+ * GET /v0/artifacts: live artifacts sorted by path; the cursor is the last path (keyset), filters are resent by the
+ * caller.
+ */
 export async function listArtifacts(rc: RequestContext, q: ListQuery) {
   const db = rc.app.orm.em.fork();
   let driveId = rc.driveId;
@@ -29,7 +32,8 @@ export async function listArtifacts(rc: RequestContext, q: ListQuery) {
     const access = await authorize(rc, { fldId: q.folderId }, 'read', db);
     driveId = access.driveId;
     prefix = `${access.folder!.path}/${q.prefix}`;
-    for (const hidden of await hiddenSubfolders(db, access)) (where.push(`not starts_with(path, ?)`), params.push(`${hidden}/`));
+    for (const hidden of await hiddenSubfolders(db, access))
+      (where.push(`not starts_with(path, ?)`), params.push(`${hidden}/`));
   }
   params.unshift(driveId);
   if (prefix) (where.push(`path like ? escape '\\'`), params.push(likePrefix(prefix)));

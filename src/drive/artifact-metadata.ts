@@ -22,7 +22,8 @@ export async function setArtifactMetadata(
       : await getLiveArtifactByPath(w.tx, rc.driveId, input.path!, true);
     if (!current) throw artifactNotFound();
     checkNotWiki(current.path);
-    if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+    if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
+      throw preconditionFailed(current.version_number);
     if (labels === undefined && metadata === undefined) return current;
     const row = (await one<ArtifactRow>(
       w.tx,
@@ -31,7 +32,10 @@ export async function setArtifactMetadata(
       [labels !== undefined, labels ?? [], metadata ? JSON.stringify(metadata) : null, current.id],
     ))!;
     await w.event({
-      driveId: rc.driveId, artId: row.id, action: EventAction.artifactMetadataUpdated, actor: rc.actor,
+      driveId: rc.driveId,
+      artId: row.id,
+      action: EventAction.artifactMetadataUpdated,
+      actor: rc.actor,
       metadata: { path: row.path, version_number: row.version_number, labels: row.labels, metadata: row.metadata },
     });
     return row;

@@ -21,7 +21,10 @@ export interface ArtifactRow {
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
   purge_at: Timestamp | null;
-  /** When the current version reached the search index; null until then (set by the indexer, cleared by each new version). */
+  /**
+   * When the current version reached the search index; null until then (set by the indexer, cleared by each new
+   * version).
+   */
   indexed_at: Timestamp | null;
   /** When the current version's passages were embedded; null without an embeddings provider and for `_wiki/` pages. */
   embedded_at: Timestamp | null;
@@ -44,13 +47,30 @@ export async function getLiveArtifact(db: Db, driveId: string, artId: string, lo
   return r;
 }
 
-export async function getLiveArtifactByPath(db: Db, driveId: string, path: string, lock = false): Promise<ArtifactRow | undefined> {
-  return one<ArtifactRow>(db, `select * from artifacts where drive_id = ? and path = ? and deleted_at is null${lock ? ' for update' : ''}`, [driveId, path]);
+export async function getLiveArtifactByPath(
+  db: Db,
+  driveId: string,
+  path: string,
+  lock = false,
+): Promise<ArtifactRow | undefined> {
+  return one<ArtifactRow>(
+    db,
+    `select * from artifacts where drive_id = ? and path = ? and deleted_at is null${lock ? ' for update' : ''}`,
+    [driveId, path],
+  );
 }
 
 /** Any artifact of this drive by id, live or in trash (not purged). */
-export async function getArtifactAnyState(db: Db, driveId: string, artId: string, lock = false): Promise<ArtifactRow | undefined> {
-  return one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [artId, driveId]);
+export async function getArtifactAnyState(
+  db: Db,
+  driveId: string,
+  artId: string,
+  lock = false,
+): Promise<ArtifactRow | undefined> {
+  return one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [
+    artId,
+    driveId,
+  ]);
 }
 
 /**
@@ -64,7 +84,11 @@ export async function findArtifactRecord(
   opts: { includeTrashed?: boolean } = {},
 ): Promise<ArtifactRow | null> {
   const db = ctx.orm.em.fork();
-  const row = await one<ArtifactRow>(db, `select * from artifacts where id = ? and drive_id = ?${opts.includeTrashed ? '' : ' and deleted_at is null'}`, [artId, driveId]);
+  const row = await one<ArtifactRow>(
+    db,
+    `select * from artifacts where id = ? and drive_id = ?${opts.includeTrashed ? '' : ' and deleted_at is null'}`,
+    [artId, driveId],
+  );
   return row ?? null;
 }
 
@@ -72,7 +96,10 @@ export async function findArtifactRecord(
  * For the search indexer: the live rows of these artifacts (on live drives) in one query. Trashed,
  * purged and soft-deleted-drive artifacts are absent.
  */
-export async function findLiveArtifactRecords(ctx: AppContext, targets: { driveId: string; artId: string }[]): Promise<ArtifactRow[]> {
+export async function findLiveArtifactRecords(
+  ctx: AppContext,
+  targets: { driveId: string; artId: string }[],
+): Promise<ArtifactRow[]> {
   if (!targets.length) return [];
   const { rows } = await ctx.pool.query<ArtifactRow>(
     `select a.* from artifacts a
@@ -94,6 +121,11 @@ export async function markArtifactsIndexed(
     `update artifacts a set indexed_at = now(), embedded_at = case when v.embedded then now() end
        from unnest($1::text[], $2::text[], $3::int[], $4::bool[]) as v(drive_id, art_id, version_number, embedded)
       where a.id = v.art_id and a.drive_id = v.drive_id and a.version_number = v.version_number`,
-    [versions.map((v) => v.driveId), versions.map((v) => v.artId), versions.map((v) => v.versionNumber), versions.map((v) => v.embedded)],
+    [
+      versions.map((v) => v.driveId),
+      versions.map((v) => v.artId),
+      versions.map((v) => v.versionNumber),
+      versions.map((v) => v.embedded),
+    ],
   );
 }

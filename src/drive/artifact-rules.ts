@@ -17,7 +17,10 @@ export function checkPath(path: string, what = 'path'): string {
     !path.endsWith('/') &&
     !path.split('/').some((seg) => seg === '..' || seg === '');
   if (!ok) {
-    throw new AppError('INVALID_PATH', `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`);
+    throw new AppError(
+      'INVALID_PATH',
+      `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`,
+    );
   }
   return path;
 }
@@ -32,7 +35,8 @@ export function checkNotWiki(path: string): void {
 export function checkLabels(list: string[]): string[] {
   const labels = list.map((l) => l.trim()).filter((l) => l.length > 0);
   for (const l of labels) {
-    if (!LABEL_RE.test(l) || l.length > 64) throw new AppError('INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
+    if (!LABEL_RE.test(l) || l.length > 64)
+      throw new AppError('INVALID_LABELS', `label '${l}' must be lowercase [a-z0-9_-]+, at most 64 chars`);
   }
   const unique = [...new Set(labels)];
   if (unique.length > MAX_LABELS) throw new AppError('INVALID_LABELS', `at most ${MAX_LABELS} labels per artifact`);
@@ -53,11 +57,20 @@ function keyCount(v: unknown): number {
 }
 
 export function checkMetadata(v: unknown): Record<string, unknown> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new AppError('INVALID_METADATA', 'X-Drive-Metadata must be a JSON object');
   const bytes = Buffer.byteLength(JSON.stringify(v));
-  if (bytes > METADATA_MAX_BYTES) throw new AppError('METADATA_TOO_LARGE', `metadata is ${bytes} bytes serialised, over the ${METADATA_MAX_BYTES}-byte limit; nothing was written`);
+  if (bytes > METADATA_MAX_BYTES)
+    throw new AppError(
+      'METADATA_TOO_LARGE',
+      `metadata is ${bytes} bytes serialised, over the ${METADATA_MAX_BYTES}-byte limit; nothing was written`,
+    );
   const keys = keyCount(v);
-  if (keys > METADATA_MAX_KEYS) throw new AppError('METADATA_TOO_LARGE', `metadata has ${keys} keys, over the ${METADATA_MAX_KEYS}-key limit; nothing was written`);
+  if (keys > METADATA_MAX_KEYS)
+    throw new AppError(
+      'METADATA_TOO_LARGE',
+      `metadata has ${keys} keys, over the ${METADATA_MAX_KEYS}-key limit; nothing was written`,
+    );
   const problem = unstorableJson(v);
   if (problem) throw new AppError('INVALID_METADATA', `metadata ${UNSTORABLE_JSON_MESSAGE[problem]}`);
   return v as Record<string, unknown>;
@@ -73,7 +86,8 @@ export interface Source {
 }
 
 export function checkSource(v: unknown): Source {
-  const bad = () => new AppError('INVALID_SOURCE', 'source must be {"refs": [{"type": string, "id": string, "metadata"?: object}]}');
+  const bad = () =>
+    new AppError('INVALID_SOURCE', 'source must be {"refs": [{"type": string, "id": string, "metadata"?: object}]}');
   if (!v || typeof v !== 'object' || !Array.isArray((v as Source).refs)) throw bad();
   const refs = (v as Source).refs.map((r) => {
     if (!r || typeof r !== 'object') throw bad();
@@ -87,7 +101,8 @@ export function checkSource(v: unknown): Source {
 }
 
 export function checkVisibility(value: string): Visibility {
-  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new AppError('BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
+  if (!(VISIBILITIES as readonly string[]).includes(value))
+    throw new AppError('BAD_VISIBILITY', `visibility must be one of ${VISIBILITIES.join(', ')}`);
   return value as Visibility;
 }
 
@@ -107,19 +122,77 @@ export function checkChangeSummary(summary: string | undefined | null): string |
 }
 
 export function preconditionFailed(current: number | null) {
-  return new AppError('PRECONDITION_FAILED', current === null ? 'If-Match sent but no live artifact exists' : `If-Match does not match current version ${current}`, {
-    current_version: current,
-  });
+  return new AppError(
+    'PRECONDITION_FAILED',
+    current === null
+      ? 'If-Match sent but no live artifact exists'
+      : `If-Match does not match current version ${current}`,
+    {
+      current_version: current,
+    },
+  );
 }
 
 const EXT_TYPES: Record<string, string> = {
-  md: 'markdown', markdown: 'markdown', mdx: 'markdown',
-  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image', svg: 'image', bmp: 'image', tif: 'image', tiff: 'image', ico: 'image', avif: 'image',
-  pdf: 'pdf', html: 'html', htm: 'html', json: 'json', jsonl: 'data', ndjson: 'data',
-  csv: 'data', tsv: 'data', parquet: 'data', xlsx: 'data', xls: 'data', yaml: 'data', yml: 'data', xml: 'data', toml: 'data',
-  ts: 'code', tsx: 'code', js: 'code', jsx: 'code', mjs: 'code', cjs: 'code', py: 'code', rb: 'code', go: 'code', rs: 'code', java: 'code', kt: 'code',
-  c: 'code', h: 'code', cpp: 'code', hpp: 'code', cs: 'code', php: 'code', sh: 'code', sql: 'code', swift: 'code', scala: 'code', tex: 'code', css: 'code', lua: 'code', r: 'code',
-  txt: 'text', text: 'text', log: 'text', rst: 'text',
+  md: 'markdown',
+  markdown: 'markdown',
+  mdx: 'markdown',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  webp: 'image',
+  svg: 'image',
+  bmp: 'image',
+  tif: 'image',
+  tiff: 'image',
+  ico: 'image',
+  avif: 'image',
+  pdf: 'pdf',
+  html: 'html',
+  htm: 'html',
+  json: 'json',
+  jsonl: 'data',
+  ndjson: 'data',
+  csv: 'data',
+  tsv: 'data',
+  parquet: 'data',
+  xlsx: 'data',
+  xls: 'data',
+  yaml: 'data',
+  yml: 'data',
+  xml: 'data',
+  toml: 'data',
+  ts: 'code',
+  tsx: 'code',
+  js: 'code',
+  jsx: 'code',
+  mjs: 'code',
+  cjs: 'code',
+  py: 'code',
+  rb: 'code',
+  go: 'code',
+  rs: 'code',
+  java: 'code',
+  kt: 'code',
+  c: 'code',
+  h: 'code',
+  cpp: 'code',
+  hpp: 'code',
+  cs: 'code',
+  php: 'code',
+  sh: 'code',
+  sql: 'code',
+  swift: 'code',
+  scala: 'code',
+  tex: 'code',
+  css: 'code',
+  lua: 'code',
+  r: 'code',
+  txt: 'text',
+  text: 'text',
+  log: 'text',
+  rst: 'text',
 };
 
 /**
@@ -144,10 +217,16 @@ export function fileTypeOf(path: string, contentType: string): string {
 export const FILE_TYPES = ['markdown', 'image', 'pdf', 'html', 'json', 'data', 'code', 'text', 'binary'] as const;
 
 /** True when any string (key or value) in a JSON value holds a NUL, which PostgreSQL text and jsonb cannot store. */
-/** JSON nested deeper than this is refused (400): deeper values were walked by no check, and nothing legitimate nests so far. */
+/**
+ * JSON nested deeper than this is refused (400): deeper values were walked by no check, and nothing legitimate nests so
+ * far.
+ */
 export const MAX_JSON_DEPTH = 64;
 
-/** Why parsed JSON cannot be stored: a NUL in any string or key (PostgreSQL text cannot hold it), or nesting past MAX_JSON_DEPTH. */
+/**
+ * Why parsed JSON cannot be stored: a NUL in any string or key (PostgreSQL text cannot hold it), or nesting past
+ * MAX_JSON_DEPTH.
+ */
 export function unstorableJson(v: unknown, depth = 0): 'nul' | 'too_deep' | null {
   if (typeof v === 'string') return v.includes('\0') ? 'nul' : null;
   if (v === null || typeof v !== 'object') return null;

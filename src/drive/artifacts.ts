@@ -5,7 +5,14 @@ import { newId } from '../ids.js';
 import type { RequestContext } from '../request-context.js';
 import { spoolBody, type SpooledBody } from '../storage/spool.js';
 import { artifactNotFound, getLiveArtifact, getLiveArtifactByPath, type ArtifactRow } from './artifact-records.js';
-import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source, type Visibility } from './artifact-rules.js';
+import {
+  checkNotWiki,
+  checkPath,
+  fileTypeOf,
+  preconditionFailed,
+  type Source,
+  type Visibility,
+} from './artifact-rules.js';
 import { pinBlob, storeBlob } from './blobs.js';
 import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
@@ -55,7 +62,10 @@ export interface PutInput {
   artId?: string;
   /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
   grantee?: { drive_id: string; identity_id: string | null; role: string };
-  /** The service's own write under `_wiki/` (src/drive/system-writes.ts): counted in storage, never refused by the quota. */
+  /**
+   * The service's own write under `_wiki/` (src/drive/system-writes.ts): counted in storage, never refused by the
+   * quota.
+   */
   system?: true;
 }
 
@@ -75,7 +85,11 @@ export interface IncomingBody {
  * PUT /v0/artifacts/{path}: checks what can be checked before reading (path, _wiki/, If-Match,
  * declared size), spools and hashes the body, stores the bytes and commits the version with its event.
  */
-export async function uploadArtifact(rc: RequestContext, upload: UploadInput, incoming: IncomingBody): Promise<ArtifactRow> {
+export async function uploadArtifact(
+  rc: RequestContext,
+  upload: UploadInput,
+  incoming: IncomingBody,
+): Promise<ArtifactRow> {
   return uploadWith(rc, { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) }, incoming);
 }
 
@@ -83,13 +97,25 @@ export async function uploadArtifact(rc: RequestContext, upload: UploadInput, in
  * PUT /v0/artifacts/{art_id}: a new version of an existing artifact, on whichever drive it lives
  * (the caller's own, or another's through a grant with `write`). Omitted fields keep their values.
  */
-export async function uploadArtifactById(rc: RequestContext, artId: string, upload: Omit<UploadInput, 'path'>, incoming: IncomingBody): Promise<ArtifactRow> {
+export async function uploadArtifactById(
+  rc: RequestContext,
+  artId: string,
+  upload: Omit<UploadInput, 'path'>,
+  incoming: IncomingBody,
+): Promise<ArtifactRow> {
   const access = await authorize(rc, { artId }, 'write');
   const current = access.artifact!;
   // Visibility is an anyone:viewer grant, so changing it takes can_manage.
-  if (upload.visibility !== undefined && !roleCan(access.role, 'can_manage')) throw permissionDenied('can_manage', access.role as Role);
-  const grantee = access.owner ? undefined : { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role };
-  return uploadWith(rc, { ...upload, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee }, incoming);
+  if (upload.visibility !== undefined && !roleCan(access.role, 'can_manage'))
+    throw permissionDenied('can_manage', access.role as Role);
+  const grantee = access.owner
+    ? undefined
+    : { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role };
+  return uploadWith(
+    rc,
+    { ...upload, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee },
+    incoming,
+  );
 }
 
 async function uploadWith(rc: RequestContext, input: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
@@ -138,7 +164,13 @@ export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
  * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
  * transaction marks the blob stored.
  */
-export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
+export async function putStoredArtifact(
+  ctx: AppContext,
+  w: WriteTx,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow> {
   for (;;) {
     const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
     // Upload by id: the artifact moved or went to the trash since it was authorized.
@@ -151,7 +183,13 @@ export async function putStoredArtifact(ctx: AppContext, w: WriteTx, input: PutI
   }
 }
 
-async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow | undefined> {
+async function insertArtifact(
+  ctx: AppContext,
+  w: WriteTx,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
     w.tx,
@@ -160,21 +198,47 @@ async function insertArtifact(ctx: AppContext, w: WriteTx, input: PutInput, body
      on conflict (drive_id, path) where deleted_at is null do nothing
      returning *`,
     [
-      newId('art'), input.driveId, input.path, contentType, fileTypeOf(input.path, contentType), body.size, body.hash,
-      input.labels ?? [], JSON.stringify(input.metadata ?? {}), input.source ? JSON.stringify(input.source) : null, 'private',
+      newId('art'),
+      input.driveId,
+      input.path,
+      contentType,
+      fileTypeOf(input.path, contentType),
+      body.size,
+      body.hash,
+      input.labels ?? [],
+      JSON.stringify(input.metadata ?? {}),
+      input.source ? JSON.stringify(input.source) : null,
+      'private',
     ],
   );
   if (!row) return undefined;
   await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
   await w.event({
-    driveId: row.drive_id, artId: row.id, action: EventAction.artifactCreated, actor: input.actor,
-    metadata: { path: row.path, version_number: 1, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary },
+    driveId: row.drive_id,
+    artId: row.id,
+    action: EventAction.artifactCreated,
+    actor: input.actor,
+    metadata: {
+      path: row.path,
+      version_number: 1,
+      size_bytes: body.size,
+      hash: body.hash,
+      change_summary: input.changeSummary,
+    },
   });
   return applyVisibility(w, row, input.visibility, input.actor);
 }
 
-async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, input: PutInput, body: StoredBody, written: boolean): Promise<ArtifactRow> {
-  if (input.ifMatch !== undefined && input.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+async function appendVersion(
+  ctx: AppContext,
+  w: WriteTx,
+  current: ArtifactRow,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow> {
+  if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
+    throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
   const row = (await one<ArtifactRow>(
     w.tx,
@@ -183,16 +247,30 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
        source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
      where id = ? returning *`,
     [
-      body.size, body.hash, contentType, fileTypeOf(current.path, contentType),
-      input.labels !== undefined, input.labels ?? [], input.metadata ? JSON.stringify(input.metadata) : null,
-      input.source !== undefined, input.source ? JSON.stringify(input.source) : null, current.id,
+      body.size,
+      body.hash,
+      contentType,
+      fileTypeOf(current.path, contentType),
+      input.labels !== undefined,
+      input.labels ?? [],
+      input.metadata ? JSON.stringify(input.metadata) : null,
+      input.source !== undefined,
+      input.source ? JSON.stringify(input.source) : null,
+      current.id,
     ],
   ))!;
   await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
   await w.event({
-    driveId: row.drive_id, artId: row.id, action: EventAction.artifactUpdated, actor: input.actor,
+    driveId: row.drive_id,
+    artId: row.id,
+    action: EventAction.artifactUpdated,
+    actor: input.actor,
     metadata: {
-      path: row.path, version_number: row.version_number, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary,
+      path: row.path,
+      version_number: row.version_number,
+      size_bytes: body.size,
+      hash: body.hash,
+      change_summary: input.changeSummary,
       ...(input.grantee ? { grantee: input.grantee } : {}),
     },
   });
@@ -201,7 +279,13 @@ async function appendVersion(ctx: AppContext, w: WriteTx, current: ArtifactRow, 
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
 async function addVersion(
-  ctx: AppContext, tx: Db, a: ArtifactRow, actor: string | null, changeSummary: string | null, justWritten = false, system = false,
+  ctx: AppContext,
+  tx: Db,
+  a: ArtifactRow,
+  actor: string | null,
+  changeSummary: string | null,
+  justWritten = false,
+  system = false,
 ): Promise<void> {
   await rows(
     tx,
@@ -210,20 +294,30 @@ async function addVersion(
     [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
   );
   await pinBlob(tx, a.hash, justWritten);
-  await reserveStorage(tx, a.drive_id, Number(a.size_bytes), system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes);
+  await reserveStorage(
+    tx,
+    a.drive_id,
+    Number(a.size_bytes),
+    system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes,
+  );
 }
 
-const pathConflict = (path: string) => new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
+const pathConflict = (path: string) =>
+  new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
 
 /** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
-export async function renameArtifact(rc: RequestContext, input: { artId: string; path: string; ifMatch?: number }): Promise<ArtifactRow> {
+export async function renameArtifact(
+  rc: RequestContext,
+  input: { artId: string; path: string; ifMatch?: number },
+): Promise<ArtifactRow> {
   checkPath(input.path);
   const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
   return writeTransaction(rc.app, async (w) => {
     const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
     checkNotWiki(current.path);
     checkNotWiki(a.path);
-    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number)
+      throw preconditionFailed(current.version_number);
     if (current.path === a.path) return current;
     if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
     let row: ArtifactRow;
@@ -238,7 +332,10 @@ export async function renameArtifact(rc: RequestContext, input: { artId: string;
       throw err;
     }
     await w.event({
-      driveId: a.driveId, artId: row.id, action: EventAction.artifactRenamed, actor: a.actor,
+      driveId: a.driveId,
+      artId: row.id,
+      action: EventAction.artifactRenamed,
+      actor: a.actor,
       metadata: { from: current.path, to: row.path, path: row.path },
     });
     return row;
@@ -246,13 +343,20 @@ export async function renameArtifact(rc: RequestContext, input: { artId: string;
 }
 
 /** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */
-export async function copyArtifact(rc: RequestContext, input: { artId: string; path: string; source?: Source | null }): Promise<ArtifactRow> {
+export async function copyArtifact(
+  rc: RequestContext,
+  input: { artId: string; path: string; source?: Source | null },
+): Promise<ArtifactRow> {
   const ctx = rc.app;
   checkPath(input.path);
   checkNotWiki(input.path);
   const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
   return writeTransaction(ctx, async (w) => {
-    const src = await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`, [a.artId, a.driveId]);
+    const src = await one<ArtifactRow>(
+      w.tx,
+      `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`,
+      [a.artId, a.driveId],
+    );
     if (!src) throw artifactNotFound();
     const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
     let row: ArtifactRow | undefined;
@@ -263,8 +367,17 @@ export async function copyArtifact(rc: RequestContext, input: { artId: string; p
          values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
          on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
         [
-          newId('art'), a.driveId, a.path, src.content_type, fileTypeOf(a.path, src.content_type), src.size_bytes, src.hash,
-          src.labels, JSON.stringify(src.metadata), JSON.stringify(source), 'private',
+          newId('art'),
+          a.driveId,
+          a.path,
+          src.content_type,
+          fileTypeOf(a.path, src.content_type),
+          src.size_bytes,
+          src.hash,
+          src.labels,
+          JSON.stringify(src.metadata),
+          JSON.stringify(source),
+          'private',
         ],
       );
     } catch (err) {
@@ -274,8 +387,17 @@ export async function copyArtifact(rc: RequestContext, input: { artId: string; p
     if (!row) throw pathConflict(a.path);
     await addVersion(ctx, w.tx, row, a.actor, null);
     await w.event({
-      driveId: a.driveId, artId: row.id, action: EventAction.artifactCopied, actor: a.actor,
-      metadata: { path: row.path, version_number: 1, source_art_id: src.id, source_version_number: src.version_number, hash: src.hash },
+      driveId: a.driveId,
+      artId: row.id,
+      action: EventAction.artifactCopied,
+      actor: a.actor,
+      metadata: {
+        path: row.path,
+        version_number: 1,
+        source_art_id: src.id,
+        source_version_number: src.version_number,
+        hash: src.hash,
+      },
     });
     return row;
   });

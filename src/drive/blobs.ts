@@ -25,7 +25,11 @@ import { one, rows, transaction, type Db } from '../db/sql.js';
  * The touch is one autocommitted statement, so the purge sees it before the object is written;
  * the version's transaction then marks the blob stored (see pinBlob). Returns `written`.
  */
-export async function writeBlobOnce(ctx: AppContext, blob: { hash: string; size: number }, write: () => Promise<void>): Promise<{ written: boolean }> {
+export async function writeBlobOnce(
+  ctx: AppContext,
+  blob: { hash: string; size: number },
+  write: () => Promise<void>,
+): Promise<{ written: boolean }> {
   const db = ctx.orm.em.fork();
   const touched = await one<{ stored: boolean }>(
     db,

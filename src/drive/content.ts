@@ -29,10 +29,23 @@ export type ContentTarget = { artId: string; versionNumber?: number } | { path: 
  */
 export async function artifactContent(rc: RequestContext, target: ContentTarget): Promise<BlobRef> {
   const db = rc.app.orm.em.fork();
-  const a = 'path' in target ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path)) : (await authorize(rc, { artId: target.artId }, 'read', db)).artifact;
+  const a =
+    'path' in target
+      ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path))
+      : (await authorize(rc, { artId: target.artId }, 'read', db)).artifact;
   if (!a) throw artifactNotFound();
-  const at = 'versionNumber' in target && target.versionNumber !== undefined ? await getVersion(db, a.drive_id, a.id, target.versionNumber) : a;
-  return { artId: a.id, hash: at.hash, size: Number(at.size_bytes), contentType: at.content_type, path: a.path, versionNumber: at.version_number };
+  const at =
+    'versionNumber' in target && target.versionNumber !== undefined
+      ? await getVersion(db, a.drive_id, a.id, target.versionNumber)
+      : a;
+  return {
+    artId: a.id,
+    hash: at.hash,
+    size: Number(at.size_bytes),
+    contentType: at.content_type,
+    path: a.path,
+    versionNumber: at.version_number,
+  };
 }
 
 /**
@@ -78,12 +91,19 @@ export async function downloadUrl(rc: RequestContext, target: ContentTarget): Pr
   const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
   if (blob.size <= config.limits.signedDownloadThresholdBytes) {
     const byId = `${config.http.baseUrl}/v0/artifacts/${blob.artId}`;
-    const url = 'versionNumber' in target && target.versionNumber !== undefined ? `${byId}/versions/${blob.versionNumber}/download` : `${byId}/download`;
+    const url =
+      'versionNumber' in target && target.versionNumber !== undefined
+        ? `${byId}/versions/${blob.versionNumber}/download`
+        : `${byId}/download`;
     return { url, direct: false, expiresAt: null, blob, filename };
   }
   const expiresInS = config.durations.downloadUrlS;
   try {
-    const url = await presignBlob(rc.app.s3, config.s3.bucket, blob.hash, { expiresInS, contentType: blob.contentType, filename });
+    const url = await presignBlob(rc.app.s3, config.s3.bucket, blob.hash, {
+      expiresInS,
+      contentType: blob.contentType,
+      filename,
+    });
     return { url, direct: true, expiresAt: new Date(Date.now() + expiresInS * 1000), blob, filename };
   } catch (err) {
     throw storageFailure(err);
@@ -92,5 +112,12 @@ export async function downloadUrl(rc: RequestContext, target: ContentTarget): Pr
 
 /** The current bytes of an artifact row already authorized (a redeemed share link's artifact). */
 export function blobOfRow(a: ArtifactRow): BlobRef {
-  return { artId: a.id, hash: a.hash, size: Number(a.size_bytes), contentType: a.content_type, path: a.path, versionNumber: a.version_number };
+  return {
+    artId: a.id,
+    hash: a.hash,
+    size: Number(a.size_bytes),
+    contentType: a.content_type,
+    path: a.path,
+    versionNumber: a.version_number,
+  };
 }

@@ -37,7 +37,12 @@ export async function deleteDrive(rc: RequestContext, driveId: string) {
       [ctx.config.durations.trashRetentionS, a.driveId],
     );
     if (!d) throw new AppError('NOT_FOUND', 'drive is not live');
-    await w.event({ driveId: a.driveId, action: EventAction.driveDeleted, actor: a.actor, metadata: { purge_at: iso(d.purge_at) } });
+    await w.event({
+      driveId: a.driveId,
+      action: EventAction.driveDeleted,
+      actor: a.actor,
+      metadata: { purge_at: iso(d.purge_at) },
+    });
     return {
       ok: true as const,
       ...driveState(d),
@@ -61,9 +66,22 @@ export async function restoreDrive(rc: RequestContext, driveId: string) {
     );
     if (!d) throw new AppError('NOT_FOUND', 'drive is not in trash');
     const retention = ctx.config.durations.trashRetentionS;
-    const arts = await rows(w.tx, `update artifacts set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`, [retention, a.driveId]);
-    const flds = await rows(w.tx, `update folders set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`, [retention, a.driveId]);
-    await w.event({ driveId: a.driveId, action: EventAction.driveRestored, actor: a.actor, metadata: { rebased_artifacts: arts.length, rebased_folders: flds.length } });
+    const arts = await rows(
+      w.tx,
+      `update artifacts set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
+      [retention, a.driveId],
+    );
+    const flds = await rows(
+      w.tx,
+      `update folders set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
+      [retention, a.driveId],
+    );
+    await w.event({
+      driveId: a.driveId,
+      action: EventAction.driveRestored,
+      actor: a.actor,
+      metadata: { rebased_artifacts: arts.length, rebased_folders: flds.length },
+    });
     return { ok: true as const, ...driveState(d) };
   });
 }
@@ -76,15 +94,27 @@ export async function driveTrash(rc: RequestContext, driveId: string, q: { curso
   const params: unknown[] = [driveId];
   let after = '';
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, (v): v is { d: string; i: string } => typeof (v as { d?: unknown }).d === 'string' && typeof (v as { i?: unknown }).i === 'string');
+    const c = decodeCursor(
+      q.cursor,
+      (v): v is { d: string; i: string } =>
+        typeof (v as { d?: unknown }).d === 'string' && typeof (v as { i?: unknown }).i === 'string',
+    );
     after = ' and (deleted_at, id) < (?::timestamptz, ?)';
     params.push(c.d, c.i);
   }
   params.push(q.limit + 1);
-  const found = await rows<ArtifactRow>(db, `select * from artifacts where drive_id = ? and deleted_at is not null${after} order by deleted_at desc, id desc limit ?`, params);
+  const found = await rows<ArtifactRow>(
+    db,
+    `select * from artifacts where drive_id = ? and deleted_at is not null${after} order by deleted_at desc, id desc limit ?`,
+    params,
+  );
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
-  const folders = await rows<FolderRow>(db, `select * from folders where drive_id = ? and deleted_at is not null order by deleted_at desc, id desc limit 100`, [driveId]);
+  const folders = await rows<FolderRow>(
+    db,
+    `select * from folders where drive_id = ? and deleted_at is not null order by deleted_at desc, id desc limit 100`,
+    [driveId],
+  );
   return {
     drive: d.deleted_at ? driveState(d) : null,
     items: page,

@@ -9,9 +9,15 @@ import type { DriveSettings } from '../db/entities/drive.js';
  * the drive is always the principal's own. The wiki's switch (src/wiki/switch.ts) calls it in its
  * transaction, so the change and the backfill it starts commit together.
  */
-export async function updateDriveSettings(rc: RequestContext, tx: Db, patch: DriveSettings): Promise<{ before: DriveSettings; after: DriveSettings }> {
+export async function updateDriveSettings(
+  rc: RequestContext,
+  tx: Db,
+  patch: DriveSettings,
+): Promise<{ before: DriveSettings; after: DriveSettings }> {
   const before = await one<{ settings: DriveSettings | null }>(
-    tx, `select settings from drives where id = ? and deleted_at is null for update`, [rc.principal.driveId],
+    tx,
+    `select settings from drives where id = ? and deleted_at is null for update`,
+    [rc.principal.driveId],
   );
   if (!before) throw new AppError('NOT_FOUND', 'drive not found');
   const row = (await one<{ settings: DriveSettings }>(

@@ -51,7 +51,10 @@ export async function findDrive(em: EntityManager, driveId: string): Promise<Dri
 }
 
 /** GET /v0/drives/me: the caller's drive (its public shape is src/shapes/drives.ts). */
-export type DriveOverview = Pick<DriveRow, 'id' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt' | 'settings'>;
+export type DriveOverview = Pick<
+  DriveRow,
+  'id' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt' | 'settings'
+>;
 
 /**
  * The caller's live drive, read with one prepared statement and no entity: this is the
@@ -60,8 +63,14 @@ export type DriveOverview = Pick<DriveRow, 'id' | 'ownerEmail' | 'organizationId
  */
 export async function driveOverview(rc: RequestContext): Promise<DriveOverview> {
   const [row] = await rc.app.prepared.query<{
-    id: string; owner_email: string | null; organization_id: string | null; claimed_at: Date | null;
-    created_at: Date; expires_at: Date | null; last_activity_at: Date; settings: DriveRow['settings'] | null;
+    id: string;
+    owner_email: string | null;
+    organization_id: string | null;
+    claimed_at: Date | null;
+    created_at: Date;
+    expires_at: Date | null;
+    last_activity_at: Date;
+    settings: DriveRow['settings'] | null;
   }>(
     'drive_overview',
     `select id, owner_email, organization_id, claimed_at, created_at, expires_at, last_activity_at, settings

@@ -52,16 +52,29 @@ function applyEdits(text: string, edits: TextEdit[], maxChars: number): { text: 
   edits.forEach((e, i) => {
     if (e.oldText === '') throw new AppError('INVALID_ARGUMENT', `edits[${i}].old_text is empty`);
     const first = out.indexOf(e.oldText);
-    if (first < 0) throw new AppError('EDIT_NO_MATCH', `edits[${i}].old_text does not occur in the text (after the earlier edits)`, { edit_index: i });
+    if (first < 0)
+      throw new AppError('EDIT_NO_MATCH', `edits[${i}].old_text does not occur in the text (after the earlier edits)`, {
+        edit_index: i,
+      });
     const count = e.replaceAll ? occurrences(out, e.oldText) : 1;
     if (!e.replaceAll && out.indexOf(e.oldText, first + 1) >= 0) {
-      throw new AppError('EDIT_AMBIGUOUS', `edits[${i}].old_text occurs more than once; include more surrounding text or set replace_all`, { edit_index: i });
+      throw new AppError(
+        'EDIT_AMBIGUOUS',
+        `edits[${i}].old_text occurs more than once; include more surrounding text or set replace_all`,
+        { edit_index: i },
+      );
     }
     const size = out.length + count * (e.newText.length - e.oldText.length);
     if (size > maxChars) {
-      throw new AppError('ARTIFACT_TOO_LARGE', `edits[${i}] would make the text ${size} characters, over the ${maxChars}-byte upload limit; nothing was changed`, { edit_index: i });
+      throw new AppError(
+        'ARTIFACT_TOO_LARGE',
+        `edits[${i}] would make the text ${size} characters, over the ${maxChars}-byte upload limit; nothing was changed`,
+        { edit_index: i },
+      );
     }
-    out = e.replaceAll ? out.split(e.oldText).join(e.newText) : out.slice(0, first) + e.newText + out.slice(first + e.oldText.length);
+    out = e.replaceAll
+      ? out.split(e.oldText).join(e.newText)
+      : out.slice(0, first) + e.newText + out.slice(first + e.oldText.length);
     replacements += count;
   });
   return { text: out, replacements };
@@ -73,10 +86,14 @@ function boundedDiff(path: string, version: number, before: string, after: strin
     return `(diff omitted: ${before.length} → ${after.length} characters is too large to diff)\n`;
   }
   const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, `v${version}`, label, {
-    timeout: DIFF_TIMEOUT_MS, maxEditLength: DIFF_MAX_EDIT_LENGTH,
+    timeout: DIFF_TIMEOUT_MS,
+    maxEditLength: DIFF_MAX_EDIT_LENGTH,
   });
-  if (diff === undefined) return `(diff omitted: the change touches too many lines to diff within ${DIFF_TIMEOUT_MS} ms)\n`;
-  return diff.length > DIFF_MAX_CHARS ? `${diff.slice(0, DIFF_MAX_CHARS)}\n(diff cut at ${DIFF_MAX_CHARS} characters)\n` : diff;
+  if (diff === undefined)
+    return `(diff omitted: the change touches too many lines to diff within ${DIFF_TIMEOUT_MS} ms)\n`;
+  return diff.length > DIFF_MAX_CHARS
+    ? `${diff.slice(0, DIFF_MAX_CHARS)}\n(diff cut at ${DIFF_MAX_CHARS} characters)\n`
+    : diff;
 }
 
 export async function editArtifact(
@@ -87,7 +104,13 @@ export async function editArtifact(
   checkNotWiki(blob.path);
   if (input.ifMatch !== undefined && input.ifMatch !== blob.versionNumber) throw preconditionFailed(blob.versionNumber);
   const edited = applyEdits(text, input.edits, rc.app.config.limits.maxUploadBytes);
-  const diff = boundedDiff(blob.path, blob.versionNumber, text, edited.text, input.dryRun ? 'edited (dry run)' : 'edited');
+  const diff = boundedDiff(
+    blob.path,
+    blob.versionNumber,
+    text,
+    edited.text,
+    input.dryRun ? 'edited (dry run)' : 'edited',
+  );
   const base = { path: blob.path, baseVersion: blob.versionNumber, replacements: edited.replacements, diff };
   if (input.dryRun || edited.text === text) return { ...base, applied: false, artifact: null };
   const bytes = Buffer.from(edited.text, 'utf8');
@@ -96,7 +119,11 @@ export async function editArtifact(
   const artifact = await uploadArtifactById(
     rc,
     blob.artId,
-    { contentType: blob.contentType, changeSummary: checkChangeSummary(input.changeSummary ?? null), ifMatch: blob.versionNumber },
+    {
+      contentType: blob.contentType,
+      changeSummary: checkChangeSummary(input.changeSummary ?? null),
+      ifMatch: blob.versionNumber,
+    },
     { stream: Readable.from([bytes]), declaredBytes: bytes.length },
   );
   return { ...base, applied: true, artifact };

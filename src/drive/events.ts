@@ -49,7 +49,10 @@ export interface NewEvent {
 export interface WriteTx {
   tx: Db;
   event(e: NewEvent): Promise<string>;
-  /** Records artifact events already inserted in bulk (INSERT ... SELECT): queues their outbox requests, and hooks still hear them. */
+  /**
+   * Records artifact events already inserted in bulk (INSERT ... SELECT): queues their outbox requests, and hooks still
+   * hear them.
+   */
   noteArtifactChanges(changes: ArtifactChange[]): Promise<void>;
 }
 
@@ -63,20 +66,34 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       async event(e) {
         const id = newId('evt');
         const metadata = e.metadata ?? {};
-        const change: ArtifactChange | null = e.artId ? { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata } : null;
+        const change: ArtifactChange | null = e.artId
+          ? { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata }
+          : null;
         const items = change ? outboxItemsFor(topics, change) : [];
         const queued = items.length ? outboxCte(items) : null;
         await rows(
           tx,
           `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
-          [...(queued?.params ?? []), id, e.driveId, e.artId ?? null, e.fldId ?? null, e.action, e.actor ?? null, JSON.stringify(metadata)],
+          [
+            ...(queued?.params ?? []),
+            id,
+            e.driveId,
+            e.artId ?? null,
+            e.fldId ?? null,
+            e.action,
+            e.actor ?? null,
+            JSON.stringify(metadata),
+          ],
         );
         if (change) changes.push(change);
         return id;
       },
       async noteArtifactChanges(more) {
         changes.push(...more);
-        await enqueue(tx, more.flatMap((c) => outboxItemsFor(topics, c)));
+        await enqueue(
+          tx,
+          more.flatMap((c) => outboxItemsFor(topics, c)),
+        );
       },
     });
   });
@@ -116,12 +133,19 @@ export async function listEvents(rc: RequestContext, q: EventQuery) {
   if (q.since) (where.push('created_at >= ?'), params.push(q.since));
   if (q.before) (where.push('created_at < ?'), params.push(q.before));
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, (v): v is { s: string } => typeof (v as { s?: unknown }).s === 'string' && /^\d+$/.test((v as { s: string }).s));
+    const c = decodeCursor(
+      q.cursor,
+      (v): v is { s: string } => typeof (v as { s?: unknown }).s === 'string' && /^\d+$/.test((v as { s: string }).s),
+    );
     where.push('seq < ?::int8');
     params.push(c.s);
   }
   params.push(q.limit + 1);
-  const found = await rows<EventRow>(rc.app.orm.em.fork(), `select * from events where ${where.join(' and ')} order by seq desc limit ?`, params);
+  const found = await rows<EventRow>(
+    rc.app.orm.em.fork(),
+    `select * from events where ${where.join(' and ')} order by seq desc limit ?`,
+    params,
+  );
   const page = found.slice(0, q.limit);
   const more = found.length > q.limit;
   return { items: page, next_cursor: more ? encodeCursor({ s: page[page.length - 1].seq }) : null };

@@ -54,19 +54,27 @@ function compile(input: GrepInput): RE2JS {
   try {
     return RE2JS.compile(source, input.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (err) {
-    throw new AppError('INVALID_ARGUMENT', `pattern is not a regular expression grep runs (RE2 syntax: no backreferences or lookaround): ${(err as Error).message}`);
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      `pattern is not a regular expression grep runs (RE2 syntax: no backreferences or lookaround): ${(err as Error).message}`,
+    );
   }
 }
 
 export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promise<GrepResult> {
   const re = compile(input);
   const deadline = Date.now() + input.timeMs;
-  let after = input.cursor ? decodeCursor(input.cursor, (v): v is { g: string } => typeof (v as { g?: unknown }).g === 'string').g : null;
+  let after = input.cursor
+    ? decodeCursor(input.cursor, (v): v is { g: string } => typeof (v as { g?: unknown }).g === 'string').g
+    : null;
   const matches: GrepMatch[] = [];
   let chars = 0;
   let filesScanned = 0;
   const stop = (stoppedBy: GrepResult['stoppedBy']): GrepResult => ({
-    matches, filesScanned, stoppedBy, nextCursor: after === null ? null : encodeCursor({ g: after }),
+    matches,
+    filesScanned,
+    stoppedBy,
+    nextCursor: after === null ? null : encodeCursor({ g: after }),
   });
   for (;;) {
     const where = ['drive_id = ?', 'deleted_at is null'];
@@ -74,7 +82,11 @@ export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promi
     if (input.prefix) (where.push(`path like ? escape '\\'`), params.push(likePrefix(input.prefix)));
     if (after !== null) (where.push('path > ? collate "C"'), params.push(after));
     params.push(BATCH);
-    const batch = await rows<ArtifactRow>(rc.app.orm.em.fork(), `select * from artifacts where ${where.join(' and ')} order by path collate "C" limit ?`, params);
+    const batch = await rows<ArtifactRow>(
+      rc.app.orm.em.fork(),
+      `select * from artifacts where ${where.join(' and ')} order by path collate "C" limit ?`,
+      params,
+    );
     if (!batch.length) return { matches, filesScanned, stoppedBy: null, nextCursor: null };
     for (const a of batch) {
       if (isWikiPath(a.path) !== (input.wiki ?? false) || !isTextual(a.file_type, a.content_type)) {
@@ -83,9 +95,16 @@ export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promi
       }
       if (filesScanned >= input.maxFiles) return stop('max_files');
       if (Date.now() > deadline) return stop('time');
-      const text = (await blobBytes(rc, {
-        artId: a.id, hash: a.hash, size: Number(a.size_bytes), contentType: a.content_type, path: a.path, versionNumber: a.version_number,
-      })).toString('utf8');
+      const text = (
+        await blobBytes(rc, {
+          artId: a.id,
+          hash: a.hash,
+          size: Number(a.size_bytes),
+          contentType: a.content_type,
+          path: a.path,
+          versionNumber: a.version_number,
+        })
+      ).toString('utf8');
       const found: GrepMatch[] = [];
       let foundChars = 0;
       const lines = text.split(/\r?\n/);
@@ -99,7 +118,7 @@ export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promi
         if ((i & 63) === 0 && Date.now() > deadline) break;
       }
       // A file's matches are returned whole or not at all, so the cursor never splits a file.
-      if (matches.length && (matches.length + found.length > input.maxMatches)) return stop('max_matches');
+      if (matches.length && matches.length + found.length > input.maxMatches) return stop('max_matches');
       if (matches.length && chars + foundChars > input.maxChars) return stop('max_chars');
       let kept = found.slice(0, input.maxMatches);
       let keptChars = 0;

@@ -8,7 +8,13 @@ import { one, rows, type Db } from '../db/sql.js';
  */
 
 /** Stores the index if the artifact is still live at that content hash; false when it changed or left meanwhile. */
-export async function recordLlmIndex(ctx: AppContext, driveId: string, artId: string, hash: string, index: unknown): Promise<boolean> {
+export async function recordLlmIndex(
+  ctx: AppContext,
+  driveId: string,
+  artId: string,
+  hash: string,
+  index: unknown,
+): Promise<boolean> {
   const r = await one<{ id: string }>(
     ctx.orm.em.fork(),
     `update artifacts set llm_index = ?::jsonb, wiki_hash = ? where id = ? and drive_id = ? and hash = ? and deleted_at is null returning id`,

@@ -34,7 +34,13 @@ export async function purgeArtifacts(ctx: AppContext): Promise<number> {
       await rows(w.tx, `delete from artifacts where id = any(array[?]::text[])`, [ids]);
       for (const s of sizes) await releaseStorage(w.tx, s.drive_id, Number(s.bytes));
       for (const r of doomed) {
-        await w.event({ driveId: r.drive_id, artId: r.id, action: EventAction.artifactPurged, actor: null, metadata: { path: r.path } });
+        await w.event({
+          driveId: r.drive_id,
+          artId: r.id,
+          action: EventAction.artifactPurged,
+          actor: null,
+          metadata: { path: r.path },
+        });
       }
       return doomed.length;
     });
@@ -51,7 +57,14 @@ export async function purgeFolders(ctx: AppContext): Promise<number> {
         where d.id = f.drive_id and d.deleted_at is null and f.deleted_at is not null and f.purge_at <= now()
         returning f.id, f.drive_id, f.path`,
     );
-    for (const f of gone) await w.event({ driveId: f.drive_id, fldId: f.id, action: EventAction.folderPurged, actor: null, metadata: { path: f.path } });
+    for (const f of gone)
+      await w.event({
+        driveId: f.drive_id,
+        fldId: f.id,
+        action: EventAction.folderPurged,
+        actor: null,
+        metadata: { path: f.path },
+      });
     return gone.length;
   });
 }
@@ -66,16 +79,28 @@ export async function purgeDrives(ctx: AppContext): Promise<number> {
       w.tx,
       `select a.id, a.drive_id from artifacts a join drives d on d.id = a.drive_id where d.purge_at is not null and d.purge_at <= now() for update of d`,
     );
-    const drives = await rows<{ id: string }>(w.tx, `delete from drives where purge_at is not null and purge_at <= now() returning id`);
+    const drives = await rows<{ id: string }>(
+      w.tx,
+      `delete from drives where purge_at is not null and purge_at <= now() returning id`,
+    );
     const purged = artifacts.filter((a) => drives.some((d) => d.id === a.drive_id));
     await w.noteArtifactChanges(
-      purged.map((a): ArtifactChange => ({ driveId: a.drive_id, artId: a.id, action: EventAction.artifactPurged, eventId: null, metadata: { drive_purged: true } })),
+      purged.map((a): ArtifactChange => ({
+        driveId: a.drive_id,
+        artId: a.id,
+        action: EventAction.artifactPurged,
+        eventId: null,
+        metadata: { drive_purged: true },
+      })),
     );
     return drives.length;
   });
 }
 
-export async function purgeExpired(ctx: AppContext, opts: { blobGraceS?: number } = {}): Promise<Record<string, number>> {
+export async function purgeExpired(
+  ctx: AppContext,
+  opts: { blobGraceS?: number } = {},
+): Promise<Record<string, number>> {
   const artifacts = await purgeArtifacts(ctx);
   const folders = await purgeFolders(ctx);
   const drives = await purgeDrives(ctx);

@@ -50,14 +50,21 @@ export async function reserveStorage(tx: Db, driveId: string, bytes: number, quo
 }
 
 export function quotaExceeded(used: number, quotaBytes: number, bytes: number): AppError {
-  return new AppError('STORAGE_QUOTA_EXCEEDED', `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`, {
-    used_bytes: used,
-    limit_bytes: quotaBytes,
-    requested_bytes: bytes,
-  });
+  return new AppError(
+    'STORAGE_QUOTA_EXCEEDED',
+    `storage quota exceeded: ${used} of ${quotaBytes} bytes used, ${bytes} more requested`,
+    {
+      used_bytes: used,
+      limit_bytes: quotaBytes,
+      requested_bytes: bytes,
+    },
+  );
 }
 
 export async function releaseStorage(tx: Db, driveId: string, bytes: number): Promise<void> {
   if (bytes <= 0) return;
-  await rows(tx, `update drive_storage set used_bytes = greatest(0, used_bytes - ?::int8) where drive_id = ?`, [bytes, driveId]);
+  await rows(tx, `update drive_storage set used_bytes = greatest(0, used_bytes - ?::int8) where drive_id = ?`, [
+    bytes,
+    driveId,
+  ]);
 }

@@ -7,7 +7,8 @@ import { artifactContent, readContent, type BlobRef, type ContentTarget } from '
 /** Artifacts as text (MCP read by range, edit, grep): which ones are text, and their bytes decoded as UTF-8. */
 
 const TEXT_FILE_TYPES = new Set(['markdown', 'html', 'json', 'data', 'code', 'text']);
-const TEXT_CONTENT_TYPE = /^(text\/|application\/(json|xml|x-ndjson|javascript|x-yaml|yaml|toml|x-sh|sql)|[^;]*\+(json|xml))/i;
+const TEXT_CONTENT_TYPE =
+  /^(text\/|application\/(json|xml|x-ndjson|javascript|x-yaml|yaml|toml|x-sh|sql)|[^;]*\+(json|xml))/i;
 
 /** Text by file type or content type; an SVG (image/svg+xml) counts as text too. */
 export function isTextual(fileType: string, contentType: string): boolean {
@@ -15,7 +16,9 @@ export function isTextual(fileType: string, contentType: string): boolean {
 }
 
 export const notText = (path: string, contentType: string) =>
-  new AppError('NOT_TEXT', `${path} is ${contentType}, not text; use read for its metadata and a download URL`, { content_type: contentType });
+  new AppError('NOT_TEXT', `${path} is ${contentType}, not text; use read for its metadata and a download URL`, {
+    content_type: contentType,
+  });
 
 /** The whole blob in memory (artifacts are at most the per-artifact limit, 50 MB by default). */
 export async function blobBytes(rc: RequestContext, blob: BlobRef): Promise<Buffer> {

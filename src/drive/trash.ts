@@ -13,21 +13,38 @@ import { driveFor } from '../sharing/authorize.js';
 export const retentionDays = (ctx: AppContext) => ctx.config.durations.trashRetentionS / 86400;
 
 /** Moves a live artifact row to the trash, freezing its purge_at, and records artifact.deleted. */
-export async function trashRow(ctx: AppContext, w: WriteTx, r: ArtifactRow, actor: string | null, cause?: string): Promise<ArtifactRow> {
+export async function trashRow(
+  ctx: AppContext,
+  w: WriteTx,
+  r: ArtifactRow,
+  actor: string | null,
+  cause?: string,
+): Promise<ArtifactRow> {
   const row = (await one<ArtifactRow>(
     w.tx,
     `update artifacts set deleted_at = clock_timestamp(), purge_at = clock_timestamp() + make_interval(secs => ?) where id = ? returning *`,
     [ctx.config.durations.trashRetentionS, r.id],
   ))!;
   await w.event({
-    driveId: r.drive_id, artId: r.id, action: EventAction.artifactDeleted, actor,
-    metadata: { path: r.path, version_number: r.version_number, purge_at: iso(row.purge_at), ...(cause ? { cause } : {}) },
+    driveId: r.drive_id,
+    artId: r.id,
+    action: EventAction.artifactDeleted,
+    actor,
+    metadata: {
+      path: r.path,
+      version_number: r.version_number,
+      purge_at: iso(row.purge_at),
+      ...(cause ? { cause } : {}),
+    },
   });
   return row;
 }
 
 /** DELETE by id or by path: 404 ARTIFACT_NOT_FOUND, 403 WIKI_RESERVED, 412 on If-Match mismatch. */
-export async function deleteArtifact(rc: RequestContext, input: { artId?: string; path?: string; ifMatch?: number }): Promise<ArtifactRow> {
+export async function deleteArtifact(
+  rc: RequestContext,
+  input: { artId?: string; path?: string; ifMatch?: number },
+): Promise<ArtifactRow> {
   const ctx = rc.app;
   // By id: the caller's own artifact, or one a grant lets it manage; by path: the caller's own drive.
   const driveId = input.artId ? await driveFor(rc, { artId: input.artId }, 'can_manage') : rc.driveId;
@@ -38,11 +55,16 @@ export async function deleteArtifact(rc: RequestContext, input: { artId?: string
   }
   return writeTransaction(ctx, async (w) => {
     const current = a.artId
-      ? await one<ArtifactRow>(w.tx, `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`, [a.artId, a.driveId])
+      ? await one<ArtifactRow>(
+          w.tx,
+          `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`,
+          [a.artId, a.driveId],
+        )
       : await getLiveArtifactByPath(w.tx, a.driveId, a.path!, true);
     if (!current) throw artifactNotFound();
     checkNotWiki(current.path);
-    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number)
+      throw preconditionFailed(current.version_number);
     return trashRow(ctx, w, current, a.actor);
   });
 }
@@ -56,7 +78,10 @@ export async function deleteArtifact(rc: RequestContext, input: { artId?: string
  *   (cause restore_conflict_rename), as the spec's table says.
  * A live or purged artifact gives 404.
  */
-export async function restoreArtifact(rc: RequestContext, input: { artId: string; rename?: string; overwrite: boolean }): Promise<ArtifactRow> {
+export async function restoreArtifact(
+  rc: RequestContext,
+  input: { artId: string; rename?: string; overwrite: boolean },
+): Promise<ArtifactRow> {
   const ctx = rc.app;
   const a = { ...input, driveId: rc.driveId, actor: rc.actor };
   if (a.rename !== undefined) {
@@ -88,12 +113,22 @@ export async function restoreArtifact(rc: RequestContext, input: { artId: string
         [target, fileTypeOf(target, row.content_type), row.id],
       ))!;
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('PATH_CONFLICT', `a live artifact already exists at ${target}`, { path: target });
+      if (isUniqueViolation(err))
+        throw new AppError('PATH_CONFLICT', `a live artifact already exists at ${target}`, { path: target });
       throw err;
     }
     await w.event({
-      driveId: a.driveId, artId: row.id, action: EventAction.artifactRestored, actor: a.actor,
-      metadata: { path: target, from_path: row.path, ...(a.rename !== undefined ? { rename: a.rename } : {}), overwrite: a.overwrite, displaced_art_id: occupant?.id ?? null },
+      driveId: a.driveId,
+      artId: row.id,
+      action: EventAction.artifactRestored,
+      actor: a.actor,
+      metadata: {
+        path: target,
+        from_path: row.path,
+        ...(a.rename !== undefined ? { rename: a.rename } : {}),
+        overwrite: a.overwrite,
+        displaced_art_id: occupant?.id ?? null,
+      },
     });
     return restored;
   });
@@ -104,7 +139,10 @@ function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) 
   const dot = row.path.lastIndexOf('.');
   const slash = row.path.lastIndexOf('/');
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
-  const suggestion = dot > slash + 1 ? `${row.path.slice(0, dot)}-restored-${stamp}${row.path.slice(dot)}` : `${row.path}-restored-${stamp}`;
+  const suggestion =
+    dot > slash + 1
+      ? `${row.path.slice(0, dot)}-restored-${stamp}${row.path.slice(dot)}`
+      : `${row.path}-restored-${stamp}`;
   return new AppError('PATH_OCCUPIED', `a live artifact (${occupant.id}) occupies ${row.path}`, {
     path: row.path,
     occupant_art_id: occupant.id,
@@ -114,4 +152,3 @@ function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) 
     },
   });
 }
-

@@ -49,9 +49,11 @@ export async function readVersion(rc: RequestContext, artId: string, versionNumb
 /** One version of a live artifact of this drive, or 404 NOT_FOUND. */
 export async function getVersion(db: Db, driveId: string, artId: string, versionNumber: number): Promise<VersionRow> {
   await getLiveArtifact(db, driveId, artId);
-  const v = await one<VersionRow>(db, `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`, [
-    artId, driveId, versionNumber,
-  ]);
+  const v = await one<VersionRow>(
+    db,
+    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`,
+    [artId, driveId, versionNumber],
+  );
   if (!v) throw new AppError('NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
   return v;
 }
@@ -62,7 +64,12 @@ export function readContentBytes(ctx: AppContext, hash: string): Promise<Buffer>
   return readBlob(ctx.s3, ctx.config.s3.bucket, hash);
 }
 
-export async function readVersionBytes(ctx: AppContext, driveId: string, artId: string, versionNumber: number): Promise<Buffer> {
+export async function readVersionBytes(
+  ctx: AppContext,
+  driveId: string,
+  artId: string,
+  versionNumber: number,
+): Promise<Buffer> {
   const v = await getVersion(ctx.orm.em.fork(), driveId, artId, versionNumber);
   return readBlob(ctx.s3, ctx.config.s3.bucket, v.hash);
 }

@@ -71,22 +71,36 @@ export async function submitFeedback(rc: RequestContext, input: FeedbackInput): 
     const ticket = (await one<FeedbackRow>(
       tx,
       `insert into feedback_tickets (id, drive_id, kind, title, body, contact, actor_name) values (?, ?, ?, ?, ?, ?::jsonb, ?) returning *`,
-      [newId('fbk'), rc.driveId, input.kind, input.title, input.body, input.contact == null ? null : JSON.stringify(input.contact), rc.actor],
+      [
+        newId('fbk'),
+        rc.driveId,
+        input.kind,
+        input.title,
+        input.body,
+        input.contact == null ? null : JSON.stringify(input.contact),
+        rc.actor,
+      ],
     ))!;
     const attachments: AttachmentRow[] = [];
     for (const [ord, artId] of artIds.entries()) {
-      // The artifact row lock keeps the version still under the snapshot; pinBlob touches the blob so the purge spares it.
+      // The artifact row lock keeps the version still under the snapshot; pinBlob touches the blob so the purge spares
+      // it.
       const a = await getLiveArtifact(tx, rc.driveId, artId, true).catch((err: unknown) => {
-        if (err instanceof AppError) throw new AppError('ARTIFACT_NOT_FOUND', `attachment ${artId} is not a live artifact of this drive`, { art_id: artId });
+        if (err instanceof AppError)
+          throw new AppError('ARTIFACT_NOT_FOUND', `attachment ${artId} is not a live artifact of this drive`, {
+            art_id: artId,
+          });
         throw err;
       });
       await pinBlob(tx, a.hash);
-      attachments.push((await one<AttachmentRow>(
-        tx,
-        `insert into feedback_attachments (fbk_id, ord, art_id, path, version_number, hash, size_bytes, content_type)
+      attachments.push(
+        (await one<AttachmentRow>(
+          tx,
+          `insert into feedback_attachments (fbk_id, ord, art_id, path, version_number, hash, size_bytes, content_type)
          values (?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-        [ticket.id, ord, a.id, a.path, a.version_number, a.hash, a.size_bytes, a.content_type],
-      ))!);
+          [ticket.id, ord, a.id, a.path, a.version_number, a.hash, a.size_bytes, a.content_type],
+        ))!,
+      );
     }
     return { ticket, attachments };
   });
@@ -95,16 +109,26 @@ export async function submitFeedback(rc: RequestContext, input: FeedbackInput): 
 /** GET /v0/feedback/{fbk_id}: this drive's ticket only. */
 export async function getFeedback(rc: RequestContext, fbkId: string): Promise<Ticket> {
   const db = rc.app.orm.em.fork();
-  const ticket = await one<FeedbackRow>(db, `select * from feedback_tickets where id = ? and drive_id = ?`, [fbkId, rc.driveId]);
+  const ticket = await one<FeedbackRow>(db, `select * from feedback_tickets where id = ? and drive_id = ?`, [
+    fbkId,
+    rc.driveId,
+  ]);
   if (!ticket) throw feedbackNotFound();
-  const attachments = await rows<AttachmentRow>(db, `select * from feedback_attachments where fbk_id = ? order by ord`, [fbkId]);
+  const attachments = await rows<AttachmentRow>(
+    db,
+    `select * from feedback_attachments where fbk_id = ? order by ord`,
+    [fbkId],
+  );
   return { ticket, attachments };
 }
 
 // ---- operators (scripts/feedback.ts; never reachable with a drive credential) ----
 
 /** Tickets for triage, oldest first. */
-export async function listFeedbackForOperators(app: AppContext, q: { status?: FeedbackStatus; limit: number }): Promise<FeedbackRow[]> {
+export async function listFeedbackForOperators(
+  app: AppContext,
+  q: { status?: FeedbackStatus; limit: number },
+): Promise<FeedbackRow[]> {
   return rows<FeedbackRow>(
     app.orm.em.fork(),
     `select * from feedback_tickets where (?::text is null or status = ?) order by created_at limit ?`,
@@ -125,16 +149,20 @@ export async function transitionFeedback(
     if (!current) throw feedbackNotFound();
     if (current.status === input.to) return { ticket: current, changed: false };
     if (!FEEDBACK_TRANSITIONS[current.status].includes(input.to)) {
-      throw new AppError('FEEDBACK_TRANSITION_INVALID', `a ${current.status} ticket cannot move to ${input.to}`, { current_status: current.status });
+      throw new AppError('FEEDBACK_TRANSITION_INVALID', `a ${current.status} ticket cannot move to ${input.to}`, {
+        current_status: current.status,
+      });
     }
     const ticket = (await one<FeedbackRow>(
       tx,
       `update feedback_tickets set status = ?, updated_at = clock_timestamp() where id = ? returning *`,
       [input.to, input.fbkId],
     ))!;
-    await rows(tx, `insert into feedback_transitions (fbk_id, from_status, to_status, operator, note) values (?, ?, ?, ?, ?)`, [
-      input.fbkId, current.status, input.to, input.operator, input.note ?? null,
-    ]);
+    await rows(
+      tx,
+      `insert into feedback_transitions (fbk_id, from_status, to_status, operator, note) values (?, ?, ?, ?, ?)`,
+      [input.fbkId, current.status, input.to, input.operator, input.note ?? null],
+    );
     return { ticket, changed: true };
   });
 }

@@ -1,6 +1,12 @@
 import type { AppContext } from '../context.js';
 import { listUserDrives, type DriveRow } from '../drive/drives.js';
-import { firstThrottleReached, hitThrottle, hitThrottles, rateLimited, type ThrottleKind } from '../usage/rate-limits.js';
+import {
+  firstThrottleReached,
+  hitThrottle,
+  hitThrottles,
+  rateLimited,
+  type ThrottleKind,
+} from '../usage/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
 import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';
@@ -22,7 +28,12 @@ export type AccountSignUp =
  * stays; the dashboard resends). Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each
  * costs an scrypt and may send a mail); over it, 429 RATE_LIMITED.
  */
-export async function signUpAccount(app: AppContext, email: string, password: string, ip: string): Promise<AccountSignUp> {
+export async function signUpAccount(
+  app: AppContext,
+  email: string,
+  password: string,
+  ip: string,
+): Promise<AccountSignUp> {
   const em = app.orm.em.fork();
   const counted = await hitThrottle(em, 'signup', ip, app.config.limits.signupsPerIpPerHour);
   if (!counted.allowed) throw rateLimited('too many sign-ups from this address', counted.retryAfterS);
@@ -36,7 +47,12 @@ export async function signUpAccount(app: AppContext, email: string, password: st
 export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'wrong' };
 
 /** Failed sign-ins are limited per client IP (LOGIN_FAILURES_PER_IP_PER_HOUR); over it, 429 RATE_LIMITED. */
-export async function signInAccount(app: AppContext, email: string, password: string, ip: string): Promise<AccountSignIn> {
+export async function signInAccount(
+  app: AppContext,
+  email: string,
+  password: string,
+  ip: string,
+): Promise<AccountSignIn> {
   const em = app.orm.em.fork();
   const checks: [ThrottleKind, string, number][] = [['login_failure', ip, app.config.limits.loginFailuresPerIpPerHour]];
   const refused = await firstThrottleReached(em, checks, 'too many failed sign-ins from this address');
@@ -81,16 +97,28 @@ export async function revokeOwnerApiKey(app: AppContext, userId: string, driveId
  */
 function claimCodeThrottles(app: AppContext, ip: string, userId: string): [ThrottleKind, string, number][] {
   const limit = app.config.limits.loginFailuresPerIpPerHour;
-  return [['claim_code_miss', ip, limit], ['claim_code_miss_account', userId, limit]];
+  return [
+    ['claim_code_miss', ip, limit],
+    ['claim_code_miss_account', userId, limit],
+  ];
 }
 
 async function refuseIfGuessing(app: AppContext, checks: [ThrottleKind, string, number][]) {
-  const refused = await firstThrottleReached(app.orm.em.fork(), checks, 'too many unknown claim codes from this address or account');
+  const refused = await firstThrottleReached(
+    app.orm.em.fork(),
+    checks,
+    'too many unknown claim codes from this address or account',
+  );
   if (refused) throw refused;
 }
 
 /** The pending claim behind a user code (GET /claim), or null. */
-export async function lookupClaimCode(app: AppContext, code: string, ip: string, userId: string): Promise<PendingClaim | null> {
+export async function lookupClaimCode(
+  app: AppContext,
+  code: string,
+  ip: string,
+  userId: string,
+): Promise<PendingClaim | null> {
   const checks = claimCodeThrottles(app, ip, userId);
   await refuseIfGuessing(app, checks);
   const em = app.orm.em.fork();

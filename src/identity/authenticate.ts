@@ -31,7 +31,14 @@ const apiKey: Verifier = async (app, credential) => {
   if (!credential.startsWith(API_KEY_PREFIX)) return undefined;
   const key = await apiKeyState(app.prepared, credential);
   if (!key) throw unauthenticated('invalid or revoked API key');
-  return { driveId: key.driveId, identityId: null, scope: 'full', kind: 'api_key', credentialId: key.keyId, state: key };
+  return {
+    driveId: key.driveId,
+    identityId: null,
+    scope: 'full',
+    kind: 'api_key',
+    credentialId: key.keyId,
+    state: key,
+  };
 };
 
 /**
@@ -43,13 +50,22 @@ const accessToken: Verifier = async (app, credential) => {
   if (!looksLikeJwt(credential)) return undefined;
   try {
     const claims = await verifyServiceToken(app.config, credential, 'access');
-    return { driveId: claims.drv, identityId: claims.sub, scope: claims.scope, kind: 'access_token', credentialId: claims.sub };
+    return {
+      driveId: claims.drv,
+      identityId: claims.sub,
+      scope: claims.scope,
+      kind: 'access_token',
+      credentialId: claims.sub,
+    };
   } catch (err) {
-    if (err instanceof AgentAuthNotConfigured) throw unauthenticated('access tokens are not accepted: agent auth is not configured');
+    if (err instanceof AgentAuthNotConfigured)
+      throw unauthenticated('access tokens are not accepted: agent auth is not configured');
     if (!(err instanceof TokenInvalid)) throw err;
     if (err.reason === 'expired') throw unauthenticated('access token expired; repeat the exchange at /oauth2/token');
     if (err.reason === 'wrong_use') {
-      throw unauthenticated('identity assertions are not accepted on /v0; exchange it at /oauth2/token for an access token');
+      throw unauthenticated(
+        'identity assertions are not accepted on /v0; exchange it at /oauth2/token for an access token',
+      );
     }
     throw unauthenticated('invalid access token');
   }
@@ -60,7 +76,13 @@ const identityAssertion: Verifier = async (app, credential) => {
   if (!looksLikeJwt(credential) || peekTokenUse(credential) !== 'identity_assertion') return undefined;
   try {
     const { identity, scope } = await verifyCurrentAssertion(app, credential);
-    return { driveId: identity.driveId, identityId: identity.id, scope, kind: 'identity_assertion', credentialId: identity.id };
+    return {
+      driveId: identity.driveId,
+      identityId: identity.id,
+      scope,
+      kind: 'identity_assertion',
+      credentialId: identity.id,
+    };
   } catch (err) {
     // The message agents are told to expect (REFERENCE §4.10): then retry grant_type=claim or re-register.
     if (err instanceof OAuthError) throw unauthenticated('Invalid or revoked agent credential');
@@ -78,7 +100,10 @@ const mcpOAuth: Verifier = async (app, credential) => {
 
 /** Tried in this order: the cheap prefix check first; assertions before access tokens (both are JWTs). */
 const VERIFIERS: [CredentialKind, Verifier][] = [
-  ['api_key', apiKey], ['mcp_oauth', mcpOAuth], ['identity_assertion', identityAssertion], ['access_token', accessToken],
+  ['api_key', apiKey],
+  ['mcp_oauth', mcpOAuth],
+  ['identity_assertion', identityAssertion],
+  ['access_token', accessToken],
 ];
 
 /**
@@ -96,14 +121,18 @@ export async function authenticate(
     verified = await verify(app, credential);
     if (verified) break;
   }
-  if (!verified && credential.startsWith(MCP_ACCESS_PREFIX)) throw unauthenticated('MCP OAuth tokens are accepted only at /mcp');
+  if (!verified && credential.startsWith(MCP_ACCESS_PREFIX))
+    throw unauthenticated('MCP OAuth tokens are accepted only at /mcp');
   if (!verified) throw unauthenticated('unrecognised bearer credential');
   const preClaim = verified.scope === 'pre_claim' ? verified.identityId : null;
-  const state = verified.state ?? (await tokenDriveState(app.prepared, verified.driveId, verified.credentialId, preClaim));
+  const state =
+    verified.state ?? (await tokenDriveState(app.prepared, verified.driveId, verified.credentialId, preClaim));
   if (!state || (state.driveDeleted && !opts.allowDeletedDrive)) throw unauthenticated('drive is deleted or gone');
   // A claim retires the pre-claim credentials at once: the new assertion comes from grant_type=claim.
   if (preClaim && 'identityClaimed' in state && state.identityClaimed) {
-    throw unauthenticated('this token was minted before the drive was claimed; get the new assertion with grant_type=claim and exchange it');
+    throw unauthenticated(
+      'this token was minted before the drive was claimed; get the new assertion with grant_type=claim and exchange it',
+    );
   }
   return { ...verified, state };
 }

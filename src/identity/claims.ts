@@ -41,27 +41,34 @@ export async function startClaim(ctx: AppContext, claimToken: string) {
     throw new AppError('CLAIM_TOKEN_INVALID', 'claim_token is unknown or its drive is gone');
   }
   if (identity.status === 'claimed') {
-    throw new AppError('ALREADY_CLAIMED', 'this identity is already claimed; use grant_type=claim at /oauth2/token to get a new assertion');
+    throw new AppError(
+      'ALREADY_CLAIMED',
+      'this identity is already claimed; use grant_type=claim at /oauth2/token to get a new assertion',
+    );
   }
   const attemptId = newId('cla');
   const windowMs = ctx.config.durations.claimWindowS * 1000;
   const expiresAt = new Date(Date.now() + windowMs);
   // Started before the row commits: if the insert fails, the workflow's timer marks nothing and ends.
-  await startClaimCeremony({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, { attemptId, driveId: identity.driveId, windowMs })
-    .catch(workflowsUnavailable);
+  await startClaimCeremony(
+    { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
+    { attemptId, driveId: identity.driveId, windowMs },
+  ).catch(workflowsUnavailable);
   const attemptToken = newSecret('ad_cat_');
   let userCode = '';
   for (let tries = 0; ; tries++) {
     userCode = newUserCode();
     const attempt = em.fork();
-    attempt.persist(attempt.create(ClaimAttempt, {
-      id: attemptId,
-      identityId: identity.id,
-      attemptTokenHash: hashSecret(attemptToken),
-      userCode,
-      status: 'pending',
-      expiresAt,
-    }));
+    attempt.persist(
+      attempt.create(ClaimAttempt, {
+        id: attemptId,
+        identityId: identity.id,
+        attemptTokenHash: hashSecret(attemptToken),
+        userCode,
+        status: 'pending',
+        expiresAt,
+      }),
+    );
     try {
       await attempt.flush();
       break;
@@ -108,7 +115,11 @@ export async function decideClaim(
   const pending = await findPendingClaim(em, userCode);
   if (!pending) return { result: 'not_pending' };
   try {
-    const outcome = await decideClaimCeremony(ctx.temporal, pending.attempt.id, { decision, userId: user.id, email: user.email });
+    const outcome = await decideClaimCeremony(ctx.temporal, pending.attempt.id, {
+      decision,
+      userId: user.id,
+      email: user.email,
+    });
     return { result: outcome, driveId: pending.driveId };
   } catch (err) {
     // The workflow closed (window elapsed) or another decision won the race.
@@ -119,7 +130,11 @@ export async function decideClaim(
 
 // ---- Outcome writers, run by the ceremony workflow's activities ----
 
-async function settle(em: EntityManager, attemptId: string, apply: (tx: EntityManager, attempt: ClaimAttemptRow) => Promise<ClaimOutcome>): Promise<ClaimOutcome> {
+async function settle(
+  em: EntityManager,
+  attemptId: string,
+  apply: (tx: EntityManager, attempt: ClaimAttemptRow) => Promise<ClaimOutcome>,
+): Promise<ClaimOutcome> {
   return em.transactional(async (tx) => {
     const attempt = await tx.findOne(ClaimAttempt, { id: attemptId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!attempt) return 'expired';
@@ -133,9 +148,18 @@ async function settle(em: EntityManager, attemptId: string, apply: (tx: EntityMa
  * revoked. The drive's owner email is the account's address only once that address is verified
  * (src/identity/email-verification.ts sets it on the account's drives when it is).
  */
-export function approveClaim(em: EntityManager, attemptId: string, userId: string, email: string): Promise<ClaimOutcome> {
+export function approveClaim(
+  em: EntityManager,
+  attemptId: string,
+  userId: string,
+  email: string,
+): Promise<ClaimOutcome> {
   return settle(em, attemptId, async (tx, attempt) => {
-    const identity = await tx.findOneOrFail(AgentIdentity, { id: attempt.identityId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const identity = await tx.findOneOrFail(
+      AgentIdentity,
+      { id: attempt.identityId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     const drive = await tx.findOne(Drive, { id: identity.driveId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const now = new Date();
     if (!drive || drive.deletedAt) {
@@ -152,7 +176,11 @@ export function approveClaim(em: EntityManager, attemptId: string, userId: strin
       const ownerEmail = user?.emailVerifiedAt ? user.email : null;
       Object.assign(drive, { ownerEmail, ownerUserId: userId, claimedAt: now, expiresAt: null });
     }
-    await tx.nativeUpdate(ClaimAttempt, { identityId: identity.id, status: 'pending', id: { $ne: attempt.id } }, { status: 'expired' });
+    await tx.nativeUpdate(
+      ClaimAttempt,
+      { identityId: identity.id, status: 'pending', id: { $ne: attempt.id } },
+      { status: 'expired' },
+    );
     return 'approved';
   });
 }

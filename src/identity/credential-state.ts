@@ -16,8 +16,17 @@ export interface CredentialState {
 }
 
 /** A live (unrevoked) API key with its drive's state; undefined when unknown or revoked, or its drive is gone. */
-export async function apiKeyState(db: PreparedStatements, key: string): Promise<(CredentialState & { keyId: string }) | undefined> {
-  const [row] = await db.query<{ key_id: string; drive_id: string; drive_deleted: boolean; writes: number | null; drive_writes: number | null }>(
+export async function apiKeyState(
+  db: PreparedStatements,
+  key: string,
+): Promise<(CredentialState & { keyId: string }) | undefined> {
+  const [row] = await db.query<{
+    key_id: string;
+    drive_id: string;
+    drive_deleted: boolean;
+    writes: number | null;
+    drive_writes: number | null;
+  }>(
     'auth_api_key',
     `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted,
             (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes,
@@ -48,7 +57,12 @@ export async function tokenDriveState(
   credentialId: string,
   preClaimIdentity: string | null = null,
 ): Promise<(CredentialState & { identityClaimed: boolean }) | undefined> {
-  const [row] = await db.query<{ drive_deleted: boolean; writes: number | null; drive_writes: number | null; identity_claimed: boolean }>(
+  const [row] = await db.query<{
+    drive_deleted: boolean;
+    writes: number | null;
+    drive_writes: number | null;
+    identity_claimed: boolean;
+  }>(
     'auth_token_drive_claim',
     `select d.deleted_at is not null as drive_deleted,
             (select count from rate_counters where bucket = $1 and window_start = $2) as writes,

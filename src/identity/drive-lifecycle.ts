@@ -41,11 +41,19 @@ export async function lifecycleState(em: EntityManager, driveId: string): Promis
  * Step 1 of removal: the drive disappears from every credential and page at once. True when
  * the drive is hidden afterwards (idempotent). With onlyUnclaimed, a claimed drive is left alone.
  */
-export async function hideDrive(em: EntityManager, driveId: string, opts: { onlyUnclaimed?: boolean } = {}): Promise<boolean> {
+export async function hideDrive(
+  em: EntityManager,
+  driveId: string,
+  opts: { onlyUnclaimed?: boolean } = {},
+): Promise<boolean> {
   const now = new Date();
-  const where = opts.onlyUnclaimed ? { id: driveId, deletedAt: null, claimedAt: null } : { id: driveId, deletedAt: null };
+  const where = opts.onlyUnclaimed
+    ? { id: driveId, deletedAt: null, claimedAt: null }
+    : { id: driveId, deletedAt: null };
   if ((await em.nativeUpdate(Drive, where, { deletedAt: now, purgeAt: now })) > 0) return true;
-  const hiddenAlready = opts.onlyUnclaimed ? { id: driveId, deletedAt: { $ne: null }, claimedAt: null } : { id: driveId, deletedAt: { $ne: null } };
+  const hiddenAlready = opts.onlyUnclaimed
+    ? { id: driveId, deletedAt: { $ne: null }, claimedAt: null }
+    : { id: driveId, deletedAt: { $ne: null } };
   return (await em.count(Drive, hiddenAlready)) > 0;
 }
 
@@ -69,5 +77,7 @@ export async function removeDrive(em: EntityManager, driveId: string): Promise<v
  */
 export async function recordMcpActivity(app: AppContext, principal: Principal): Promise<void> {
   if (principal.kind === 'identity_assertion') return;
-  await app.orm.em.fork().nativeUpdate(Drive, { id: principal.driveId, deletedAt: null, claimedAt: null }, { lastActivityAt: new Date() });
+  await app.orm.em
+    .fork()
+    .nativeUpdate(Drive, { id: principal.driveId, deletedAt: null, claimedAt: null }, { lastActivityAt: new Date() });
 }

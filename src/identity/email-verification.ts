@@ -24,15 +24,25 @@ interface AccountRow {
 }
 
 export async function accountEmailState(app: AppContext, userId: string): Promise<AccountRow | undefined> {
-  return one<AccountRow>(app.orm.em.fork(), `select id, email, email_verified_at is not null as verified from human_users where id = ?`, [userId]);
+  return one<AccountRow>(
+    app.orm.em.fork(),
+    `select id, email, email_verified_at is not null as verified from human_users where id = ?`,
+    [userId],
+  );
 }
 
-/** Mails a fresh link to the account's address (at sign-up, and the dashboard's resend); at most VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR. */
+/**
+ * Mails a fresh link to the account's address (at sign-up, and the dashboard's resend); at most
+ * VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR.
+ */
 export async function sendVerificationMail(app: AppContext, userId: string): Promise<VerificationMailOutcome> {
   const account = await accountEmailState(app, userId);
   if (!account || account.verified) return 'already_verified';
   const em = app.orm.em.fork();
-  if (!(await hitThrottle(em, 'verification_mail', userId, app.config.limits.verificationMailsPerAccountPerHour)).allowed) return 'throttled';
+  if (
+    !(await hitThrottle(em, 'verification_mail', userId, app.config.limits.verificationMailsPerAccountPerHour)).allowed
+  )
+    return 'throttled';
   const token = newSecret(VERIFY_TOKEN_PREFIX);
   const ttlS = app.config.durations.emailVerificationS;
   await rows(
@@ -77,8 +87,13 @@ export async function confirmEmail(app: AppContext, userId: string, token: strin
     const user = await one<{ email: string }>(tx, `select email from human_users where id = ? for update`, [userId]);
     if (!user || user.email !== link.email) return 'invalid';
     await rows(tx, `update email_verifications set used_at = now() where user_id = ? and used_at is null`, [userId]);
-    await rows(tx, `update human_users set email_verified_at = coalesce(email_verified_at, now()) where id = ?`, [userId]);
-    await rows(tx, `update drives set owner_email = ? where owner_user_id = ? and owner_email is null`, [user.email, userId]);
+    await rows(tx, `update human_users set email_verified_at = coalesce(email_verified_at, now()) where id = ?`, [
+      userId,
+    ]);
+    await rows(tx, `update drives set owner_email = ? where owner_user_id = ? and owner_email is null`, [
+      user.email,
+      userId,
+    ]);
     return 'verified';
   });
 }

@@ -30,7 +30,10 @@ export async function purgeExpiredCredentials(ctx: AppContext): Promise<Record<s
   const counts: Record<string, number> = {};
   // In order: tokens before the grants they keep alive, grants and codes before their clients.
   for (const [table, sql] of Object.entries(STATEMENTS)) {
-    const [gone] = await rows<{ n: number }>(db, `with gone as (${sql} returning 1) select count(*)::int as n from gone`);
+    const [gone] = await rows<{ n: number }>(
+      db,
+      `with gone as (${sql} returning 1) select count(*)::int as n from gone`,
+    );
     counts[table] = gone?.n ?? 0;
   }
   return counts;

@@ -31,7 +31,9 @@ function jwksFor(uri: string) {
 const invalid = (message: string) => new AppError('ID_JAG_INVALID', message);
 
 export async function verifyIdJag(config: Config, agentProvider: string, assertion: string): Promise<VerifiedIdJag> {
-  const provider = Object.hasOwn(config.idJagProviders, agentProvider) ? config.idJagProviders[agentProvider] : undefined;
+  const provider = Object.hasOwn(config.idJagProviders, agentProvider)
+    ? config.idJagProviders[agentProvider]
+    : undefined;
   if (!provider) throw new AppError('UNKNOWN_PROVIDER', `agent_provider '${agentProvider}' is not a trusted provider`);
   let payload: JWTPayload;
   try {
@@ -49,7 +51,8 @@ export async function verifyIdJag(config: Config, agentProvider: string, asserti
   if (typeof email !== 'string' || !/^[^@\s]{1,64}@[^@\s]{1,255}$/.test(email) || email.length > 320) {
     throw new AppError('ID_JAG_EMAIL_UNVERIFIED', 'the assertion carries no email');
   }
-  if (payload.email_verified !== true) throw new AppError('ID_JAG_EMAIL_UNVERIFIED', 'the asserted email is not verified');
+  if (payload.email_verified !== true)
+    throw new AppError('ID_JAG_EMAIL_UNVERIFIED', 'the asserted email is not verified');
   return {
     provider: agentProvider,
     issuer: provider.issuer,

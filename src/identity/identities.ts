@@ -21,11 +21,21 @@ export const CLAIM_TOKEN_PREFIX = 'ad_claim_';
 
 /** Temporal could not take the workflow start: nothing was written, so the caller may simply retry. */
 export function workflowsUnavailable(): never {
-  throw new AppError('WORKFLOWS_UNAVAILABLE', 'the workflow service is unavailable; retry later', {}, { 'Retry-After': '5' });
+  throw new AppError(
+    'WORKFLOWS_UNAVAILABLE',
+    'the workflow service is unavailable; retry later',
+    {},
+    { 'Retry-After': '5' },
+  );
 }
 
 export function agentAuthUnavailable() {
-  return new AppError('AGENT_AUTH_NOT_CONFIGURED', 'agent registration is not configured on this server; retry later', {}, { 'Retry-After': '60' });
+  return new AppError(
+    'AGENT_AUTH_NOT_CONFIGURED',
+    'agent registration is not configured on this server; retry later',
+    {},
+    { 'Retry-After': '60' },
+  );
 }
 
 /** Maps a missing signing key to the registration error; anything else passes through. */
@@ -42,17 +52,31 @@ function assertionTtl(ctx: AppContext, scope: Scope) {
   return scope === 'full' ? ctx.config.durations.claimedAssertionS : ctx.config.durations.anonAssertionS;
 }
 
-async function issueAssertion(ctx: AppContext, identity: Pick<AgentIdentityRow, 'id' | 'driveId' | 'assertionJti'>, scope: Scope) {
+async function issueAssertion(
+  ctx: AppContext,
+  identity: Pick<AgentIdentityRow, 'id' | 'driveId' | 'assertionJti'>,
+  scope: Scope,
+) {
   return signServiceToken(
     ctx.config,
-    { sub: identity.id, drv: identity.driveId, scope, token_use: 'identity_assertion', jti: identity.assertionJti ?? undefined },
+    {
+      sub: identity.id,
+      drv: identity.driveId,
+      scope,
+      token_use: 'identity_assertion',
+      jti: identity.assertionJti ?? undefined,
+    },
     assertionTtl(ctx, scope),
   );
 }
 
 async function issueAccessToken(ctx: AppContext, identity: { id: string; driveId: string }, scope: Scope) {
   const ttl = ctx.config.durations.accessTokenS;
-  const { token } = await signServiceToken(ctx.config, { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' }, ttl);
+  const { token } = await signServiceToken(
+    ctx.config,
+    { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' },
+    ttl,
+  );
   return { access_token: token, token_type: 'Bearer' as const, expires_in: ttl, scope };
 }
 
@@ -72,12 +96,15 @@ export async function registerAnonymous(ctx: AppContext) {
     // Signed first, so nothing is written when the key is unusable.
     const assertion = await issueAssertion(ctx, identity, 'pre_claim');
     // Started before the commit: if the commit fails, the workflow finds no drive at its deadline and ends.
-    await startUnclaimedDrive({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, {
-      driveId: identity.driveId,
-      createdAtMs: now,
-      inactivityMs: durations.unclaimedInactivityS * 1000,
-      maxAgeMs: durations.unclaimedMaxAgeS * 1000,
-    }).catch(workflowsUnavailable);
+    await startUnclaimedDrive(
+      { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
+      {
+        driveId: identity.driveId,
+        createdAtMs: now,
+        inactivityMs: durations.unclaimedInactivityS * 1000,
+        maxAgeMs: durations.unclaimedMaxAgeS * 1000,
+      },
+    ).catch(workflowsUnavailable);
     await ctx.orm.em.fork().transactional(async (tx) => {
       await createDrive(tx, { id: identity.driveId, expiresAt: new Date(now + durations.unclaimedMaxAgeS * 1000) });
       tx.persist(tx.create(AgentIdentity, { ...identity, claimTokenHash: hashSecret(claimToken) }));
@@ -86,7 +113,10 @@ export async function registerAnonymous(ctx: AppContext) {
     return {
       identity_assertion: assertion.token,
       claim_token: claimToken,
-      claim_metadata: { claim_endpoint: `${ctx.config.http.baseUrl}/agent/identity/claim`, supported_email_hints: true },
+      claim_metadata: {
+        claim_endpoint: `${ctx.config.http.baseUrl}/agent/identity/claim`,
+        supported_email_hints: true,
+      },
       drive_id: identity.driveId,
       agent_identity_id: identity.id,
       scope: 'pre_claim' as const,
@@ -104,7 +134,8 @@ export async function registerWithIdJag(ctx: AppContext, agentProvider: string, 
       await consumeIdJagJti(tx, jag);
       // Serialise first-time registrations of one email so two racing calls do not create two drives.
       await tx.execute('select pg_advisory_xact_lock(hashtext(lower(?)))', [jag.email]);
-      const drive = (await findDriveForVerifiedEmail(tx, jag.email)) ?? (await createDrive(tx, { ownerEmail: jag.email }));
+      const drive =
+        (await findDriveForVerifiedEmail(tx, jag.email)) ?? (await createDrive(tx, { ownerEmail: jag.email }));
       const row = tx.create(AgentIdentity, {
         id: newId('aid'),
         driveId: drive.id,
@@ -143,19 +174,29 @@ async function liveIdentity(em: EntityManager, where: { id: string } | { claimTo
  * live drive. Counts as activity for an unclaimed drive. Used by the token exchange and by MCP,
  * which accepts assertions as bearer; failures are `invalid_grant`.
  */
-export async function verifyCurrentAssertion(ctx: AppContext, assertion: string): Promise<{ identity: AgentIdentityRow; scope: Scope }> {
+export async function verifyCurrentAssertion(
+  ctx: AppContext,
+  assertion: string,
+): Promise<{ identity: AgentIdentityRow; scope: Scope }> {
   let claims;
   try {
     claims = await verifyServiceToken(ctx.config, assertion, 'identity_assertion');
   } catch (err) {
-    if (err instanceof TokenInvalid) throw new OAuthError('invalid_grant', `identity assertion is ${err.reason === 'expired' ? 'expired' : 'invalid'}; re-register`);
+    if (err instanceof TokenInvalid)
+      throw new OAuthError(
+        'invalid_grant',
+        `identity assertion is ${err.reason === 'expired' ? 'expired' : 'invalid'}; re-register`,
+      );
     throw err;
   }
   const em = ctx.orm.em.fork();
   const identity = await liveIdentity(em, { id: claims.sub });
   if (!identity) throw new OAuthError('invalid_grant', 'the identity is gone; re-register');
   if (identity.assertionJti !== claims.jti) {
-    throw new OAuthError('invalid_grant', 'identity assertion was revoked (rotated by a claim); use grant_type=claim with the claim_token');
+    throw new OAuthError(
+      'invalid_grant',
+      'identity assertion was revoked (rotated by a claim); use grant_type=claim with the claim_token',
+    );
   }
   if (identity.status === 'unclaimed') await recordDriveActivity(em, identity.driveId);
   return { identity, scope: identity.status === 'claimed' ? 'full' : 'pre_claim' };
@@ -174,7 +215,8 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string) {
 export async function claimGrant(ctx: AppContext, claimToken: string, attemptToken?: string) {
   const em = ctx.orm.em.fork();
   const identity = await liveIdentity(em, { claimTokenHash: hashSecret(claimToken) });
-  if (!identity) throw new OAuthError('invalid_grant', 'the identity is gone or the claim_token is unknown; re-register');
+  if (!identity)
+    throw new OAuthError('invalid_grant', 'the identity is gone or the claim_token is unknown; re-register');
   if (identity.status === 'claimed') {
     return withSigning(async () => {
       // Signed before the new jti is stored, so a signing failure leaves the current assertion valid.
@@ -183,16 +225,25 @@ export async function claimGrant(ctx: AppContext, claimToken: string, attemptTok
       const access = await issueAccessToken(ctx, rotated, 'full');
       identity.assertionJti = rotated.assertionJti;
       await em.flush();
-      return { ...access, identity_assertion: signed.token, identity_assertion_expires_at: signed.expiresAt.toISOString() };
+      return {
+        ...access,
+        identity_assertion: signed.token,
+        identity_assertion_expires_at: signed.expiresAt.toISOString(),
+      };
     });
   }
   const attempt = attemptToken
     ? await em.findOne(ClaimAttempt, { identityId: identity.id, attemptTokenHash: hashSecret(attemptToken) })
     : await em.findOne(ClaimAttempt, { identityId: identity.id }, { orderBy: { createdAt: 'desc', id: 'desc' } });
-  if (!attempt) throw new OAuthError('invalid_request', 'no claim ceremony has been started for this identity; POST /agent/identity/claim first');
+  if (!attempt)
+    throw new OAuthError(
+      'invalid_request',
+      'no claim ceremony has been started for this identity; POST /agent/identity/claim first',
+    );
   switch (attempt.status) {
     case 'pending':
-      if (attempt.expiresAt.getTime() <= Date.now()) throw new OAuthError('expired_token', 'the claim window has elapsed; start a new claim');
+      if (attempt.expiresAt.getTime() <= Date.now())
+        throw new OAuthError('expired_token', 'the claim window has elapsed; start a new claim');
       throw new OAuthError('authorization_pending', 'waiting for the human to approve; poll again in about 5 seconds');
     case 'declined':
       throw new OAuthError('access_denied', 'the human declined the claim');

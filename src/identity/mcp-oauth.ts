@@ -39,7 +39,9 @@ function redirectUriAllowed(uri: string): boolean {
   if (u.hash || uri.length > 2000) return false;
   if (u.protocol === 'https:') return true;
   if (u.protocol === 'http:') return ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
-  return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol);
+  return (
+    /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol)
+  );
 }
 
 /**
@@ -54,17 +56,43 @@ export async function registerClient(
   clientIp: string,
 ) {
   const uris = meta.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) {
-    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment');
+  if (
+    !Array.isArray(uris) ||
+    uris.length === 0 ||
+    uris.length > 10 ||
+    !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))
+  ) {
+    throw new OAuthError(
+      'invalid_redirect_uri',
+      'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment',
+    );
   }
   if (meta.token_endpoint_auth_method !== undefined && meta.token_endpoint_auth_method !== 'none') {
-    throw new OAuthError('invalid_client_metadata', 'only public clients are supported: token_endpoint_auth_method must be "none"');
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'only public clients are supported: token_endpoint_auth_method must be "none"',
+    );
   }
   const name = typeof meta.client_name === 'string' ? meta.client_name.slice(0, 200) : null;
-  const limit = await hitThrottle(app.orm.em.fork(), 'oauth_register', clientIp, app.config.limits.registrationsPerIpPerHour);
-  if (!limit.allowed) throw new OAuthError('rate_limited', `too many client registrations from this address; retry after ${limit.retryAfterS} s`, 429, limit.retryAfterS);
+  const limit = await hitThrottle(
+    app.orm.em.fork(),
+    'oauth_register',
+    clientIp,
+    app.config.limits.registrationsPerIpPerHour,
+  );
+  if (!limit.allowed)
+    throw new OAuthError(
+      'rate_limited',
+      `too many client registrations from this address; retry after ${limit.retryAfterS} s`,
+      429,
+      limit.retryAfterS,
+    );
   const clientId = `${CLIENT_PREFIX}${newSecret('', 16)}`;
-  await one(app.orm.em.fork(), `insert into oauth_clients (client_id, client_name, redirect_uris) values (?, ?, array[?]::text[])`, [clientId, name, uris]);
+  await one(
+    app.orm.em.fork(),
+    `insert into oauth_clients (client_id, client_name, redirect_uris) values (?, ?, array[?]::text[])`,
+    [clientId, name, uris],
+  );
   return {
     client_id: clientId,
     client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -78,7 +106,11 @@ export async function registerClient(
 }
 
 export async function findClient(app: AppContext, clientId: string): Promise<OAuthClient | undefined> {
-  return one<OAuthClient>(app.orm.em.fork(), `select client_id, client_name, redirect_uris from oauth_clients where client_id = ?`, [clientId]);
+  return one<OAuthClient>(
+    app.orm.em.fork(),
+    `select client_id, client_name, redirect_uris from oauth_clients where client_id = ?`,
+    [clientId],
+  );
 }
 
 export interface AuthorizeRequest {
@@ -98,13 +130,23 @@ export async function checkAuthorizeRequest(app: AppContext, q: Record<string, u
   const client = str('client_id') ? await findClient(app, str('client_id')!) : undefined;
   if (!client) throw new OAuthError('invalid_client', 'unknown client_id; register the client first');
   const redirectUri = str('redirect_uri') ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
-  if (!redirectUri || !client.redirect_uris.includes(redirectUri)) throw new OAuthError('invalid_redirect_uri', 'redirect_uri is not registered for this client');
+  if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uri is not registered for this client');
   if (str('response_type') !== 'code') throw new OAuthError('invalid_request', 'response_type must be code');
   const challenge = str('code_challenge');
   if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge) || str('code_challenge_method') !== 'S256') {
-    throw new OAuthError('invalid_request', 'PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256');
+    throw new OAuthError(
+      'invalid_request',
+      'PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256',
+    );
   }
-  return { client, redirectUri, codeChallenge: challenge, state: str('state')?.slice(0, 1000) ?? null, resource: str('resource')?.slice(0, 2000) ?? null };
+  return {
+    client,
+    redirectUri,
+    codeChallenge: challenge,
+    state: str('state')?.slice(0, 1000) ?? null,
+    resource: str('resource')?.slice(0, 2000) ?? null,
+  };
 }
 
 /** The drives a signed-in web account may grant (the ones it claimed). */
@@ -113,14 +155,30 @@ export async function grantableDrives(app: AppContext, userId: string) {
 }
 
 /** The owner approved: a single-use code bound to client, redirect URI, PKCE challenge, account and drive. */
-export async function issueAuthorizationCode(app: AppContext, req: AuthorizeRequest, userId: string, driveId: string): Promise<string> {
-  if (!(await grantableDrives(app, userId)).some((d) => d.id === driveId)) throw new OAuthError('access_denied', 'the account does not own this drive');
+export async function issueAuthorizationCode(
+  app: AppContext,
+  req: AuthorizeRequest,
+  userId: string,
+  driveId: string,
+): Promise<string> {
+  if (!(await grantableDrives(app, userId)).some((d) => d.id === driveId))
+    throw new OAuthError('access_denied', 'the account does not own this drive');
   const code = newSecret(CODE_PREFIX);
   await one(
     app.orm.em.fork(),
     `insert into oauth_codes (code_hash, client_id, drive_id, user_id, redirect_uri, code_challenge, scope, resource, expires_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))`,
-    [hashSecret(code), req.client.client_id, driveId, userId, req.redirectUri, req.codeChallenge, MCP_OAUTH_SCOPE, req.resource, app.config.durations.mcpOauthCodeS],
+    [
+      hashSecret(code),
+      req.client.client_id,
+      driveId,
+      userId,
+      req.redirectUri,
+      req.codeChallenge,
+      MCP_OAUTH_SCOPE,
+      req.resource,
+      app.config.durations.mcpOauthCodeS,
+    ],
   );
   return code;
 }
@@ -135,7 +193,13 @@ async function issuePair(app: AppContext, tx: Db, grantId: string) {
        (?, ?, 'access', now() + make_interval(secs => ?)), (?, ?, 'refresh', now() + make_interval(secs => ?))`,
     [hashSecret(access), grantId, mcpOauthAccessS, hashSecret(refresh), grantId, mcpOauthRefreshS],
   );
-  return { access_token: access, token_type: 'Bearer' as const, expires_in: mcpOauthAccessS, refresh_token: refresh, scope: MCP_OAUTH_SCOPE };
+  return {
+    access_token: access,
+    token_type: 'Bearer' as const,
+    expires_in: mcpOauthAccessS,
+    refresh_token: refresh,
+    scope: MCP_OAUTH_SCOPE,
+  };
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -146,28 +210,52 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
  * and a spent code presented again revokes the grant its exchange issued, every token of it
  * (RFC 6749 4.1.2): a replay means the code leaked.
  */
-export async function exchangeAuthorizationCode(app: AppContext, f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string }) {
+export async function exchangeAuthorizationCode(
+  app: AppContext,
+  f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string },
+) {
   const outcome = await transaction(app, async (tx) => {
     const codeHash = hashSecret(f.code);
-    const c = await one<{ client_id: string; drive_id: string; user_id: string; redirect_uri: string; code_challenge: string; scope: string; live: boolean }>(
+    const c = await one<{
+      client_id: string;
+      drive_id: string;
+      user_id: string;
+      redirect_uri: string;
+      code_challenge: string;
+      scope: string;
+      live: boolean;
+    }>(
       tx,
       `update oauth_codes set used_at = now() where code_hash = ? and used_at is null
        returning client_id, drive_id, user_id, redirect_uri, code_challenge, scope, expires_at > now() as live`,
       [codeHash],
     );
     if (!c) {
-      const spent = await one<{ grant_id: string | null }>(tx, `select grant_id from oauth_codes where code_hash = ?`, [codeHash]);
+      const spent = await one<{ grant_id: string | null }>(tx, `select grant_id from oauth_codes where code_hash = ?`, [
+        codeHash,
+      ]);
       if (spent?.grant_id) await revokeGrant(tx, spent.grant_id);
-      return { error: spent ? 'the authorization code was already used; the tokens it issued are revoked' : 'the authorization code is unknown' };
+      return {
+        error: spent
+          ? 'the authorization code was already used; the tokens it issued are revoked'
+          : 'the authorization code is unknown',
+      };
     }
     if (!c.live) return { error: 'the authorization code expired' };
     if (c.client_id !== f.clientId) return { error: 'the code was issued to another client' };
-    if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri) return { error: 'redirect_uri differs from the authorization request' };
+    if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri)
+      return { error: 'redirect_uri differs from the authorization request' };
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(f.codeVerifier) || s256(f.codeVerifier) !== c.code_challenge) {
       return { error: 'code_verifier does not match the code_challenge (PKCE S256)' };
     }
     const grantId = newId('grn').replace(/^grn_/, 'mcg_');
-    await rows(tx, `insert into oauth_grants (id, client_id, drive_id, user_id, scope) values (?, ?, ?, ?, ?)`, [grantId, c.client_id, c.drive_id, c.user_id, c.scope]);
+    await rows(tx, `insert into oauth_grants (id, client_id, drive_id, user_id, scope) values (?, ?, ?, ?, ?)`, [
+      grantId,
+      c.client_id,
+      c.drive_id,
+      c.user_id,
+      c.scope,
+    ]);
     await rows(tx, `update oauth_codes set grant_id = ? where code_hash = ?`, [grantId, codeHash]);
     return { tokens: await issuePair(app, tx, grantId) };
   });
@@ -175,10 +263,19 @@ export async function exchangeAuthorizationCode(app: AppContext, f: { code: stri
   return outcome.tokens;
 }
 
-/** grant_type=refresh_token: rotates; a spent refresh token presented again revokes the chain (its revocation is committed even though the call fails). */
+/**
+ * grant_type=refresh_token: rotates; a spent refresh token presented again revokes the chain (its revocation is
+ * committed even though the call fails).
+ */
 export async function refreshMcpToken(app: AppContext, f: { refreshToken: string; clientId: string }) {
   const outcome = await transaction(app, async (tx) => {
-    const t = await one<{ grant_id: string; used_at: Date | null; live: boolean; client_id: string; grant_revoked: boolean }>(
+    const t = await one<{
+      grant_id: string;
+      used_at: Date | null;
+      live: boolean;
+      client_id: string;
+      grant_revoked: boolean;
+    }>(
       tx,
       `select t.grant_id, t.used_at, t.expires_at > now() and t.revoked_at is null as live, g.client_id, g.revoked_at is not null as grant_revoked
          from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ? and t.kind = 'refresh' for update of t, g`,
@@ -203,11 +300,15 @@ async function revokeGrant(tx: Db, grantId: string) {
   await rows(tx, `update oauth_tokens set revoked_at = now() where grant_id = ? and revoked_at is null`, [grantId]);
 }
 
-/** RFC 7009: an access token stops working; a refresh token takes its whole chain down. Unknown tokens are fine (200). */
+/**
+ * RFC 7009: an access token stops working; a refresh token takes its whole chain down. Unknown tokens are fine (200).
+ */
 export async function revokeMcpToken(app: AppContext, token: string, clientId?: string): Promise<void> {
   await transaction(app, async (tx) => {
     const t = await one<{ grant_id: string; kind: string; client_id: string }>(
-      tx, `select t.grant_id, t.kind, g.client_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ?`, [hashSecret(token)],
+      tx,
+      `select t.grant_id, t.kind, g.client_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ?`,
+      [hashSecret(token)],
     );
     if (!t || (clientId !== undefined && clientId !== t.client_id)) return;
     if (t.kind === 'refresh') await revokeGrant(tx, t.grant_id);

@@ -22,7 +22,10 @@ export interface ServiceClaims {
 export class AgentAuthNotConfigured extends Error {}
 
 export class TokenInvalid extends Error {
-  constructor(readonly reason: 'expired' | 'invalid' | 'wrong_use', message: string) {
+  constructor(
+    readonly reason: 'expired' | 'invalid' | 'wrong_use',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -124,7 +127,8 @@ export async function verifyServiceToken(config: Config, token: string, use: Tok
     }
     rememberVerified(keys, cacheKey, payload);
   }
-  if (payload.token_use !== use) throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
+  if (payload.token_use !== use)
+    throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
   if (typeof payload.drv !== 'string' || (payload.scope !== 'pre_claim' && payload.scope !== 'full')) {
     throw new TokenInvalid('invalid', 'token claims are invalid');
   }

@@ -16,7 +16,9 @@ export const EMAIL_RE = /^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{1,63}$/;
 
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LEN, opts, (e, k) => (e ? reject(e) : resolve(k))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_LEN, opts, (e, k) => (e ? reject(e) : resolve(k))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -36,13 +38,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
 // Compared against when the email is unknown, so a miss costs as much time as a wrong password.
 let dummyHash: Promise<string> | undefined;
 
-export type SignUpResult = { ok: true; user: HumanUserRow } | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
+export type SignUpResult =
+  { ok: true; user: HumanUserRow } | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
 
 export async function signUp(em: EntityManager, email: string, password: string): Promise<SignUpResult> {
   const normalised = email.trim().toLowerCase();
   if (normalised.length > 320 || !EMAIL_RE.test(normalised)) return { ok: false, reason: 'invalid_email' };
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return { ok: false, reason: 'weak_password' };
-  const user = em.create(HumanUser, { id: newId('usr'), email: normalised, passwordHash: await hashPassword(password) });
+  const user = em.create(HumanUser, {
+    id: newId('usr'),
+    email: normalised,
+    passwordHash: await hashPassword(password),
+  });
   try {
     await em.persist(user).flush();
   } catch (err) {

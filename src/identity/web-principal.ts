@@ -17,6 +17,11 @@ export function anonymousPrincipal(): Principal {
 }
 
 /** The RequestContext of a page request, for a principal from `authenticate()` or one of the above. */
-export function webRequestContext(app: AppContext, principal: Principal, requestId: string, actor: string | null = null): RequestContext {
+export function webRequestContext(
+  app: AppContext,
+  principal: Principal,
+  requestId: string,
+  actor: string | null = null,
+): RequestContext {
   return { app, driveId: principal.driveId, principal, actor, requestId };
 }

@@ -26,7 +26,9 @@ export async function createWebSession(app: AppContext, userId: string): Promise
   return sid;
 }
 
-/** The account behind a live (unrevoked, unexpired) session of `userId`, with its current email; undefined otherwise. */
+/**
+ * The account behind a live (unrevoked, unexpired) session of `userId`, with its current email; undefined otherwise.
+ */
 export async function liveWebSession(app: AppContext, sid: string, userId: string): Promise<LiveSession | undefined> {
   const row = await one<{ user_id: string; email: string; verified: boolean }>(
     app.orm.em.fork(),
@@ -40,11 +42,17 @@ export async function liveWebSession(app: AppContext, sid: string, userId: strin
 
 /** Sign-out: this session ends. */
 export async function revokeWebSession(app: AppContext, sid: string): Promise<void> {
-  await rows(app.orm.em.fork(), `update web_sessions set revoked_at = now() where id_hash = ? and revoked_at is null`, [hashSecret(sid)]);
+  await rows(app.orm.em.fork(), `update web_sessions set revoked_at = now() where id_hash = ? and revoked_at is null`, [
+    hashSecret(sid),
+  ]);
 }
 
 /** "Sign out everywhere": every live session of the account ends; returns how many. */
 export async function revokeAllWebSessions(app: AppContext, userId: string): Promise<number> {
-  const gone = await rows(app.orm.em.fork(), `update web_sessions set revoked_at = now() where user_id = ? and revoked_at is null returning 1`, [userId]);
+  const gone = await rows(
+    app.orm.em.fork(),
+    `update web_sessions set revoked_at = now() where user_id = ? and revoked_at is null returning 1`,
+    [userId],
+  );
   return gone.length;
 }

@@ -36,7 +36,10 @@ export async function sendMail(app: { config: Config; logger: Logger }, mail: Ma
   const { smtpUrl, from } = app.config.mail;
   if (!smtpUrl) {
     if (app.config.env === 'production') throw new MailNotConfigured('SMTP_URL is not set: mail cannot be sent');
-    app.logger.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'no SMTP_URL: mail written to the log instead of sent (not in production)');
+    app.logger.info(
+      { to: mail.to, subject: mail.subject, text: mail.text },
+      'no SMTP_URL: mail written to the log instead of sent (not in production)',
+    );
     return 'logged';
   }
   await transportFor(smtpUrl).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });

@@ -24,23 +24,38 @@ import type { ToolEnv } from './tool-kit.js';
  * nothing lives in memory between requests. GET (standalone SSE stream) and DELETE (session end)
  * have no meaning without sessions and answer 405, as the transport specification allows.
  */
-export const MCP_CREDENTIALS: readonly CredentialKind[] = ['api_key', 'identity_assertion', 'access_token', 'mcp_oauth'];
+export const MCP_CREDENTIALS: readonly CredentialKind[] = [
+  'api_key',
+  'identity_assertion',
+  'access_token',
+  'mcp_oauth',
+];
 export const MCP_SERVER_INFO = { name: 'agent-artifact-drive', version: '0.0.1' };
 
-export const protectedResourceMetadataUrl = (app: AppContext) => `${app.config.http.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+export const protectedResourceMetadataUrl = (app: AppContext) =>
+  `${app.config.http.baseUrl}/.well-known/oauth-protected-resource/mcp`;
 
 /** 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients. */
 function unauthorized(app: AppContext, res: Response, detail?: string) {
   res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(app)}"`);
-  res.status(401).json({ detail: { error: { code: 'UNAUTHENTICATED', message: 'Invalid or revoked agent credential', ...(detail ? { reason: detail } : {}) } } });
+  res.status(401).json({
+    detail: {
+      error: {
+        code: 'UNAUTHENTICATED',
+        message: 'Invalid or revoked agent credential',
+        ...(detail ? { reason: detail } : {}),
+      },
+    },
+  });
 }
 
 /** Builds the tool set for one authenticated request. */
 export function createMcpServer(env: ToolEnv): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
-    instructions: 'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); '
-      + 'upload/edit to write; upload_url for large or binary files; compile (then get_compile) builds a PDF from a LaTeX or Typst folder. Errors come back as isError results whose text is {"error":{"code",...}}.',
+    instructions:
+      'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
+      'upload/edit to write; upload_url for large or binary files; compile (then get_compile) builds a PDF from a LaTeX or Typst folder. Errors come back as isError results whose text is {"error":{"code",...}}.',
   });
   // An argument that fails the input schema is answered by the SDK as a tool error; give it the REST code too.
   const internals = server as unknown as { createToolError: (message: string) => unknown };
@@ -80,9 +95,22 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     res.setHeader('X-RateLimit-Reset', String(budget.resetS));
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      return res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST' }, id: null });
+      return res.status(405).json({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST',
+        },
+        id: null,
+      });
     }
-    const server = createMcpServer({ app, auth, search, actorHeader: req.get('x-drive-actor'), requestId: String(req.id ?? '') });
+    const server = createMcpServer({
+      app,
+      auth,
+      search,
+      actorHeader: req.get('x-drive-actor'),
+      requestId: String(req.id ?? ''),
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

@@ -45,10 +45,15 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
 }
 
 /** The attribution argument of the mutating tools. */
-export const actorArg = z.string().max(64).optional().describe('who to credit in the event log (like X-Drive-Actor): attribution only, at most 64 chars');
+export const actorArg = z
+  .string()
+  .max(64)
+  .optional()
+  .describe('who to credit in the event log (like X-Drive-Actor): attribution only, at most 64 chars');
 
 /** The size of a result as it reaches the client: the text plus the structured JSON. */
-export const resultChars = (a: Pick<ToolAnswer, 'structured' | 'text'>) => a.text.length + JSON.stringify(a.structured).length;
+export const resultChars = (a: Pick<ToolAnswer, 'structured' | 'text'>) =>
+  a.text.length + JSON.stringify(a.structured).length;
 
 export function errorResult(err: AppError): CallToolResult {
   const error = { code: err.code, status: err.status, message: err.message, ...err.extra };
@@ -74,7 +79,10 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
   const run = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
     try {
       const actorArgument = (args as { actor?: unknown }).actor;
-      const actor = spec.budget === 'read' ? null : checkActorName(typeof actorArgument === 'string' ? actorArgument : env.actorHeader);
+      const actor =
+        spec.budget === 'read'
+          ? null
+          : checkActorName(typeof actorArgument === 'string' ? actorArgument : env.actorHeader);
       if (spec.budget === 'write') {
         await chargeWriteOrRefuse(app, auth);
       } else if (spec.budget === 'read') {
@@ -85,16 +93,28 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
       const size = resultChars(answer);
       if (size > cap) {
         // Every tool fits its own answer (pages, ranges); this is the backstop that keeps the promise.
-        throw new AppError('BODY_TOO_LARGE', `the result is ${size} characters, over the ${cap}-character cap; narrow the request (smaller limit or range)`);
+        throw new AppError(
+          'BODY_TOO_LARGE',
+          `the result is ${size} characters, over the ${cap}-character cap; narrow the request (smaller limit or range)`,
+        );
       }
-      return { content: [{ type: 'text', text: answer.text }, ...(answer.extra ?? [])], structuredContent: answer.structured };
+      return {
+        content: [{ type: 'text', text: answer.text }, ...(answer.extra ?? [])],
+        structuredContent: answer.structured,
+      };
     } catch (err) {
       return errorResult(toAppError(env, name, err));
     }
   };
   server.registerTool(
     name,
-    { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: { title: spec.title, ...spec.annotations } },
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: spec.input,
+      outputSchema: spec.output,
+      annotations: { title: spec.title, ...spec.annotations },
+    },
     // The SDK's callback type is generic over the schema; the wrapper receives the parsed arguments.
     ((args: z.output<z.ZodObject<I>>) => run(args)) as unknown as Parameters<McpServer['registerTool']>[2],
   );
@@ -114,7 +134,8 @@ export async function fitPage<T extends { next_cursor: string | null }>(
   for (;;) {
     const answer = render(await fetch(n));
     if (resultChars(answer) <= cap || n === 1) {
-      if (n < limit) answer.text += `\n(page shortened to ${n} items to fit the result size cap; continue with next_cursor)`;
+      if (n < limit)
+        answer.text += `\n(page shortened to ${n} items to fit the result size cap; continue with next_cursor)`;
       return answer;
     }
     n = Math.max(1, Math.floor(n / 2));
@@ -122,12 +143,25 @@ export async function fitPage<T extends { next_cursor: string | null }>(
 }
 
 /** Read-only annotations; writes say whether they destroy and whether a repeat changes nothing more. */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const writes = (destructive: boolean, idempotent: boolean): ToolAnnotations =>
-  ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false });
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const writes = (destructive: boolean, idempotent: boolean): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: false,
+});
 
 /** `ref` arguments: an art_ id, a fld_ id or a path. */
 export const refArg = z.string().min(1).max(300);
 export const isArtId = (ref: string) => /^art_[0-9a-z]{26}$/.test(ref);
 export const isFldId = (ref: string) => /^fld_[0-9a-z]{26}$/.test(ref);
-export const cursorArg = z.string().max(2048).optional().describe('opaque next_cursor from the previous page; resend the same filters with it');
+export const cursorArg = z
+  .string()
+  .max(2048)
+  .optional()
+  .describe('opaque next_cursor from the previous page; resend the same filters with it');

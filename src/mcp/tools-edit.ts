@@ -10,59 +10,83 @@ export function registerEditTools(server: McpServer, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
 
-  defineTool(server, env, 'edit', {
-    title: 'Edit a text file',
-    description: 'Changes part of a text artifact without re-sending it: each edit replaces old_text (which must occur exactly once, '
-      + 'else EDIT_NO_MATCH / EDIT_AMBIGUOUS; or every occurrence with replace_all) by new_text, in order. dry_run=true returns the unified '
-      + 'diff and writes nothing. Applying writes ONE new version, only if the file is still at the version the edit was computed on '
-      + '(or if_match when given); otherwise PRECONDITION_FAILED (412): read again and redo the edit. Copy old_text exactly from read.',
-    input: {
-      ref: refArg.describe('art_… id or path'),
-      edits: z.array(z.object({
-        old_text: z.string().min(1),
-        new_text: z.string(),
-        replace_all: z.boolean().default(false),
-      })).min(1).max(100),
-      dry_run: z.boolean().default(false),
-      if_match: z.number().int().min(1).optional().describe('expected current version_number'),
-      change_summary: z.string().max(1000).optional(),
-      actor: actorArg,
+  defineTool(
+    server,
+    env,
+    'edit',
+    {
+      title: 'Edit a text file',
+      description:
+        'Changes part of a text artifact without re-sending it: each edit replaces old_text (which must occur exactly once, ' +
+        'else EDIT_NO_MATCH / EDIT_AMBIGUOUS; or every occurrence with replace_all) by new_text, in order. dry_run=true returns the unified ' +
+        'diff and writes nothing. Applying writes ONE new version, only if the file is still at the version the edit was computed on ' +
+        '(or if_match when given); otherwise PRECONDITION_FAILED (412): read again and redo the edit. Copy old_text exactly from read.',
+      input: {
+        ref: refArg.describe('art_… id or path'),
+        edits: z
+          .array(
+            z.object({
+              old_text: z.string().min(1),
+              new_text: z.string(),
+              replace_all: z.boolean().default(false),
+            }),
+          )
+          .min(1)
+          .max(100),
+        dry_run: z.boolean().default(false),
+        if_match: z.number().int().min(1).optional().describe('expected current version_number'),
+        change_summary: z.string().max(1000).optional(),
+        actor: actorArg,
+      },
+      output: {
+        applied: z.boolean(),
+        path: z.string(),
+        base_version: z.number().int(),
+        replacements: z.number().int(),
+        diff: z.string().describe('unified diff of the change'),
+        diff_truncated: z.boolean(),
+        artifact: artifactOutSchema.nullable(),
+      },
+      annotations: writes(false, false),
+      budget: 'write',
     },
-    output: {
-      applied: z.boolean(),
-      path: z.string(),
-      base_version: z.number().int(),
-      replacements: z.number().int(),
-      diff: z.string().describe('unified diff of the change'),
-      diff_truncated: z.boolean(),
-      artifact: artifactOutSchema.nullable(),
+    async (args, rc) => {
+      const r = await editArtifact(rc, {
+        target: isArtId(args.ref) ? { artId: args.ref } : { path: args.ref },
+        edits: args.edits.map((e) => ({ oldText: e.old_text, newText: e.new_text, replaceAll: e.replace_all })),
+        dryRun: args.dry_run,
+        ifMatch: args.if_match,
+        changeSummary: args.change_summary,
+      });
+      const artifact = r.artifact ? artifactOut(config, r.artifact) : null;
+      const summary = r.applied
+        ? `Applied ${r.replacements} replacement(s) to ${r.path}: v${r.baseVersion} → v${artifact!.version_number}.`
+        : args.dry_run
+          ? `Dry run: ${r.replacements} replacement(s) in ${r.path} (v${r.baseVersion}); nothing written.`
+          : `No change: the text is identical.`;
+      // The diff appears in both the text and the structured answer: cut it once to what the cap leaves
+      // (JSON escaping can only grow it, so the share is halved for the two copies and escapes).
+      let diff = r.diff;
+      let truncated = false;
+      const answer = () => ({
+        structured: {
+          applied: r.applied,
+          path: r.path,
+          base_version: r.baseVersion,
+          replacements: r.replacements,
+          diff,
+          diff_truncated: truncated,
+          artifact,
+        },
+        text: `${summary}\n${diff}`,
+      });
+      if (resultChars(answer()) > cap) {
+        diff = '';
+        const room = Math.max(0, Math.floor((cap - resultChars(answer())) / 4));
+        diff = r.diff.slice(0, room);
+        truncated = true;
+      }
+      return answer();
     },
-    annotations: writes(false, false),
-    budget: 'write',
-  }, async (args, rc) => {
-    const r = await editArtifact(rc, {
-      target: isArtId(args.ref) ? { artId: args.ref } : { path: args.ref },
-      edits: args.edits.map((e) => ({ oldText: e.old_text, newText: e.new_text, replaceAll: e.replace_all })),
-      dryRun: args.dry_run, ifMatch: args.if_match, changeSummary: args.change_summary,
-    });
-    const artifact = r.artifact ? artifactOut(config, r.artifact) : null;
-    const summary = r.applied
-      ? `Applied ${r.replacements} replacement(s) to ${r.path}: v${r.baseVersion} → v${artifact!.version_number}.`
-      : args.dry_run ? `Dry run: ${r.replacements} replacement(s) in ${r.path} (v${r.baseVersion}); nothing written.` : `No change: the text is identical.`;
-    // The diff appears in both the text and the structured answer: cut it once to what the cap leaves
-    // (JSON escaping can only grow it, so the share is halved for the two copies and escapes).
-    let diff = r.diff;
-    let truncated = false;
-    const answer = () => ({
-      structured: { applied: r.applied, path: r.path, base_version: r.baseVersion, replacements: r.replacements, diff, diff_truncated: truncated, artifact },
-      text: `${summary}\n${diff}`,
-    });
-    if (resultChars(answer()) > cap) {
-      diff = '';
-      const room = Math.max(0, Math.floor((cap - resultChars(answer())) / 4));
-      diff = r.diff.slice(0, room);
-      truncated = true;
-    }
-    return answer();
-  });
+  );
 }

@@ -18,10 +18,21 @@ const filters = {
   limit: z.number().int().min(1).max(100).default(20),
 };
 
-type Filters = { prefix?: string; label?: string[]; file_type?: string; updated_after?: string; updated_before?: string; limit: number };
+type Filters = {
+  prefix?: string;
+  label?: string[];
+  file_type?: string;
+  updated_after?: string;
+  updated_before?: string;
+  limit: number;
+};
 const filtersOf = (a: Filters) => ({
-  labels: a.label ?? [], fileType: a.file_type, prefix: a.prefix,
-  updatedAfter: a.updated_after ? new Date(a.updated_after) : undefined, updatedBefore: a.updated_before ? new Date(a.updated_before) : undefined, limit: a.limit,
+  labels: a.label ?? [],
+  fileType: a.file_type,
+  prefix: a.prefix,
+  updatedAfter: a.updated_after ? new Date(a.updated_after) : undefined,
+  updatedBefore: a.updated_before ? new Date(a.updated_before) : undefined,
+  limit: a.limit,
 });
 
 /** Drops hits from the end until the answer fits the cap (search and find have no cursor: one ranked page). */
@@ -38,73 +49,109 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
 
-  defineTool(server, env, 'search', {
-    title: 'Search files',
-    description: 'Ranked lexical full-text search over path, the first ~16 KB of content, metadata and labels; one hit per file with a snippet. '
-      + 'Syntax: words (English stemming), "quoted phrases", -negation, OR; no regex, no fuzzy, no semantic similarity. '
-      + 'Use find for passages deep inside long files or meaning-based matches, grep for exact text or regex with line numbers.',
-    input: { q: z.string().min(1).max(200), ...filters },
-    output: { items: z.array(searchHitSchema), next_cursor: z.null(), truncated: z.boolean() },
-    annotations: READ_ONLY,
-    budget: 'read',
-  }, async (args, rc) => {
-    const hits = (await env.search.search(rc.driveId, args.q, filtersOf(args))).map((h) => searchHitOut(config, h));
-    return fitHits(cap, hits, (items, dropped) => ({
-      structured: { items, next_cursor: null, truncated: dropped > 0 },
-      text: `${items.length} hit(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}  (${h.art_id})  ${h.snippet.replace(/\s+/g, ' ').slice(0, 200)}`).join('\n')}`
-        + (dropped ? `\n(${dropped} more hits cut to fit the result size cap; lower limit or narrow the query)` : ''),
-    }));
-  });
-
-  defineTool(server, env, 'find', {
-    title: 'Find passages',
-    description: 'Passage retrieval across whole files (not only the first 16 KB): mode hybrid (default: lexical + semantic fused), lexical or semantic. '
-      + 'Each hit is a passage with its text and span (char_start/char_end for text, pages for PDF). Several hits may come from one file. '
-      + 'Wiki pages (_wiki/) are never returned. Use read with offset=char_start to open the surrounding text.',
-    input: {
-      q: z.string().min(1).max(500),
-      mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
-      modality: z.array(z.enum(MODALITIES)).max(6).optional().describe('only these modalities (OR)'),
-      ...filters,
+  defineTool(
+    server,
+    env,
+    'search',
+    {
+      title: 'Search files',
+      description:
+        'Ranked lexical full-text search over path, the first ~16 KB of content, metadata and labels; one hit per file with a snippet. ' +
+        'Syntax: words (English stemming), "quoted phrases", -negation, OR; no regex, no fuzzy, no semantic similarity. ' +
+        'Use find for passages deep inside long files or meaning-based matches, grep for exact text or regex with line numbers.',
+      input: { q: z.string().min(1).max(200), ...filters },
+      output: { items: z.array(searchHitSchema), next_cursor: z.null(), truncated: z.boolean() },
+      annotations: READ_ONLY,
+      budget: 'read',
     },
-    output: { items: z.array(findHitSchema), next_cursor: z.null(), truncated: z.boolean() },
-    annotations: READ_ONLY,
-    budget: 'read',
-  }, async (args, rc) => {
-    const hits = (await env.search.find(rc.driveId, { q: args.q, mode: args.mode, modalities: args.modality ?? [], ...filtersOf(args) }))
-      .map((h) => findHitOut(config, h));
-    return fitHits(cap, hits, (items, dropped) => ({
-      structured: { items, next_cursor: null, truncated: dropped > 0 },
-      text: `${items.length} passage(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}#${h.ord} [${h.char_start ?? h.page_start ?? ''}-${h.char_end ?? h.page_end ?? ''}]  ${h.text.replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}`
-        + (dropped ? `\n(${dropped} more passages cut to fit the result size cap; lower limit)` : ''),
-    }));
-  });
-
-  defineTool(server, env, 'grep', {
-    title: 'Grep text files',
-    description: 'Scans the text artifacts (path order) for a JavaScript regular expression, or a literal string with literal=true, and returns '
-      + 'path, line number and the line (long lines are cut at 500 chars). Bounded: a prefix narrows the scan; at most max_files files are read '
-      + `(default and max ${config.mcp.grepMaxFiles}), at most max_matches lines returned, and it stops after ${config.mcp.grepTimeMs} ms. `
-      + 'When stopped early, stopped_by says why and next_cursor continues after the last file scanned. Use search/find for ranked, stemmed matches.',
-    input: {
-      pattern: z.string().min(1).max(500),
-      literal: z.boolean().default(false).describe('treat pattern as plain text, not a regex'),
-      ignore_case: z.boolean().default(false),
-      prefix: z.string().max(256).default('').describe('only paths starting with this, e.g. "logs/"'),
-      max_files: z.number().int().min(1).max(config.mcp.grepMaxFiles).default(config.mcp.grepMaxFiles),
-      max_matches: z.number().int().min(1).max(1000).default(200),
-      cursor: cursorArg,
+    async (args, rc) => {
+      const hits = (await env.search.search(rc.driveId, args.q, filtersOf(args))).map((h) => searchHitOut(config, h));
+      return fitHits(cap, hits, (items, dropped) => ({
+        structured: { items, next_cursor: null, truncated: dropped > 0 },
+        text:
+          `${items.length} hit(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}  (${h.art_id})  ${h.snippet.replace(/\s+/g, ' ').slice(0, 200)}`).join('\n')}` +
+          (dropped ? `\n(${dropped} more hits cut to fit the result size cap; lower limit or narrow the query)` : ''),
+      }));
     },
-    output: grepOutput,
-    annotations: READ_ONLY,
-    budget: 'read',
-  }, async (args, rc) => {
-    const r = await grepArtifacts(rc, {
-      pattern: args.pattern, literal: args.literal, ignoreCase: args.ignore_case, prefix: args.prefix,
-      maxFiles: args.max_files, maxMatches: args.max_matches, maxChars: Math.floor(cap / 3), timeMs: config.mcp.grepTimeMs, cursor: args.cursor,
-    });
-    return grepAnswer(r);
-  });
+  );
+
+  defineTool(
+    server,
+    env,
+    'find',
+    {
+      title: 'Find passages',
+      description:
+        'Passage retrieval across whole files (not only the first 16 KB): mode hybrid (default: lexical + semantic fused), lexical or semantic. ' +
+        'Each hit is a passage with its text and span (char_start/char_end for text, pages for PDF). Several hits may come from one file. ' +
+        'Wiki pages (_wiki/) are never returned. Use read with offset=char_start to open the surrounding text.',
+      input: {
+        q: z.string().min(1).max(500),
+        mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
+        modality: z.array(z.enum(MODALITIES)).max(6).optional().describe('only these modalities (OR)'),
+        ...filters,
+      },
+      output: { items: z.array(findHitSchema), next_cursor: z.null(), truncated: z.boolean() },
+      annotations: READ_ONLY,
+      budget: 'read',
+    },
+    async (args, rc) => {
+      const hits = (
+        await env.search.find(rc.driveId, {
+          q: args.q,
+          mode: args.mode,
+          modalities: args.modality ?? [],
+          ...filtersOf(args),
+        })
+      ).map((h) => findHitOut(config, h));
+      return fitHits(cap, hits, (items, dropped) => ({
+        structured: { items, next_cursor: null, truncated: dropped > 0 },
+        text:
+          `${items.length} passage(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}#${h.ord} [${h.char_start ?? h.page_start ?? ''}-${h.char_end ?? h.page_end ?? ''}]  ${h.text.replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}` +
+          (dropped ? `\n(${dropped} more passages cut to fit the result size cap; lower limit)` : ''),
+      }));
+    },
+  );
+
+  defineTool(
+    server,
+    env,
+    'grep',
+    {
+      title: 'Grep text files',
+      description:
+        'Scans the text artifacts (path order) for a JavaScript regular expression, or a literal string with literal=true, and returns ' +
+        'path, line number and the line (long lines are cut at 500 chars). Bounded: a prefix narrows the scan; at most max_files files are read ' +
+        `(default and max ${config.mcp.grepMaxFiles}), at most max_matches lines returned, and it stops after ${config.mcp.grepTimeMs} ms. ` +
+        'When stopped early, stopped_by says why and next_cursor continues after the last file scanned. Use search/find for ranked, stemmed matches.',
+      input: {
+        pattern: z.string().min(1).max(500),
+        literal: z.boolean().default(false).describe('treat pattern as plain text, not a regex'),
+        ignore_case: z.boolean().default(false),
+        prefix: z.string().max(256).default('').describe('only paths starting with this, e.g. "logs/"'),
+        max_files: z.number().int().min(1).max(config.mcp.grepMaxFiles).default(config.mcp.grepMaxFiles),
+        max_matches: z.number().int().min(1).max(1000).default(200),
+        cursor: cursorArg,
+      },
+      output: grepOutput,
+      annotations: READ_ONLY,
+      budget: 'read',
+    },
+    async (args, rc) => {
+      const r = await grepArtifacts(rc, {
+        pattern: args.pattern,
+        literal: args.literal,
+        ignoreCase: args.ignore_case,
+        prefix: args.prefix,
+        maxFiles: args.max_files,
+        maxMatches: args.max_matches,
+        maxChars: Math.floor(cap / 3),
+        timeMs: config.mcp.grepTimeMs,
+        cursor: args.cursor,
+      });
+      return grepAnswer(r);
+    },
+  );
 }
 
 /** grep's and wiki_grep's answer. */
@@ -119,7 +166,8 @@ export function grepAnswer(r: GrepResult): ToolAnswer {
   const matches = r.matches.map((m) => ({ art_id: m.artId, path: m.path, line: m.line, text: m.text }));
   return {
     structured: { matches, files_scanned: r.filesScanned, stopped_by: r.stoppedBy, next_cursor: r.nextCursor },
-    text: `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}`
-      + (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor="${r.nextCursor}".` : ''),
+    text:
+      `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}` +
+      (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor="${r.nextCursor}".` : ''),
   };
 }

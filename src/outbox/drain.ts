@@ -37,7 +37,9 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
   const session = await pool.session();
   try {
     const lockName = `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`;
-    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockName]);
+    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [
+      lockName,
+    ]);
     if (!rows[0]?.locked) throw new ShardBusyError(`${lockName} is drained by another worker`);
 
     let notified = false;
@@ -67,11 +69,15 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
       stats.batches++;
       stats.requests += batch.requests.length;
       stats.failed += failures.size;
-      for (const [artId, err] of failures) opts.logger.warn({ topic, artId, err: err.message }, 'outbox: request failed; retried after a backoff');
+      for (const [artId, err] of failures)
+        opts.logger.warn({ topic, artId, err: err.message }, 'outbox: request failed; retried after a backoff');
       opts.progress.heartbeat(stats);
       if (Date.now() - lastDepthLog > DEPTH_LOG_EVERY_MS) {
         lastDepthLog = Date.now();
-        opts.logger.info({ topic, shard: opts.shard.index, outbox: (await outboxDepth(pool)).find((d) => d.topic === topic) ?? null }, 'outbox: draining');
+        opts.logger.info(
+          { topic, shard: opts.shard.index, outbox: (await outboxDepth(pool)).find((d) => d.topic === topic) ?? null },
+          'outbox: draining',
+        );
       }
     }
     return stats;

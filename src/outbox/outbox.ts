@@ -12,7 +12,10 @@ import { changeKindOf, type ArtifactChange } from '../drive/artifact-hooks.js';
  */
 export type OutboxTopic = 'search' | 'wiki' | 'compile';
 
-/** What changed: the bytes (or what is derived from them), only the record (path, labels, metadata), or the artifact left. */
+/**
+ * What changed: the bytes (or what is derived from them), only the record (path, labels, metadata), or the artifact
+ * left.
+ */
 export type OutboxOp = 'content' | 'record' | 'remove';
 
 export interface OutboxItem {
@@ -39,7 +42,10 @@ export interface BatchProgress {
 
 export interface OutboxHandler {
   topic: OutboxTopic;
-  /** Processes one batch; returns the artifacts that failed (their rows are retried with backoff); every other row is done. */
+  /**
+   * Processes one batch; returns the artifacts that failed (their rows are retried with backoff); every other row is
+   * done.
+   */
   handle(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>>;
 }
 
@@ -62,7 +68,12 @@ export function artifactTopics(config: Config): OutboxTopic[] {
 
 /** Events that change what a compile reads (a label or metadata change, or a purge, does not). */
 const COMPILE_ACTIONS: ReadonlySet<string> = new Set([
-  'artifact.created', 'artifact.updated', 'artifact.copied', 'artifact.renamed', 'artifact.deleted', 'artifact.restored',
+  'artifact.created',
+  'artifact.updated',
+  'artifact.copied',
+  'artifact.renamed',
+  'artifact.deleted',
+  'artifact.restored',
 ]);
 
 /** The outbox requests of one artifact change, one per interested topic. */
@@ -101,7 +112,10 @@ export async function enqueue(tx: Db, items: (OutboxItem & { topic: OutboxTopic 
 
 /** Queues `items` for each of `topics` inside the caller's transaction (backfills, the consistency check). */
 export async function enqueueArtifacts(tx: Db, topics: OutboxTopic[], items: OutboxItem[]): Promise<void> {
-  await enqueue(tx, topics.flatMap((topic) => items.map((i) => ({ ...i, topic }))));
+  await enqueue(
+    tx,
+    topics.flatMap((topic) => items.map((i) => ({ ...i, topic }))),
+  );
 }
 
 export interface ClaimedBatch {
@@ -117,7 +131,12 @@ export interface ClaimedBatch {
  * in the same shard and each shard has one drainer (an advisory lock), so no artifact is ever
  * processed twice at once and a later request can never be overtaken by an older one.
  */
-export async function claimBatch(db: Sql, topic: OutboxTopic, shard: { index: number; count: number }, limit: number): Promise<ClaimedBatch> {
+export async function claimBatch(
+  db: Sql,
+  topic: OutboxTopic,
+  shard: { index: number; count: number },
+  limit: number,
+): Promise<ClaimedBatch> {
   const { rows } = await db.query<{ id: string; drive_id: string; art_id: string; op: OutboxOp; paths: string[] }>(
     `select id, drive_id, art_id, op, paths from outbox
       where topic = $1 and not_before <= now() and (hashtext(art_id) & 2147483647) % $2 = $3
@@ -141,10 +160,19 @@ export const MAX_BACKOFF_S = 300;
  * Deletes the finished artifacts' requests up to the batch's last row (older ones still backing off
  * included: the artifact is now current) and pushes the failed ones back: 2, 4, 8 … 300 s.
  */
-export async function settleBatch(db: Sql, topic: OutboxTopic, batch: ClaimedBatch, failures: Map<string, Error>): Promise<void> {
+export async function settleBatch(
+  db: Sql,
+  topic: OutboxTopic,
+  batch: ClaimedBatch,
+  failures: Map<string, Error>,
+): Promise<void> {
   const done = batch.requests.filter((r) => !failures.has(r.artId)).map((r) => r.artId);
   if (done.length) {
-    await db.query('delete from outbox where topic = $1 and id <= $2 and art_id = any($3::text[])', [topic, batch.maxId, done]);
+    await db.query('delete from outbox where topic = $1 and id <= $2 and art_id = any($3::text[])', [
+      topic,
+      batch.maxId,
+      done,
+    ]);
   }
   if (failures.size) {
     const failed = [...failures].map(([artId, err]) => ({ a: artId, e: String(err.message ?? err).slice(0, 2000) }));

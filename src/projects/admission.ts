@@ -27,11 +27,17 @@ export async function checkOpenJobBound(tx: Db, app: AppContext, driveId: string
   const c = app.config.compile;
   const bound = r?.anonymous ? c.openPerAnonymousDrive : c.openPerDrive;
   if (Number(r?.open ?? 0) >= bound) {
-    throw rateLimited(`this drive already has ${bound} compile jobs queued or running (the per-drive bound${r?.anonymous ? ' of an unclaimed drive' : ''})`, 10);
+    throw rateLimited(
+      `this drive already has ${bound} compile jobs queued or running (the per-drive bound${r?.anonymous ? ' of an unclaimed drive' : ''})`,
+      10,
+    );
   }
 }
 
-/** Takes one of the drive's running places for the job, or says to wait; 'ended' when it ended or was cancelled meanwhile. */
+/**
+ * Takes one of the drive's running places for the job, or says to wait; 'ended' when it ended or was cancelled
+ * meanwhile.
+ */
 export async function admitJob(app: AppContext, jobId: string): Promise<Admission> {
   return transaction(app, async (tx) => {
     const job = await one<{ drive_id: string }>(tx, `select drive_id from compile_jobs where id = ?`, [jobId]);

@@ -49,11 +49,20 @@ export function createAutoCompileHandler(app: AppContext): OutboxHandler {
 }
 
 /** The debouncer's activity: enqueues the job if the project still wants auto-compiles. */
-export async function enqueueAutoCompile(app: AppContext, driveId: string, fldId: string, requestKey: string): Promise<JobRow | null> {
+export async function enqueueAutoCompile(
+  app: AppContext,
+  driveId: string,
+  fldId: string,
+  requestKey: string,
+): Promise<JobRow | null> {
   const project = await findProjectRow(app.orm.em.fork(), driveId, fldId);
   if (!project?.auto_compile) return null;
   try {
-    return await enqueueCompile(systemRequestContext(app, driveId, 'auto_compile'), fldId, { trigger: 'auto_compile', task: 'compile', requestKey });
+    return await enqueueCompile(systemRequestContext(app, driveId, 'auto_compile'), fldId, {
+      trigger: 'auto_compile',
+      task: 'compile',
+      requestKey,
+    });
   } catch (err) {
     // A folder deleted meanwhile or a config that no longer resolves: nothing to compile.
     if ((err as { status?: number }).status === 404 || (err as { status?: number }).status === 400) return null;

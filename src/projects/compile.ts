@@ -12,7 +12,16 @@ import { readContent } from '../drive/content.js';
 import { rows } from '../db/sql.js';
 import { engineUnavailable } from './engine-availability.js';
 import { runEngine, type EngineRun } from './engines.js';
-import { claimJob, finishJob, isCancelRequested, jobById, recordRunner, type FileRef, type JobOutcome, type JobRow } from './jobs.js';
+import {
+  claimJob,
+  finishJob,
+  isCancelRequested,
+  jobById,
+  recordRunner,
+  type FileRef,
+  type JobOutcome,
+  type JobRow,
+} from './jobs.js';
 import { liveFolder, outputPathOf } from './projects.js';
 
 /**
@@ -46,7 +55,13 @@ interface InputFile extends FileRef {
  * subfolder that takes no grant from above (inherit_grants off), exactly what a listing through the
  * grant hides, so such files are neither inputs nor named anywhere in the job.
  */
-async function snapshotFiles(app: AppContext, driveId: string, folderPath: string, outputPath: string, restricted: boolean): Promise<InputFile[]> {
+async function snapshotFiles(
+  app: AppContext,
+  driveId: string,
+  folderPath: string,
+  outputPath: string,
+  restricted: boolean,
+): Promise<InputFile[]> {
   const hidden = restricted
     ? `and not exists (select 1 from folders f where f.drive_id = a.drive_id and f.deleted_at is null and not f.inherit_grants
          and starts_with(f.path, ?) and starts_with(a.path, f.path || '/'))`
@@ -63,7 +78,14 @@ async function materialize(app: AppContext, dir: string, folderPath: string, fil
   for (const f of files) {
     const target = path.join(dir, f.path.slice(folderPath.length + 1));
     await mkdir(path.dirname(target), { recursive: true });
-    const blob = { artId: f.art_id, hash: f.hash, size: Number(f.size_bytes), contentType: f.content_type, path: f.path, versionNumber: f.version_number };
+    const blob = {
+      artId: f.art_id,
+      hash: f.hash,
+      size: Number(f.size_bytes),
+      contentType: f.content_type,
+      path: f.path,
+      versionNumber: f.version_number,
+    };
     const content = await readContent(app, blob);
     if (Buffer.isBuffer(content)) await writeFile(target, content);
     else await pipeline(content, createWriteStream(target));
@@ -91,29 +113,40 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
   if (!job) {
     // Cancelled while queued (or already ended): make sure a pending cancel is recorded.
     const current = (await jobById(app, jobId))!;
-    if (current.status === 'queued' || current.status === 'running') return (await finishJob(app, jobId, { status: 'cancelled' }))!;
+    if (current.status === 'queued' || current.status === 'running')
+      return (await finishJob(app, jobId, { status: 'cancelled' }))!;
     return current;
   }
   const c = app.config.compile;
   // The API refuses these at enqueue; a worker on another machine may still lack what the API has.
   const missingEngine = engineUnavailable(c.enginePath, job.engine);
-  if (missingEngine) return (await finishJob(app, jobId, { status: 'failed', error: missingEngine.message, errorCode: missingEngine.code }))!;
+  if (missingEngine)
+    return (await finishJob(app, jobId, {
+      status: 'failed',
+      error: missingEngine.message,
+      errorCode: missingEngine.code,
+    }))!;
   let folderPath: string;
   try {
     folderPath = (await liveFolder(app.orm.em.fork(), job.drive_id, job.fld_id)).path;
   } catch (err) {
-    if (err instanceof AppError) return (await finishJob(app, jobId, { status: 'failed', error: 'the project folder is gone' }))!;
+    if (err instanceof AppError)
+      return (await finishJob(app, jobId, { status: 'failed', error: 'the project folder is gone' }))!;
     throw err;
   }
   const outputPath = outputPathOf(folderPath, job.entrypoint);
   const files = await snapshotFiles(app, job.drive_id, folderPath, outputPath, job.restricted);
   const inputs: FileRef[] = files.map((f) => ({ art_id: f.art_id, path: f.path, version_number: f.version_number }));
-  const fail = (error: string, extra: Partial<JobOutcome> = {}) => finishJob(app, jobId, { status: 'failed', error, inputs, ...extra }).then((r) => r!);
+  const fail = (error: string, extra: Partial<JobOutcome> = {}) =>
+    finishJob(app, jobId, { status: 'failed', error, inputs, ...extra }).then((r) => r!);
   const total = files.reduce((n, f) => n + Number(f.size_bytes), 0);
-  if (total > c.maxProjectBytes) return fail(`the project's files total ${total} bytes, over the ${c.maxProjectBytes}-byte compile limit`);
+  if (total > c.maxProjectBytes)
+    return fail(`the project's files total ${total} bytes, over the ${c.maxProjectBytes}-byte compile limit`);
   if (!files.some((f) => f.path === `${folderPath}/${job.entrypoint}`)) {
     return fail(`the entrypoint ${job.entrypoint} is not in the project folder`, {
-      diagnostics: [{ severity: 'error', file: job.entrypoint, line: null, message: 'entrypoint not found in the project folder' }],
+      diagnostics: [
+        { severity: 'error', file: job.entrypoint, line: null, message: 'entrypoint not found in the project folder' },
+      ],
     });
   }
 
@@ -124,26 +157,44 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
   hooks.signal.addEventListener('abort', onCancel, { once: true });
   const beat = setInterval(() => {
     hooks.heartbeat({ phase: 'running' });
-    isCancelRequested(app, jobId).then((yes) => yes && abort.abort(), () => undefined);
+    isCancelRequested(app, jobId).then(
+      (yes) => yes && abort.abort(),
+      () => undefined,
+    );
   }, 1000);
   try {
     await materialize(app, dir, folderPath, files);
     if (await isCancelRequested(app, jobId)) abort.abort();
     const run: EngineRun = await runEngine({
-      engine: job.engine, searchPath: c.enginePath, dir, entrypoint: job.entrypoint, timeoutS: hooks.timeoutS, memoryMb: c.memoryMb,
-      fileMaxMb: c.fileMaxMb, logMaxBytes: c.logMaxBytes, signal: abort.signal,
+      engine: job.engine,
+      searchPath: c.enginePath,
+      dir,
+      entrypoint: job.entrypoint,
+      timeoutS: hooks.timeoutS,
+      memoryMb: c.memoryMb,
+      fileMaxMb: c.fileMaxMb,
+      logMaxBytes: c.logMaxBytes,
+      signal: abort.signal,
       onSpawn: (pid) => void recordRunner(app, jobId, { host: hostname(), pid }).catch(() => undefined),
     });
     const log = capLog(app, run.log);
     const common = { log, diagnostics: run.diagnostics, inputs };
     if (run.outcome === 'cancelled') return (await finishJob(app, jobId, { status: 'cancelled', ...common }))!;
-    if (run.outcome === 'timeout') return (await finishJob(app, jobId, { status: 'timed_out', error: `the engine ran past the ${hooks.timeoutS}-second limit`, ...common }))!;
-    if (run.outcome === 'error' || !run.pdfPath) return fail('the engine reported errors; see diagnostics and the log', common);
+    if (run.outcome === 'timeout')
+      return (await finishJob(app, jobId, {
+        status: 'timed_out',
+        error: `the engine ran past the ${hooks.timeoutS}-second limit`,
+        ...common,
+      }))!;
+    if (run.outcome === 'error' || !run.pdfPath)
+      return fail('the engine reported errors; see diagnostics and the log', common);
 
     const pageCount = await pageCountOf(run.pdfPath);
     const refs = [
       { type: 'compile_job', id: jobId },
-      ...inputs.slice(0, 63).map((f) => ({ type: 'artifact', id: f.art_id, metadata: { path: f.path, version_number: f.version_number } })),
+      ...inputs
+        .slice(0, 63)
+        .map((f) => ({ type: 'artifact', id: f.art_id, metadata: { path: f.path, version_number: f.version_number } })),
     ];
     let pdf;
     // Opened before the upload starts and closed after, so the scratch directory's removal never races it.
@@ -156,7 +207,8 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
       );
     } catch (err) {
       app.logger.warn({ err, jobId }, 'compile: storing the PDF failed');
-      if (err instanceof AppError && err.status < 500) return fail(`the PDF could not be stored: ${err.message}`, common);
+      if (err instanceof AppError && err.status < 500)
+        return fail(`the PDF could not be stored: ${err.message}`, common);
       throw err;
     } finally {
       await handle.close().catch(() => undefined);

@@ -18,7 +18,12 @@ export interface EngineStatus {
 }
 
 /** The packages `.ci/run` and `npm test` install (Debian): latexmk, pdflatex, the standard classes and fonts. */
-export const TEX_LIVE_PACKAGES = ['latexmk', 'texlive-latex-base', 'texlive-latex-recommended', 'texlive-fonts-recommended'];
+export const TEX_LIVE_PACKAGES = [
+  'latexmk',
+  'texlive-latex-base',
+  'texlive-latex-recommended',
+  'texlive-fonts-recommended',
+];
 export const TEX_LIVE_INSTALL = `apt-get install --no-install-recommends ${TEX_LIVE_PACKAGES.join(' ')}`;
 
 function onPath(command: string, searchPath: string): boolean {
@@ -49,11 +54,17 @@ function typstInstalled(): boolean {
 function detect(engine: Engine, searchPath: string): EngineStatus {
   if (engine === 'latex') {
     const absent = ['latexmk', 'pdflatex'].filter((c) => !onPath(c, searchPath));
-    const missing = absent.length ? `${absent.join(' and ')} not found on the engines' PATH; install TeX Live: ${TEX_LIVE_INSTALL}` : null;
+    const missing = absent.length
+      ? `${absent.join(' and ')} not found on the engines' PATH; install TeX Live: ${TEX_LIVE_INSTALL}`
+      : null;
     return { engine, available: !missing, missing };
   }
   const installed = typstInstalled();
-  return { engine, available: installed, missing: installed ? null : 'the npm package @myriaddreamin/typst-ts-node-compiler is not installed (npm ci)' };
+  return {
+    engine,
+    available: installed,
+    missing: installed ? null : 'the npm package @myriaddreamin/typst-ts-node-compiler is not installed (npm ci)',
+  };
 }
 
 /** Every engine's status for engines run with `searchPath` as PATH. */
@@ -74,7 +85,9 @@ export function engineUnavailable(searchPath: string, engine: Engine): AppError 
 /** The start-up line: `compile engines: typst ✓  latex ✗ (install: …)`. */
 export function engineSummary(searchPath: string): string {
   const parts = Object.values(engineStatuses(searchPath)).map((s) =>
-    s.available ? `${s.engine} ✓` : `${s.engine} ✗ (${s.engine === 'latex' ? `install: ${TEX_LIVE_INSTALL}` : s.missing})`,
+    s.available
+      ? `${s.engine} ✓`
+      : `${s.engine} ✗ (${s.engine === 'latex' ? `install: ${TEX_LIVE_INSTALL}` : s.missing})`,
   );
   return `compile engines: ${parts.join('  ')}`;
 }

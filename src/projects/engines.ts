@@ -56,7 +56,8 @@ const ENGINE_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : unde
 let netIsolation: boolean | undefined;
 /** Whether `unshare -rn` (a user + network namespace, no root needed) works here for the engine's account. */
 export function canIsolateNetwork(): boolean {
-  netIsolation ??= spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000, ...ENGINE_USER }).status === 0;
+  netIsolation ??=
+    spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000, ...ENGINE_USER }).status === 0;
   return netIsolation;
 }
 
@@ -64,7 +65,8 @@ export function canIsolateNetwork(): boolean {
 async function handOver(dir: string): Promise<void> {
   if (!ENGINE_USER) return;
   await chown(dir, ENGINE_USER.uid, ENGINE_USER.gid);
-  for (const entry of await readdir(dir, { recursive: true })) await chown(path.join(dir, entry), ENGINE_USER.uid, ENGINE_USER.gid);
+  for (const entry of await readdir(dir, { recursive: true }))
+    await chown(path.join(dir, entry), ENGINE_USER.uid, ENGINE_USER.gid);
 }
 
 /** The last `maxBytes` of a file, read without loading the rest. */
@@ -88,8 +90,15 @@ const TYPST_RUNNER = fileURLToPath(new URL('./typst-runner.mjs', import.meta.url
 function commandOf(r: EngineRequest, pdfPath: string): string[] {
   if (r.engine === 'latex') {
     return [
-      'latexmk', '-norc', '-pdf', '-cd', '-interaction=nonstopmode', '-halt-on-error', '-file-line-error',
-      '-pdflatex=pdflatex -no-shell-escape -interaction=nonstopmode -halt-on-error -file-line-error %O %S', r.entrypoint,
+      'latexmk',
+      '-norc',
+      '-pdf',
+      '-cd',
+      '-interaction=nonstopmode',
+      '-halt-on-error',
+      '-file-line-error',
+      '-pdflatex=pdflatex -no-shell-escape -interaction=nonstopmode -halt-on-error -file-line-error %O %S',
+      r.entrypoint,
     ];
   }
   return [process.execPath, TYPST_RUNNER, r.dir, r.entrypoint, pdfPath];
@@ -176,14 +185,23 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
     diagnostics = parseLatexLog(log, entryDir === '.' ? '' : entryDir);
     if (existsSync(texLog) && engineOutput) log += `\n---- latexmk ----\n${engineOutput}`;
   } else {
-    log = engineOutput.split('\n').filter((l) => !l.startsWith('DIAG ')).join('\n');
-    diagnostics = engineOutput.split('\n').filter((l) => l.startsWith('DIAG ')).map((l) => JSON.parse(l.slice(5)) as Diagnostic);
+    log = engineOutput
+      .split('\n')
+      .filter((l) => !l.startsWith('DIAG '))
+      .join('\n');
+    diagnostics = engineOutput
+      .split('\n')
+      .filter((l) => l.startsWith('DIAG '))
+      .map((l) => JSON.parse(l.slice(5)) as Diagnostic);
   }
   const outcome: EngineOutcome = reason ?? (exitCode === 0 && existsSync(pdfPath) ? 'ok' : 'error');
   if (outcome === 'error' && !diagnostics.some((d) => d.severity === 'error')) {
-    const why = exitCode === 97 ? 'the memory or file-size limit could not be set'
-      : exitCode === 128 + 25 ? `the engine wrote a file over the ${r.fileMaxMb} MB limit` // SIGXFSZ
-      : `the engine exited with code ${exitCode ?? 'signal'}`;
+    const why =
+      exitCode === 97
+        ? 'the memory or file-size limit could not be set'
+        : exitCode === 128 + 25
+          ? `the engine wrote a file over the ${r.fileMaxMb} MB limit` // SIGXFSZ
+          : `the engine exited with code ${exitCode ?? 'signal'}`;
     diagnostics.push({ severity: 'error', file: null, line: null, message: why });
   }
   return { outcome, exitCode, log, diagnostics, pdfPath: outcome === 'ok' ? pdfPath : null, pageCount: null };

@@ -17,7 +17,14 @@ import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Eng
  * `succeeded`, `failed`, `cancelled` or `timed_out` (docs/decisions.md has the transition table).
  * Every move out of queued/running is a conditional update, so the first writer wins.
  */
-export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out'] as const satisfies readonly CompileStatus[];
+export const JOB_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'timed_out',
+] as const satisfies readonly CompileStatus[];
 export const TERMINAL: readonly CompileStatus[] = ['succeeded', 'failed', 'cancelled', 'timed_out'];
 export const COMPILE_TASKS = ['latex.compile', 'typst.compile', 'compile'] as const;
 export type CompileTask = (typeof COMPILE_TASKS)[number];
@@ -78,7 +85,11 @@ export interface EnqueueInput {
 }
 
 const jobNotFound = () => new AppError('JOB_NOT_FOUND', 'no such compile job');
-const TASK_ENGINE: Record<CompileTask, Engine | undefined> = { 'latex.compile': 'latex', 'typst.compile': 'typst', compile: undefined };
+const TASK_ENGINE: Record<CompileTask, Engine | undefined> = {
+  'latex.compile': 'latex',
+  'typst.compile': 'typst',
+  compile: undefined,
+};
 
 /**
  * POST /v0/projects/{fld_id}/jobs: resolves entrypoint and engine (options, then the project
@@ -90,10 +101,22 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   const { driveId, owner } = await projectFolder(rc, fldId, 'can_manage');
   const project = await findProjectRow(db, driveId, fldId);
   const raw = input.entrypoint ?? project?.entrypoint;
-  if (!raw) throw new AppError('INVALID_ENTRYPOINT', 'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint');
+  if (!raw)
+    throw new AppError(
+      'INVALID_ENTRYPOINT',
+      'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint',
+    );
   const entrypoint = checkEntrypoint(raw);
-  const engine = resolveEngine(entrypoint, input.engine, input.task ? TASK_ENGINE[input.task] : undefined, project?.engine);
-  const findByKey = (d: Db) => (input.requestKey ? one<JobRow>(d, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey]) : undefined);
+  const engine = resolveEngine(
+    entrypoint,
+    input.engine,
+    input.task ? TASK_ENGINE[input.task] : undefined,
+    project?.engine,
+  );
+  const findByKey = (d: Db) =>
+    input.requestKey
+      ? one<JobRow>(d, `select ${JOB_COLUMNS} from compile_jobs where request_key = ?`, [input.requestKey])
+      : undefined;
   // A retried enqueue (same request key) returns its job; a new one must fit the drive's bound (admission.ts).
   const job = await transaction(app, async (tx) => {
     const retried = await findByKey(tx);
@@ -103,21 +126,46 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
       tx,
       `insert into compile_jobs (id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, request_key, restricted)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (request_key) do nothing returning ${JOB_COLUMNS}`,
-      [newId('job'), driveId, fldId, input.task ?? 'latex.compile', engine, entrypoint, input.trigger ?? 'api', rc.actor, input.requestKey ?? null, !owner],
+      [
+        newId('job'),
+        driveId,
+        fldId,
+        input.task ?? 'latex.compile',
+        engine,
+        entrypoint,
+        input.trigger ?? 'api',
+        rc.actor,
+        input.requestKey ?? null,
+        !owner,
+      ],
     );
     return inserted ?? (await findByKey(tx))!;
   });
   const c = app.config;
   const missingEngine = engineUnavailable(c.compile.enginePath, engine);
-  if (missingEngine) return (await finishJob(app, job.id, { status: 'failed', error: missingEngine.message, errorCode: missingEngine.code }))!;
+  if (missingEngine)
+    return (await finishJob(app, job.id, {
+      status: 'failed',
+      error: missingEngine.message,
+      errorCode: missingEngine.code,
+    }))!;
   try {
     await startCompileJob(
       { temporal: app.temporal, taskQueue: c.temporal.taskQueue },
-      { jobId: job.id, driveId: job.drive_id, compileTaskQueue: c.compile.taskQueue, timeoutS: c.compile.timeoutS, heartbeatTimeoutS: c.compile.heartbeatTimeoutS },
+      {
+        jobId: job.id,
+        driveId: job.drive_id,
+        compileTaskQueue: c.compile.taskQueue,
+        timeoutS: c.compile.timeoutS,
+        heartbeatTimeoutS: c.compile.heartbeatTimeoutS,
+      },
     );
   } catch (err) {
     app.logger.error({ err, jobId: job.id }, 'compile: workflow start failed');
-    await finishJob(app, job.id, { status: 'failed', error: 'the workflow service was unavailable; the job never started' });
+    await finishJob(app, job.id, {
+      status: 'failed',
+      error: 'the workflow service was unavailable; the job never started',
+    });
     throw new AppError('WORKFLOWS_UNAVAILABLE', 'compile jobs cannot be started right now; retry later');
   }
   return job;
@@ -129,10 +177,19 @@ export async function getJob(rc: RequestContext, jobId: string): Promise<JobRow>
 }
 
 const findJob = (db: Db, driveId: string, jobId: string, lock = false) =>
-  one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [jobId, driveId]);
+  one<JobRow>(db, `select ${JOB_COLUMNS} from compile_jobs where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [
+    jobId,
+    driveId,
+  ]);
 
-/** The job and its drive, through the project folder's access rule; 404 JOB_NOT_FOUND when the caller may not read it. */
-async function accessJob(rc: RequestContext, jobId: string, capability: Capability): Promise<{ job: JobRow; driveId: string }> {
+/**
+ * The job and its drive, through the project folder's access rule; 404 JOB_NOT_FOUND when the caller may not read it.
+ */
+async function accessJob(
+  rc: RequestContext,
+  jobId: string,
+  capability: Capability,
+): Promise<{ job: JobRow; driveId: string }> {
   const job = await one<JobRow>(rc.app.orm.em.fork(), `select ${JOB_COLUMNS} from compile_jobs where id = ?`, [jobId]);
   if (!job) throw jobNotFound();
   if (job.drive_id === rc.driveId) return { job, driveId: job.drive_id };
@@ -147,7 +204,11 @@ async function accessJob(rc: RequestContext, jobId: string, capability: Capabili
 }
 
 /** `wait: true`: polls the job until it ends or `maxMs` pass; returns its record either way. */
-export async function waitForJob(rc: RequestContext, jobId: string, maxMs = rc.app.config.compile.waitS * 1000): Promise<JobRow> {
+export async function waitForJob(
+  rc: RequestContext,
+  jobId: string,
+  maxMs = rc.app.config.compile.waitS * 1000,
+): Promise<JobRow> {
   const until = Date.now() + maxMs;
   for (let delay = 100; ; delay = Math.min(delay * 1.5, 1000)) {
     const job = await getJob(rc, jobId);
@@ -157,7 +218,11 @@ export async function waitForJob(rc: RequestContext, jobId: string, maxMs = rc.a
 }
 
 /** GET /v0/projects/{fld_id}/jobs: newest first, optionally one status. */
-export async function listJobs(rc: RequestContext, fldId: string, q: { status?: CompileStatus; limit: number }): Promise<JobRow[]> {
+export async function listJobs(
+  rc: RequestContext,
+  fldId: string,
+  q: { status?: CompileStatus; limit: number },
+): Promise<JobRow[]> {
   const { driveId } = await projectFolder(rc, fldId, 'read');
   return rows<JobRow>(
     rc.app.orm.em.fork(),
@@ -170,7 +235,11 @@ export async function listJobs(rc: RequestContext, fldId: string, q: { status?: 
 /** GET /v0/jobs/{job_id}/logs: the engine's log (empty until the engine has run). */
 export async function jobLog(rc: RequestContext, jobId: string): Promise<string> {
   const { driveId } = await accessJob(rc, jobId, 'read');
-  const r = await one<{ log: string | null }>(rc.app.orm.em.fork(), `select log from compile_jobs where id = ? and drive_id = ?`, [jobId, driveId]);
+  const r = await one<{ log: string | null }>(
+    rc.app.orm.em.fork(),
+    `select log from compile_jobs where id = ? and drive_id = ?`,
+    [jobId, driveId],
+  );
   return r?.log ?? '';
 }
 
@@ -186,7 +255,9 @@ export async function cancelJob(rc: RequestContext, jobId: string): Promise<JobR
     if (!current) throw jobNotFound();
     if (current.status === 'cancelled') return current;
     if (TERMINAL.includes(current.status)) {
-      throw new AppError('JOB_NOT_CANCELLABLE', `the job already ended (${current.status})`, { current_status: current.status });
+      throw new AppError('JOB_NOT_CANCELLABLE', `the job already ended (${current.status})`, {
+        current_status: current.status,
+      });
     }
     return (await one<JobRow>(
       tx,
@@ -223,12 +294,23 @@ export async function jobById(app: AppContext, jobId: string): Promise<JobRow | 
 }
 
 export async function isCancelRequested(app: AppContext, jobId: string): Promise<boolean> {
-  const r = await one<{ cancel_requested: boolean }>(app.orm.em.fork(), `select cancel_requested from compile_jobs where id = ?`, [jobId]);
+  const r = await one<{ cancel_requested: boolean }>(
+    app.orm.em.fork(),
+    `select cancel_requested from compile_jobs where id = ?`,
+    [jobId],
+  );
   return r?.cancel_requested ?? true;
 }
 
-export async function recordRunner(app: AppContext, jobId: string, runner: { host: string; pid: number }): Promise<void> {
-  await rows(app.orm.em.fork(), `update compile_jobs set runner = ?::jsonb where id = ?`, [JSON.stringify(runner), jobId]);
+export async function recordRunner(
+  app: AppContext,
+  jobId: string,
+  runner: { host: string; pid: number },
+): Promise<void> {
+  await rows(app.orm.em.fork(), `update compile_jobs set runner = ?::jsonb where id = ?`, [
+    JSON.stringify(runner),
+    jobId,
+  ]);
 }
 
 export interface JobOutcome {
@@ -251,8 +333,15 @@ export async function finishJob(app: AppContext, jobId: string, o: JobOutcome): 
        inputs = coalesce(?::jsonb, inputs), outputs = coalesce(?::jsonb, outputs), page_count = ?, finished_at = clock_timestamp()
      where id = ? and status in ('queued', 'running') returning ${JOB_COLUMNS}`,
     [
-      o.status, o.error ?? null, o.errorCode ?? null, o.log ?? null, o.diagnostics ? JSON.stringify(o.diagnostics) : null,
-      o.inputs ? JSON.stringify(o.inputs) : null, o.outputs ? JSON.stringify(o.outputs) : null, o.pageCount ?? null, jobId,
+      o.status,
+      o.error ?? null,
+      o.errorCode ?? null,
+      o.log ?? null,
+      o.diagnostics ? JSON.stringify(o.diagnostics) : null,
+      o.inputs ? JSON.stringify(o.inputs) : null,
+      o.outputs ? JSON.stringify(o.outputs) : null,
+      o.pageCount ?? null,
+      jobId,
     ],
   );
   return done ?? jobById(app, jobId);

@@ -6,7 +6,8 @@ import type { Diagnostic } from './jobs.js';
  * get the file TeX had open, tracked through the log's `(file ... )` nesting. Paths are made
  * relative to the project folder (`entryDir` is the entrypoint's folder, where TeX ran).
  */
-const FILE_LINE = /^(\.{0,2}\/?[^\s:()][^:()]*\.(?:tex|sty|cls|bib|bbl|aux|clo|def|cfg|fd|ltx|dtx|ins|toc|lof|lot|out|typ)):(\d+): (.*)$/;
+const FILE_LINE =
+  /^(\.{0,2}\/?[^\s:()][^:()]*\.(?:tex|sty|cls|bib|bbl|aux|clo|def|cfg|fd|ltx|dtx|ins|toc|lof|lot|out|typ)):(\d+): (.*)$/;
 const OPEN_FILE = /^\(([^\s()]+)/;
 
 function normalise(file: string, entryDir: string): string {
@@ -41,7 +42,8 @@ export function parseLatexLog(log: string, entryDir = ''): Diagnostic[] {
     const fl = FILE_LINE.exec(line);
     if (fl) {
       const message = fl[3].trim();
-      if (!message.startsWith('==> Fatal error')) add({ severity: 'error', file: normalise(fl[1], entryDir), line: Number(fl[2]), message });
+      if (!message.startsWith('==> Fatal error'))
+        add({ severity: 'error', file: normalise(fl[1], entryDir), line: Number(fl[2]), message });
       continue;
     }
     if (line.startsWith('! ')) {
@@ -55,7 +57,8 @@ export function parseLatexLog(log: string, entryDir = ''): Diagnostic[] {
       }
       const file = current();
       const message = line.slice(2).trim();
-      if (!/^Emergency stop|^==> Fatal error/.test(message)) add({ severity: 'error', file: file && normalise(file, entryDir), line: lineNo, message });
+      if (!/^Emergency stop|^==> Fatal error/.test(message))
+        add({ severity: 'error', file: file && normalise(file, entryDir), line: lineNo, message });
       continue;
     }
     const warn = /^(?:LaTeX|Package [\w-]+|Class [\w-]+|pdfTeX) (?:Font )?Warning: (.*)$/.exec(line);
@@ -67,12 +70,22 @@ export function parseLatexLog(log: string, entryDir = ''): Diagnostic[] {
       }
       const m = /on input line (\d+)/.exec(message);
       const file = current();
-      add({ severity: 'warning', file: file && normalise(file, entryDir), line: m ? Number(m[1]) : null, message: message.trim() });
+      add({
+        severity: 'warning',
+        file: file && normalise(file, entryDir),
+        line: m ? Number(m[1]) : null,
+        message: message.trim(),
+      });
     } else {
       const box = /^(Overfull|Underfull) \\[hv]box .*? (?:in paragraph |detected )at lines? (\d+)/.exec(line);
       if (box) {
         const file = current();
-        add({ severity: 'warning', file: file && normalise(file, entryDir), line: Number(box[2]), message: line.trim() });
+        add({
+          severity: 'warning',
+          file: file && normalise(file, entryDir),
+          line: Number(box[2]),
+          message: line.trim(),
+        });
       }
     }
     // Track the open files: `(name` opens, `)` closes; an opening that is not a file still nests.

@@ -50,14 +50,21 @@ export function checkEntrypoint(entrypoint: string): string {
   try {
     return checkPath(entrypoint.replace(/^\.\//, ''));
   } catch {
-    throw new AppError('INVALID_ENTRYPOINT', 'entrypoint must be a relative path inside the project folder (artifact path rules)');
+    throw new AppError(
+      'INVALID_ENTRYPOINT',
+      'entrypoint must be a relative path inside the project folder (artifact path rules)',
+    );
   }
 }
 
 /** Engine: the explicit one, else the config's, else the entrypoint's extension. */
 export function resolveEngine(entrypoint: string, ...explicit: (Engine | null | undefined)[]): Engine {
   const engine = explicit.find((e) => e) ?? engineByExtension(entrypoint);
-  if (!engine) throw new AppError('INVALID_ENTRYPOINT', `no engine for ${entrypoint}: name one (latex, typst) or use a .tex or .typ entrypoint`);
+  if (!engine)
+    throw new AppError(
+      'INVALID_ENTRYPOINT',
+      `no engine for ${entrypoint}: name one (latex, typst) or use a .tex or .typ entrypoint`,
+    );
   return engine;
 }
 
@@ -103,7 +110,9 @@ export function findProjectRow(db: Db, driveId: string, fldId: string): Promise<
  * trash or absent is PROJECT_NOT_FOUND; one it may read but not change is 403 PERMISSION_DENIED.
  */
 export async function projectFolder(
-  rc: RequestContext, fldId: string, capability: Capability,
+  rc: RequestContext,
+  fldId: string,
+  capability: Capability,
 ): Promise<{ driveId: string; folder: { id: string; path: string }; owner: boolean }> {
   const access = await authorizeThrough(rc, { fldId }, capability, projectNotFound);
   return { driveId: access.driveId, folder: access.folder!, owner: access.owner };

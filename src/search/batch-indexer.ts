@@ -13,7 +13,8 @@ import type { UsageRecorder } from './usage.js';
  * changed artifact, 4 at a time: read, extract and split; the lexical documents in one statement;
  * then the passages of the whole batch are embedded together (cached texts skipped, the
  * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then all
- * passages in one transaction and every `indexed_at` in one statement. A failure fails only its own artifact, which the outbox retries.
+ * passages in one transaction and every `indexed_at` in one statement. A failure fails only its own artifact, which the
+ * outbox retries.
  */
 export interface SearchIndexerDeps {
   engine: SearchEngine;
@@ -102,7 +103,9 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
         wanted.set(id, entry);
       }
     }
-    const cached = deps.cache ? await deps.cache.lookup([...wanted.values()].map((w) => w.key)) : new Map<string, number[]>();
+    const cached = deps.cache
+      ? await deps.cache.lookup([...wanted.values()].map((w) => w.key))
+      : new Map<string, number[]>();
     const byText = new Map<string, Wanted[]>();
     for (const [id, entry] of wanted) {
       const vector = cached.get(id);
@@ -126,7 +129,11 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
   }
 
   /** Reads, extracts, embeds and writes one round of changed artifacts. */
-  async function indexRound(changed: IndexableRecord[], failures: Map<string, Error>, progress: BatchProgress): Promise<void> {
+  async function indexRound(
+    changed: IndexableRecord[],
+    failures: Map<string, Error>,
+    progress: BatchProgress,
+  ): Promise<void> {
     const prepared: Prepared[] = [];
     await forEachLimited(changed, concurrency, async (record) => {
       try {
@@ -158,7 +165,12 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
         if (!record) await deps.engine.removeArtifact(req.driveId, req.artId);
         // Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything.
         else if (!req.ops.includes('content') && !req.ops.includes('remove')) {
-          await deps.engine.patchArtifact(req.driveId, req.artId, { path: record.path, labels: record.labels, metadata: record.metadata, updatedAt: record.updatedAt });
+          await deps.engine.patchArtifact(req.driveId, req.artId, {
+            path: record.path,
+            labels: record.labels,
+            metadata: record.metadata,
+            updatedAt: record.updatedAt,
+          });
         } else changed.push(record);
       }
 

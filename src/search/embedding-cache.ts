@@ -49,7 +49,12 @@ export class EmbeddingCache {
        select e.drive_id, $1, e.text_hash, (select array_agg(x::real) from jsonb_array_elements_text(e.embedding) x)
          from unnest($2::text[], $3::bytea[], $4::jsonb[]) as e(drive_id, text_hash, embedding)
        on conflict do nothing`,
-      [this.space, entries.map((e) => e.driveId), entries.map((e) => hashOf(e.text)), entries.map((e) => JSON.stringify(e.embedding))],
+      [
+        this.space,
+        entries.map((e) => e.driveId),
+        entries.map((e) => hashOf(e.text)),
+        entries.map((e) => JSON.stringify(e.embedding)),
+      ],
     );
   }
 }

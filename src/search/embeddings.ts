@@ -70,7 +70,8 @@ export class EmbeddingsClient implements Embedder {
 
   async embed(texts: string[]): Promise<number[][]> {
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize))));
+    for (let i = 0; i < texts.length; i += this.batchSize)
+      out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize))));
     return out;
   }
 
@@ -97,7 +98,12 @@ export class EmbeddingsClient implements Embedder {
           'content-type': 'application/json',
           ...(this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {}),
         },
-        body: JSON.stringify({ model: this.settings.model, input, dimensions: this.settings.dimensions, encoding_format: 'float' }),
+        body: JSON.stringify({
+          model: this.settings.model,
+          input,
+          dimensions: this.settings.dimensions,
+          encoding_format: 'float',
+        }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
@@ -112,12 +118,18 @@ export class EmbeddingsClient implements Embedder {
     const json = (await res.json()) as { data?: { index: number; embedding: number[] }[] };
     const data = json.data;
     if (!Array.isArray(data) || data.length !== input.length) {
-      throw new EmbeddingsError(`embeddings provider at ${this.endpoint} returned ${data?.length ?? 'no'} vectors for ${input.length} inputs`, false);
+      throw new EmbeddingsError(
+        `embeddings provider at ${this.endpoint} returned ${data?.length ?? 'no'} vectors for ${input.length} inputs`,
+        false,
+      );
     }
     const vectors = [...data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
     const wrong = vectors.find((v) => v.length !== this.dimensions);
     if (wrong) {
-      throw new EmbeddingsError(`embeddings provider returned ${wrong.length} dimensions; EMBEDDINGS_DIMENSIONS is ${this.dimensions}`, false);
+      throw new EmbeddingsError(
+        `embeddings provider returned ${wrong.length} dimensions; EMBEDDINGS_DIMENSIONS is ${this.dimensions}`,
+        false,
+      );
     }
     return vectors.map(normalise);
   }

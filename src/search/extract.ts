@@ -20,11 +20,80 @@ export interface Cue {
 }
 
 const CODE_EXTENSIONS = new Set([
-  'ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'py', 'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'c', 'h', 'cc', 'cpp', 'hpp',
-  'cs', 'swift', 'php', 'pl', 'lua', 'r', 'jl', 'sh', 'bash', 'zsh', 'ps1', 'sql', 'tex', 'css', 'scss', 'vue', 'svelte',
-  'hs', 'ml', 'ex', 'exs', 'erl', 'clj', 'dart', 'zig', 'nim', 'proto', 'graphql', 'tf', 'dockerfile', 'makefile',
+  'ts',
+  'tsx',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'py',
+  'rb',
+  'go',
+  'rs',
+  'java',
+  'kt',
+  'kts',
+  'scala',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'cs',
+  'swift',
+  'php',
+  'pl',
+  'lua',
+  'r',
+  'jl',
+  'sh',
+  'bash',
+  'zsh',
+  'ps1',
+  'sql',
+  'tex',
+  'css',
+  'scss',
+  'vue',
+  'svelte',
+  'hs',
+  'ml',
+  'ex',
+  'exs',
+  'erl',
+  'clj',
+  'dart',
+  'zig',
+  'nim',
+  'proto',
+  'graphql',
+  'tf',
+  'dockerfile',
+  'makefile',
 ]);
-const TEXT_EXTENSIONS = new Set(['txt', 'md', 'markdown', 'rst', 'adoc', 'org', 'csv', 'tsv', 'json', 'jsonl', 'yaml', 'yml', 'toml', 'ini', 'xml', 'html', 'htm', 'log', 'cfg', 'conf', 'env']);
+const TEXT_EXTENSIONS = new Set([
+  'txt',
+  'md',
+  'markdown',
+  'rst',
+  'adoc',
+  'org',
+  'csv',
+  'tsv',
+  'json',
+  'jsonl',
+  'yaml',
+  'yml',
+  'toml',
+  'ini',
+  'xml',
+  'html',
+  'htm',
+  'log',
+  'cfg',
+  'conf',
+  'env',
+]);
 const TIMED_EXTENSIONS = new Set(['vtt', 'srt']);
 const CODE_MIME = /^(text\/x-|application\/(x-)?(javascript|typescript|sh|python|sql|httpd-php|ruby|perl))/;
 const TEXT_MIME = /^(text\/|application\/(json|ld\+json|xml|x-yaml|yaml|toml|x-ndjson|csv|markdown|x-tex)\b)/;
@@ -44,12 +113,17 @@ export function classify(contentType: string, path: string): 'pdf' | 'timed' | '
   const ext = extensionOf(path);
   if (type === 'application/pdf') return 'pdf';
   if (type === 'text/vtt' || type === 'application/x-subrip' || type === 'text/srt' || TIMED_EXTENSIONS.has(ext)) {
-    if (type.startsWith('text/') || type === 'application/x-subrip' || type === 'application/octet-stream') return 'timed';
+    if (type.startsWith('text/') || type === 'application/x-subrip' || type === 'application/octet-stream')
+      return 'timed';
   }
   if (type.startsWith('image/')) return 'image';
   if (type.startsWith('audio/')) return 'audio';
   if (type.startsWith('video/')) return 'video';
-  if (CODE_MIME.test(type) || (CODE_EXTENSIONS.has(ext) && (type.startsWith('text/') || type === 'application/octet-stream'))) return 'code';
+  if (
+    CODE_MIME.test(type) ||
+    (CODE_EXTENSIONS.has(ext) && (type.startsWith('text/') || type === 'application/octet-stream'))
+  )
+    return 'code';
   if (TEXT_MIME.test(type)) return 'text';
   if (type === 'application/octet-stream' && TEXT_EXTENSIONS.has(ext)) return 'text';
   return 'binary';
@@ -143,5 +217,8 @@ export function previewOf(extracted: Extracted): string {
   else return '';
   const bytes = Buffer.from(text.slice(0, PREVIEW_BYTES), 'utf8');
   if (bytes.length <= PREVIEW_BYTES) return text.slice(0, PREVIEW_BYTES);
-  return bytes.subarray(0, PREVIEW_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return bytes
+    .subarray(0, PREVIEW_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }

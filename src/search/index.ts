@@ -31,10 +31,19 @@ export function createEmbedder(config: Config): Embedder | undefined {
  * belong to other domains come from the worker: the ArtifactSource (artifacts) and the UsageRecorder (usage).
  */
 export function createConfiguredSearchIndexer(
-  config: Config, pool: SqlPool, engine: SearchEngine, source: ArtifactSource, usage: UsageRecorder,
+  config: Config,
+  pool: SqlPool,
+  engine: SearchEngine,
+  source: ArtifactSource,
+  usage: UsageRecorder,
 ): OutboxHandler {
   const embedder = createEmbedder(config);
   return createSearchIndexer({
-    engine, source, embedder, cache: embedder && new EmbeddingCache(pool, embedder.space), usage, roundBytes: config.outbox.searchRoundBytes,
+    engine,
+    source,
+    embedder,
+    cache: embedder && new EmbeddingCache(pool, embedder.space),
+    usage,
+    roundBytes: config.outbox.searchRoundBytes,
   });
 }

@@ -18,7 +18,11 @@ interface RankCursor {
 
 export function queryFingerprint(query: Record<string, unknown>): string {
   const { cursor: _c, limit: _l, ...rest } = query;
-  const stable = JSON.stringify(Object.keys(rest).sort().map((k) => [k, rest[k]]));
+  const stable = JSON.stringify(
+    Object.keys(rest)
+      .sort()
+      .map((k) => [k, rest[k]]),
+  );
   return createHash('sha256').update(stable).digest('base64url').slice(0, 16);
 }
 
@@ -26,8 +30,13 @@ export function queryFingerprint(query: Record<string, unknown>): string {
 export function pageWindow(cursor: string | undefined, fingerprint: string, limit: number) {
   let offset = 0;
   if (cursor) {
-    const c = decodeCursor(cursor, (v): v is RankCursor => Number.isInteger((v as RankCursor).o) && (v as RankCursor).o > 0 && typeof (v as RankCursor).f === 'string');
-    if (c.f !== fingerprint) throw new AppError('BAD_CURSOR', 'cursor belongs to another query; resend the same q and filters');
+    const c = decodeCursor(
+      cursor,
+      (v): v is RankCursor =>
+        Number.isInteger((v as RankCursor).o) && (v as RankCursor).o > 0 && typeof (v as RankCursor).f === 'string',
+    );
+    if (c.f !== fingerprint)
+      throw new AppError('BAD_CURSOR', 'cursor belongs to another query; resend the same q and filters');
     offset = Math.min(c.o, MAX_RESULT_DEPTH);
   }
   return { offset, fetch: offset + limit + 1 };
@@ -37,5 +46,8 @@ export function pageWindow(cursor: string | undefined, fingerprint: string, limi
 export function rankedPage<T>(hits: T[], offset: number, limit: number, fingerprint: string) {
   const end = Math.min(offset + limit, MAX_RESULT_DEPTH);
   const more = hits.length > end && end < MAX_RESULT_DEPTH;
-  return { items: hits.slice(offset, end), next_cursor: more ? encodeCursor({ o: end, f: fingerprint } satisfies RankCursor) : null };
+  return {
+    items: hits.slice(offset, end),
+    next_cursor: more ? encodeCursor({ o: end, f: fingerprint } satisfies RankCursor) : null,
+  };
 }

@@ -23,7 +23,10 @@ export class PdfExtractionFailed extends Error {}
 export function extractPdfPagesBoxed(bytes: Buffer, limits: PdfBoxLimits = PDF_BOX_DEFAULTS): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const script = `ulimit -d ${limits.memoryMb * 1024} || exit 97; exec "$0" "$1"`;
-    const child = spawn('bash', ['-c', script, process.execPath, RUNNER], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn('bash', ['-c', script, process.execPath, RUNNER], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let why: string | undefined;
@@ -51,8 +54,18 @@ export function extractPdfPagesBoxed(bytes: Buffer, limits: PdfBoxLimits = PDF_B
         }
       }
       // V8 ends an allocation past the data segment with SIGABRT or SIGTRAP, not always after a message.
-      const outOfMemory = signal === 'SIGABRT' || signal === 'SIGTRAP' || /out of memory|Cannot allocate|allocation failed|Array buffer allocation/i.test(stderr);
-      reject(new PdfExtractionFailed(why ?? (outOfMemory ? `decoding it needs more than ${limits.memoryMb} MB` : `the PDF is unreadable (exit ${code ?? signal})`)));
+      const outOfMemory =
+        signal === 'SIGABRT' ||
+        signal === 'SIGTRAP' ||
+        /out of memory|Cannot allocate|allocation failed|Array buffer allocation/i.test(stderr);
+      reject(
+        new PdfExtractionFailed(
+          why ??
+            (outOfMemory
+              ? `decoding it needs more than ${limits.memoryMb} MB`
+              : `the PDF is unreadable (exit ${code ?? signal})`),
+        ),
+      );
     });
   });
 }

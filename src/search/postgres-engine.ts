@@ -87,7 +87,8 @@ interface PassageRow extends DocRow {
   time_end_ms: number | null;
 }
 
-const DOC_COLUMNS = 'd.art_id, d.drive_id, d.path, d.content_type, d.file_type, d.labels, d.updated_at, d.version_number';
+const DOC_COLUMNS =
+  'd.art_id, d.drive_id, d.path, d.content_type, d.file_type, d.labels, d.updated_at, d.version_number';
 const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms`;
 
 function toSearchHit(r: DocRow): SearchHit {
@@ -161,10 +162,22 @@ export class PostgresSearchEngine implements SearchEngine {
          labels = excluded.labels, metadata = excluded.metadata, updated_at = excluded.updated_at,
          version_number = excluded.version_number, preview = excluded.preview, indexed_at = now()
        where search_documents.version_number <= excluded.version_number`,
-      [JSON.stringify(docs.map((d) => ({
-        drive_id: d.driveId, art_id: d.artId, path: d.path, content_type: d.contentType, file_type: d.fileType, labels: d.labels,
-        metadata: d.metadata, updated_at: d.updatedAt.toISOString(), version_number: d.versionNumber, preview: stripNul(d.preview),
-      })))],
+      [
+        JSON.stringify(
+          docs.map((d) => ({
+            drive_id: d.driveId,
+            art_id: d.artId,
+            path: d.path,
+            content_type: d.contentType,
+            file_type: d.fileType,
+            labels: d.labels,
+            metadata: d.metadata,
+            updated_at: d.updatedAt.toISOString(),
+            version_number: d.versionNumber,
+            preview: stripNul(d.preview),
+          })),
+        ),
+      ],
     );
   }
 
@@ -191,7 +204,14 @@ export class PostgresSearchEngine implements SearchEngine {
           where p.drive_id = t.drive_id and p.art_id = t.art_id`,
         [kept.map((s) => s.driveId), kept.map((s) => s.artId)],
       );
-      const rows = kept.flatMap((s) => s.passages.map((p) => ({ drive_id: s.driveId, art_id: s.artId, version_number: s.versionNumber, ...passageRow(p) })));
+      const rows = kept.flatMap((s) =>
+        s.passages.map((p) => ({
+          drive_id: s.driveId,
+          art_id: s.artId,
+          version_number: s.versionNumber,
+          ...passageRow(p),
+        })),
+      );
       const batch = 200;
       for (let i = 0; i < rows.length; i += batch) {
         await client.query(
@@ -252,7 +272,12 @@ export class PostgresSearchEngine implements SearchEngine {
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
     const tq = "websearch_to_tsquery('english', $2)";
-    return this.findPassages(driveId, q, filters, { input: 'p.tsv', score: `ts_rank(c.rank_input, ${tq})`, match: `p.tsv @@ ${tq}`, capped: true });
+    return this.findPassages(driveId, q, filters, {
+      input: 'p.tsv',
+      score: `ts_rank(c.rank_input, ${tq})`,
+      match: `p.tsv @@ ${tq}`,
+      capped: true,
+    });
   }
 
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
@@ -280,7 +305,9 @@ export class PostgresSearchEngine implements SearchEngine {
     const w: Where = { sql: [], params: [driveId, q] };
     if (leg.vector) addParam(w, leg.vector); // $3
     passageFilters(w, filters);
-    const candidates = leg.capped ? `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}` : '';
+    const candidates = leg.capped
+      ? `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}`
+      : '';
     const limit = addParam(w, filters.limit);
     const run = leg.capped ? this.pool.query.bind(this.pool) : this.semanticQuery.bind(this);
     const { rows } = await run<PassageRow>(

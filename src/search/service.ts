@@ -1,6 +1,13 @@
 import { AppError } from '../errors.js';
 import type { Embedder } from './embeddings.js';
-import { WIKI_PREFIX, type FindFilters, type PassageHit, type SearchEngine, type SearchFilters, type SearchHit } from './engine.js';
+import {
+  WIKI_PREFIX,
+  type FindFilters,
+  type PassageHit,
+  type SearchEngine,
+  type SearchFilters,
+  type SearchHit,
+} from './engine.js';
 import { reciprocalRankFusion } from './rrf.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -52,7 +59,10 @@ export class SearchService {
     let hits: FusedPassageHit[];
     if (mode === 'semantic') {
       if (!this.deps.embedder) {
-        throw new AppError('EMBEDDINGS_NOT_CONFIGURED', 'semantic find needs an embeddings provider; set EMBEDDINGS_URL (and EMBEDDINGS_API_KEY)');
+        throw new AppError(
+          'EMBEDDINGS_NOT_CONFIGURED',
+          'semantic find needs an embeddings provider; set EMBEDDINGS_URL (and EMBEDDINGS_API_KEY)',
+        );
       }
       const vector = await this.embedQuery(q);
       const semantic = await this.deps.engine.findSemantic(driveId, { vector, q }, filters);

@@ -48,7 +48,9 @@ export async function splitWithOffsets(
   // Most artifacts fit in one chunk: that chunk is the trimmed text, without the splitter's
   // recursive separator passes (milliseconds of token counting for a 1 KB note). A token covers
   // at least one UTF-8 byte, so a text of at most chunkTokens bytes fits without counting.
-  const fits = Buffer.byteLength(trimmed) <= chunkTokens || (trimmed.length <= chunkTokens * 8 && countTokens(trimmed) <= chunkTokens);
+  const fits =
+    Buffer.byteLength(trimmed) <= chunkTokens ||
+    (trimmed.length <= chunkTokens * 8 && countTokens(trimmed) <= chunkTokens);
   if (fits) {
     const start = text.indexOf(trimmed);
     return [{ start, end: start + trimmed.length }];
@@ -67,7 +69,10 @@ export async function splitWithOffsets(
     if (start < 0) start = text.indexOf(chunk);
     // The splitter only cuts and trims, so every chunk is a substring; the fallback keeps the
     // slice invariant even if a future splitter version normalised whitespace.
-    const span = start < 0 ? { start: from, end: Math.min(text.length, from + chunk.length) } : { start, end: start + chunk.length };
+    const span =
+      start < 0
+        ? { start: from, end: Math.min(text.length, from + chunk.length) }
+        : { start, end: start + chunk.length };
     spans.push(span);
     from = span.start + 1;
   }
@@ -124,7 +129,10 @@ export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
       embedding: null,
     }));
   }
-  const { text, starts } = joinSegments(extracted.cues.map((c) => c.text), '\n');
+  const { text, starts } = joinSegments(
+    extracted.cues.map((c) => c.text),
+    '\n',
+  );
   const spans = await splitWithOffsets(text);
   return spans.map((s, ord) => ({
     ord,

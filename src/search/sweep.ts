@@ -42,7 +42,9 @@ interface StaleRow {
 
 export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {}): Promise<SweepResult | null> {
   // Cached vectors age out: they only spare the provider a repeat, which old texts rarely see.
-  await ctx.pool.query(`delete from embedding_cache where created_at < now() - make_interval(days => $1)`, [CACHE_DAYS]);
+  await ctx.pool.query(`delete from embedding_cache where created_at < now() - make_interval(days => $1)`, [
+    CACHE_DAYS,
+  ]);
   // The comparison is a join against the PostgreSQL engine's table; Typesense keeps its documents elsewhere.
   if (ctx.config.typesense) return null;
   const grace = opts.graceS ?? SWEEP_GRACE_S;
@@ -79,7 +81,11 @@ export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {})
   );
 
   const items: OutboxItem[] = [
-    ...stale.map((r): OutboxItem => ({ driveId: r.drive_id, artId: r.art_id, op: r.content_stale ? 'content' : 'record' })),
+    ...stale.map((r): OutboxItem => ({
+      driveId: r.drive_id,
+      artId: r.art_id,
+      op: r.content_stale ? 'content' : 'record',
+    })),
     ...orphans.map((r): OutboxItem => ({ driveId: r.drive_id, artId: r.art_id, op: 'remove' })),
   ];
   const result: SweepResult = {
@@ -89,7 +95,10 @@ export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {})
   };
   if (items.length) {
     await transaction(ctx, (tx) => enqueueArtifacts(tx, ['search'], items));
-    ctx.logger.warn(result, 'search: the consistency check found the index out of step with the artifacts; requests queued');
+    ctx.logger.warn(
+      result,
+      'search: the consistency check found the index out of step with the artifacts; requests queued',
+    );
   }
   return result;
 }

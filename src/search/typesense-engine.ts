@@ -24,7 +24,14 @@ import { branchesOf, parseQuery, type Atom } from './query-syntax.js';
  */
 type Doc = Record<string, unknown>;
 
-const PASSAGE_SPAN_FIELDS = ['char_start', 'char_end', 'page_start', 'page_end', 'time_start_ms', 'time_end_ms'] as const;
+const PASSAGE_SPAN_FIELDS = [
+  'char_start',
+  'char_end',
+  'page_start',
+  'page_end',
+  'time_start_ms',
+  'time_end_ms',
+] as const;
 
 export interface TypesenseSettings {
   url: string;
@@ -47,7 +54,8 @@ function metadataText(metadata: Record<string, unknown>): string {
   const walk = (v: unknown, key?: string) => {
     if (key) out.push(key);
     if (v === null || v === undefined) return;
-    if (typeof v === 'object') for (const [k, x] of Object.entries(v as object)) walk(x, Array.isArray(v) ? undefined : k);
+    if (typeof v === 'object')
+      for (const [k, x] of Object.entries(v as object)) walk(x, Array.isArray(v) ? undefined : k);
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects were walked above; v is a scalar here
     else if (typeof v !== 'boolean') out.push(String(v));
   };
@@ -57,7 +65,8 @@ function metadataText(metadata: Record<string, unknown>): string {
 
 function documentFields(doc: SearchDocument | (ArtifactPatch & { path?: string })): Doc {
   const f: Doc = {};
-  if (doc.path !== undefined) Object.assign(f, { path: doc.path, path_words: pathWords(doc.path), path_prefixes: pathPrefixes(doc.path) });
+  if (doc.path !== undefined)
+    Object.assign(f, { path: doc.path, path_words: pathWords(doc.path), path_prefixes: pathPrefixes(doc.path) });
   if (doc.labels !== undefined) Object.assign(f, { labels: doc.labels, labels_text: doc.labels.join(' ') });
   if (doc.metadata !== undefined) f.metadata_text = metadataText(doc.metadata);
   if (doc.updatedAt !== undefined) f.updated_at = doc.updatedAt.getTime();
@@ -73,7 +82,13 @@ export class TypesenseSearchEngine implements SearchEngine {
   constructor(private readonly settings: TypesenseSettings) {
     const url = new URL(settings.url);
     this.client = new Client({
-      nodes: [{ host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), protocol: url.protocol.replace(':', '') }],
+      nodes: [
+        {
+          host: url.hostname,
+          port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          protocol: url.protocol.replace(':', ''),
+        },
+      ],
       apiKey: settings.apiKey,
       connectionTimeoutSeconds: 5,
       numRetries: 2,
@@ -137,18 +152,25 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
     await this.ready();
-    const current = (await this.client.collections<Doc>(this.documents).documents(doc.artId).retrieve().catch(() => null)) as Doc | null;
+    const current = (await this.client
+      .collections<Doc>(this.documents)
+      .documents(doc.artId)
+      .retrieve()
+      .catch(() => null)) as Doc | null;
     if (current && Number(current.version_number) > doc.versionNumber) return;
-    await this.client.collections<Doc>(this.documents).documents().upsert({
-      id: doc.artId,
-      drive_id: doc.driveId,
-      art_id: doc.artId,
-      content_type: doc.contentType,
-      file_type: doc.fileType,
-      version_number: doc.versionNumber,
-      preview: doc.preview,
-      ...documentFields(doc),
-    });
+    await this.client
+      .collections<Doc>(this.documents)
+      .documents()
+      .upsert({
+        id: doc.artId,
+        drive_id: doc.driveId,
+        art_id: doc.artId,
+        content_type: doc.contentType,
+        file_type: doc.fileType,
+        version_number: doc.versionNumber,
+        preview: doc.preview,
+        ...documentFields(doc),
+      });
   }
 
   async upsertDocuments(docs: SearchDocument[]): Promise<void> {
@@ -164,7 +186,19 @@ export class TypesenseSearchEngine implements SearchEngine {
     await this.ready();
     const doc = (await this.client.collections<Doc>(this.documents).documents(artId).retrieve()) as Doc;
     const shared = Object.fromEntries(
-      ['drive_id', 'art_id', 'path', 'path_words', 'path_prefixes', 'content_type', 'file_type', 'labels', 'labels_text', 'metadata_text', 'updated_at'].map((k) => [k, doc[k]]),
+      [
+        'drive_id',
+        'art_id',
+        'path',
+        'path_words',
+        'path_prefixes',
+        'content_type',
+        'file_type',
+        'labels',
+        'labels_text',
+        'metadata_text',
+        'updated_at',
+      ].map((k) => [k, doc[k]]),
     );
     const rows = passages.map((p) => ({
       ...shared,
@@ -193,9 +227,13 @@ export class TypesenseSearchEngine implements SearchEngine {
     await this.ready();
     const fields = documentFields(patch);
     if (!Object.keys(fields).length) return;
-    await this.client.collections<Doc>(this.documents).documents(artId).update(fields).catch((err: { httpStatus?: number }) => {
-      if (err.httpStatus !== 404) throw err;
-    });
+    await this.client
+      .collections<Doc>(this.documents)
+      .documents(artId)
+      .update(fields)
+      .catch((err: { httpStatus?: number }) => {
+        if (err.httpStatus !== 404) throw err;
+      });
     await this.client
       .collections<Doc>(this.passages)
       .documents()
@@ -211,8 +249,20 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
     await this.ready();
-    const hits = await this.textSearch(this.documents, 'path_words,preview,metadata_text,labels_text', '8,4,2,1', q, driveId, filters, 'preview');
-    return hits.map(({ doc, score, snippet }) => ({ ...hitOf(doc), snippet: snippet || pathWords(String(doc.path)), score }));
+    const hits = await this.textSearch(
+      this.documents,
+      'path_words,preview,metadata_text,labels_text',
+      '8,4,2,1',
+      q,
+      driveId,
+      filters,
+      'preview',
+    );
+    return hits.map(({ doc, score, snippet }) => ({
+      ...hitOf(doc),
+      snippet: snippet || pathWords(String(doc.path)),
+      score,
+    }));
   }
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
@@ -223,13 +273,16 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
     await this.ready();
-    const res = await this.client.collections<Doc>(this.passages).documents().search({
-      q: '*',
-      vector_query: `embedding:([${query.vector.join(',')}], k:${filters.limit})`,
-      filter_by: filterOf(driveId, filters),
-      per_page: filters.limit,
-      exclude_fields: 'embedding',
-    });
+    const res = await this.client
+      .collections<Doc>(this.passages)
+      .documents()
+      .search({
+        q: '*',
+        vector_query: `embedding:([${query.vector.join(',')}], k:${filters.limit})`,
+        filter_by: filterOf(driveId, filters),
+        per_page: filters.limit,
+        exclude_fields: 'embedding',
+      });
     return (res.hits ?? []).map((h) => {
       const distance = (h as SearchResponseHit<Doc> & { vector_distance?: number }).vector_distance ?? 1;
       return passageHitOf(h.document, 1 - distance, String(h.document.text).slice(0, 240));
@@ -237,7 +290,15 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   /** One search per OR branch, merged by best text_match, best first. */
-  private async textSearch(collection: string, queryBy: string, weights: string, q: string, driveId: string, filters: FindFilters, snippetField: string) {
+  private async textSearch(
+    collection: string,
+    queryBy: string,
+    weights: string,
+    q: string,
+    driveId: string,
+    filters: FindFilters,
+    snippetField: string,
+  ) {
     const parsed = parseQuery(q);
     const negations = parsed.excluded.map((a) => `-${renderAtom(a)}`).join(' ');
     const branches = branchesOf(parsed);
@@ -268,7 +329,9 @@ export class TypesenseSearchEngine implements SearchEngine {
         if ((best.get(id)?.score ?? -1) < h.text_match) best.set(id, { doc: h.document, score: h.text_match, snippet });
       }
     }
-    return [...best.values()].sort((a, b) => b.score - a.score || String(a.doc.path).localeCompare(String(b.doc.path))).slice(0, filters.limit);
+    return [...best.values()]
+      .sort((a, b) => b.score - a.score || String(a.doc.path).localeCompare(String(b.doc.path)))
+      .slice(0, filters.limit);
   }
 }
 
@@ -298,8 +361,22 @@ function hitOf(d: Doc): Omit<SearchHit, 'snippet' | 'score'> {
 }
 
 function passageHitOf(d: Doc, score: number, snippet: string): PassageHit {
-  const hit = { ...hitOf(d), snippet, score, modality: d.modality, ord: Number(d.ord), text: String(d.text) } as PassageHit;
-  const camel = { char_start: 'charStart', char_end: 'charEnd', page_start: 'pageStart', page_end: 'pageEnd', time_start_ms: 'timeStartMs', time_end_ms: 'timeEndMs' } as const;
+  const hit = {
+    ...hitOf(d),
+    snippet,
+    score,
+    modality: d.modality,
+    ord: Number(d.ord),
+    text: String(d.text),
+  } as PassageHit;
+  const camel = {
+    char_start: 'charStart',
+    char_end: 'charEnd',
+    page_start: 'pageStart',
+    page_end: 'pageEnd',
+    time_start_ms: 'timeStartMs',
+    time_end_ms: 'timeEndMs',
+  } as const;
   for (const k of PASSAGE_SPAN_FIELDS) if (typeof d[k] === 'number') hit[camel[k]] = d[k] as number;
   return hit;
 }

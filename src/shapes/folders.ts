@@ -19,7 +19,10 @@ export function folderOut(r: FolderRow) {
 }
 export type FolderOut = ReturnType<typeof folderOut>;
 
-export function folderDeleteOut(config: Config, r: { folder: FolderRow; nSubfoldersDeleted: number; nArtifactsDeleted: number }) {
+export function folderDeleteOut(
+  config: Config,
+  r: { folder: FolderRow; nSubfoldersDeleted: number; nArtifactsDeleted: number },
+) {
   return {
     ok: true as const,
     fld_id: r.folder.id,

@@ -3,7 +3,10 @@ import type { PassageHit, SearchHit } from '../search/engine.js';
 import type { FusedPassageHit } from '../search/service.js';
 import { artifactPermalink, artifactUrl } from './artifacts.js';
 
-/** Public shapes of search and find hits (REST /v0/search, /v0/find and the MCP tools); url and permalink as ArtifactOut's. */
+/**
+ * Public shapes of search and find hits (REST /v0/search, /v0/find and the MCP tools); url and permalink as
+ * ArtifactOut's.
+ */
 export function searchHitOut(config: Config, h: SearchHit) {
   return {
     art_id: h.artId,

@@ -6,7 +6,9 @@ import { iso } from '../time.js';
 
 /** Public shapes of grants and share links (REFERENCE §2.8 GrantOut, ShareOut, ShareMintOut). */
 const resourceOf = (r: { art_id: string | null; fld_id: string | null }) =>
-  r.art_id ? { resource_type: 'artifact' as const, resource_id: r.art_id } : { resource_type: 'folder' as const, resource_id: r.fld_id! };
+  r.art_id
+    ? { resource_type: 'artifact' as const, resource_id: r.art_id }
+    : { resource_type: 'folder' as const, resource_id: r.fld_id! };
 
 export function grantOut(g: GrantRow) {
   const caps = ROLE_CAPABILITIES[g.role];

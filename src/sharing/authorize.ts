@@ -29,7 +29,8 @@ export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
 };
 
 export const roleRank = (role: Role | 'owner') => (role === 'owner' ? ROLES.length : ROLES.indexOf(role));
-export const roleCan = (role: Role | 'owner', capability: Capability) => role === 'owner' || ROLE_CAPABILITIES[role].includes(capability);
+export const roleCan = (role: Role | 'owner', capability: Capability) =>
+  role === 'owner' || ROLE_CAPABILITIES[role].includes(capability);
 
 export type Resource = { artId: string } | { fldId: string };
 
@@ -52,16 +53,25 @@ export interface Access {
 }
 
 export const permissionDenied = (capability: Capability, role: Role) =>
-  new AppError('PERMISSION_DENIED', `a ${role} grant does not allow this (needs ${capability})`, { role, needs: capability });
+  new AppError('PERMISSION_DENIED', `a ${role} grant does not allow this (needs ${capability})`, {
+    role,
+    needs: capability,
+  });
 
 const notFoundFor = (r: Resource) =>
   'artId' in r ? new AppError('ARTIFACT_NOT_FOUND', 'no live artifact') : new AppError('NOT_FOUND', 'no live folder');
 
-export async function authorize(rc: RequestContext, resource: Resource, capability: Capability, db: Db = rc.app.orm.em.fork()): Promise<Access> {
+export async function authorize(
+  rc: RequestContext,
+  resource: Resource,
+  capability: Capability,
+  db: Db = rc.app.orm.em.fork(),
+): Promise<Access> {
   const target = await loadTarget(db, resource);
   if (!target) throw notFoundFor(resource);
   const base = 'artId' in resource ? { artifact: target as ArtifactRow } : { folder: target as FolderRef };
-  if (target.drive_id === rc.principal.driveId) return { driveId: target.drive_id, owner: true, role: 'owner', ...base };
+  if (target.drive_id === rc.principal.driveId)
+    return { driveId: target.drive_id, owner: true, role: 'owner', ...base };
   const role = await effectiveRole(db, rc, target, 'artId' in resource ? 'artifact' : 'folder');
   if (!role) throw notFoundFor(resource);
   if (!roleCan(role, capability)) throw permissionDenied(capability, role);
@@ -72,7 +82,13 @@ export async function authorize(rc: RequestContext, resource: Resource, capabili
  * The rule for a record that hangs off a resource (a grant, a share link): a caller who may not
  * even read the resource gets the record's own 404 (`notFound`), so it learns nothing of either.
  */
-export async function authorizeThrough(rc: RequestContext, resource: Resource, capability: Capability, notFound: () => AppError, db?: Db): Promise<Access> {
+export async function authorizeThrough(
+  rc: RequestContext,
+  resource: Resource,
+  capability: Capability,
+  notFound: () => AppError,
+  db?: Db,
+): Promise<Access> {
   try {
     return await authorize(rc, resource, capability, db);
   } catch (err) {
@@ -85,13 +101,23 @@ export async function authorizeThrough(rc: RequestContext, resource: Resource, c
  * The drive an operation acts on for a resource named by id: the caller's own when the resource is
  * there, else the owner's, if the caller's grants allow `capability` (404 / 403 as above).
  */
-export async function driveFor(rc: RequestContext, resource: Resource, capability: Capability, db?: Db): Promise<string> {
+export async function driveFor(
+  rc: RequestContext,
+  resource: Resource,
+  capability: Capability,
+  db?: Db,
+): Promise<string> {
   return (await authorize(rc, resource, capability, db)).driveId;
 }
 
 async function loadTarget(db: Db, r: Resource): Promise<(ArtifactRow | FolderRef) | undefined> {
-  if ('artId' in r) return one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [r.artId]);
-  return one<FolderRef>(db, `select id, drive_id, path, inherit_grants from folders where id = ? and deleted_at is null`, [r.fldId]);
+  if ('artId' in r)
+    return one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [r.artId]);
+  return one<FolderRef>(
+    db,
+    `select id, drive_id, path, inherit_grants from folders where id = ? and deleted_at is null`,
+    [r.fldId],
+  );
 }
 
 /** Who a credential stands for, as grants name principals. */
@@ -115,7 +141,12 @@ export async function callerPrincipals(db: Db, rc: RequestContext): Promise<Call
        from drives d left join human_users u on u.id = d.owner_user_id where d.id = ?`,
     [rc.principal.driveId],
   );
-  return { identityId: rc.principal.identityId, userId: me?.owner_user_id ?? null, email: me?.email ?? null, orgId: me?.organization_id ?? null };
+  return {
+    identityId: rc.principal.identityId,
+    userId: me?.owner_user_id ?? null,
+    email: me?.email ?? null,
+    orgId: me?.organization_id ?? null,
+  };
 }
 
 /** SQL condition (grants aliased `g`) for "this grant names one of the caller's principals", with its parameters. */
@@ -136,7 +167,12 @@ export const LIVE_GRANT = `g.revoked_at is null and (g.expires_at is null or g.e
  * Ancestor folders come from the resource's path; a grant on ancestor F counts when no folder
  * below F on the way down (the target folder included) has `inherit_grants` off.
  */
-async function effectiveRole(db: Db, rc: RequestContext, target: ArtifactRow | FolderRef, kind: 'artifact' | 'folder'): Promise<Role | undefined> {
+async function effectiveRole(
+  db: Db,
+  rc: RequestContext,
+  target: ArtifactRow | FolderRef,
+  kind: 'artifact' | 'folder',
+): Promise<Role | undefined> {
   const [match, matchParams] = principalMatch(await callerPrincipals(db, rc));
   const inheritsFromAbove = kind === 'artifact' || (target as FolderRef).inherit_grants;
   const found = await rows<{ role: Role }>(
@@ -151,8 +187,13 @@ async function effectiveRole(db: Db, rc: RequestContext, target: ArtifactRow | F
              or (? and g.fld_id in (select c.id from chain c
                                      where not exists (select 1 from chain c2 where length(c2.path) > length(c.path) and not c2.inherit_grants))))`,
     [
-      target.drive_id, target.path, target.drive_id, ...matchParams,
-      kind === 'artifact' ? target.id : '', kind === 'folder' ? target.id : '', inheritsFromAbove,
+      target.drive_id,
+      target.path,
+      target.drive_id,
+      ...matchParams,
+      kind === 'artifact' ? target.id : '',
+      kind === 'folder' ? target.id : '',
+      inheritsFromAbove,
     ],
   );
   let best: Role | undefined;

@@ -31,7 +31,15 @@ function mac(app: AppContext, payload: string): string {
 /** A signed token for one blob; the content origin serves it at `/c/{token}/{file name}`. */
 export function mintContentLink(app: AppContext, blob: BlobRef, ttlS = CONTENT_LINK_TTL_S): string {
   const name = blob.path.slice(blob.path.lastIndexOf('/') + 1);
-  const p: Payload = { h: blob.hash, s: blob.size, t: blob.contentType, n: name, a: blob.artId, v: blob.versionNumber, e: Math.floor(Date.now() / 1000) + ttlS };
+  const p: Payload = {
+    h: blob.hash,
+    s: blob.size,
+    t: blob.contentType,
+    n: name,
+    a: blob.artId,
+    v: blob.versionNumber,
+    e: Math.floor(Date.now() / 1000) + ttlS,
+  };
   const payload = Buffer.from(JSON.stringify(p)).toString('base64url');
   return `${payload}.${mac(app, payload)}`;
 }

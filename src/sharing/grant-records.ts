@@ -34,8 +34,15 @@ export interface PrincipalIn {
 
 const EMAIL_RE = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
 
-/** The principal rules of REFERENCE §4: anyone has neither id nor email; agent and org an id; user exactly one of them. */
-export function checkPrincipal(p: PrincipalIn): { type: PrincipalType; id: string | null; email: string | null; key: string } {
+/**
+ * The principal rules of REFERENCE §4: anyone has neither id nor email; agent and org an id; user exactly one of them.
+ */
+export function checkPrincipal(p: PrincipalIn): {
+  type: PrincipalType;
+  id: string | null;
+  email: string | null;
+  key: string;
+} {
   const id = p.id ?? null;
   const email = p.email ? p.email.trim().toLowerCase() : null;
   const bad = (message: string) => new AppError('INVALID_PRINCIPAL', message);
@@ -46,11 +53,13 @@ export function checkPrincipal(p: PrincipalIn): { type: PrincipalType; id: strin
     case 'agent':
     case 'org':
       if (!id || email) throw bad(`an ${p.type} principal needs an id and no email`);
-      if (p.type === 'agent' && !/^aid_[0-9a-z]{26}$/.test(id)) throw bad('an agent principal id is an agent identity id (aid_...)');
+      if (p.type === 'agent' && !/^aid_[0-9a-z]{26}$/.test(id))
+        throw bad('an agent principal id is an agent identity id (aid_...)');
       return { type: p.type, id, email: null, key: `${p.type}:${id}` };
     case 'user':
       if ((id === null) === (email === null)) throw bad('a user principal needs exactly one of id and email');
-      if (email !== null && (email.length > 320 || !EMAIL_RE.test(email))) throw bad('the user email is not an email address');
+      if (email !== null && (email.length > 320 || !EMAIL_RE.test(email)))
+        throw bad('the user email is not an email address');
       return { type: 'user', id, email, key: id !== null ? `user:${id}` : `email:${email}` };
   }
 }
@@ -76,8 +85,20 @@ export async function insertGrant(tx: Db, g: NewGrant): Promise<GrantRow | undef
      on conflict ((coalesce(art_id, fld_id)), principal_key) where revoked_at is null do nothing
      returning *`,
     [
-      newId('grn'), g.driveId, g.artId, g.fldId, p.type, p.id, p.email, p.key, g.role,
-      g.grantedBy.type, g.grantedBy.id, g.grantedBy.onBehalfOf, g.expiresInS, g.expiresInS,
+      newId('grn'),
+      g.driveId,
+      g.artId,
+      g.fldId,
+      p.type,
+      p.id,
+      p.email,
+      p.key,
+      g.role,
+      g.grantedBy.type,
+      g.grantedBy.id,
+      g.grantedBy.onBehalfOf,
+      g.expiresInS,
+      g.expiresInS,
     ],
   );
 }

@@ -2,7 +2,15 @@ import { AppError } from '../errors.js';
 import type { RequestContext } from '../request-context.js';
 import { EventAction, writeTransaction, type WriteTx } from '../drive/events.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { authorize, authorizeThrough, callerPrincipals, LIVE_GRANT, type Access, type Capability, type Role } from './authorize.js';
+import {
+  authorize,
+  authorizeThrough,
+  callerPrincipals,
+  LIVE_GRANT,
+  type Access,
+  type Capability,
+  type Role,
+} from './authorize.js';
 import { checkPrincipal, insertGrant, type GrantRow, type PrincipalIn } from './grant-records.js';
 import { resolveResource, resourceOf } from './resources.js';
 import { syncVisibility } from './visibility.js';
@@ -24,16 +32,36 @@ export const actingCredential = (rc: RequestContext) => ({
 
 const resourceColumns = (a: Access) => ({ artId: a.artifact?.id ?? null, fldId: a.folder?.id ?? null });
 
-async function afterChange(w: WriteTx, g: GrantRow, action: string, actor: string | null, metadata: Record<string, unknown>) {
+async function afterChange(
+  w: WriteTx,
+  g: GrantRow,
+  action: string,
+  actor: string | null,
+  metadata: Record<string, unknown>,
+) {
   await w.event({
-    driveId: g.drive_id, artId: g.art_id, fldId: g.fld_id, action, actor,
-    metadata: { grn_id: g.id, principal_type: g.principal_type, principal_id: g.principal_id, principal_email: g.principal_email, role: g.role, ...metadata },
+    driveId: g.drive_id,
+    artId: g.art_id,
+    fldId: g.fld_id,
+    action,
+    actor,
+    metadata: {
+      grn_id: g.id,
+      principal_type: g.principal_type,
+      principal_id: g.principal_id,
+      principal_email: g.principal_email,
+      role: g.role,
+      ...metadata,
+    },
   });
   if (g.art_id && g.principal_type === 'anyone') await syncVisibility(w, g.art_id);
 }
 
 /** POST /v0/grants: the live grant for this principal on this resource, created when there is none. */
-export async function createGrant(rc: RequestContext, input: { resource: string; principal: PrincipalIn; role: Role; expiresIn?: number | null }): Promise<GrantRow> {
+export async function createGrant(
+  rc: RequestContext,
+  input: { resource: string; principal: PrincipalIn; role: Role; expiresIn?: number | null },
+): Promise<GrantRow> {
   const principal = checkPrincipal(input.principal);
   const access = await authorize(rc, await resolveResource(rc, input.resource), 'can_manage');
   const { artId, fldId } = resourceColumns(access);
@@ -45,10 +73,20 @@ export async function createGrant(rc: RequestContext, input: { resource: string;
       [artId ?? fldId, principal.key],
     );
     const created = await insertGrant(w.tx, {
-      driveId: access.driveId, artId, fldId, principal: input.principal, role: input.role, grantedBy: actingCredential(rc), expiresInS: input.expiresIn ?? null,
+      driveId: access.driveId,
+      artId,
+      fldId,
+      principal: input.principal,
+      role: input.role,
+      grantedBy: actingCredential(rc),
+      expiresInS: input.expiresIn ?? null,
     });
     if (!created) {
-      return (await one<GrantRow>(w.tx, `select * from grants where coalesce(art_id, fld_id) = ? and principal_key = ? and revoked_at is null`, [artId ?? fldId, principal.key]))!;
+      return (await one<GrantRow>(
+        w.tx,
+        `select * from grants where coalesce(art_id, fld_id) = ? and principal_key = ? and revoked_at is null`,
+        [artId ?? fldId, principal.key],
+      ))!;
     }
     await afterChange(w, created, EventAction.grantCreated, rc.actor, { expires_at: created.expires_at });
     return created;
@@ -67,15 +105,24 @@ export async function listGrants(rc: RequestContext, resource: string): Promise<
 }
 
 async function liveGrant(db: Db, grnId: string, lock = false): Promise<GrantRow> {
-  const g = await one<GrantRow>(db, `select g.* from grants g where g.id = ? and ${LIVE_GRANT}${lock ? ' for update' : ''}`, [grnId]);
+  const g = await one<GrantRow>(
+    db,
+    `select g.* from grants g where g.id = ? and ${LIVE_GRANT}${lock ? ' for update' : ''}`,
+    [grnId],
+  );
   if (!g) throw grantNotFound();
   return g;
 }
 
-const authorizeOnGrant = (rc: RequestContext, g: GrantRow, capability: Capability, db: Db) => authorizeThrough(rc, resourceOf(g), capability, grantNotFound, db);
+const authorizeOnGrant = (rc: RequestContext, g: GrantRow, capability: Capability, db: Db) =>
+  authorizeThrough(rc, resourceOf(g), capability, grantNotFound, db);
 
 /** PATCH /v0/grants/{grn_id}: role and/or expiry; `expiresIn: null` makes it permanent, undefined leaves it. */
-export async function patchGrant(rc: RequestContext, grnId: string, input: { role?: Role; expiresIn?: number | null }): Promise<GrantRow> {
+export async function patchGrant(
+  rc: RequestContext,
+  grnId: string,
+  input: { role?: Role; expiresIn?: number | null },
+): Promise<GrantRow> {
   await authorizeOnGrant(rc, await liveGrant(rc.app.orm.em.fork(), grnId), 'can_manage', rc.app.orm.em.fork());
   return writeTransaction(rc.app, async (w) => {
     const g = await liveGrant(w.tx, grnId, true);
@@ -89,7 +136,8 @@ export async function patchGrant(rc: RequestContext, grnId: string, input: { rol
     ))!;
     await afterChange(w, row, EventAction.grantUpdated, rc.actor, {
       fields: [...(input.role !== undefined ? ['role'] : []), ...(input.expiresIn !== undefined ? ['expires_at'] : [])],
-      from_role: g.role, expires_at: row.expires_at,
+      from_role: g.role,
+      expires_at: row.expires_at,
     });
     return row;
   });
@@ -100,7 +148,10 @@ async function isOwnGrant(db: Db, rc: RequestContext, g: GrantRow): Promise<bool
   if (g.principal_type === 'agent') return g.principal_id !== null && g.principal_id === rc.principal.identityId;
   if (g.principal_type !== 'user') return false; // anyone / org grants belong to more than the caller
   const me = await callerPrincipals(db, rc);
-  return (g.principal_id !== null && g.principal_id === me.userId) || (g.principal_email !== null && g.principal_email === me.email);
+  return (
+    (g.principal_id !== null && g.principal_id === me.userId) ||
+    (g.principal_email !== null && g.principal_email === me.email)
+  );
 }
 
 /** DELETE /v0/grants/{grn_id}: needs can_manage on the resource, or the grantee revoking its own grant. */
@@ -111,7 +162,11 @@ export async function revokeGrant(rc: RequestContext, grnId: string): Promise<Gr
   if (!own) await authorizeOnGrant(rc, current, 'can_manage', db);
   return writeTransaction(rc.app, async (w) => {
     const g = await liveGrant(w.tx, grnId, true);
-    const row = (await one<GrantRow>(w.tx, `update grants set revoked_at = clock_timestamp(), updated_at = clock_timestamp() where id = ? returning *`, [g.id]))!;
+    const row = (await one<GrantRow>(
+      w.tx,
+      `update grants set revoked_at = clock_timestamp(), updated_at = clock_timestamp() where id = ? returning *`,
+      [g.id],
+    ))!;
     await afterChange(w, row, EventAction.grantRevoked, rc.actor, { by_grantee: own });
     return row;
   });

@@ -21,11 +21,14 @@ export async function resolveResource(rc: RequestContext, resource: string): Pro
     const a = await getLiveArtifactByPath(db, rc.principal.driveId, checkPath(trimmed));
     if (a) return { artId: a.id };
   }
-  const f = await one<{ id: string }>(db, `select id from folders where drive_id = ? and path = ? and deleted_at is null`, [
-    rc.principal.driveId, canonicalFolderPath(trimmed),
-  ]);
+  const f = await one<{ id: string }>(
+    db,
+    `select id from folders where drive_id = ? and path = ? and deleted_at is null`,
+    [rc.principal.driveId, canonicalFolderPath(trimmed)],
+  );
   if (f) return { fldId: f.id };
   throw new AppError('NOT_FOUND', `no live artifact or folder at ${resource}`);
 }
 
-export const resourceOf = (r: { art_id: string | null; fld_id: string | null }): Resource => (r.art_id ? { artId: r.art_id } : { fldId: r.fld_id! });
+export const resourceOf = (r: { art_id: string | null; fld_id: string | null }): Resource =>
+  r.art_id ? { artId: r.art_id } : { fldId: r.fld_id! };

@@ -10,9 +10,13 @@ import type { Redemption } from './shares.js';
  * nothing from above, as for grants). An artifact share reaches only its artifact.
  */
 const hiddenBelow = async (app: AppContext, r: Redemption) =>
-  (await rows<{ path: string }>(app.orm.em.fork(), `select path from folders where drive_id = ? and deleted_at is null and not inherit_grants and starts_with(path, ?)`, [
-    r.driveId, `${r.folder!.path}/`,
-  ])).map((f) => `${f.path}/`);
+  (
+    await rows<{ path: string }>(
+      app.orm.em.fork(),
+      `select path from folders where drive_id = ? and deleted_at is null and not inherit_grants and starts_with(path, ?)`,
+      [r.driveId, `${r.folder!.path}/`],
+    )
+  ).map((f) => `${f.path}/`);
 
 export async function listSharedFolder(app: AppContext, r: Redemption, limit = 500): Promise<ArtifactRow[]> {
   if (!r.folder) return [];
@@ -31,7 +35,11 @@ export async function sharedArtifactAt(app: AppContext, r: Redemption, relPath: 
   const path = checkPath(`${r.folder.path}/${relPath}`);
   const hidden = await hiddenBelow(app, r);
   if (hidden.some((h) => path.startsWith(h))) throw artifactNotFound();
-  const a = await one<ArtifactRow>(app.orm.em.fork(), `select * from artifacts where drive_id = ? and path = ? and deleted_at is null`, [r.driveId, path]);
+  const a = await one<ArtifactRow>(
+    app.orm.em.fork(),
+    `select * from artifacts where drive_id = ? and path = ? and deleted_at is null`,
+    [r.driveId, path],
+  );
   if (!a) throw artifactNotFound();
   return a;
 }

@@ -55,8 +55,10 @@ export async function mintShare(
 ): Promise<{ share: ShareRow; key: string }> {
   const role = input.role ?? 'viewer';
   const access = await authorize(rc, await resolveResource(rc, input.resource), 'can_share');
-  if (roleRank(role) > roleRank(access.role)) throw new AppError('INVALID_ROLE', `a ${access.role} cannot mint a ${role} link`);
-  const expiresIn = input.expiresIn !== undefined ? input.expiresIn : rc.principal.identityId ? AGENT_SHARE_DEFAULT_TTL_S : null;
+  if (roleRank(role) > roleRank(access.role))
+    throw new AppError('INVALID_ROLE', `a ${access.role} cannot mint a ${role} link`);
+  const expiresIn =
+    input.expiresIn !== undefined ? input.expiresIn : rc.principal.identityId ? AGENT_SHARE_DEFAULT_TTL_S : null;
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const key = newKey();
   const by = actingCredential(rc);
@@ -65,10 +67,26 @@ export async function mintShare(
       w.tx,
       `insert into shares (id, drive_id, art_id, fld_id, role, key_hash, password_hash, created_by_type, created_by_id, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, case when ?::int is null then null else clock_timestamp() + make_interval(secs => ?::int) end) returning *`,
-      [newId('shr'), access.driveId, access.artifact?.id ?? null, access.folder?.id ?? null, role, hashShareKey(key), passwordHash, by.type, by.id, expiresIn, expiresIn],
+      [
+        newId('shr'),
+        access.driveId,
+        access.artifact?.id ?? null,
+        access.folder?.id ?? null,
+        role,
+        hashShareKey(key),
+        passwordHash,
+        by.type,
+        by.id,
+        expiresIn,
+        expiresIn,
+      ],
     ))!;
     await w.event({
-      driveId: row.drive_id, artId: row.art_id, fldId: row.fld_id, action: EventAction.shareCreated, actor: rc.actor,
+      driveId: row.drive_id,
+      artId: row.art_id,
+      fldId: row.fld_id,
+      action: EventAction.shareCreated,
+      actor: rc.actor,
       metadata: { shr_id: row.id, role, has_password: passwordHash !== null, expires_at: row.expires_at },
     });
     return row;
@@ -87,20 +105,36 @@ export async function listShares(rc: RequestContext, resource: string): Promise<
 }
 
 async function liveShare(db: Db, shrId: string, lock = false): Promise<ShareRow> {
-  const s = await one<ShareRow>(db, `select s.* from shares s where s.id = ? and ${LIVE_SHARE}${lock ? ' for update' : ''}`, [shrId]);
+  const s = await one<ShareRow>(
+    db,
+    `select s.* from shares s where s.id = ? and ${LIVE_SHARE}${lock ? ' for update' : ''}`,
+    [shrId],
+  );
   if (!s) throw shareNotFound();
   return s;
 }
 
-const authorizeOnShare = (rc: RequestContext, s: ShareRow, capability: Capability) => authorizeThrough(rc, resourceOf(s), capability, shareNotFound);
+const authorizeOnShare = (rc: RequestContext, s: ShareRow, capability: Capability) =>
+  authorizeThrough(rc, resourceOf(s), capability, shareNotFound);
 
 /** DELETE /v0/shares/{shr_id}: needs can_manage; the key is dead at once. */
 export async function revokeShare(rc: RequestContext, shrId: string): Promise<ShareRow> {
   await authorizeOnShare(rc, await liveShare(rc.app.orm.em.fork(), shrId), 'can_manage');
   return writeTransaction(rc.app, async (w) => {
     const s = await liveShare(w.tx, shrId, true);
-    const row = (await one<ShareRow>(w.tx, `update shares set revoked_at = clock_timestamp() where id = ? returning *`, [s.id]))!;
-    await w.event({ driveId: row.drive_id, artId: row.art_id, fldId: row.fld_id, action: EventAction.shareRevoked, actor: rc.actor, metadata: { shr_id: row.id } });
+    const row = (await one<ShareRow>(
+      w.tx,
+      `update shares set revoked_at = clock_timestamp() where id = ? returning *`,
+      [s.id],
+    ))!;
+    await w.event({
+      driveId: row.drive_id,
+      artId: row.art_id,
+      fldId: row.fld_id,
+      action: EventAction.shareRevoked,
+      actor: rc.actor,
+      metadata: { shr_id: row.id },
+    });
     return row;
   });
 }
@@ -111,8 +145,19 @@ export async function rotateShare(rc: RequestContext, shrId: string): Promise<{ 
   const key = newKey();
   const share = await writeTransaction(rc.app, async (w) => {
     const s = await liveShare(w.tx, shrId, true);
-    const row = (await one<ShareRow>(w.tx, `update shares set key_hash = ?, rotated_at = clock_timestamp() where id = ? returning *`, [hashShareKey(key), s.id]))!;
-    await w.event({ driveId: row.drive_id, artId: row.art_id, fldId: row.fld_id, action: EventAction.shareRotated, actor: rc.actor, metadata: { shr_id: row.id } });
+    const row = (await one<ShareRow>(
+      w.tx,
+      `update shares set key_hash = ?, rotated_at = clock_timestamp() where id = ? returning *`,
+      [hashShareKey(key), s.id],
+    ))!;
+    await w.event({
+      driveId: row.drive_id,
+      artId: row.art_id,
+      fldId: row.fld_id,
+      action: EventAction.shareRotated,
+      actor: rc.actor,
+      metadata: { shr_id: row.id },
+    });
     return row;
   });
   return { share, key };
@@ -135,7 +180,12 @@ export interface Redemption {
  * (SHARE_PASSWORD_FAILURES_PER_LINK_PER_HOUR, …_PER_IP_PER_HOUR); over either, a password is not
  * even checked: 429 RATE_LIMITED (the link's holders wait too, until the hour ends).
  */
-export async function redeemShare(app: AppContext, key: string, password?: string | null, ip = 'internal'): Promise<Redemption> {
+export async function redeemShare(
+  app: AppContext,
+  key: string,
+  password?: string | null,
+  ip = 'internal',
+): Promise<Redemption> {
   const db = app.orm.em.fork();
   const dead = () => new AppError('NOT_FOUND', 'no live share link for this key');
   if (!key.startsWith(SHARE_KEY_PREFIX) || key.length > 128) throw dead();
@@ -146,9 +196,15 @@ export async function redeemShare(app: AppContext, key: string, password?: strin
   );
   if (!s) throw dead();
   if (s.password_hash !== null) await checkSharePassword(app, s, password, ip);
-  const artifact = s.art_id ? await one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [s.art_id]) : undefined;
+  const artifact = s.art_id
+    ? await one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [s.art_id])
+    : undefined;
   const folder = s.fld_id
-    ? await one<FolderRef>(db, `select id, drive_id, path, inherit_grants from folders where id = ? and deleted_at is null`, [s.fld_id])
+    ? await one<FolderRef>(
+        db,
+        `select id, drive_id, path, inherit_grants from folders where id = ? and deleted_at is null`,
+        [s.fld_id],
+      )
     : undefined;
   if (!artifact && !folder) throw dead();
   // Counted only while the key is still the live one (a rotation racing this read wins).
@@ -161,10 +217,18 @@ export async function redeemShare(app: AppContext, key: string, password?: strin
   return { share: s, role: s.role, driveId: s.drive_id, artifact, folder };
 }
 
-async function checkSharePassword(app: AppContext, s: ShareRow, password: string | null | undefined, ip: string): Promise<void> {
+async function checkSharePassword(
+  app: AppContext,
+  s: ShareRow,
+  password: string | null | undefined,
+  ip: string,
+): Promise<void> {
   if (typeof password !== 'string') throw new AppError('SHARE_PASSWORD_REQUIRED', 'this link needs its password');
   const { sharePasswordFailuresPerLinkPerHour: perLink, sharePasswordFailuresPerIpPerHour: perIp } = app.config.limits;
-  const checks: [ThrottleKind, string, number][] = [['share_password_link', s.id, perLink], ['share_password_ip', ip, perIp]];
+  const checks: [ThrottleKind, string, number][] = [
+    ['share_password_link', s.id, perLink],
+    ['share_password_ip', ip, perIp],
+  ];
   const db = app.orm.em.fork();
   const refused = await firstThrottleReached(db, checks, 'too many wrong passwords for this link or from this address');
   if (refused) throw refused;

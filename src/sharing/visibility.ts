@@ -10,19 +10,48 @@ import { insertGrant, type GrantRow } from './grant-records.js';
  * `visibility` column is kept equal to "has an unrevoked anyone grant without expiry" in the same
  * transaction as every grant change, so the artifact record reads it without a join.
  */
-export async function applyVisibility(w: WriteTx, row: ArtifactRow, visibility: Visibility | undefined, actor: string | null): Promise<ArtifactRow> {
+export async function applyVisibility(
+  w: WriteTx,
+  row: ArtifactRow,
+  visibility: Visibility | undefined,
+  actor: string | null,
+): Promise<ArtifactRow> {
   if (visibility === undefined) return row;
   if (visibility === 'public') {
-    const existing = await one<GrantRow>(w.tx, `select * from grants where art_id = ? and principal_key = 'anyone' and revoked_at is null for update`, [row.id]);
+    const existing = await one<GrantRow>(
+      w.tx,
+      `select * from grants where art_id = ? and principal_key = 'anyone' and revoked_at is null for update`,
+      [row.id],
+    );
     if (existing && existing.expires_at !== null) {
-      await rows(w.tx, `update grants set expires_at = null, updated_at = clock_timestamp() where id = ?`, [existing.id]);
-      await w.event({ driveId: row.drive_id, artId: row.id, action: EventAction.grantUpdated, actor, metadata: { grn_id: existing.id, expires_at: null, cause: 'visibility' } });
+      await rows(w.tx, `update grants set expires_at = null, updated_at = clock_timestamp() where id = ?`, [
+        existing.id,
+      ]);
+      await w.event({
+        driveId: row.drive_id,
+        artId: row.id,
+        action: EventAction.grantUpdated,
+        actor,
+        metadata: { grn_id: existing.id, expires_at: null, cause: 'visibility' },
+      });
     } else if (!existing) {
       const g = await insertGrant(w.tx, {
-        driveId: row.drive_id, artId: row.id, fldId: null, principal: { type: 'anyone' }, role: 'viewer',
-        grantedBy: { type: 'drive', id: row.drive_id, onBehalfOf: null }, expiresInS: null,
+        driveId: row.drive_id,
+        artId: row.id,
+        fldId: null,
+        principal: { type: 'anyone' },
+        role: 'viewer',
+        grantedBy: { type: 'drive', id: row.drive_id, onBehalfOf: null },
+        expiresInS: null,
       });
-      if (g) await w.event({ driveId: row.drive_id, artId: row.id, action: EventAction.grantCreated, actor, metadata: { grn_id: g.id, principal_type: 'anyone', role: 'viewer', cause: 'visibility' } });
+      if (g)
+        await w.event({
+          driveId: row.drive_id,
+          artId: row.id,
+          action: EventAction.grantCreated,
+          actor,
+          metadata: { grn_id: g.id, principal_type: 'anyone', role: 'viewer', cause: 'visibility' },
+        });
     }
   } else {
     const revoked = await rows<{ id: string }>(
@@ -31,7 +60,13 @@ export async function applyVisibility(w: WriteTx, row: ArtifactRow, visibility: 
       [row.id],
     );
     for (const g of revoked) {
-      await w.event({ driveId: row.drive_id, artId: row.id, action: EventAction.grantRevoked, actor, metadata: { grn_id: g.id, principal_type: 'anyone', cause: 'visibility' } });
+      await w.event({
+        driveId: row.drive_id,
+        artId: row.id,
+        action: EventAction.grantRevoked,
+        actor,
+        metadata: { grn_id: g.id, principal_type: 'anyone', cause: 'visibility' },
+      });
     }
   }
   return syncVisibility(w, row.id);

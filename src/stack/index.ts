@@ -30,7 +30,10 @@ export interface Stack {
 export interface StackOptions {
   /** Extra `postgres` server flags for the embedded PostgreSQL (benchmarks preload pg_stat_statements). */
   postgresFlags?: string[];
-  /** Start the mail catcher when SMTP_URL is not set (default true; the test stack, the benches and the topology check read no mail from it). */
+  /**
+   * Start the mail catcher when SMTP_URL is not set (default true; the test stack, the benches and the topology check
+   * read no mail from it).
+   */
   mailCatcher?: boolean;
 }
 
@@ -62,10 +65,12 @@ export async function startStack(config: Config, log: (m: string) => void, opts:
     const pending: Promise<void>[] = [];
     if (!config.database.url) {
       pending.push(
-        startEmbeddedPostgres({ dataDir, port: config.embedded.postgresPort, log, flags: opts.postgresFlags }).then((pg) => {
-          env.DATABASE_URL = pg.url;
-          stoppers.push(pg.stop);
-        }),
+        startEmbeddedPostgres({ dataDir, port: config.embedded.postgresPort, log, flags: opts.postgresFlags }).then(
+          (pg) => {
+            env.DATABASE_URL = pg.url;
+            stoppers.push(pg.stop);
+          },
+        ),
       );
     }
     let temporalUiUrl = config.temporal.uiUrl;
@@ -100,14 +105,20 @@ export async function startStack(config: Config, log: (m: string) => void, opts:
     let mailInboxUrl: string | undefined;
     if (!config.mail.smtpUrl && opts.mailCatcher !== false) {
       pending.push(
-        startMailCatcher({ dataDir, smtpPort: config.embedded.maildevSmtpPort, webPort: config.embedded.maildevWebPort, log }).then(
+        startMailCatcher({
+          dataDir,
+          smtpPort: config.embedded.maildevSmtpPort,
+          webPort: config.embedded.maildevWebPort,
+          log,
+        }).then(
           (mail) => {
             env.SMTP_URL = mail.smtpUrl;
             mailInboxUrl = mail.inboxUrl;
             processes.push(mail.process);
             stoppers.push(mail.process.stop);
           },
-          (err: Error) => log(`mail catcher not started (${err.message}); mail goes to the API log instead (not in production)`),
+          (err: Error) =>
+            log(`mail catcher not started (${err.message}); mail goes to the API log instead (not in production)`),
         ),
       );
     }

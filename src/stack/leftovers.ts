@@ -58,7 +58,12 @@ async function stopPid(pid: number, signal: NodeJS.Signals, group: boolean, grac
     try {
       process.kill(group ? -pid : pid, sig);
     } catch {
-      if (group) try { process.kill(pid, sig); } catch { /* already gone */ }
+      if (group)
+        try {
+          process.kill(pid, sig);
+        } catch {
+          /* already gone */
+        }
     }
   };
   send(signal);

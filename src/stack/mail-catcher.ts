@@ -7,7 +7,12 @@ import { assertPortFree, spawnManaged, waitForPort } from './process.js';
  * every mail the service sends (verification links) and shows them in a web inbox. Both listen on
  * 127.0.0.1 only; mail is kept under `<DATA_DIR>/mail`, the newest 500.
  */
-export async function startMailCatcher(opts: { dataDir: string; smtpPort: number; webPort: number; log: (m: string) => void }) {
+export async function startMailCatcher(opts: {
+  dataDir: string;
+  smtpPort: number;
+  webPort: number;
+  log: (m: string) => void;
+}) {
   await assertPortFree(opts.smtpPort, 'the mail catcher (SMTP)', 'MAILDEV_SMTP_PORT');
   await assertPortFree(opts.webPort, 'the mail catcher (web inbox)', 'MAILDEV_WEB_PORT');
   const dataDir = path.resolve(opts.dataDir);
@@ -17,12 +22,18 @@ export async function startMailCatcher(opts: { dataDir: string; smtpPort: number
     process.execPath,
     [
       bin,
-      '--smtp', String(opts.smtpPort),
-      '--web', String(opts.webPort),
-      '--ip', '127.0.0.1',
-      '--web-ip', '127.0.0.1',
-      '--mail-directory', path.join(dataDir, 'mail'),
-      '--max-emails', '500',
+      '--smtp',
+      String(opts.smtpPort),
+      '--web',
+      String(opts.webPort),
+      '--ip',
+      '127.0.0.1',
+      '--web-ip',
+      '127.0.0.1',
+      '--mail-directory',
+      path.join(dataDir, 'mail'),
+      '--max-emails',
+      '500',
     ],
     { logDir: path.join(dataDir, 'logs'), pidDir: path.join(dataDir, 'run') },
   );

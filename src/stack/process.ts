@@ -101,7 +101,11 @@ export interface WaitOptions {
 }
 
 /** Waits until something listens on the port, or fails when the process dies first or time runs out. */
-export async function waitForPort(port: number, proc: ManagedProcess | undefined, opts: number | WaitOptions = {}): Promise<void> {
+export async function waitForPort(
+  port: number,
+  proc: ManagedProcess | undefined,
+  opts: number | WaitOptions = {},
+): Promise<void> {
   const { timeoutMs = startupTimeoutMs(), log } = typeof opts === 'number' ? { timeoutMs: opts } : opts;
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -119,7 +123,9 @@ export async function waitForPort(port: number, proc: ManagedProcess | undefined
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${see} (STARTUP_TIMEOUT_S sets the limit)`);
+  throw new Error(
+    `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${see} (STARTUP_TIMEOUT_S sets the limit)`,
+  );
 }
 
 /** Fails fast when a port we are about to bind is taken, naming who holds it, instead of talking to a stranger. */

@@ -17,8 +17,20 @@ export function storageFailure(err: unknown): AppError {
  * (x-amz-content-sha256): the SDK then skips hashing the body again, and S3 refuses the PUT if the
  * bytes that arrive do not match, so a corrupted transfer can never be stored under the hash.
  */
-export async function putBlob(s3: S3Client, bucket: string, hash: string, body: Buffer | Readable, size: number): Promise<void> {
-  const put = new PutObjectCommand({ Bucket: bucket, Key: blobKey(hash), Body: body, ContentLength: size, ContentType: 'application/octet-stream' });
+export async function putBlob(
+  s3: S3Client,
+  bucket: string,
+  hash: string,
+  body: Buffer | Readable,
+  size: number,
+): Promise<void> {
+  const put = new PutObjectCommand({
+    Bucket: bucket,
+    Key: blobKey(hash),
+    Body: body,
+    ContentLength: size,
+    ContentType: 'application/octet-stream',
+  });
   put.middlewareStack.add(
     (next) => async (args) => {
       const request = args.request as { headers?: Record<string, string> };
@@ -42,7 +54,11 @@ export interface BlobRange {
 export async function getBlobStream(s3: S3Client, bucket: string, hash: string, range?: BlobRange): Promise<Readable> {
   try {
     const out = await s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: blobKey(hash), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      new GetObjectCommand({
+        Bucket: bucket,
+        Key: blobKey(hash),
+        Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+      }),
     );
     return out.Body as Readable;
   } catch (err) {

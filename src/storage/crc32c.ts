@@ -29,8 +29,14 @@ export class Crc32c {
     for (; i < end8; i += 8) {
       const lo = (buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24)) ^ crc;
       crc =
-        t7[lo & 0xff] ^ t6[(lo >>> 8) & 0xff] ^ t5[(lo >>> 16) & 0xff] ^ t4[lo >>> 24] ^
-        t3[buf[i + 4]] ^ t2[buf[i + 5]] ^ t1[buf[i + 6]] ^ t0[buf[i + 7]];
+        t7[lo & 0xff] ^
+        t6[(lo >>> 8) & 0xff] ^
+        t5[(lo >>> 16) & 0xff] ^
+        t4[lo >>> 24] ^
+        t3[buf[i + 4]] ^
+        t2[buf[i + 5]] ^
+        t1[buf[i + 6]] ^
+        t0[buf[i + 7]];
     }
     for (; i < buf.length; i++) crc = t0[(crc ^ buf[i]) & 0xff] ^ (crc >>> 8);
     this.crc = crc >>> 0;

@@ -21,7 +21,10 @@ export interface SpooledBody {
 
 export type SpoolResult = { tooLarge: true } | ({ tooLarge: false } & SpooledBody);
 
-export async function spoolBody(input: Readable, opts: { maxBytes: number; memoryBytes: number }): Promise<SpoolResult> {
+export async function spoolBody(
+  input: Readable,
+  opts: { maxBytes: number; memoryBytes: number },
+): Promise<SpoolResult> {
   const hasher = createHash('sha256');
   const chunks: Buffer[] = [];
   let size = 0;
@@ -50,7 +53,10 @@ export async function spoolBody(input: Readable, opts: { maxBytes: number; memor
         }
       }
     }
-    if (file) await new Promise<void>((resolve, reject) => file!.stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    if (file)
+      await new Promise<void>((resolve, reject) =>
+        file!.stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+      );
   } catch (err) {
     await dispose();
     throw err;

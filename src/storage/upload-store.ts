@@ -29,8 +29,10 @@ export const SINGLE_PUT_MAX_BYTES = 5 * 1024 ** 3;
 export const COPY_PART_BYTES = 512 * 1024 ** 2;
 
 const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-export const isMissingObject = (err: unknown) => statusOf(err) === 404 || (err as Error)?.name === 'NoSuchKey' || (err as Error)?.name === 'NotFound';
-export const isPreconditionFailed = (err: unknown) => statusOf(err) === 412 || (err as Error)?.name === 'PreconditionFailed';
+export const isMissingObject = (err: unknown) =>
+  statusOf(err) === 404 || (err as Error)?.name === 'NoSuchKey' || (err as Error)?.name === 'NotFound';
+export const isPreconditionFailed = (err: unknown) =>
+  statusOf(err) === 412 || (err as Error)?.name === 'PreconditionFailed';
 
 /**
  * A presigned PUT whose signature covers Content-Length and Content-Type: the store itself
@@ -42,13 +44,25 @@ export async function presignUploadPut(
   key: string,
   opts: { sizeBytes: number; contentType: string; expiresInS: number },
 ): Promise<{ url: string; headers: Record<string, string> }> {
-  const cmd = new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: opts.sizeBytes, ContentType: opts.contentType });
-  const url = await getSignedUrl(presignerFor(s3), cmd, { expiresIn: opts.expiresInS, signableHeaders: new Set(['content-length', 'content-type']) });
+  const cmd = new PutObjectCommand({
+    Bucket: bucket,
+    Key: key,
+    ContentLength: opts.sizeBytes,
+    ContentType: opts.contentType,
+  });
+  const url = await getSignedUrl(presignerFor(s3), cmd, {
+    expiresIn: opts.expiresInS,
+    signableHeaders: new Set(['content-length', 'content-type']),
+  });
   return { url, headers: { 'content-type': opts.contentType, 'content-length': String(opts.sizeBytes) } };
 }
 
 /** Size and ETag of the uploaded object, or undefined when nothing was uploaded. */
-export async function headUploadObject(s3: S3Client, bucket: string, key: string): Promise<{ size: number; etag: string } | undefined> {
+export async function headUploadObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+): Promise<{ size: number; etag: string } | undefined> {
   try {
     const h = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return { size: Number(h.ContentLength ?? 0), etag: h.ETag ?? '' };
@@ -80,22 +94,40 @@ export async function copyUploadToBlob(
   const CopySource = `${bucket}/${src.key}`;
   const Key = blobKey(hash);
   if (src.size <= singleMax) {
-    await s3.send(new CopyObjectCommand({ Bucket: bucket, Key, CopySource, CopySourceIfMatch: src.etag, ContentType: 'application/octet-stream' }));
+    await s3.send(
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key,
+        CopySource,
+        CopySourceIfMatch: src.etag,
+        ContentType: 'application/octet-stream',
+      }),
+    );
     return;
   }
-  const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: 'application/octet-stream' }));
+  const { UploadId } = await s3.send(
+    new CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: 'application/octet-stream' }),
+  );
   try {
     const parts: { PartNumber: number; ETag?: string }[] = [];
     for (let start = 0, n = 1; start < src.size; start += partBytes, n++) {
       const end = Math.min(src.size, start + partBytes) - 1;
       const r = await s3.send(
         new UploadPartCopyCommand({
-          Bucket: bucket, Key, UploadId, PartNumber: n, CopySource, CopySourceIfMatch: src.etag, CopySourceRange: `bytes=${start}-${end}`,
+          Bucket: bucket,
+          Key,
+          UploadId,
+          PartNumber: n,
+          CopySource,
+          CopySourceIfMatch: src.etag,
+          CopySourceRange: `bytes=${start}-${end}`,
         }),
       );
       parts.push({ PartNumber: n, ETag: r.CopyPartResult?.ETag });
     }
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
+    );
   } catch (err) {
     await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
     throw err;
@@ -107,7 +139,9 @@ export async function listUploadObjects(s3: S3Client, bucket: string, before: Da
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/', ContinuationToken: token, MaxKeys: 1000 }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/', ContinuationToken: token, MaxKeys: 1000 }),
+    );
     for (const o of page.Contents ?? []) if (o.Key && o.LastModified && o.LastModified < before) keys.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token && keys.length < limit);

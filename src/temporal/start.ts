@@ -1,12 +1,21 @@
 import type { Client } from '@temporalio/client';
 import {
-  claimWorkflowId, decideClaimUpdate, unclaimedDriveWorkflowId,
-  type ClaimCeremonyInput, type ClaimDecision, type ClaimOutcome, type UnclaimedDriveInput,
+  claimWorkflowId,
+  decideClaimUpdate,
+  unclaimedDriveWorkflowId,
+  type ClaimCeremonyInput,
+  type ClaimDecision,
+  type ClaimOutcome,
+  type UnclaimedDriveInput,
 } from './identity-messages.js';
 import { outboxDrainerWorkflowId, type DrainInput } from './outbox-messages.js';
 import { uploadCommittedSignal, uploadWorkflowId, type UploadSessionInput } from './upload-messages.js';
 import {
-  autoCompileWorkflowId, compileWorkflowId, projectChangedSignal, type AutoCompileInput, type CompileWorkflowInput,
+  autoCompileWorkflowId,
+  compileWorkflowId,
+  projectChangedSignal,
+  type AutoCompileInput,
+  type CompileWorkflowInput,
 } from './compile-messages.js';
 import { WorkflowType } from './workflow-types.js';
 
@@ -29,7 +38,11 @@ export async function startClaimCeremony(w: Workflows, input: ClaimCeremonyInput
 }
 
 /** Sends the human's decision; resolves with the outcome the ceremony wrote. */
-export function decideClaimCeremony(temporal: Client, attemptId: string, decision: ClaimDecision): Promise<ClaimOutcome> {
+export function decideClaimCeremony(
+  temporal: Client,
+  attemptId: string,
+  decision: ClaimDecision,
+): Promise<ClaimOutcome> {
   return temporal.workflow.getHandle(claimWorkflowId(attemptId)).executeUpdate(decideClaimUpdate, { args: [decision] });
 }
 

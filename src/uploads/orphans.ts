@@ -15,11 +15,13 @@ export async function sweepUploadOrphans(ctx: AppContext, graceS: number, limit 
   const keys = await listUploadObjects(ctx.s3, bucket, new Date(Date.now() - graceS * 1000), limit);
   if (!keys.length) return 0;
   const live = new Set(
-    (await rows<{ object_key: string }>(
-      ctx.orm.em.fork(),
-      `select object_key from upload_sessions where object_key = any(array[?]::text[]) and state = 'begun' and expires_at > now()`,
-      [keys],
-    )).map((r) => r.object_key),
+    (
+      await rows<{ object_key: string }>(
+        ctx.orm.em.fork(),
+        `select object_key from upload_sessions where object_key = any(array[?]::text[]) and state = 'begun' and expires_at > now()`,
+        [keys],
+      )
+    ).map((r) => r.object_key),
   );
   let removed = 0;
   for (const key of keys.filter((k) => !live.has(k))) {

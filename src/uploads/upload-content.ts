@@ -3,7 +3,14 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
-import { copyUploadToBlob, deleteUploadObject, headUploadObject, isMissingObject, isPreconditionFailed, readUploadObject } from '../storage/upload-store.js';
+import {
+  copyUploadToBlob,
+  deleteUploadObject,
+  headUploadObject,
+  isMissingObject,
+  isPreconditionFailed,
+  readUploadObject,
+} from '../storage/upload-store.js';
 import { writeBlobOnce } from '../drive/blobs.js';
 
 /**
@@ -20,7 +27,12 @@ export interface VerifiedUpload {
 const changedDuringCommit = () =>
   new AppError('UPLOAD_CHANGED', 'the uploaded object was replaced while the commit read it; commit again');
 
-type UploadToVerify = { objectKey: string; sizeBytes: number; crc32c: string | null; multipart: { uploadId: string; partBytes: number } | null };
+type UploadToVerify = {
+  objectKey: string;
+  sizeBytes: number;
+  crc32c: string | null;
+  multipart: { uploadId: string; partBytes: number } | null;
+};
 
 /**
  * The uploaded object, verified against what begin froze. A single-PUT object that fails (wrong
@@ -31,7 +43,8 @@ export async function verifyUploadedObject(ctx: AppContext, s: UploadToVerify): 
   try {
     return await verifyObject(ctx, s);
   } catch (err) {
-    const rejected = err instanceof AppError && (err.code === 'UPLOAD_SIZE_MISMATCH' || err.code === 'CHECKSUM_MISMATCH');
+    const rejected =
+      err instanceof AppError && (err.code === 'UPLOAD_SIZE_MISMATCH' || err.code === 'CHECKSUM_MISMATCH');
     if (rejected && !s.multipart) await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, s.objectKey);
     throw err;
   }
@@ -44,7 +57,11 @@ async function verifyObject(ctx: AppContext, s: UploadToVerify): Promise<Verifie
     await assembleParts(ctx, s.objectKey, s.sizeBytes, s.multipart);
     head = await headUploadObject(ctx.s3, bucket, s.objectKey);
   }
-  if (!head) throw new AppError('UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', { expected_bytes: s.sizeBytes, uploaded_bytes: 0 });
+  if (!head)
+    throw new AppError('UPLOAD_MISSING', 'nothing has been uploaded to upload_url yet', {
+      expected_bytes: s.sizeBytes,
+      uploaded_bytes: 0,
+    });
   if (head.size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, head.size);
   const sha = createHash('sha256');
   const crc = s.crc32c ? new Crc32c() : undefined;
@@ -62,9 +79,14 @@ async function verifyObject(ctx: AppContext, s: UploadToVerify): Promise<Verifie
   }
   if (size !== s.sizeBytes) throw sizeMismatch(s.sizeBytes, size);
   if (crc && crc.base64() !== s.crc32c) {
-    throw new AppError('CHECKSUM_MISMATCH', 'the uploaded bytes do not match the crc32c declared at begin; upload again and commit', {
-      expected_crc32c: s.crc32c, uploaded_crc32c: crc.base64(),
-    });
+    throw new AppError(
+      'CHECKSUM_MISMATCH',
+      'the uploaded bytes do not match the crc32c declared at begin; upload again and commit',
+      {
+        expected_crc32c: s.crc32c,
+        uploaded_crc32c: crc.base64(),
+      },
+    );
   }
   return { hash: sha.digest('hex'), size, etag: head.etag };
 }
@@ -74,7 +96,12 @@ async function verifyObject(ctx: AppContext, s: UploadToVerify): Promise<Verifie
  * there with its planned size (409 UPLOAD_MISSING names the missing ones), then the upload is
  * completed. A later commit finds the object and skips this.
  */
-async function assembleParts(ctx: AppContext, key: string, sizeBytes: number, mp: { uploadId: string; partBytes: number }): Promise<void> {
+async function assembleParts(
+  ctx: AppContext,
+  key: string,
+  sizeBytes: number,
+  mp: { uploadId: string; partBytes: number },
+): Promise<void> {
   const { bucket } = ctx.config.s3;
   let uploaded: Awaited<ReturnType<typeof listUploadedParts>>;
   try {
@@ -84,19 +111,36 @@ async function assembleParts(ctx: AppContext, key: string, sizeBytes: number, mp
     throw err;
   }
   const plan = planParts(sizeBytes, mp.partBytes);
-  const matched = plan.map((p) => uploaded.find((u) => u.part_number === p.part_number && u.size_bytes === p.size_bytes));
+  const matched = plan.map((p) =>
+    uploaded.find((u) => u.part_number === p.part_number && u.size_bytes === p.size_bytes),
+  );
   const missing = plan.filter((_, i) => !matched[i]).map((p) => p.part_number);
   if (missing.length) throw partsMissing(missing);
-  await completeMultipartUpload(ctx.s3, bucket, key, mp.uploadId, matched.map((m) => m!));
+  await completeMultipartUpload(
+    ctx.s3,
+    bucket,
+    key,
+    mp.uploadId,
+    matched.map((m) => m!),
+  );
 }
 
 const partsMissing = (missing: number[]) =>
-  new AppError('UPLOAD_MISSING', missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone', { missing_parts: missing });
+  new AppError(
+    'UPLOAD_MISSING',
+    missing.length ? `parts not uploaded yet: ${missing.join(', ')}` : 'the multipart upload is gone',
+    { missing_parts: missing },
+  );
 
 function sizeMismatch(expected: number, uploaded: number) {
-  return new AppError('UPLOAD_SIZE_MISMATCH', `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`, {
-    expected_bytes: expected, uploaded_bytes: uploaded,
-  });
+  return new AppError(
+    'UPLOAD_SIZE_MISMATCH',
+    `uploaded ${uploaded} bytes but the upload declared size_bytes ${expected}`,
+    {
+      expected_bytes: expected,
+      uploaded_bytes: uploaded,
+    },
+  );
 }
 
 /**
@@ -104,7 +148,11 @@ function sizeMismatch(expected: number, uploaded: number) {
  * protocol of src/drive/blobs.ts (touch, write, take the touch back on failure). Returns
  * `written`: the commit's transaction then pins the blob under its row lock and marks it stored.
  */
-export function storeUploadedBlob(ctx: AppContext, objectKey: string, v: VerifiedUpload): Promise<{ written: boolean }> {
+export function storeUploadedBlob(
+  ctx: AppContext,
+  objectKey: string,
+  v: VerifiedUpload,
+): Promise<{ written: boolean }> {
   return writeBlobOnce(ctx, v, async () => {
     try {
       await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);

@@ -40,7 +40,10 @@ export interface UploadSessionRow {
   past_expiry: boolean;
 }
 
-export type NewUploadSession = Omit<UploadSessionRow, 'state' | 'result' | 'past_expiry' | 'reserved_bytes' | 'object_key' | 'size_bytes' | 'expires_at' | 'part_bytes'> & {
+export type NewUploadSession = Omit<
+  UploadSessionRow,
+  'state' | 'result' | 'past_expiry' | 'reserved_bytes' | 'object_key' | 'size_bytes' | 'expires_at' | 'part_bytes'
+> & {
   size_bytes: number;
   expires_at: Date;
   part_bytes: number | null;
@@ -51,8 +54,16 @@ export const uploadExpired = () => new AppError('UPLOAD_EXPIRED', 'the upload se
 
 const SELECT = `select *, expires_at <= now() as past_expiry from upload_sessions`;
 
-export async function getUploadSession(db: Db, driveId: string, uploadId: string, lock = false): Promise<UploadSessionRow> {
-  const row = await one<UploadSessionRow>(db, `${SELECT} where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [uploadId, driveId]);
+export async function getUploadSession(
+  db: Db,
+  driveId: string,
+  uploadId: string,
+  lock = false,
+): Promise<UploadSessionRow> {
+  const row = await one<UploadSessionRow>(db, `${SELECT} where id = ? and drive_id = ?${lock ? ' for update' : ''}`, [
+    uploadId,
+    driveId,
+  ]);
   if (!row) throw uploadNotFound();
   return row;
 }
@@ -68,7 +79,11 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
   const quota = ctx.config.limits.storageQuotaBytes;
   await transaction(ctx, async (tx) => {
     await rows(tx, `insert into drive_storage (drive_id) values (?) on conflict (drive_id) do nothing`, [s.drive_id]);
-    const usage = await one<{ used_bytes: string }>(tx, `select used_bytes from drive_storage where drive_id = ? for update`, [s.drive_id]);
+    const usage = await one<{ used_bytes: string }>(
+      tx,
+      `select used_bytes from drive_storage where drive_id = ? for update`,
+      [s.drive_id],
+    );
     const used = Number(usage?.used_bytes ?? 0);
     const reserved = await reservedBytes(tx, s.drive_id);
     if (used + reserved + s.size_bytes > quota) throw quotaExceeded(used, reserved, s.size_bytes, quota);
@@ -78,18 +93,39 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
          if_match, object_key, multipart_upload_id, part_bytes, reserved_bytes, expires_at)
        values (?, ?, ?, ?, ?, ?, ${s.labels ? 'array[?]::text[]' : '?'}, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        s.id, s.drive_id, s.path, s.size_bytes, s.content_type, s.crc32c, s.labels ?? null,
-        s.metadata ? JSON.stringify(s.metadata) : null, s.source ? JSON.stringify(s.source) : null,
-        s.actor_name, s.change_summary, s.if_match, uploadObjectKey(s.drive_id, s.id), s.multipart_upload_id, s.part_bytes, s.size_bytes, s.expires_at,
+        s.id,
+        s.drive_id,
+        s.path,
+        s.size_bytes,
+        s.content_type,
+        s.crc32c,
+        s.labels ?? null,
+        s.metadata ? JSON.stringify(s.metadata) : null,
+        s.source ? JSON.stringify(s.source) : null,
+        s.actor_name,
+        s.change_summary,
+        s.if_match,
+        uploadObjectKey(s.drive_id, s.id),
+        s.multipart_upload_id,
+        s.part_bytes,
+        s.size_bytes,
+        s.expires_at,
       ],
     );
   });
 }
 
 export function quotaExceeded(used: number, reserved: number, requested: number, quota: number) {
-  return new AppError('STORAGE_QUOTA_EXCEEDED', `storage quota would be exceeded: ${used} bytes used and ${reserved} reserved of ${quota}, ${requested} more requested`, {
-    used_bytes: used, reserved_bytes: reserved, limit_bytes: quota, requested_bytes: requested,
-  }).withStatus(402);
+  return new AppError(
+    'STORAGE_QUOTA_EXCEEDED',
+    `storage quota would be exceeded: ${used} bytes used and ${reserved} reserved of ${quota}, ${requested} more requested`,
+    {
+      used_bytes: used,
+      reserved_bytes: reserved,
+      limit_bytes: quota,
+      requested_bytes: requested,
+    },
+  ).withStatus(402);
 }
 
 /** The frozen begin fields as the artifact write they stand for (null = field omitted at begin). */
@@ -109,7 +145,11 @@ export function putInputOf(s: UploadSessionRow): PutInput {
 
 /** begun -> expired, only if still begun (inside the caller's transaction). True when this call made the change. */
 export async function markExpired(tx: Db, uploadId: string): Promise<boolean> {
-  const r = await one(tx, `update upload_sessions set state = 'expired', finished_at = now() where id = ? and state = 'begun' returning id`, [uploadId]);
+  const r = await one(
+    tx,
+    `update upload_sessions set state = 'expired', finished_at = now() where id = ? and state = 'begun' returning id`,
+    [uploadId],
+  );
   return r !== undefined;
 }
 
@@ -119,22 +159,28 @@ export async function markExpired(tx: Db, uploadId: string): Promise<boolean> {
  * reservation stops counting against quota while the new version's bytes take its place.
  */
 export async function claimForCommit(tx: Db, uploadId: string): Promise<void> {
-  await rows(tx, `update upload_sessions set state = 'committed', finished_at = now() where id = ? and state = 'begun'`, [uploadId]);
+  await rows(
+    tx,
+    `update upload_sessions set state = 'committed', finished_at = now() where id = ? and state = 'begun'`,
+    [uploadId],
+  );
 }
 
 export async function recordCommitResult(tx: Db, uploadId: string, result: ArtifactRow): Promise<void> {
-  await rows(
-    tx,
-    `update upload_sessions set art_id = ?, version_number = ?, result = ?::jsonb where id = ?`,
-    [result.id, result.version_number, JSON.stringify(result), uploadId],
-  );
+  await rows(tx, `update upload_sessions set art_id = ?, version_number = ?, result = ?::jsonb where id = ?`, [
+    result.id,
+    result.version_number,
+    JSON.stringify(result),
+    uploadId,
+  ]);
 }
 
 /**
  * The session's end, run by its workflow (timer or commit signal) and by a commit that finds the
  * session past expiry: `expire` turns a still-begun session into expired (which releases its
  * reservation); either way the temporary object (and any multipart upload still open on its key)
- * is deleted, since after either end nobody reads it again. Idempotent, and safe when the row is gone (drive purged) or the object never existed.
+ * is deleted, since after either end nobody reads it again. Idempotent, and safe when the row is gone (drive purged) or
+ * the object never existed.
  */
 export async function closeUploadSession(
   ctx: AppContext,

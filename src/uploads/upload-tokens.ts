@@ -3,7 +3,15 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { Principal, RequestContext } from '../request-context.js';
 import type { ArtifactRow } from '../drive/artifact-records.js';
-import { checkChangeSummary, checkLabels, checkMetadata, checkNotWiki, checkPath, checkSource, type Source } from '../drive/artifact-rules.js';
+import {
+  checkChangeSummary,
+  checkLabels,
+  checkMetadata,
+  checkNotWiki,
+  checkPath,
+  checkSource,
+  type Source,
+} from '../drive/artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact, type PutInput } from '../drive/artifacts.js';
 import { storeBlob } from '../drive/blobs.js';
 import { writeTransaction } from '../drive/events.js';
@@ -68,7 +76,8 @@ export async function mintUploadToken(rc: RequestContext, input: MintInput) {
     throw new AppError('INVALID_ARGUMENT', `max_bytes must be an integer from 1 to ${cap}`, { limit_bytes: cap });
   }
   const contentType = input.contentType?.trim() || DEFAULT_CONTENT_TYPE;
-  if (!/^[\x20-\x7e]{1,255}$/.test(contentType)) throw new AppError('INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
+  if (!/^[\x20-\x7e]{1,255}$/.test(contentType))
+    throw new AppError('INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
   const token = newSecret(UPLOAD_TOKEN_PREFIX);
   const expiresAt = new Date(Date.now() + config.durations.uploadTokenS * 1000);
   const p = rc.principal;
@@ -78,11 +87,23 @@ export async function mintUploadToken(rc: RequestContext, input: MintInput) {
        labels, metadata, source, actor_name, change_summary, if_match, expires_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, case when ? then array[?]::text[] else null end, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`,
     [
-      hashSecret(token), rc.driveId, p.kind, p.credentialId, p.identityId, p.scope, path, contentType, maxBytes,
-      input.labels !== undefined, input.labels !== undefined ? checkLabels(input.labels) : [],
+      hashSecret(token),
+      rc.driveId,
+      p.kind,
+      p.credentialId,
+      p.identityId,
+      p.scope,
+      path,
+      contentType,
+      maxBytes,
+      input.labels !== undefined,
+      input.labels !== undefined ? checkLabels(input.labels) : [],
       input.metadata !== undefined ? JSON.stringify(checkMetadata(input.metadata)) : null,
       input.source !== undefined ? JSON.stringify(checkSource(input.source)) : null,
-      rc.actor, checkChangeSummary(input.changeSummary ?? null), input.ifMatch ?? null, expiresAt,
+      rc.actor,
+      checkChangeSummary(input.changeSummary ?? null),
+      input.ifMatch ?? null,
+      expiresAt,
     ],
   );
   return {
@@ -98,21 +119,26 @@ export async function mintUploadToken(rc: RequestContext, input: MintInput) {
 async function findToken(app: AppContext, token: string): Promise<TokenRow> {
   const row = token.startsWith(UPLOAD_TOKEN_PREFIX)
     ? await one<TokenRow>(
-      app.orm.em.fork(),
-      `select t.*, t.expires_at <= now() as expired, d.deleted_at is not null as drive_deleted
+        app.orm.em.fork(),
+        `select t.*, t.expires_at <= now() as expired, d.deleted_at is not null as drive_deleted
          from upload_tokens t join drives d on d.id = t.drive_id where t.token_hash = ?`,
-      [hashSecret(token)],
-    )
+        [hashSecret(token)],
+      )
     : undefined;
   if (!row || row.drive_deleted) throw new AppError('TOKEN_INVALID', 'unknown upload token, or its drive is deleted');
-  if (row.consumed_at) throw new AppError('TOKEN_REPLAYED', 'this upload token was already used; mint a new one with upload_url');
+  if (row.consumed_at)
+    throw new AppError('TOKEN_REPLAYED', 'this upload token was already used; mint a new one with upload_url');
   if (row.expired) throw new AppError('TOKEN_EXPIRED', 'this upload token expired; mint a new one with upload_url');
   return row;
 }
 
-const bytesLimit = (max: number) => new AppError('BYTES_LIMIT', `upload body is over the ${max}-byte cap signed into the token`, { limit_bytes: max });
+const bytesLimit = (max: number) =>
+  new AppError('BYTES_LIMIT', `upload body is over the ${max}-byte cap signed into the token`, { limit_bytes: max });
 
-/** PUT /v0/upload/{token}: every check before a byte is stored, then one transaction that spends the token and writes the version. */
+/**
+ * PUT /v0/upload/{token}: every check before a byte is stored, then one transaction that spends the token and writes
+ * the version.
+ */
 export async function uploadWithToken(
   app: AppContext,
   token: string,
@@ -120,15 +146,29 @@ export async function uploadWithToken(
 ): Promise<ArtifactRow> {
   const t = await findToken(app, token);
   if (normaliseType(body.contentType ?? '') !== normaliseType(t.content_type)) {
-    throw new AppError('CONTENT_TYPE_MISMATCH', `Content-Type must be ${t.content_type}, as frozen in the token`, { expected: t.content_type });
+    throw new AppError('CONTENT_TYPE_MISMATCH', `Content-Type must be ${t.content_type}, as frozen in the token`, {
+      expected: t.content_type,
+    });
   }
   const maxBytes = Math.min(Number(t.max_bytes), app.config.limits.maxUploadBytes);
   if ((body.declaredBytes ?? 0) > maxBytes) throw bytesLimit(maxBytes);
-  const principal: Principal = { driveId: t.drive_id, identityId: t.identity_id, scope: t.scope, kind: t.principal_kind, credentialId: t.credential_id };
+  const principal: Principal = {
+    driveId: t.drive_id,
+    identityId: t.identity_id,
+    scope: t.scope,
+    kind: t.principal_kind,
+    credentialId: t.credential_id,
+  };
   const input: PutInput = {
-    driveId: t.drive_id, path: t.path, contentType: t.content_type,
-    labels: t.labels ?? undefined, metadata: t.metadata ?? undefined, source: t.source ?? undefined,
-    actor: t.actor_name, changeSummary: t.change_summary, ifMatch: t.if_match ?? undefined,
+    driveId: t.drive_id,
+    path: t.path,
+    contentType: t.content_type,
+    labels: t.labels ?? undefined,
+    metadata: t.metadata ?? undefined,
+    source: t.source ?? undefined,
+    actor: t.actor_name,
+    changeSummary: t.change_summary,
+    ifMatch: t.if_match ?? undefined,
   };
   await preflightPut(app, input);
   await chargeWriteOrRefuse(app, principal);
@@ -137,13 +177,23 @@ export async function uploadWithToken(
   if (spooled.tooLarge) throw bytesLimit(maxBytes);
   try {
     const { used, reserved } = await storageCommitted(app.orm.em.fork(), t.drive_id);
-    if (used + reserved + spooled.size > app.config.limits.storageQuotaBytes) throw quotaExceeded(used + reserved, app.config.limits.storageQuotaBytes, spooled.size);
+    if (used + reserved + spooled.size > app.config.limits.storageQuotaBytes)
+      throw quotaExceeded(used + reserved, app.config.limits.storageQuotaBytes, spooled.size);
     const { written } = await storeBlob(app, spooled);
     return await writeTransaction(app, async (w) => {
-      const spent = await one(w.tx, `update upload_tokens set consumed_at = clock_timestamp() where token_hash = ? and consumed_at is null returning token_hash`, [t.token_hash]);
-      if (!spent) throw new AppError('TOKEN_REPLAYED', 'this upload token was already used; mint a new one with upload_url');
+      const spent = await one(
+        w.tx,
+        `update upload_tokens set consumed_at = clock_timestamp() where token_hash = ? and consumed_at is null returning token_hash`,
+        [t.token_hash],
+      );
+      if (!spent)
+        throw new AppError('TOKEN_REPLAYED', 'this upload token was already used; mint a new one with upload_url');
       const row = await putStoredArtifact(app, w, input, spooled, written);
-      await one(w.tx, `update upload_tokens set art_id = ?, version_number = ? where token_hash = ?`, [row.id, row.version_number, t.token_hash]);
+      await one(w.tx, `update upload_tokens set art_id = ?, version_number = ? where token_hash = ?`, [
+        row.id,
+        row.version_number,
+        t.token_hash,
+      ]);
       return row;
     });
   } finally {

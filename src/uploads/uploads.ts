@@ -9,13 +9,29 @@ import { signalUploadCommitted, startUploadSession } from '../temporal/start.js'
 import type { ArtifactRow } from '../drive/artifact-records.js';
 import type { RequestContext } from '../request-context.js';
 import { iso } from '../time.js';
-import { checkNotWiki, checkPath, checkActorName, checkLabels, checkMetadata, checkSource, type Source } from '../drive/artifact-rules.js';
+import {
+  checkNotWiki,
+  checkPath,
+  checkActorName,
+  checkLabels,
+  checkMetadata,
+  checkSource,
+  type Source,
+} from '../drive/artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../drive/artifacts.js';
 import { writeTransaction } from '../drive/events.js';
 import { storageCommitted } from '../drive/quota.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {
-  claimForCommit, closeUploadSession, getUploadSession, insertUploadSession, markExpired, putInputOf, quotaExceeded, recordCommitResult, uploadExpired,
+  claimForCommit,
+  closeUploadSession,
+  getUploadSession,
+  insertUploadSession,
+  markExpired,
+  putInputOf,
+  quotaExceeded,
+  recordCommitResult,
+  uploadExpired,
   type UploadSessionRow,
 } from './upload-sessions.js';
 
@@ -44,24 +60,36 @@ const CONTENT_TYPE_RE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export function checkLabelList(v: unknown): string[] {
   if (!Array.isArray(v) || v.some((l) => typeof l !== 'string' || l === '' || l.includes(','))) {
-    throw new AppError('INVALID_LABELS', 'labels must be an array of lowercase [a-z0-9_-]+ strings, at most 64 chars each');
+    throw new AppError(
+      'INVALID_LABELS',
+      'labels must be an array of lowercase [a-z0-9_-]+ strings, at most 64 chars each',
+    );
   }
   return checkLabels(v as string[]);
 }
 
 /** Effective per-artifact cap of a large upload: the setting, bounded by what 10 000 parts can carry. */
-export const largeUploadCap = (ctx: AppContext) => Math.min(ctx.config.limits.largeUploadMaxBytes, ctx.config.limits.uploadPartBytes * MAX_PARTS);
+export const largeUploadCap = (ctx: AppContext) =>
+  Math.min(ctx.config.limits.largeUploadMaxBytes, ctx.config.limits.uploadPartBytes * MAX_PARTS);
 
 function validateBegin(ctx: AppContext, b: BeginInput) {
   checkPath(b.path);
   checkNotWiki(b.path);
   const cap = largeUploadCap(ctx);
   if (b.sizeBytes > cap) {
-    throw new AppError('ARTIFACT_TOO_LARGE', `size_bytes ${b.sizeBytes} is over the ${cap}-byte per-artifact cap`, { limit_bytes: cap });
+    throw new AppError('ARTIFACT_TOO_LARGE', `size_bytes ${b.sizeBytes} is over the ${cap}-byte per-artifact cap`, {
+      limit_bytes: cap,
+    });
   }
-  if (b.contentType !== undefined && !CONTENT_TYPE_RE.test(b.contentType)) throw new AppError('INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
-  if (b.crc32c !== undefined && !CRC32C_BASE64.test(b.crc32c)) throw new AppError('INVALID_CRC32C', 'crc32c must be the base64 of the 4-byte big-endian CRC-32C (as S3 and GCS publish it)');
-  if (b.changeSummary && b.changeSummary.length > 1000) throw new AppError('INVALID_CHANGE_SUMMARY', 'change_summary is at most 1000 characters');
+  if (b.contentType !== undefined && !CONTENT_TYPE_RE.test(b.contentType))
+    throw new AppError('INVALID_CONTENT_TYPE', 'content_type must be 1-255 printable ASCII characters');
+  if (b.crc32c !== undefined && !CRC32C_BASE64.test(b.crc32c))
+    throw new AppError(
+      'INVALID_CRC32C',
+      'crc32c must be the base64 of the 4-byte big-endian CRC-32C (as S3 and GCS publish it)',
+    );
+  if (b.changeSummary && b.changeSummary.length > 1000)
+    throw new AppError('INVALID_CHANGE_SUMMARY', 'change_summary is at most 1000 characters');
   return {
     labels: b.labels == null ? null : checkLabelList(b.labels),
     metadata: b.metadata == null ? null : checkMetadata(b.metadata),
@@ -84,11 +112,16 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
   const uploadId = newId('upl');
   const ttlS = ctx.config.durations.uploadSessionS;
   const expiresAt = new Date(Date.now() + ttlS * 1000);
-  // The timer exists before the session does: a crash after this leaves a workflow that finds no row, never a row without a timer.
+  // The timer exists before the session does: a crash after this leaves a workflow that finds no row, never a row
+  // without a timer.
   try {
     // Bounded: with Temporal down the client would otherwise retry for half a minute on the request path.
     await ctx.temporal.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () =>
-      startUploadSession({ temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue }, { uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() }));
+      startUploadSession(
+        { temporal: ctx.temporal, taskQueue: ctx.config.temporal.taskQueue },
+        { uploadId, driveId: b.driveId, expiresAtMs: expiresAt.getTime() },
+      ),
+    );
   } catch (err) {
     ctx.logger.error({ err, upload_id: uploadId }, 'upload session workflow did not start');
     throw new AppError('UPLOADS_UNAVAILABLE', 'upload sessions are unavailable right now; retry shortly');
@@ -98,11 +131,25 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
   const contentType = b.contentType ?? DEFAULT_CONTENT_TYPE;
   const partBytes = b.sizeBytes > ctx.config.limits.uploadSinglePutMaxBytes ? ctx.config.limits.uploadPartBytes : null;
   // A multipart upload left open by a failure below is aborted by the workflow when it closes the session.
-  const multipartId = partBytes ? await openMultipartUpload(ctx.s3, bucket, key, contentType).catch((err) => Promise.reject(storageFailure(err))) : null;
+  const multipartId = partBytes
+    ? await openMultipartUpload(ctx.s3, bucket, key, contentType).catch((err) => Promise.reject(storageFailure(err)))
+    : null;
   await insertUploadSession(ctx, {
-    id: uploadId, drive_id: b.driveId, path: b.path, size_bytes: b.sizeBytes, content_type: b.contentType ?? null, crc32c: b.crc32c ?? null,
-    labels: frozen.labels, metadata: frozen.metadata, source: frozen.source, actor_name: frozen.actor,
-    change_summary: b.changeSummary || null, if_match: b.ifMatch ?? null, expires_at: expiresAt, multipart_upload_id: multipartId, part_bytes: partBytes,
+    id: uploadId,
+    drive_id: b.driveId,
+    path: b.path,
+    size_bytes: b.sizeBytes,
+    content_type: b.contentType ?? null,
+    crc32c: b.crc32c ?? null,
+    labels: frozen.labels,
+    metadata: frozen.metadata,
+    source: frozen.source,
+    actor_name: frozen.actor,
+    change_summary: b.changeSummary || null,
+    if_match: b.ifMatch ?? null,
+    expires_at: expiresAt,
+    multipart_upload_id: multipartId,
+    part_bytes: partBytes,
   });
   const common = { upload_id: uploadId, method: 'PUT' as const, expires_at: iso(expiresAt)!, max_bytes: b.sizeBytes };
   if (multipartId && partBytes) {
@@ -113,10 +160,13 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
   return { ...common, upload_url: signed.url, headers: signed.headers };
 }
 
-/** Expires a session found past its expiry (the timer may be late) and cleans up; the workflow repeats this harmlessly. */
+/**
+ * Expires a session found past its expiry (the timer may be late) and cleans up; the workflow repeats this harmlessly.
+ */
 async function expireNow(ctx: AppContext, s: UploadSessionRow): Promise<never> {
   await closeUploadSession(ctx, { uploadId: s.id, driveId: s.drive_id, expire: true }).catch((err) =>
-    ctx.logger.warn({ err, upload_id: s.id }, 'expired upload cleanup failed; the session workflow retries it'));
+    ctx.logger.warn({ err, upload_id: s.id }, 'expired upload cleanup failed; the session workflow retries it'),
+  );
   throw uploadExpired();
 }
 
@@ -141,7 +191,9 @@ export async function commitUpload(rc: RequestContext, uploadId: string): Promis
   let written: boolean;
   try {
     verified = await verifyUploadedObject(ctx, {
-      objectKey: s.object_key, sizeBytes: Number(s.size_bytes), crc32c: s.crc32c,
+      objectKey: s.object_key,
+      sizeBytes: Number(s.size_bytes),
+      crc32c: s.crc32c,
       multipart: s.multipart_upload_id ? { uploadId: s.multipart_upload_id, partBytes: Number(s.part_bytes) } : null,
     });
     ({ written } = await storeUploadedBlob(ctx, s.object_key, verified));
@@ -169,10 +221,14 @@ export async function commitUpload(rc: RequestContext, uploadId: string): Promis
   return outcome.result;
 }
 
-/** Best effort after the commit is durable: drop the temporary object, let the workflow finish early. Either failing is repaired by the workflow's own timer. */
+/**
+ * Best effort after the commit is durable: drop the temporary object, let the workflow finish early. Either failing is
+ * repaired by the workflow's own timer.
+ */
 async function afterCommit(ctx: AppContext, s: UploadSessionRow): Promise<void> {
   await deleteUploadObject(ctx.s3, ctx.config.s3.bucket, s.object_key).catch((err) =>
-    ctx.logger.warn({ err, upload_id: s.id }, 'temporary upload object not deleted; the session workflow deletes it'));
+    ctx.logger.warn({ err, upload_id: s.id }, 'temporary upload object not deleted; the session workflow deletes it'),
+  );
   await ctx.temporal
     .withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, () => signalUploadCommitted(ctx.temporal, s.id))
     .catch((err) => ctx.logger.warn({ err, upload_id: s.id }, 'upload workflow not signalled; it ends at its timer'));

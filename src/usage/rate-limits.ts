@@ -66,7 +66,10 @@ async function peek(em: EntityManager, bucket: string): Promise<number> {
   return rows.length ? Number(rows[0].count) : 0;
 }
 
-/** A credential's write budget counter is `write:<credential id>`; its drive's is `drive-write:<drive id>` (credential-state.ts reads both). */
+/**
+ * A credential's write budget counter is `write:<credential id>`; its drive's is `drive-write:<drive id>` (credential-
+ * state.ts reads both).
+ */
 export const WRITE_BUCKET_PREFIX = 'write:';
 export const writeBucket = (credentialId: string) => `${WRITE_BUCKET_PREFIX}${credentialId}`;
 export const DRIVE_WRITE_BUCKET_PREFIX = 'drive-write:';
@@ -84,7 +87,10 @@ export const writeLimitsOf = (app: AppContext): WriteLimits => ({
 
 /** The 429 of a spent write budget, naming which one (the credential's or the drive's). */
 export function writeBudgetSpent(r: HitResult, limits: WriteLimits): AppError {
-  return rateLimited(`write budget of ${r.limit} per hour ${r.limit === limits.perToken ? 'for this credential' : 'for this drive'} is spent`, r.retryAfterS);
+  return rateLimited(
+    `write budget of ${r.limit} per hour ${r.limit === limits.perToken ? 'for this credential' : 'for this drive'} is spent`,
+    r.retryAfterS,
+  );
 }
 
 /** Charges one write to both budgets, or refuses with 429 RATE_LIMITED (every door's writes). */
@@ -125,13 +131,27 @@ export async function chargeWrite(app: AppContext, principal: Principal, limits:
        returning count
      )
      select (select count from d) as drive, (select count from t) as token`,
-    [driveWriteBucket(driveId), w.start, driveId, limits.perDrive, writeBucket(credentialId), w.start, driveId, limits.perToken],
+    [
+      driveWriteBucket(driveId),
+      w.start,
+      driveId,
+      limits.perDrive,
+      writeBucket(credentialId),
+      w.start,
+      driveId,
+      limits.perToken,
+    ],
   );
   const drive = resultOf(r.drive, limits.perDrive, w);
   if (!drive.allowed) return drive;
   const token = resultOf(r.token, limits.perToken, w);
   if (!token.allowed) {
-    await app.orm.em.fork().execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [driveWriteBucket(driveId), w.start]);
+    await app.orm.em
+      .fork()
+      .execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [
+        driveWriteBucket(driveId),
+        w.start,
+      ]);
     return token;
   }
   return token.remaining <= drive.remaining ? token : drive;
@@ -163,8 +183,15 @@ export async function driveWritesThisHour(em: EntityManager, driveId: string): P
  * verification mails (per account). Failures are counted once known; a door checks first.
  */
 export type ThrottleKind =
-  | 'register' | 'oauth_register' | 'signup' | 'login_failure' | 'claim_code_miss' | 'claim_code_miss_account'
-  | 'share_password_ip' | 'share_password_link' | 'verification_mail';
+  | 'register'
+  | 'oauth_register'
+  | 'signup'
+  | 'login_failure'
+  | 'claim_code_miss'
+  | 'claim_code_miss_account'
+  | 'share_password_ip'
+  | 'share_password_link'
+  | 'verification_mail';
 
 export function hitThrottle(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
   return hit(em, `${kind}:${key}`, null, limit);
@@ -175,7 +202,11 @@ export async function throttleReached(em: EntityManager, kind: ThrottleKind, key
 }
 
 /** The first throttle of `checks` already at its limit, as the 429 to answer; undefined when all have room. */
-export async function firstThrottleReached(em: EntityManager, checks: [ThrottleKind, string, number][], message: string): Promise<AppError | undefined> {
+export async function firstThrottleReached(
+  em: EntityManager,
+  checks: [ThrottleKind, string, number][],
+  message: string,
+): Promise<AppError | undefined> {
   for (const [kind, key, limit] of checks) {
     if (await throttleReached(em, kind, key, limit)) return rateLimited(message, windowRetryAfterS());
   }
@@ -189,11 +220,19 @@ export async function hitThrottles(em: EntityManager, checks: [ThrottleKind, str
 
 /** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */
 export async function purgeEndedWindows(em: EntityManager): Promise<number> {
-  const rows = await em.execute<{ bucket: string }[]>('delete from rate_counters where window_start < ? returning bucket', [hourWindow().start]);
+  const rows = await em.execute<{ bucket: string }[]>(
+    'delete from rate_counters where window_start < ? returning bucket',
+    [hourWindow().start],
+  );
   return rows.length;
 }
 
 /** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
 export function rateLimited(message: string, retryAfterS: number) {
-  return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfterS} s`, { retry_after: retryAfterS }, { 'Retry-After': String(retryAfterS) });
+  return new AppError(
+    'RATE_LIMITED',
+    `${message}; retry after ${retryAfterS} s`,
+    { retry_after: retryAfterS },
+    { 'Retry-After': String(retryAfterS) },
+  );
 }

@@ -27,7 +27,11 @@ async function usageReport(em: EntityManager, config: Config, driveId: string) {
   return {
     drive_id: driveId,
     storage: { used: storage, limit: config.limits.storageQuotaBytes },
-    writes: { used: writes, limit: config.limits.writeBudgetPerDrivePerHour, resets_at: new Date(hourWindow().resetS * 1000).toISOString() },
+    writes: {
+      used: writes,
+      limit: config.limits.writeBudgetPerDrivePerHour,
+      resets_at: new Date(hourWindow().resetS * 1000).toISOString(),
+    },
     ops_this_month: {
       month: month.slice(0, 7),
       reads: monthly('reads'),

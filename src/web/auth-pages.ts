@@ -3,7 +3,15 @@ import type { AppContext } from '../context.js';
 import { signInAccount, signUpAccount } from '../identity/accounts.js';
 import { PASSWORD_MIN } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
-import { csrfValid, ensureSession, readSession, signOutEverywhere, signOutSession, startSignedInSession, writeSession } from './session.js';
+import {
+  csrfValid,
+  ensureSession,
+  readSession,
+  signOutEverywhere,
+  signOutSession,
+  startSignedInSession,
+  writeSession,
+} from './session.js';
 
 /**
  * Human sign-in: sign-up and sign-in are separate pages (email + password), so a typo in an
@@ -12,7 +20,9 @@ import { csrfValid, ensureSession, readSession, signOutEverywhere, signOutSessio
 
 /** Only same-site relative paths are followed after sign-in (no open redirects). */
 export function safeReturnTo(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 512 ? value : '/dashboard';
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 512
+    ? value
+    : '/dashboard';
 }
 
 export const loginUrl = (returnTo: string) => `/auth/login?return_to=${encodeURIComponent(returnTo)}`;
@@ -20,17 +30,27 @@ export const loginUrl = (returnTo: string) => `/auth/login?return_to=${encodeURI
 type Mode = 'login' | 'signup';
 
 function form(mode: Mode, csrf: string, returnTo: string, email = '', error?: string): Html {
-  const other = mode === 'login'
-    ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>`
-    : html`<p>Already have an account? <a href="${loginUrl(returnTo)}">Sign in</a>.</p>`;
-  return html`
-    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+  const other =
+    mode === 'login'
+      ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>`
+      : html`<p>Already have an account? <a href="${loginUrl(returnTo)}">Sign in</a>.</p>`;
+  return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     <form method="post" action="/auth/${mode}">
       ${csrfField(csrf)}
-      <input type="hidden" name="return_to" value="${returnTo}">
-      <label>Email <input type="email" name="email" value="${email}" required maxlength="320" autocomplete="email"></label>
-      <label>Password <input type="password" name="password" required minlength="${mode === 'signup' ? PASSWORD_MIN : 1}" maxlength="256"
-        autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}"></label>
+      <input type="hidden" name="return_to" value="${returnTo}" />
+      <label
+        >Email <input type="email" name="email" value="${email}" required maxlength="320" autocomplete="email"
+      /></label>
+      <label
+        >Password
+        <input
+          type="password"
+          name="password"
+          required
+          minlength="${mode === 'signup' ? PASSWORD_MIN : 1}"
+          maxlength="256"
+          autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}"
+      /></label>
       <button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button>
     </form>
     ${other}`;
@@ -52,9 +72,15 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
   const password = typeof req.body?.password === 'string' ? req.body.password : '';
   if (!csrfValid(session, req.body?.csrf)) {
     const fresh = writeSession(ctx.config, req, res, {});
-    return sendPage(res, TITLES[mode], form(mode, fresh.csrf, returnTo, email, 'Your form expired. Please try again.'), 403);
+    return sendPage(
+      res,
+      TITLES[mode],
+      form(mode, fresh.csrf, returnTo, email, 'Your form expired. Please try again.'),
+      403,
+    );
   }
-  const retry = (status: number, error: string) => sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
+  const retry = (status: number, error: string) =>
+    sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
 
   let account: { user: { id: string; email: string }; driveId: string | null };
   if (mode === 'signup') {
@@ -86,14 +112,16 @@ export function authPagesRouter(ctx: AppContext): Router {
   // Sign-out ends the server-side session; "everywhere" ends every session of the account (other browsers too).
   router.post('/auth/logout', async (req, res) => {
     const session = readSession(req);
-    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Sign out', html`<p class="error">Your form expired.</p>`, 403);
+    if (!csrfValid(session, req.body?.csrf))
+      return sendPage(res, 'Sign out', html`<p class="error">Your form expired.</p>`, 403);
     await signOutSession(ctx, req, res);
     res.redirect(303, '/auth/login');
   });
   router.post('/auth/logout-everywhere', async (req, res) => {
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, '/auth/login');
-    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Sign out everywhere', html`<p class="error">Your form expired.</p>`, 403);
+    if (!csrfValid(session, req.body?.csrf))
+      return sendPage(res, 'Sign out everywhere', html`<p class="error">Your form expired.</p>`, 403);
     await signOutEverywhere(ctx, req, res, session.uid);
     res.redirect(303, '/auth/login');
   });

@@ -17,57 +17,97 @@ export function claimPageRouter(ctx: AppContext): Router {
   router.get('/claim', async (req, res) => {
     const rawCode = typeof req.query.code === 'string' ? req.query.code.slice(0, 32) : '';
     const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl(rawCode ? `/claim?code=${encodeURIComponent(rawCode)}` : '/claim'));
+    if (!session?.uid)
+      return res.redirect(303, loginUrl(rawCode ? `/claim?code=${encodeURIComponent(rawCode)}` : '/claim'));
 
     if (!rawCode) {
-      return sendPage(res, 'Claim an agent drive', html`
-        <p>Enter the code your agent showed you.</p>
-        <form method="get" action="/claim">
-          <label>Code <input type="text" name="code" required maxlength="32" autocomplete="off"></label>
-          <button type="submit">Continue</button>
-        </form>`);
+      return sendPage(
+        res,
+        'Claim an agent drive',
+        html` <p>Enter the code your agent showed you.</p>
+          <form method="get" action="/claim">
+            <label>Code <input type="text" name="code" required maxlength="32" autocomplete="off" /></label>
+            <button type="submit">Continue</button>
+          </form>`,
+      );
     }
     const code = normaliseUserCode(rawCode);
     // Guessing codes is throttled per IP and per account (429 with Retry-After, rendered by the pages' error handler).
     const pending = await lookupClaimCode(ctx, code, req.ip ?? 'unknown', session.uid);
     if (!pending) {
-      return sendPage(res, 'Claim an agent drive', html`
-        <p class="error">This code is unknown, expired or already used. Ask your agent to start a new claim.</p>`, 404);
+      return sendPage(
+        res,
+        'Claim an agent drive',
+        html` <p class="error">This code is unknown, expired or already used. Ask your agent to start a new claim.</p>`,
+        404,
+      );
     }
-    sendPage(res, 'Claim an agent drive', html`
-      <p>Your agent asked you to claim its drive. Check that this code matches the one your agent showed you:</p>
-      <p class="code" data-testid="user-code">${code}</p>
-      <p>Drive <code>${pending.driveId}</code>. Approving makes the drive permanent and owned by <strong>${session.email}</strong>.
-        The code expires at ${pending.attempt.expiresAt.toISOString()}.</p>
-      ${session.verified ? '' : html`<p class="muted">Your email is not confirmed yet: files shared with it reach this drive once you follow the link we mailed you.</p>`}
-      <form method="post" action="/claim">
-        ${csrfField(session.csrf)}
-        <input type="hidden" name="code" value="${code}">
-        <button type="submit" name="decision" value="approve">Approve</button>
-        <button type="submit" name="decision" value="decline">Decline</button>
-      </form>`);
+    sendPage(
+      res,
+      'Claim an agent drive',
+      html` <p>Your agent asked you to claim its drive. Check that this code matches the one your agent showed you:</p>
+        <p class="code" data-testid="user-code">${code}</p>
+        <p>
+          Drive <code>${pending.driveId}</code>. Approving makes the drive permanent and owned by
+          <strong>${session.email}</strong>. The code expires at ${pending.attempt.expiresAt.toISOString()}.
+        </p>
+        ${session.verified ? '' : html`<p class="muted">Your email is not confirmed yet: files shared with it reach this drive once you follow the link we mailed you.</p>`}
+        <form method="post" action="/claim">
+          ${csrfField(session.csrf)}
+          <input type="hidden" name="code" value="${code}" />
+          <button type="submit" name="decision" value="approve">Approve</button>
+          <button type="submit" name="decision" value="decline">Decline</button>
+        </form>`,
+    );
   });
 
   router.post('/claim', async (req, res) => {
     const session = readSession(req);
     if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/claim'));
-    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, 'Claim an agent drive', html`<p class="error">Your form expired. Reload the page and try again.</p>`, 403);
+    if (!csrfValid(session, req.body?.csrf))
+      return sendPage(
+        res,
+        'Claim an agent drive',
+        html`<p class="error">Your form expired. Reload the page and try again.</p>`,
+        403,
+      );
     const decision = req.body?.decision;
     const code = typeof req.body?.code === 'string' ? normaliseUserCode(req.body.code.slice(0, 32)) : '';
     if ((decision !== 'approve' && decision !== 'decline') || !USER_CODE_RE.test(code)) {
       return sendPage(res, 'Claim an agent drive', html`<p class="error">Choose approve or decline.</p>`, 400);
     }
-    const { result, driveId } = await decideClaimCode(ctx, code, decision, { id: session.uid, email: session.email }, req.ip ?? 'unknown');
+    const { result, driveId } = await decideClaimCode(
+      ctx,
+      code,
+      decision,
+      { id: session.uid, email: session.email },
+      req.ip ?? 'unknown',
+    );
     if (result === 'approved') {
       writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId, sid: session.sid });
-      return sendPage(res, 'Drive claimed', html`
-        <p class="ok" role="status">Approved. Drive <code>${driveId}</code> is now yours and permanent. Your agent will pick up its new credentials.</p>
-        <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`);
+      return sendPage(
+        res,
+        'Drive claimed',
+        html` <p class="ok" role="status">
+            Approved. Drive <code>${driveId}</code> is now yours and permanent. Your agent will pick up its new
+            credentials.
+          </p>
+          <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`,
+      );
     }
     if (result === 'declined') {
-      return sendPage(res, 'Claim declined', html`<p class="ok" role="status">Declined. The agent's drive stays unclaimed.</p>`);
+      return sendPage(
+        res,
+        'Claim declined',
+        html`<p class="ok" role="status">Declined. The agent's drive stays unclaimed.</p>`,
+      );
     }
-    sendPage(res, 'Claim an agent drive', html`<p class="error">This code has expired or was already used. Ask your agent to start a new claim.</p>`, 410);
+    sendPage(
+      res,
+      'Claim an agent drive',
+      html`<p class="error">This code has expired or was already used. Ask your agent to start a new claim.</p>`,
+      410,
+    );
   });
 
   return router;

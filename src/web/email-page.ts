@@ -20,44 +20,85 @@ export function emailPageRouter(ctx: AppContext): Router {
     const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token)}`));
-    sendPage(res, TITLE, html`
-      <p>Confirm that <strong>${session.email}</strong> is your address. Files shared with it then reach your drives.</p>
-      <form method="post" action="/auth/verify">${csrfField(session.csrf)}
-        <input type="hidden" name="token" value="${token}"><button type="submit">Confirm my email</button></form>`);
+    sendPage(
+      res,
+      TITLE,
+      html` <p>
+          Confirm that <strong>${session.email}</strong> is your address. Files shared with it then reach your drives.
+        </p>
+        <form method="post" action="/auth/verify">
+          ${csrfField(session.csrf)} <input type="hidden" name="token" value="${token}" /><button type="submit">
+            Confirm my email
+          </button>
+        </form>`,
+    );
   });
 
   router.post('/auth/verify', async (req, res) => {
     const session = readSession(req);
     const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token.slice(0, 128))}`));
-    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, TITLE, html`<p class="error">Your form expired. Open the link from the mail again.</p>`, 403);
+    if (!session?.uid)
+      return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token.slice(0, 128))}`));
+    if (!csrfValid(session, req.body?.csrf))
+      return sendPage(
+        res,
+        TITLE,
+        html`<p class="error">Your form expired. Open the link from the mail again.</p>`,
+        403,
+      );
     const outcome = await confirmEmail(ctx, session.uid, token);
     if (outcome === 'verified') {
-      return sendPage(res, TITLE, html`<p class="ok" role="status">Thank you: <strong>${session.email}</strong> is confirmed.</p>
-        <p><a href="/dashboard">Go to the dashboard</a>.</p>`);
+      return sendPage(
+        res,
+        TITLE,
+        html`<p class="ok" role="status">Thank you: <strong>${session.email}</strong> is confirmed.</p>
+          <p><a href="/dashboard">Go to the dashboard</a>.</p>`,
+      );
     }
     if (outcome === 'wrong_account') {
-      return sendPage(res, TITLE, html`<p class="error">This link was sent for another account. Sign out, then sign in to the account that
-        asked for it and open the link again.</p>`, 403);
+      return sendPage(
+        res,
+        TITLE,
+        html`<p class="error">
+          This link was sent for another account. Sign out, then sign in to the account that asked for it and open the
+          link again.
+        </p>`,
+        403,
+      );
     }
-    sendPage(res, TITLE, html`<p class="error">This link is unknown, expired or already used.
-      <a href="/dashboard">Ask for a new one</a> from the dashboard.</p>`, 410);
+    sendPage(
+      res,
+      TITLE,
+      html`<p class="error">
+        This link is unknown, expired or already used. <a href="/dashboard">Ask for a new one</a> from the dashboard.
+      </p>`,
+      410,
+    );
   });
 
   router.post('/dashboard/verify-email', async (req, res) => {
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
-    if (!csrfValid(session, req.body?.csrf)) return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
+    if (!csrfValid(session, req.body?.csrf))
+      return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
     const outcome = await sendVerificationMail(ctx, session.uid);
     const messages = {
       sent: html`<p class="ok" role="status">A new link is on its way to <strong>${session.email}</strong>.</p>`,
-      logged: html`<p class="ok" role="status">No mail server is configured: the link was written to the server's log.</p>`,
+      logged: html`<p class="ok" role="status">
+        No mail server is configured: the link was written to the server's log.
+      </p>`,
       already_verified: html`<p class="ok" role="status">Your email is already confirmed.</p>`,
       throttled: html`<p class="error">Too many mails sent to this address in the last hour. Try again later.</p>`,
       failed: html`<p class="error">The mail could not be sent just now. Try again later.</p>`,
     };
     if (outcome === 'throttled') res.setHeader('Retry-After', String(windowRetryAfterS()));
-    sendPage(res, TITLE, html`${messages[outcome]}<p><a href="/dashboard">Back to the dashboard</a></p>`, outcome === 'throttled' ? 429 : outcome === 'failed' ? 503 : 200);
+    sendPage(
+      res,
+      TITLE,
+      html`${messages[outcome]}
+        <p><a href="/dashboard">Back to the dashboard</a></p>`,
+      outcome === 'throttled' ? 429 : outcome === 'failed' ? 503 : 200,
+    );
   });
 
   return router;

@@ -9,7 +9,8 @@ import { iso, type Timestamp } from '../time.js';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function esc(value: unknown): string {
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- callers pass scalars; an object shows as text, escaped
+  // Callers pass scalars; an object shows as text, escaped.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
@@ -25,7 +26,11 @@ export class Html {
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0];
   values.forEach((v, i) => {
-    const rendered = Array.isArray(v) ? v.map((x) => (x instanceof Html ? x.value : esc(x))).join('') : v instanceof Html ? v.value : esc(v);
+    const rendered = Array.isArray(v)
+      ? v.map((x) => (x instanceof Html ? x.value : esc(x))).join('')
+      : v instanceof Html
+        ? v.value
+        : esc(v);
     out += rendered + strings[i + 1];
   });
   return new Html(out);
@@ -76,15 +81,18 @@ export function sendPage(res: Response, title: string, body: Html, status = 200,
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Cache-Control', 'no-store');
-  res.status(status).type('html').send(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<title>${esc(title)} · Agent Artifact Drive</title><style nonce="${nonce}">${STYLE}</style></head>` +
-      `<body${opts.wide ? ' class="wide"' : ''}>${opts.nav?.value ?? ''}<h1>${esc(title)}</h1>${body.value}</body></html>`,
-  );
+  res
+    .status(status)
+    .type('html')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+        `<title>${esc(title)} · Agent Artifact Drive</title><style nonce="${nonce}">${STYLE}</style></head>` +
+        `<body${opts.wide ? ' class="wide"' : ''}>${opts.nav?.value ?? ''}<h1>${esc(title)}</h1>${body.value}</body></html>`,
+    );
 }
 
 /** A hidden CSRF field for a form. */
-export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
+export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}" />`;
 
 /** A timestamp as pages show it: `2026-11-23 04:48` (UTC). */
 export const shortTime = (t: Timestamp | null | undefined) => (iso(t ?? null) ?? '').replace('T', ' ').slice(0, 16);

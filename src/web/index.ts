@@ -24,7 +24,15 @@ export function webRouter(ctx: AppContext): Router {
   router.use(loadSession(ctx));
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
-  router.use(authPagesRouter(ctx), emailPageRouter(ctx), claimPageRouter(ctx), dashboardRouter(ctx), oauthConsentRouter(ctx), drivePagesRouter(ctx), sharingPageRouter(ctx));
+  router.use(
+    authPagesRouter(ctx),
+    emailPageRouter(ctx),
+    claimPageRouter(ctx),
+    dashboardRouter(ctx),
+    oauthConsentRouter(ctx),
+    drivePagesRouter(ctx),
+    sharingPageRouter(ctx),
+  );
   // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
   router.use(sharePageRouter(ctx), viewerRouter(ctx));
 
@@ -36,10 +44,19 @@ export function webRouter(ctx: AppContext): Router {
       // A throttle (sign-up, sign-in, claim codes, share passwords): 429 with Retry-After, as on /v0.
       for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
       const minutes = Math.ceil(Number(err.headers['Retry-After'] ?? 3600) / 60);
-      return sendPage(res, 'Too many attempts', html`<p class="error" role="alert">Too many attempts from your network or account.
-        Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`, 429);
+      return sendPage(
+        res,
+        'Too many attempts',
+        html`<p class="error" role="alert">
+          Too many attempts from your network or account. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.
+        </p>`,
+        429,
+      );
     }
-    if ((typeof err?.type === 'string' && err.type.startsWith('entity.')) || (err instanceof AppError && err.status < 500)) {
+    if (
+      (typeof err?.type === 'string' && err.type.startsWith('entity.')) ||
+      (err instanceof AppError && err.status < 500)
+    ) {
       return sendPage(res, 'Bad request', html`<p class="error">The form could not be read.</p>`, err.status ?? 400);
     }
     const errorId = randomUUID();
@@ -47,7 +64,14 @@ export function webRouter(ctx: AppContext): Router {
     sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
   };
   router.use([...FORM_PATHS, '/a', '/f'], pageErrors);
-  router.use('/:driveId', (err: unknown, req: Parameters<ErrorRequestHandler>[1], res: Parameters<ErrorRequestHandler>[2], next: Parameters<ErrorRequestHandler>[3]) =>
-    /^\/drv_/.test(req.originalUrl) ? pageErrors(err, req, res, next) : next(err));
+  router.use(
+    '/:driveId',
+    (
+      err: unknown,
+      req: Parameters<ErrorRequestHandler>[1],
+      res: Parameters<ErrorRequestHandler>[2],
+      next: Parameters<ErrorRequestHandler>[3],
+    ) => (/^\/drv_/.test(req.originalUrl) ? pageErrors(err, req, res, next) : next(err)),
+  );
   return router;
 }

@@ -14,8 +14,14 @@ export function navFor(config: Config, req: Request): Html {
   } catch {
     signedIn = false;
   }
-  if (!signedIn) return html`<nav class="top"><strong>Agent Artifact Drive</strong><a href="/auth/login">Sign in</a></nav>`;
-  return html`<nav class="top"><strong>Agent Artifact Drive</strong><a href="/dashboard">Dashboard</a>
-    ${drive ? html`<a href="/${drive}/">Files</a><a href="/trash">Trash</a>` : ''}<a href="/settings/sharing">Sharing</a>
-    <a href="/settings/api-keys">API keys</a><a href="/settings">Settings</a><a href="/settings/danger">Danger zone</a></nav>`;
+  if (!signedIn)
+    return html`<nav class="top"><strong>Agent Artifact Drive</strong><a href="/auth/login">Sign in</a></nav>`;
+  return html`<nav class="top">
+    <strong>Agent Artifact Drive</strong
+    ><a href="/dashboard">Dashboard</a> ${drive ? html`<a href="/${drive}/">Files</a><a href="/trash">Trash</a>` : ''}<a
+      href="/settings/sharing"
+      >Sharing</a
+    >
+    <a href="/settings/api-keys">API keys</a><a href="/settings">Settings</a><a href="/settings/danger">Danger zone</a>
+  </nav>`;
 }

@@ -35,7 +35,8 @@ function secretOf(config: Config): string {
   return config.secrets.sessionSecret;
 }
 
-const sign = (config: Config, payload: string) => createHmac('sha256', secretOf(config)).update(payload).digest('base64url');
+const sign = (config: Config, payload: string) =>
+  createHmac('sha256', secretOf(config)).update(payload).digest('base64url');
 
 function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -55,7 +56,8 @@ function cookieSession(config: Config, req: Request): Session | undefined {
   if (!safeEqual(raw.slice(dot + 1), sign(config, payload))) return undefined;
   try {
     const session = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Session;
-    if (typeof session.csrf !== 'string' || typeof session.exp !== 'number' || session.exp * 1000 <= Date.now()) return undefined;
+    if (typeof session.csrf !== 'string' || typeof session.exp !== 'number' || session.exp * 1000 <= Date.now())
+      return undefined;
     return session;
   } catch {
     return undefined;
@@ -85,7 +87,11 @@ export function loadSession(ctx: AppContext): RequestHandler {
     }
     const signedIn = cookie.sid ? liveWebSession(ctx, cookie.sid, cookie.uid) : Promise.resolve(undefined);
     signedIn.then((live) => {
-      loaded.set(req, { session: live ? { ...cookie, email: live.email, verified: live.verified } : { csrf: cookie.csrf, exp: cookie.exp } });
+      loaded.set(req, {
+        session: live
+          ? { ...cookie, email: live.email, verified: live.verified }
+          : { csrf: cookie.csrf, exp: cookie.exp },
+      });
       next();
     }, next);
   };
@@ -98,8 +104,17 @@ export function readSession(req: Request): Session | undefined {
   return state.session;
 }
 
-export function writeSession(config: Config, req: Request, res: Response, fields: Omit<Session, 'csrf' | 'exp' | 'verified'>): Session {
-  const session: Session = { ...fields, csrf: randomBytes(24).toString('base64url'), exp: Math.floor(Date.now() / 1000) + config.durations.sessionS };
+export function writeSession(
+  config: Config,
+  req: Request,
+  res: Response,
+  fields: Omit<Session, 'csrf' | 'exp' | 'verified'>,
+): Session {
+  const session: Session = {
+    ...fields,
+    csrf: randomBytes(24).toString('base64url'),
+    exp: Math.floor(Date.now() / 1000) + config.durations.sessionS,
+  };
   const payload = Buffer.from(JSON.stringify(session)).toString('base64url');
   const secure = req.secure || config.http.webUrl.startsWith('https:');
   res.cookie(SESSION_COOKIE, `${payload}.${sign(config, payload)}`, {
@@ -114,8 +129,15 @@ export function writeSession(config: Config, req: Request, res: Response, fields
   return session;
 }
 
-/** Signing in: a new server-side session (the one this browser had, if any, ends), and a fresh cookie and CSRF token. */
-export async function startSignedInSession(ctx: AppContext, req: Request, res: Response, account: { uid: string; email: string; drv: string | null }) {
+/**
+ * Signing in: a new server-side session (the one this browser had, if any, ends), and a fresh cookie and CSRF token.
+ */
+export async function startSignedInSession(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  account: { uid: string; email: string; drv: string | null },
+) {
   await endCurrentSession(ctx, req);
   const sid = await createWebSession(ctx, account.uid);
   return writeSession(ctx.config, req, res, { ...account, sid });
@@ -126,7 +148,9 @@ async function endCurrentSession(ctx: AppContext, req: Request) {
   if (current?.sid) await revokeWebSession(ctx, current.sid);
 }
 
-/** Signing out: the server-side session ends (the old cookie opens nothing any more); the browser gets an anonymous one. */
+/**
+ * Signing out: the server-side session ends (the old cookie opens nothing any more); the browser gets an anonymous one.
+ */
 export async function signOutSession(ctx: AppContext, req: Request, res: Response): Promise<void> {
   await endCurrentSession(ctx, req);
   writeSession(ctx.config, req, res, {});
@@ -156,20 +180,34 @@ export function csrfValid(session: Session | undefined, submitted: unknown): boo
 const FLASH_COOKIE = 'ad_flash';
 
 export function writeFlash(config: Config, res: Response, path: string, value: Record<string, string>): void {
-  const payload = Buffer.from(JSON.stringify({ ...value, exp: Math.floor(Date.now() / 1000) + 120 })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ ...value, exp: Math.floor(Date.now() / 1000) + 120 })).toString(
+    'base64url',
+  );
   res.cookie(FLASH_COOKIE, `${payload}.${sign(config, `flash:${payload}`)}`, {
-    httpOnly: true, sameSite: 'strict', secure: config.http.webUrl.startsWith('https:'), path, maxAge: 120_000, encode: (v) => v,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: config.http.webUrl.startsWith('https:'),
+    path,
+    maxAge: 120_000,
+    encode: (v) => v,
   });
 }
 
-export function takeFlash(config: Config, req: Request, res: Response, path: string): Record<string, string> | undefined {
+export function takeFlash(
+  config: Config,
+  req: Request,
+  res: Response,
+  path: string,
+): Record<string, string> | undefined {
   const raw = readCookie(req, FLASH_COOKIE);
   if (!raw) return undefined;
   res.clearCookie(FLASH_COOKIE, { path });
   const dot = raw.lastIndexOf('.');
   if (dot <= 0 || !safeEqual(raw.slice(dot + 1), sign(config, `flash:${raw.slice(0, dot)}`))) return undefined;
   try {
-    const v = JSON.parse(Buffer.from(raw.slice(0, dot), 'base64url').toString('utf8')) as Record<string, string> & { exp: number };
+    const v = JSON.parse(Buffer.from(raw.slice(0, dot), 'base64url').toString('utf8')) as Record<string, string> & {
+      exp: number;
+    };
     return v.exp * 1000 > Date.now() ? v : undefined;
   } catch {
     return undefined;

@@ -39,32 +39,55 @@ const HAS_SOURCES = `exists (select 1 from wiki_mentions m where m.drive_id = p.
 function infoOf(rc: RequestContext, r: PageRow): WikiPageInfo {
   const path = pagePath(r.kind, r.slug);
   return {
-    kind: r.kind, slug: r.slug, name: r.name, path, url: `${rc.app.config.http.webUrl}/${rc.driveId}/${path}`,
-    mention_count: Number(r.mention_count), summary: r.summary ?? '', updated_at: new Date(r.updated_at).toISOString(),
+    kind: r.kind,
+    slug: r.slug,
+    name: r.name,
+    path,
+    url: `${rc.app.config.http.webUrl}/${rc.driveId}/${path}`,
+    mention_count: Number(r.mention_count),
+    summary: r.summary ?? '',
+    updated_at: new Date(r.updated_at).toISOString(),
   };
 }
 
 /** Pages by kind then slug, keyset-paged. */
-export async function listWikiPages(rc: RequestContext, q: { kind?: PageKind; prefix?: string; cursor?: string; limit: number }) {
+export async function listWikiPages(
+  rc: RequestContext,
+  q: { kind?: PageKind; prefix?: string; cursor?: string; limit: number },
+) {
   const where = ['p.drive_id = ?', HAS_SOURCES];
   const params: unknown[] = [rc.driveId];
   if (q.kind) (where.push('p.kind = ?'), params.push(q.kind));
   if (q.prefix) (where.push(`starts_with(p.slug, ?)`), params.push(q.prefix));
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, (v): v is { k: string; s: string } => typeof (v as { k?: unknown }).k === 'string' && typeof (v as { s?: unknown }).s === 'string');
+    const c = decodeCursor(
+      q.cursor,
+      (v): v is { k: string; s: string } =>
+        typeof (v as { k?: unknown }).k === 'string' && typeof (v as { s?: unknown }).s === 'string',
+    );
     where.push('(p.kind, p.slug) > (?, ? collate "C")');
     params.push(c.k, c.s);
   }
   params.push(q.limit + 1);
-  const found = await rows<PageRow>(rc.app.orm.em.fork(), `select ${PAGE_COLUMNS} from wiki_pages p where ${where.join(' and ')}
-    order by p.kind, p.slug collate "C" limit ?`, params);
+  const found = await rows<PageRow>(
+    rc.app.orm.em.fork(),
+    `select ${PAGE_COLUMNS} from wiki_pages p where ${where.join(' and ')}
+    order by p.kind, p.slug collate "C" limit ?`,
+    params,
+  );
   const page = found.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map((r) => infoOf(rc, r)), next_cursor: found.length > q.limit && last ? encodeCursor({ k: last.kind, s: last.slug }) : null };
+  return {
+    items: page.map((r) => infoOf(rc, r)),
+    next_cursor: found.length > q.limit && last ? encodeCursor({ k: last.kind, s: last.slug }) : null,
+  };
 }
 
 /** Pages whose name or mentions match the words of `q` (English stemming; a name containing `q` ranks first). */
-export async function searchWiki(rc: RequestContext, q: { q: string; kind?: PageKind; limit: number }): Promise<WikiPageInfo[]> {
+export async function searchWiki(
+  rc: RequestContext,
+  q: { q: string; kind?: PageKind; limit: number },
+): Promise<WikiPageInfo[]> {
   const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const found = await rows<PageRow>(
     rc.app.orm.em.fork(),

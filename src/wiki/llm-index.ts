@@ -6,27 +6,49 @@ import { z } from 'zod';
  * sent as the structured-output contract and the validator of the reply; limits that a strict
  * provider schema cannot express (lengths, counts) are applied after validation by `normalizeIndex`.
  */
-export const ENTITY_TYPES = ['person', 'organization', 'place', 'product', 'project', 'event', 'work', 'other'] as const;
+export const ENTITY_TYPES = [
+  'person',
+  'organization',
+  'place',
+  'product',
+  'project',
+  'event',
+  'work',
+  'other',
+] as const;
 
 export const llmIndexSchema = z.object({
   summary: z.string().describe('two to four sentences: what the document is and says'),
-  outline: z.array(z.string()).describe('the document\'s sections or main points, in order, one short line each'),
-  entities: z.array(z.object({
-    name: z.string().describe('the canonical name, as a heading would show it'),
-    type: z.enum(ENTITY_TYPES),
-    description: z.string().describe('what THIS document says about the entity, one to three sentences'),
-  })).describe('named people, organizations, places, products, projects, events and works the document is substantially about'),
-  concepts: z.array(z.object({
-    name: z.string().describe('the concept\'s usual name, singular, e.g. "Transactional outbox"'),
-    description: z.string().describe('what THIS document says about the concept, one to three sentences'),
-  })).describe('ideas, methods, techniques and topics the document explains or relies on'),
+  outline: z.array(z.string()).describe("the document's sections or main points, in order, one short line each"),
+  entities: z
+    .array(
+      z.object({
+        name: z.string().describe('the canonical name, as a heading would show it'),
+        type: z.enum(ENTITY_TYPES),
+        description: z.string().describe('what THIS document says about the entity, one to three sentences'),
+      }),
+    )
+    .describe(
+      'named people, organizations, places, products, projects, events and works the document is substantially about',
+    ),
+  concepts: z
+    .array(
+      z.object({
+        name: z.string().describe('the concept\'s usual name, singular, e.g. "Transactional outbox"'),
+        description: z.string().describe('what THIS document says about the concept, one to three sentences'),
+      }),
+    )
+    .describe('ideas, methods, techniques and topics the document explains or relies on'),
 });
 
 export type LlmIndex = z.infer<typeof llmIndexSchema>;
 
 /** The JSON schema of the reply for `response_format.json_schema.schema` (strict: every field required, no extras). */
 export function llmIndexJsonSchema(): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(llmIndexSchema, { target: 'draft-7' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(llmIndexSchema, { target: 'draft-7' }) as Record<
+    string,
+    unknown
+  >;
   return schema;
 }
 
@@ -38,9 +60,16 @@ const clean = (s: string, max: number) => s.replace(/\s+/g, ' ').trim().slice(0,
 export function normalizeIndex(v: LlmIndex): LlmIndex {
   return {
     summary: clean(v.summary, LIMITS.summary),
-    outline: v.outline.map((l) => clean(l, LIMITS.outlineLine)).filter(Boolean).slice(0, LIMITS.outline),
+    outline: v.outline
+      .map((l) => clean(l, LIMITS.outlineLine))
+      .filter(Boolean)
+      .slice(0, LIMITS.outline),
     entities: v.entities
-      .map((e) => ({ name: clean(e.name, LIMITS.name), type: e.type, description: clean(e.description, LIMITS.description) }))
+      .map((e) => ({
+        name: clean(e.name, LIMITS.name),
+        type: e.type,
+        description: clean(e.description, LIMITS.description),
+      }))
       .filter((e) => e.name)
       .slice(0, LIMITS.items),
     concepts: v.concepts

@@ -32,19 +32,33 @@ export function mentionsOf(index: LlmIndex): NewMention[] {
     if (!seen) out.set(pageKeyOf(m), m);
     else if (m.text && !seen.text.includes(m.text)) seen.text = `${seen.text} ${m.text}`.trim();
   };
-  for (const e of index.entities) add({ kind: 'entity', slug: slugOf(e.name), name: e.name, type: e.type, text: e.description });
-  for (const c of index.concepts) add({ kind: 'concept', slug: slugOf(c.name), name: c.name, type: null, text: c.description });
+  for (const e of index.entities)
+    add({ kind: 'entity', slug: slugOf(e.name), name: e.name, type: e.type, text: e.description });
+  for (const c of index.concepts)
+    add({ kind: 'concept', slug: slugOf(c.name), name: c.name, type: null, text: c.description });
   return [...out.values()];
 }
 
 /** Locks and marks pages dirty, creating the missing ones (named after their first mention), in key order. */
-async function touchPages(tx: Db, driveId: string, pages: { kind: PageKind; slug: string; name?: string }[]): Promise<void> {
+async function touchPages(
+  tx: Db,
+  driveId: string,
+  pages: { kind: PageKind; slug: string; name?: string }[],
+): Promise<void> {
   for (const p of [...pages].sort(byKey)) {
     if (p.name !== undefined) {
-      await rows(tx, `insert into wiki_pages (drive_id, kind, slug, name) values (?, ?, ?, ?)
-        on conflict (drive_id, kind, slug) do update set dirty = true, updated_at = now()`, [driveId, p.kind, p.slug, p.name]);
+      await rows(
+        tx,
+        `insert into wiki_pages (drive_id, kind, slug, name) values (?, ?, ?, ?)
+        on conflict (drive_id, kind, slug) do update set dirty = true, updated_at = now()`,
+        [driveId, p.kind, p.slug, p.name],
+      );
     } else {
-      await rows(tx, `update wiki_pages set dirty = true, updated_at = now() where drive_id = ? and kind = ? and slug = ?`, [driveId, p.kind, p.slug]);
+      await rows(
+        tx,
+        `update wiki_pages set dirty = true, updated_at = now() where drive_id = ? and kind = ? and slug = ?`,
+        [driveId, p.kind, p.slug],
+      );
     }
   }
 }
@@ -53,18 +67,30 @@ async function touchPages(tx: Db, driveId: string, pages: { kind: PageKind; slug
  * Replaces everything one source says (an overwrite replaces that source's contributions; an empty
  * list removes them, for a delete or purge). Returns the pages whose mentions changed, now dirty.
  */
-export async function replaceSourceMentions(ctx: AppContext, driveId: string, artId: string, mentions: NewMention[]): Promise<PageKey[]> {
+export async function replaceSourceMentions(
+  ctx: AppContext,
+  driveId: string,
+  artId: string,
+  mentions: NewMention[],
+): Promise<PageKey[]> {
   return transaction(ctx, async (tx) => {
     // One pass per source at a time, whatever the outbox's sharding does.
     await rows(tx, `select pg_advisory_xact_lock(hashtext(?))`, [`wiki-source:${artId}`]);
     const old = await rows<PageKey & { name: string; type: string | null; text: string }>(
-      tx, `select kind, slug, name, type, text from wiki_mentions where drive_id = ? and source_art_id = ?`, [driveId, artId],
+      tx,
+      `select kind, slug, name, type, text from wiki_mentions where drive_id = ? and source_art_id = ?`,
+      [driveId, artId],
     );
     const same = (a: NewMention, b: NewMention) => a.name === b.name && a.type === b.type && a.text === b.text;
     const oldByKey = new Map(old.map((m) => [pageKeyOf(m), m]));
     const newByKey = new Map(mentions.map((m) => [pageKeyOf(m), m]));
     const changed = [
-      ...mentions.filter((m) => { const o = oldByKey.get(pageKeyOf(m)); return !o || !same(o, m); }).map((m) => ({ kind: m.kind, slug: m.slug, name: m.name })),
+      ...mentions
+        .filter((m) => {
+          const o = oldByKey.get(pageKeyOf(m));
+          return !o || !same(o, m);
+        })
+        .map((m) => ({ kind: m.kind, slug: m.slug, name: m.name })),
       ...old.filter((o) => !newByKey.has(pageKeyOf(o))).map((o) => ({ kind: o.kind, slug: o.slug })),
     ];
     if (!changed.length) return [];
@@ -85,7 +111,11 @@ export async function replaceSourceMentions(ctx: AppContext, driveId: string, ar
 /** Marks the pages one source contributes to dirty (its path changed: the links' text follows). */
 export async function touchSourcePages(ctx: AppContext, driveId: string, artId: string): Promise<PageKey[]> {
   return transaction(ctx, async (tx) => {
-    const pages = await rows<PageKey>(tx, `select kind, slug from wiki_mentions where drive_id = ? and source_art_id = ?`, [driveId, artId]);
+    const pages = await rows<PageKey>(
+      tx,
+      `select kind, slug from wiki_mentions where drive_id = ? and source_art_id = ?`,
+      [driveId, artId],
+    );
     await touchPages(tx, driveId, pages);
     return pages;
   });
@@ -93,7 +123,11 @@ export async function touchSourcePages(ctx: AppContext, driveId: string, artId: 
 
 /** Pages of a drive still waiting to be rendered (a pass that stopped between its two steps leaves some). */
 export async function dirtyPages(ctx: AppContext, driveId: string): Promise<PageKey[]> {
-  return rows<PageKey>(ctx.orm.em.fork(), `select kind, slug from wiki_pages where drive_id = ? and dirty order by kind, slug limit 500`, [driveId]);
+  return rows<PageKey>(
+    ctx.orm.em.fork(),
+    `select kind, slug from wiki_pages where drive_id = ? and dirty order by kind, slug limit 500`,
+    [driveId],
+  );
 }
 
 export interface MentionRow {

@@ -26,7 +26,11 @@ function displayName(mentions: MentionRow[]): string {
 }
 
 /** One line of markdown: whitespace folded, nothing that opens a block or raw HTML. */
-const inline = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+const inline = (s: string) =>
+  s
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
 const heading = (s: string) => inline(s).replace(/^#+\s*/, '');
 
 /** The page's markdown: title, kind and type, then one bullet per source linking to it (`{web_url}/a/{art_id}`). */
@@ -63,24 +67,37 @@ export async function refreshPage(ctx: AppContext, driveId: string, page: PageKe
   const path = pagePath(page.kind, page.slug);
   return writeTransaction(ctx, async (w) => {
     const row = await one<{ dirty: boolean }>(
-      w.tx, `select dirty from wiki_pages where drive_id = ? and kind = ? and slug = ? for update`, [driveId, page.kind, page.slug],
+      w.tx,
+      `select dirty from wiki_pages where drive_id = ? and kind = ? and slug = ? for update`,
+      [driveId, page.kind, page.slug],
     );
     if (!row?.dirty) return 'clean';
     const mentions = await pageMentions(w.tx, driveId, page);
     const current = await lockSystemArtifact(rc, w, path);
     if (!mentions.length) {
       if (current) await trashSystemArtifact(rc, w, current, 'wiki_no_sources');
-      await rows(w.tx, `delete from wiki_pages where drive_id = ? and kind = ? and slug = ?`, [driveId, page.kind, page.slug]);
+      await rows(w.tx, `delete from wiki_pages where drive_id = ? and kind = ? and slug = ?`, [
+        driveId,
+        page.kind,
+        page.slug,
+      ]);
       return current ? 'trashed' : 'clean';
     }
     const markdown = renderPage(ctx.config.http.webUrl, page, mentions);
-    await rows(w.tx, `update wiki_pages set dirty = false, name = ?, updated_at = now() where drive_id = ? and kind = ? and slug = ?`, [
-      displayName(mentions), driveId, page.kind, page.slug,
-    ]);
+    await rows(
+      w.tx,
+      `update wiki_pages set dirty = false, name = ?, updated_at = now() where drive_id = ? and kind = ? and slug = ?`,
+      [displayName(mentions), driveId, page.kind, page.slug],
+    );
     if (current?.hash === sha256(markdown)) return 'unchanged';
     const body = await storeSystemText(rc, markdown);
     const names = mentions.length === 1 ? '1 source' : `${mentions.length} sources`;
-    await putSystemArtifact(rc, w, { path, contentType: current?.content_type ?? CONTENT_TYPE, body, changeSummary: `wiki: merged from ${names}` });
+    await putSystemArtifact(rc, w, {
+      path,
+      contentType: current?.content_type ?? CONTENT_TYPE,
+      body,
+      changeSummary: `wiki: merged from ${names}`,
+    });
     return 'written';
   });
 }

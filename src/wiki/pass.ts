@@ -52,7 +52,12 @@ export async function wikiPass(deps: PassDeps, req: OutboxRequest): Promise<Pass
   return outcome;
 }
 
-async function contribution(deps: PassDeps, req: OutboxRequest, art: ArtifactRow | null, on: boolean): Promise<PassOutcome> {
+async function contribution(
+  deps: PassDeps,
+  req: OutboxRequest,
+  art: ArtifactRow | null,
+  on: boolean,
+): Promise<PassOutcome> {
   const { ctx } = deps;
   if (!art) return (await removeSource(ctx, req)) ? 'removed' : 'skipped';
   const known = art.wiki_hash === art.hash ? storedIndex(art.llm_index) : null;
@@ -72,7 +77,11 @@ async function contribution(deps: PassDeps, req: OutboxRequest, art: ArtifactRow
   if (text === null) return (await removeSource(ctx, req)) ? 'removed' : 'skipped';
   if (!on) return 'off';
   // A reply that stayed invalid for these bytes is not asked for again until the content changes.
-  if ((await rows(ctx.orm.em.fork(), `select 1 from wiki_failures where art_id = ? and hash = ?`, [art.id, art.hash])).length) return 'failed';
+  if (
+    (await rows(ctx.orm.em.fork(), `select 1 from wiki_failures where art_id = ? and hash = ?`, [art.id, art.hash]))
+      .length
+  )
+    return 'failed';
   let index: LlmIndex;
   try {
     ctx.usageMeter.count(art.drive_id, 'indexing_ops');
@@ -98,7 +107,10 @@ async function removeSource(ctx: AppContext, req: OutboxRequest): Promise<boolea
 }
 
 async function recordFailure(ctx: AppContext, art: ArtifactRow, err: WikiReplyError): Promise<void> {
-  ctx.logger.warn({ driveId: art.drive_id, artId: art.id, err: err.message }, 'wiki: no valid reply; pages left unchanged');
+  ctx.logger.warn(
+    { driveId: art.drive_id, artId: art.id, err: err.message },
+    'wiki: no valid reply; pages left unchanged',
+  );
   await rows(
     ctx.orm.em.fork(),
     `insert into wiki_failures (art_id, drive_id, hash, error, attempts) values (?, ?, ?, ?, ?)

@@ -17,7 +17,11 @@ export async function setDriveSettings(rc: RequestContext, patch: DriveSettings)
     const { before, after } = await updateDriveSettings(rc, tx, patch);
     if (rc.app.config.llm && !wikiIndexingOf(before) && wikiIndexingOf(after)) {
       const driveId = rc.principal.driveId;
-      await enqueueArtifacts(tx, ['wiki'], (await wikiCandidateIds(tx, driveId)).map((artId) => ({ driveId, artId, op: 'content' as const })));
+      await enqueueArtifacts(
+        tx,
+        ['wiki'],
+        (await wikiCandidateIds(tx, driveId)).map((artId) => ({ driveId, artId, op: 'content' as const })),
+      );
     }
   });
   return driveOverview(rc);

@@ -29,7 +29,11 @@ export async function autoCompileWorkflow(input: AutoCompileInput): Promise<Auto
     }
     changes = 0;
     const { workflowId, runId } = workflowInfo();
-    const jobId = await enqueueAutoCompile({ driveId: input.driveId, fldId: input.fldId, requestKey: `${workflowId}/${runId}/${round}` });
+    const jobId = await enqueueAutoCompile({
+      driveId: input.driveId,
+      fldId: input.fldId,
+      requestKey: `${workflowId}/${runId}/${round}`,
+    });
     if (jobId) jobsEnqueued.push(jobId);
   }
   return { jobsEnqueued };

@@ -1,4 +1,11 @@
-import { allHandlersFinished, ApplicationFailure, condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { IdentityActivities } from '../activities/identity.js';
 import {
   decideClaimUpdate,
@@ -34,9 +41,12 @@ export async function claimCeremonyWorkflow(input: ClaimCeremonyInput): Promise<
     },
     {
       validator: (d) => {
-        if (closed || decision) throw ApplicationFailure.nonRetryable('this claim attempt is no longer pending', 'ClaimNotPending');
-        if (d?.decision !== 'approve' && d?.decision !== 'decline') throw ApplicationFailure.nonRetryable('bad decision', 'BadDecision');
-        if (typeof d.email !== 'string' || !d.email || typeof d.userId !== 'string' || !d.userId) throw ApplicationFailure.nonRetryable('email required', 'BadDecision');
+        if (closed || decision)
+          throw ApplicationFailure.nonRetryable('this claim attempt is no longer pending', 'ClaimNotPending');
+        if (d?.decision !== 'approve' && d?.decision !== 'decline')
+          throw ApplicationFailure.nonRetryable('bad decision', 'BadDecision');
+        if (typeof d.email !== 'string' || !d.email || typeof d.userId !== 'string' || !d.userId)
+          throw ApplicationFailure.nonRetryable('email required', 'BadDecision');
       },
     },
   );

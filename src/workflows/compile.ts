@@ -1,4 +1,11 @@
-import { ActivityFailure, CancellationScope, CancelledFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  proxyActivities,
+  sleep,
+} from '@temporalio/workflow';
 import type { CompileActivities } from '../activities/compile.js';
 import type { CompileWorkflowInput, CompileWorkflowResult } from '../temporal/compile-messages.js';
 
@@ -39,8 +46,11 @@ export async function compileWorkflow(input: CompileWorkflowInput): Promise<Comp
       throw err;
     }
     const cause = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-    const { status } = await endCompile({ jobId: input.jobId, status: 'failed', error: `the compile could not complete: ${cause}` });
+    const { status } = await endCompile({
+      jobId: input.jobId,
+      status: 'failed',
+      error: `the compile could not complete: ${cause}`,
+    });
     return { jobId: input.jobId, status };
   }
 }
-

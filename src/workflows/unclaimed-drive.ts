@@ -1,6 +1,10 @@
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { IdentityActivities } from '../activities/identity.js';
-import { driveClaimedSignal, type UnclaimedDriveInput, type UnclaimedDriveResult } from '../temporal/identity-messages.js';
+import {
+  driveClaimedSignal,
+  type UnclaimedDriveInput,
+  type UnclaimedDriveResult,
+} from '../temporal/identity-messages.js';
 
 const { driveLifecycleState, hideUnclaimedDrive, purgeDrive } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
@@ -37,7 +41,11 @@ export async function unclaimedDriveWorkflow(input: UnclaimedDriveInput): Promis
     nowMs = state.nowMs;
 
     const reason: UnclaimedDriveResult | undefined =
-      nowMs >= createdAtMs + input.maxAgeMs ? 'removed_max_age' : nowMs >= lastActivityMs + input.inactivityMs ? 'removed_inactive' : undefined;
+      nowMs >= createdAtMs + input.maxAgeMs
+        ? 'removed_max_age'
+        : nowMs >= lastActivityMs + input.inactivityMs
+          ? 'removed_inactive'
+          : undefined;
     if (!reason) continue;
     // hideUnclaimedDrive refuses a drive claimed in the meantime; then the claim wins.
     if (!(await hideUnclaimedDrive(input.driveId))) return 'claimed';

@@ -1,6 +1,10 @@
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { UploadActivities } from '../activities/uploads.js';
-import { uploadCommittedSignal, type UploadSessionInput, type UploadSessionResult } from '../temporal/upload-messages.js';
+import {
+  uploadCommittedSignal,
+  type UploadSessionInput,
+  type UploadSessionResult,
+} from '../temporal/upload-messages.js';
 
 /**
  * One large-upload session (workflow id `upload-<upload_id>`): it owns the expiry timer. It waits

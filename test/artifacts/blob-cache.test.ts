@@ -15,8 +15,10 @@ useTestApi({ BLOB_CACHE_BYTES: '10240', BLOB_CACHE_MAX_OBJECT_BYTES: '4096' }, (
 });
 
 /** Removes the object behind a hash from S3, so only the cache can still answer. */
-const dropObject = (hash: string) => api.ctx.s3.send(new DeleteObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) }));
-const hashOf = async (artId: string) => ((await d.get(`/v0/artifacts/${artId}/download`)).headers.get('etag') ?? '').replaceAll('"', '');
+const dropObject = (hash: string) =>
+  api.ctx.s3.send(new DeleteObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) }));
+const hashOf = async (artId: string) =>
+  ((await d.get(`/v0/artifacts/${artId}/download`)).headers.get('etag') ?? '').replaceAll('"', '');
 
 describe('download cache', () => {
   it('serves a small blob from memory once read, whole and by range, with the same headers', async () => {

@@ -13,7 +13,10 @@ useTestApi({}, (a) => {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const exists = (hash: string) =>
-  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(
+    () => true,
+    () => false,
+  );
 
 describe('content-addressed writes', () => {
   it('stores buffers and streams under their hash, sent as the signed payload hash', async () => {
@@ -22,14 +25,22 @@ describe('content-addressed writes', () => {
     await putBlob(s3, config.s3.bucket, sha256(small), small, small.length);
     expect(Buffer.compare(await readBlob(s3, config.s3.bucket, sha256(small)), small)).toBe(0);
     const streamed = randomBytes(300_000);
-    await putBlob(s3, config.s3.bucket, sha256(streamed), Readable.from([streamed.subarray(0, 1000), streamed.subarray(1000)]), streamed.length);
+    await putBlob(
+      s3,
+      config.s3.bucket,
+      sha256(streamed),
+      Readable.from([streamed.subarray(0, 1000), streamed.subarray(1000)]),
+      streamed.length,
+    );
     expect(Buffer.compare(await readBlob(s3, config.s3.bucket, sha256(streamed)), streamed)).toBe(0);
   });
 
   it('S3 refuses bytes that do not match their hash, so nothing is stored under it', async () => {
     const bytes = randomBytes(4096);
     const wrongHash = sha256(randomBytes(16));
-    await expect(putBlob(api.ctx.s3, api.ctx.config.s3.bucket, wrongHash, bytes, bytes.length)).rejects.toMatchObject({ code: 'STORAGE_FAILURE' });
+    await expect(putBlob(api.ctx.s3, api.ctx.config.s3.bucket, wrongHash, bytes, bytes.length)).rejects.toMatchObject({
+      code: 'STORAGE_FAILURE',
+    });
     expect(await exists(wrongHash)).toBe(false);
   });
 });

@@ -7,7 +7,11 @@ import { createTenant } from '../helpers/tenant.js';
 /** A small HTTP client for one fresh drive, so suites read as requests and expectations. */
 export async function driveClient(api: TestApi) {
   const tenant = await createTenant(api.ctx);
-  const call = async (method: string, path: string, opts: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    opts: { body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...tenant.auth, ...(opts.headers ?? {}) };
     let body = opts.body;
     if (opts.json !== undefined) {
@@ -28,7 +32,10 @@ export async function driveClient(api: TestApi) {
     ...tenant,
     call,
     put: (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
-      call('PUT', `/v0/artifacts/${path}`, { body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit, headers }),
+      call('PUT', `/v0/artifacts/${path}`, {
+        body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit,
+        headers,
+      }),
     get: (path: string, headers: Record<string, string> = {}) => call('GET', path, { headers }),
     events: async (query = '') => (await call('GET', `/v0/events${query}`)).json.items as any[],
   };
@@ -40,7 +47,10 @@ export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm
 
 /** Whether the object for a content hash exists in the API's bucket. */
 export const objectExistsIn = (api: TestApi, hash: string) =>
-  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(() => true, () => false);
+  api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(
+    () => true,
+    () => false,
+  );
 
 /** Starts an in-process API for the suite (settings overridden) and hands it, with a fresh drive, to `ready`. */
 export function useTestApi(overrides: Record<string, string>, ready: (api: TestApi, d: DriveClient) => void): void {
@@ -60,7 +70,10 @@ export function useTestApi(overrides: Record<string, string>, ready: (api: TestA
 export const ageBlobs = (api: TestApi, hashes: string[]) =>
   sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [hashes]);
 
-/** The envelope's code; a 422 standard validation body (`detail` is a list) has none, so it reads as the catalogue's VALIDATION_ERROR. */
+/**
+ * The envelope's code; a 422 standard validation body (`detail` is a list) has none, so it reads as the catalogue's
+ * VALIDATION_ERROR.
+ */
 function codeOf(json: any): string | undefined {
   if (Array.isArray(json?.detail)) return 'VALIDATION_ERROR';
   return json?.detail?.error?.code;

@@ -20,7 +20,9 @@ describe('concurrency', () => {
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const ids = new Set(results.map((r) => r.json.art_id));
     expect(ids.size).toBe(1);
-    expect(results.map((r) => r.json.version_number).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(results.map((r) => r.json.version_number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     const live = await sql(`select id from artifacts where drive_id = ? and path = 'race/one.txt'`, [d.driveId]);
     expect(live).toHaveLength(1);
     const versions = (await d.get(`/v0/artifacts/${[...ids][0]}/versions?limit=100`)).json.items;
@@ -28,15 +30,21 @@ describe('concurrency', () => {
     expect(versions.map((v: any) => v.change_summary).sort()).toEqual([...bodies].sort());
     for (const r of results) {
       const v = await d.get(`/v0/artifacts/${r.json.art_id}/versions/${r.json.version_number}/download`);
-      expect(v.bytes.toString()).toBe(versions.find((x: any) => x.version_number === r.json.version_number).change_summary);
+      expect(v.bytes.toString()).toBe(
+        versions.find((x: any) => x.version_number === r.json.version_number).change_summary,
+      );
     }
-    expect((await d.events(`?art_id=${[...ids][0]}&limit=200`)).map((e) => e.action).filter((a) => a === 'artifact.created')).toHaveLength(1);
+    expect(
+      (await d.events(`?art_id=${[...ids][0]}&limit=200`)).map((e) => e.action).filter((a) => a === 'artifact.created'),
+    ).toHaveLength(1);
   });
 
   it('concurrent If-Match writers against the same version: exactly one wins, the rest get 412', async () => {
     const d = await driveClient(api);
     await d.put('race/im', 'v1');
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => d.put('race/im', `w${i}`, { 'if-match': '1' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => d.put('race/im', `w${i}`, { 'if-match': '1' })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 412)).toHaveLength(9);
   });
@@ -87,9 +95,13 @@ describe('concurrency', () => {
 describe('concurrent first writes of a drive', () => {
   it('parallel uploads to different paths of a brand-new drive all succeed and are all counted', async () => {
     const d = await driveClient(api);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => d.put(`fresh/${i}`, `f${i}-${Math.random()}`.slice(0, 10))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => d.put(`fresh/${i}`, `f${i}-${Math.random()}`.slice(0, 10))),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
     const { storageUsedBytes } = await import('../../src/drive/quota.js');
-    expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(results.reduce((n, r) => n + r.json.size_bytes, 0));
+    expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(
+      results.reduce((n, r) => n + r.json.size_bytes, 0),
+    );
   });
 });

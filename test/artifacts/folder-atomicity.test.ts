@@ -14,14 +14,20 @@ useTestApi({}, (a, dc) => {
  * of one artifact (named "poison") fail half-way, and nothing of the operation may remain.
  */
 async function withPoisonTrigger(fn: () => Promise<void>) {
-  await sqlOn(api, `create or replace function artifacts_poison() returns trigger language plpgsql as $$
+  await sqlOn(
+    api,
+    `create or replace function artifacts_poison() returns trigger language plpgsql as $$
     begin
       if new.path like '%/poison' and (new.path <> old.path or new.deleted_at is distinct from old.deleted_at) then
         raise exception 'poisoned artifact';
       end if;
       return new;
-    end $$`);
-  await sqlOn(api, `create trigger artifacts_poison before update on artifacts for each row execute function artifacts_poison()`);
+    end $$`,
+  );
+  await sqlOn(
+    api,
+    `create trigger artifacts_poison before update on artifacts for each row execute function artifacts_poison()`,
+  );
   try {
     await fn();
   } finally {

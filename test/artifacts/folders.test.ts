@@ -9,7 +9,8 @@ useTestApi({}, (a, dc) => {
   d = dc;
 });
 
-const post = (path: string, json?: unknown, headers: Record<string, string> = {}) => d.call('POST', `/v0/folders/${path}`, { json, headers });
+const post = (path: string, json?: unknown, headers: Record<string, string> = {}) =>
+  d.call('POST', `/v0/folders/${path}`, { json, headers });
 
 describe('folders', () => {
   it('create is idempotent (201, same row unchanged); get and meta by path and id', async () => {
@@ -20,7 +21,12 @@ describe('folders', () => {
     const again = await post('proj/', { description: 'second' });
     expect(again.status).toBe(201);
     expect(again.json).toEqual(a.json);
-    for (const p of ['/v0/folders/proj', '/v0/folders/proj/meta', `/v0/folders/${a.json.fld_id}`, `/v0/folders/${a.json.fld_id}/meta`]) {
+    for (const p of [
+      '/v0/folders/proj',
+      '/v0/folders/proj/meta',
+      `/v0/folders/${a.json.fld_id}`,
+      `/v0/folders/${a.json.fld_id}/meta`,
+    ]) {
       expect((await d.get(p)).json).toEqual(a.json);
     }
     expect((await d.get('/v0/folders/nope')).status).toBe(404);
@@ -56,15 +62,26 @@ describe('folders', () => {
     const r = await d.call('DELETE', '/v0/folders/tree');
     expect([r.status, r.code]).toEqual([409, 'FOLDER_RECURSIVE_REQUIRED']);
     expect(r.json.detail.error.colliding_path).toEqual({ path: '/tree/', n_artifacts: 2, n_subfolders: 1 });
-    const del = await d.call('DELETE', `/v0/folders/${f.fld_id}?recursive=true`, { headers: { 'x-drive-actor': 'rm' } });
+    const del = await d.call('DELETE', `/v0/folders/${f.fld_id}?recursive=true`, {
+      headers: { 'x-drive-actor': 'rm' },
+    });
     expect(del.status).toBe(200);
-    expect(del.json).toMatchObject({ ok: true, fld_id: f.fld_id, path: '/tree/', n_subfolders_deleted: 1, n_artifacts_deleted: 2, retention_days: 30 });
+    expect(del.json).toMatchObject({
+      ok: true,
+      fld_id: f.fld_id,
+      path: '/tree/',
+      n_subfolders_deleted: 1,
+      n_artifacts_deleted: 2,
+      retention_days: 30,
+    });
     for (const id of [a1.art_id, a2.art_id]) expect((await d.get(`/v0/artifacts/${id}`)).status).toBe(404);
     expect((await d.get(`/v0/artifacts/${outside.art_id}`)).status).toBe(200);
     expect((await d.get('/v0/folders/tree/sub')).status).toBe(404);
     const evs = await d.events(`?art_id=${a2.art_id}&action=artifact.deleted`);
     expect(evs[0]).toMatchObject({ actor_name: 'rm', metadata: { cause: 'folder_delete', path: 'tree/sub/b.txt' } });
-    const trashed = await api.ctx.orm.em.fork().execute(`select distinct purge_at from artifacts where id in (?, ?)`, [a1.art_id, a2.art_id]);
+    const trashed = await api.ctx.orm.em
+      .fork()
+      .execute(`select distinct purge_at from artifacts where id in (?, ?)`, [a1.art_id, a2.art_id]);
     expect(trashed).toHaveLength(1);
     const emptyF = (await post('empty')).json;
     expect((await d.call('DELETE', `/v0/folders/${emptyF.fld_id}`)).json.n_artifacts_deleted).toBe(0);
@@ -78,7 +95,10 @@ describe('folders', () => {
     const a = (await d.put('src/a.md', 'a')).json;
     const b = (await d.put('src/inner/b.md', 'b')).json;
     const keep = (await d.put('srcfile', 'k')).json;
-    const m = await d.call('POST', '/v0/folders/src/move', { json: { path: 'dst/nested' }, headers: { 'x-drive-actor': 'mv' } });
+    const m = await d.call('POST', '/v0/folders/src/move', {
+      json: { path: 'dst/nested' },
+      headers: { 'x-drive-actor': 'mv' },
+    });
     expect(m.status).toBe(200);
     expect(m.json).toMatchObject({ fld_id: f.fld_id, path: '/dst/nested/' });
     expect((await d.get(`/v0/artifacts/${a.art_id}`)).json.path).toBe('dst/nested/a.md');
@@ -86,7 +106,11 @@ describe('folders', () => {
     expect((await d.get(`/v0/artifacts/${keep.art_id}`)).json.path).toBe('srcfile');
     expect((await d.get('/v0/folders/dst/nested/inner')).status).toBe(200);
     const [ev] = await d.events(`?art_id=${b.art_id}&limit=1`);
-    expect(ev).toMatchObject({ action: 'artifact.renamed', actor_name: 'mv', metadata: { from: 'src/inner/b.md', to: 'dst/nested/inner/b.md', cause: 'folder_move' } });
+    expect(ev).toMatchObject({
+      action: 'artifact.renamed',
+      actor_name: 'mv',
+      metadata: { from: 'src/inner/b.md', to: 'dst/nested/inner/b.md', cause: 'folder_move' },
+    });
     const back = await d.call('POST', `/v0/folders/${f.fld_id}/move`, { json: { path: 'src' } });
     expect(back.json.path).toBe('/src/');
   });

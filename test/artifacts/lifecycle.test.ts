@@ -74,13 +74,18 @@ describe('purge', () => {
     const twin = (await d.put('p/twin', `shared-${unique}`)).json;
     const used = await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId);
     for (const id of [a.art_id, shared.art_id]) await d.call('DELETE', `/v0/artifacts/${id}`);
-    await sql(`update artifacts set purge_at = now() - interval '1 second' where id in (?, ?)`, [a.art_id, shared.art_id]);
+    await sql(`update artifacts set purge_at = now() - interval '1 second' where id in (?, ?)`, [
+      a.art_id,
+      shared.art_id,
+    ]);
     await purgeExpired(api.ctx);
     await ageBlobs(api, [a.hash, a2.hash, shared.hash]);
     await purgeExpired(api.ctx);
     expect((await d.call('POST', `/v0/artifacts/${a.art_id}/restore`)).status).toBe(404);
     expect(await sql(`select 1 from artifact_versions where art_id = ?`, [a.art_id])).toHaveLength(0);
-    expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(used - Number(a.size_bytes) - (unique.length + 3) - shared.size_bytes);
+    expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(
+      used - Number(a.size_bytes) - (unique.length + 3) - shared.size_bytes,
+    );
     expect(await objectExists(a.hash)).toBe(false);
     expect(await objectExists(a2.hash)).toBe(false);
     expect(await objectExists(twin.hash)).toBe(true);
@@ -89,7 +94,7 @@ describe('purge', () => {
     expect(purged.map((e) => e.art_id).sort()).toEqual([a.art_id, shared.art_id].sort());
   });
 
-  it('purges trashed folders, leaves a deleted drive\'s children to the drive purge, and purges the drive with all its data', async () => {
+  it("purges trashed folders, leaves a deleted drive's children to the drive purge, and purges the drive with all its data", async () => {
     const d = await driveClient(api);
     const f = (await d.call('POST', '/v0/folders/pf')).json;
     await d.call('DELETE', `/v0/folders/${f.fld_id}`);
@@ -119,7 +124,10 @@ describe('purge', () => {
     const a = (await d.put('sched/a', 'x')).json;
     await d.call('DELETE', `/v0/artifacts/${a.art_id}`);
     await sql(`update artifacts set purge_at = now() - interval '1 second' where id = ?`, [a.art_id]);
-    await api.ctx.temporal.schedule.getHandle(CLEANUP_SCHEDULE_ID).trigger().catch(() => undefined);
+    await api.ctx.temporal.schedule
+      .getHandle(CLEANUP_SCHEDULE_ID)
+      .trigger()
+      .catch(() => undefined);
     const deadline = Date.now() + 30_000;
     let status = 0;
     while (Date.now() < deadline) {

@@ -13,19 +13,38 @@ useTestApi({ STORAGE_QUOTA_BYTES: '1000', TRASH_RETENTION_S: String(7 * 86400) }
 
 describe('rename', () => {
   it('changes only path and updated_at, keeps id/history/labels/metadata/source, emits artifact.renamed', async () => {
-    const a = (await d.put('mv/a.md', 'x', { 'x-drive-labels': 'k', 'x-drive-metadata': '{"m":1}', 'x-drive-source': '{"refs":[{"type":"t","id":"i"}]}' })).json;
+    const a = (
+      await d.put('mv/a.md', 'x', {
+        'x-drive-labels': 'k',
+        'x-drive-metadata': '{"m":1}',
+        'x-drive-source': '{"refs":[{"type":"t","id":"i"}]}',
+      })
+    ).json;
     await d.put('mv/a.md', 'y');
-    const r = await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: 'mv/b.md' }, headers: { 'x-drive-actor': 'mover' } });
+    const r = await d.call('PATCH', `/v0/artifacts/${a.art_id}`, {
+      json: { path: 'mv/b.md' },
+      headers: { 'x-drive-actor': 'mover' },
+    });
     expect(r.status).toBe(200);
     const { path, updated_at, url, ...rest } = r.json;
     const before = (await d.get(`/v0/artifacts/${a.art_id}/versions/1`)).json;
     expect(path).toBe('mv/b.md');
     expect(url.endsWith('/mv/b.md')).toBe(true);
-    expect(rest).toMatchObject({ art_id: a.art_id, version_number: 2, labels: ['k'], metadata: { m: 1 }, source: { refs: [{ type: 't', id: 'i' }] } });
+    expect(rest).toMatchObject({
+      art_id: a.art_id,
+      version_number: 2,
+      labels: ['k'],
+      metadata: { m: 1 },
+      source: { refs: [{ type: 't', id: 'i' }] },
+    });
     expect(before.version_number).toBe(1);
     expect((await d.get('/v0/artifacts/mv/a.md/meta')).status).toBe(404);
     const [ev] = await d.events(`?art_id=${a.art_id}&limit=1`);
-    expect(ev).toMatchObject({ action: 'artifact.renamed', actor_name: 'mover', metadata: { from: 'mv/a.md', to: 'mv/b.md' } });
+    expect(ev).toMatchObject({
+      action: 'artifact.renamed',
+      actor_name: 'mover',
+      metadata: { from: 'mv/a.md', to: 'mv/b.md' },
+    });
   });
 
   it('409 PATH_CONFLICT on a taken target, 412 on stale If-Match, 403 into _wiki/, 400 bad path', async () => {
@@ -33,8 +52,13 @@ describe('rename', () => {
     await d.put('mv/d', 'd');
     const taken = await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: 'mv/d' } });
     expect([taken.status, taken.code]).toEqual([409, 'PATH_CONFLICT']);
-    expect((await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: 'mv/e' }, headers: { 'if-match': '7' } })).status).toBe(412);
-    expect((await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: '_wiki/x' } })).code).toBe('WIKI_RESERVED');
+    expect(
+      (await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: 'mv/e' }, headers: { 'if-match': '7' } }))
+        .status,
+    ).toBe(412);
+    expect((await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: '_wiki/x' } })).code).toBe(
+      'WIKI_RESERVED',
+    );
     expect((await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: { path: '/abs' } })).code).toBe('INVALID_PATH');
     expect((await d.call('PATCH', `/v0/artifacts/${a.art_id}`, { json: {} })).status).toBe(422);
   });
@@ -44,17 +68,31 @@ describe('copy and quota', () => {
   it('copy: new id, version 1, source ref to the original, bytes shared; 409 on a taken path', async () => {
     const a = (await d.put('cp/src.txt', 'shared bytes', { 'x-drive-labels': 'l1' })).json;
     await d.put('cp/src.txt', 'shared bytes v2');
-    const c = await d.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'cp/dst.txt' }, headers: { 'x-drive-actor': 'copier' } });
+    const c = await d.call('POST', `/v0/artifacts/${a.art_id}/copy`, {
+      json: { path: 'cp/dst.txt' },
+      headers: { 'x-drive-actor': 'copier' },
+    });
     expect(c.status).toBe(200);
     expect(c.json.art_id).not.toBe(a.art_id);
-    expect(c.json).toMatchObject({ path: 'cp/dst.txt', version_number: 1, labels: ['l1'], source: { refs: [{ type: 'artifact', id: a.art_id }] } });
+    expect(c.json).toMatchObject({
+      path: 'cp/dst.txt',
+      version_number: 1,
+      labels: ['l1'],
+      source: { refs: [{ type: 'artifact', id: a.art_id }] },
+    });
     expect((await d.get(`/v0/artifacts/${c.json.art_id}/download`)).bytes.toString()).toBe('shared bytes v2');
-    const custom = await d.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'cp/dst2.txt', source: { refs: [] } } });
+    const custom = await d.call('POST', `/v0/artifacts/${a.art_id}/copy`, {
+      json: { path: 'cp/dst2.txt', source: { refs: [] } },
+    });
     expect(custom.json.source).toEqual({ refs: [] });
     const conflict = await d.call('POST', `/v0/artifacts/${a.art_id}/copy`, { json: { path: 'cp/dst.txt' } });
     expect([conflict.status, conflict.code]).toEqual([409, 'PATH_CONFLICT']);
     const [ev] = await d.events(`?art_id=${c.json.art_id}`);
-    expect(ev).toMatchObject({ action: 'artifact.copied', actor_name: 'copier', metadata: { source_art_id: a.art_id } });
+    expect(ev).toMatchObject({
+      action: 'artifact.copied',
+      actor_name: 'copier',
+      metadata: { source_art_id: a.art_id },
+    });
   });
 
   it('copies count toward quota: 413 STORAGE_QUOTA_EXCEEDED on copy and on upload', async () => {
@@ -78,9 +116,17 @@ describe('delete and restore', () => {
     const a = (await d.put('del/a', 'a')).json;
     const stale = await d.call('DELETE', `/v0/artifacts/del/a`, { headers: { 'if-match': '5' } });
     expect(stale.status).toBe(412);
-    const r = await d.call('DELETE', `/v0/artifacts/del/a`, { headers: { 'if-match': '1', 'x-drive-actor': 'cleaner' } });
+    const r = await d.call('DELETE', `/v0/artifacts/del/a`, {
+      headers: { 'if-match': '1', 'x-drive-actor': 'cleaner' },
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ ok: true, art_id: a.art_id, path: 'del/a', retention_days: 7, restore_url: `${api.url}/v0/artifacts/${a.art_id}/restore` });
+    expect(r.json).toMatchObject({
+      ok: true,
+      art_id: a.art_id,
+      path: 'del/a',
+      retention_days: 7,
+      restore_url: `${api.url}/v0/artifacts/${a.art_id}/restore`,
+    });
     expect(new Date(r.json.purge_at).getTime() - new Date(r.json.deleted_at).getTime()).toBe(7 * 86400 * 1000);
     expect((await d.get(`/v0/artifacts/${a.art_id}`)).status).toBe(404);
     const again = await d.call('DELETE', `/v0/artifacts/${a.art_id}`);
@@ -95,7 +141,8 @@ describe('delete and restore', () => {
 
   it('by-id delete is routed ahead of the path form', async () => {
     const a = (await d.put('idlike/x', 'x')).json;
-    // An id-shaped single segment is the id form for PUT too (upload by id, sharing), so the decoy gets its path by rename.
+    // An id-shaped single segment is the id form for PUT too (upload by id, sharing), so the decoy gets its path by
+    // rename.
     const other = (await d.put('idlike/decoy', 'decoy')).json;
     const decoy = (await d.call('PATCH', `/v0/artifacts/${other.art_id}`, { json: { path: a.art_id } })).json;
     expect(decoy.path).toBe(a.art_id);
@@ -109,7 +156,13 @@ describe('delete and restore', () => {
     await d.call('DELETE', `/v0/artifacts/${a.art_id}`);
     const r = await d.call('POST', `/v0/artifacts/${a.art_id}/restore`, { headers: { 'x-drive-actor': 'undo' } });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ art_id: a.art_id, path: 'rs/free', deleted_at: null, purge_at: null, version_number: 1 });
+    expect(r.json).toMatchObject({
+      art_id: a.art_id,
+      path: 'rs/free',
+      deleted_at: null,
+      purge_at: null,
+      version_number: 1,
+    });
     const [ev] = await d.events(`?art_id=${a.art_id}&limit=1`);
     expect(ev).toMatchObject({ action: 'artifact.restored', actor_name: 'undo' });
   });
@@ -128,7 +181,9 @@ describe('delete and restore', () => {
     expect([r.status, r.code]).toEqual([409, 'PATH_OCCUPIED']);
     const opts = r.json.detail.error.restore_options;
     expect(opts.force_overwrite).toBe(`${api.url}/v0/artifacts/${old.art_id}/restore?overwrite=true`);
-    expect(opts.rename_to).toMatch(new RegExp(`^${api.url}/v0/artifacts/${old.art_id}/restore\\?rename=rs%2Focc-restored-\\d+T\\d+\\.md$`));
+    expect(opts.rename_to).toMatch(
+      new RegExp(`^${api.url}/v0/artifacts/${old.art_id}/restore\\?rename=rs%2Focc-restored-\\d+T\\d+\\.md$`),
+    );
     const viaRename = await d.call('POST', opts.rename_to.slice(api.url.length));
     expect(viaRename.status).toBe(200);
     expect(viaRename.json.path).toMatch(/^rs\/occ-restored-/);
@@ -141,7 +196,9 @@ describe('delete and restore', () => {
     const old = (await d.put('rs/ow', 'old')).json;
     await d.call('DELETE', `/v0/artifacts/${old.art_id}`);
     const occupant = (await d.put('rs/ow', 'new')).json;
-    const r = await d.call('POST', `/v0/artifacts/${old.art_id}/restore?overwrite=true`, { headers: { 'x-drive-actor': 'fixer' } });
+    const r = await d.call('POST', `/v0/artifacts/${old.art_id}/restore?overwrite=true`, {
+      headers: { 'x-drive-actor': 'fixer' },
+    });
     expect(r.json).toMatchObject({ art_id: old.art_id, path: 'rs/ow' });
     expect((await d.get(`/v0/artifacts/${old.art_id}/download`)).bytes.toString()).toBe('old');
     const [ev] = await d.events(`?art_id=${occupant.art_id}&action=artifact.deleted`);
@@ -186,9 +243,19 @@ describe('events and hooks', () => {
       await e.put('ev/fail', 'x', { 'if-match': '3' });
       const events = await e.events();
       expect(events.map((x) => x.action)).toEqual([
-        'artifact.restored', 'artifact.deleted', 'artifact.copied', 'artifact.renamed', 'artifact.updated', 'artifact.created',
+        'artifact.restored',
+        'artifact.deleted',
+        'artifact.copied',
+        'artifact.renamed',
+        'artifact.updated',
+        'artifact.created',
       ]);
-      expect(heard.filter((h) => h.driveId === e.driveId).map((h) => h.action).reverse()).toEqual(events.map((x) => x.action));
+      expect(
+        heard
+          .filter((h) => h.driveId === e.driveId)
+          .map((h) => h.action)
+          .reverse(),
+      ).toEqual(events.map((x) => x.action));
       expect(heard.find((h) => h.action === 'artifact.copied')?.artId).toBe(c.art_id);
       const page1 = (await e.call('GET', '/v0/events?limit=4')).json;
       const page2 = (await e.call('GET', `/v0/events?limit=4&cursor=${page1.next_cursor}`)).json;
@@ -197,7 +264,8 @@ describe('events and hooks', () => {
       const oldest = page1.items[3].created_at;
       const before = (await e.call('GET', `/v0/events?before=${encodeURIComponent(oldest)}`)).json.items;
       expect(before.map((x: any) => x.id)).toEqual(events.slice(4).map((x) => x.id));
-      const since = (await e.call('GET', `/v0/events?since=${encodeURIComponent(oldest)}&action=artifact.deleted`)).json.items;
+      const since = (await e.call('GET', `/v0/events?since=${encodeURIComponent(oldest)}&action=artifact.deleted`)).json
+        .items;
       expect(since.map((x: any) => x.action)).toEqual(['artifact.deleted']);
       expect((await e.call('GET', '/v0/events?limit=201')).status).toBe(422);
       expect((await e.call('GET', '/v0/events?cursor=zzz')).code).toBe('BAD_CURSOR');

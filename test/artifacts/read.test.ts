@@ -57,7 +57,9 @@ describe('reading artifacts', () => {
 
   it('versions: list newest first with cursor pages, get one, download one', async () => {
     let a: any;
-    for (let i = 1; i <= 5; i++) a = (await d.put('r/v.txt', `content ${i}`, { 'x-drive-change-summary': `rev ${i}`, 'x-drive-actor': 'bot' })).json;
+    for (let i = 1; i <= 5; i++)
+      a = (await d.put('r/v.txt', `content ${i}`, { 'x-drive-change-summary': `rev ${i}`, 'x-drive-actor': 'bot' }))
+        .json;
     const p1 = await d.get(`/v0/artifacts/${a.art_id}/versions?limit=2`);
     expect(p1.json.items.map((v: any) => v.version_number)).toEqual([5, 4]);
     expect(p1.json.next_cursor).toEqual(expect.any(String));
@@ -67,7 +69,13 @@ describe('reading artifacts', () => {
     expect(p3.json.items.map((v: any) => v.version_number)).toEqual([1]);
     expect(p3.json.next_cursor).toBeNull();
     const v2 = await d.get(`/v0/artifacts/${a.art_id}/versions/2`);
-    expect(v2.json).toMatchObject({ art_id: a.art_id, version_number: 2, change_summary: 'rev 2', actor_name: 'bot', size_bytes: 9 });
+    expect(v2.json).toMatchObject({
+      art_id: a.art_id,
+      version_number: 2,
+      change_summary: 'rev 2',
+      actor_name: 'bot',
+      size_bytes: 9,
+    });
     expect((await d.get(`/v0/artifacts/${a.art_id}/versions/2/download`)).bytes.toString()).toBe('content 2');
     expect((await d.get(`/v0/artifacts/${a.art_id}/versions/9`)).status).toBe(404);
     expect((await d.get(`/v0/artifacts/${a.art_id}/versions/0`)).status).toBe(422);
@@ -78,7 +86,11 @@ describe('reading artifacts', () => {
   it('download-url: proxy below the threshold, signed direct URL above it', async () => {
     const small = (await d.put('r/small.txt', 'tiny')).json;
     const s = await d.get(`/v0/artifacts/${small.art_id}/download-url`);
-    expect(s.json).toMatchObject({ url: `${api.url}/v0/artifacts/${small.art_id}/download`, direct: false, expires_at: null });
+    expect(s.json).toMatchObject({
+      url: `${api.url}/v0/artifacts/${small.art_id}/download`,
+      direct: false,
+      expires_at: null,
+    });
     const byPath = await d.get(`/v0/artifacts/r/small.txt/download-url`);
     expect(byPath.json.url).toBe(`${api.url}/v0/artifacts/${small.art_id}/download`);
     const body = 'x'.repeat(500);
@@ -101,10 +113,18 @@ describe('reading artifacts', () => {
     await l.put('docs_x/z.py', 'z');
     await l.put('other/d.txt', 'd', { 'x-drive-labels': 'report' });
     const all = await l.get('/v0/artifacts');
-    expect(all.json.items.map((i: any) => i.path)).toEqual(['docs/a.md', 'docs/b.md', 'docs/c.png', 'docs_x/z.py', 'other/d.txt']);
+    expect(all.json.items.map((i: any) => i.path)).toEqual([
+      'docs/a.md',
+      'docs/b.md',
+      'docs/c.png',
+      'docs_x/z.py',
+      'other/d.txt',
+    ]);
     expect((await l.get('/v0/artifacts?prefix=docs/')).json.items).toHaveLength(3);
     expect((await l.get('/v0/artifacts?prefix=docs_')).json.items.map((i: any) => i.path)).toEqual(['docs_x/z.py']);
-    expect((await l.get('/v0/artifacts?label=draft&label=report')).json.items.map((i: any) => i.path)).toEqual(['docs/b.md']);
+    expect((await l.get('/v0/artifacts?label=draft&label=report')).json.items.map((i: any) => i.path)).toEqual([
+      'docs/b.md',
+    ]);
     expect((await l.get('/v0/artifacts?label=report')).json.items).toHaveLength(2);
     expect((await l.get('/v0/artifacts?file_type=image')).json.items.map((i: any) => i.path)).toEqual(['docs/c.png']);
     expect((await l.get('/v0/artifacts?file_type=code')).json.items.map((i: any) => i.path)).toEqual(['docs_x/z.py']);

@@ -32,7 +32,11 @@ async function objectCount(): Promise<number> {
 
 beforeAll(async () => {
   await startGateway();
-  api = await startTestApi({ S3_ENDPOINT: gateway.endpoint, MAX_UPLOAD_BYTES: '2000', UPLOAD_SPOOL_MEMORY_BYTES: '500' });
+  api = await startTestApi({
+    S3_ENDPOINT: gateway.endpoint,
+    MAX_UPLOAD_BYTES: '2000',
+    UPLOAD_SPOOL_MEMORY_BYTES: '500',
+  });
   d = await driveClient(api);
 });
 afterAll(async () => {
@@ -53,10 +57,16 @@ describe('object storage faults and limits', () => {
     const over = await d.put('f/existing', `overwrite during outage ${Math.random()}`);
     expect([over.status, over.code]).toEqual([503, 'STORAGE_FAILURE']);
     expect(await sql(`select 1 from artifacts where drive_id = ? and path = 'f/new.txt'`, [d.driveId])).toHaveLength(0);
-    expect(await sql(`select 1 from artifact_versions where drive_id = ? and art_id <> ?`, [d.driveId, existing.art_id])).toHaveLength(0);
-    expect(await sql(`select 1 from artifact_versions where art_id = ? and version_number > 1`, [existing.art_id])).toHaveLength(0);
+    expect(
+      await sql(`select 1 from artifact_versions where drive_id = ? and art_id <> ?`, [d.driveId, existing.art_id]),
+    ).toHaveLength(0);
+    expect(
+      await sql(`select 1 from artifact_versions where art_id = ? and version_number > 1`, [existing.art_id]),
+    ).toHaveLength(0);
     expect((await d.events()).map((e) => e.action)).toEqual(['artifact.created']);
-    expect(await sql(`select 1 from blobs where hash = ?`, [createHash('sha256').update(body).digest('hex')])).toHaveLength(0);
+    expect(
+      await sql(`select 1 from blobs where hash = ?`, [createHash('sha256').update(body).digest('hex')]),
+    ).toHaveLength(0);
     const dl = await d.get(`/v0/artifacts/${existing.art_id}/download`);
     expect([dl.status, dl.code]).toEqual([503, 'STORAGE_FAILURE']);
 
@@ -79,7 +89,12 @@ describe('object storage faults and limits', () => {
         else controller.close();
       },
     });
-    const res = await fetch(`${api.url}/v0/artifacts/big/streamed`, { method: 'PUT', headers: d.auth, body: stream, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${api.url}/v0/artifacts/big/streamed`, {
+      method: 'PUT',
+      headers: d.auth,
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect((await res.json()).detail.error.code).toBe('ARTIFACT_TOO_LARGE');
     expect(await objectCount()).toBe(before);

@@ -14,8 +14,18 @@ describe('PUT /v0/artifacts/{path}', () => {
     const r = await d.put('notes/a.md', 'hello', { 'content-type': 'text/markdown' });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
-      path: 'notes/a.md', size_bytes: 5, version_number: 1, labels: [], metadata: {}, source: { refs: [] }, visibility: 'private',
-      content_type: 'text/markdown', file_type: 'markdown', deleted_at: null, purge_at: null, drive_id: d.driveId,
+      path: 'notes/a.md',
+      size_bytes: 5,
+      version_number: 1,
+      labels: [],
+      metadata: {},
+      source: { refs: [] },
+      visibility: 'private',
+      content_type: 'text/markdown',
+      file_type: 'markdown',
+      deleted_at: null,
+      purge_at: null,
+      drive_id: d.driveId,
     });
     expect(r.json.art_id).toMatch(/^art_[0-9a-z]{26}$/);
     expect(r.json.url).toBe(`${api.ctx.config.http.webUrl}/${d.driveId}/notes/a.md`);
@@ -27,15 +37,42 @@ describe('PUT /v0/artifacts/{path}', () => {
 
   it('overwrite keeps omitted headers, replaces sent ones, empty labels clear, empty source refs replace', async () => {
     const first = await d.put('keep/x.txt', 'v1', {
-      'content-type': 'text/plain', 'x-drive-labels': 'draft,report', 'x-drive-metadata': '{"a":1}',
-      'x-drive-source': '{"refs":[{"type":"url","id":"https://x"}]}', 'x-drive-visibility': 'public',
+      'content-type': 'text/plain',
+      'x-drive-labels': 'draft,report',
+      'x-drive-metadata': '{"a":1}',
+      'x-drive-source': '{"refs":[{"type":"url","id":"https://x"}]}',
+      'x-drive-visibility': 'public',
     });
-    expect(first.json).toMatchObject({ labels: ['draft', 'report'], metadata: { a: 1 }, visibility: 'public', source: { refs: [{ type: 'url', id: 'https://x' }] } });
+    expect(first.json).toMatchObject({
+      labels: ['draft', 'report'],
+      metadata: { a: 1 },
+      visibility: 'public',
+      source: { refs: [{ type: 'url', id: 'https://x' }] },
+    });
     const kept = await d.put('keep/x.txt', 'v2', { 'x-drive-change-summary': 'second' });
-    expect(kept.json).toMatchObject({ art_id: first.json.art_id, version_number: 2, labels: ['draft', 'report'], metadata: { a: 1 }, visibility: 'public', content_type: 'text/plain' });
+    expect(kept.json).toMatchObject({
+      art_id: first.json.art_id,
+      version_number: 2,
+      labels: ['draft', 'report'],
+      metadata: { a: 1 },
+      visibility: 'public',
+      content_type: 'text/plain',
+    });
     expect(kept.json.source.refs).toHaveLength(1);
-    const replaced = await d.put('keep/x.txt', 'v3', { 'x-drive-labels': '', 'x-drive-metadata': '{"b":2}', 'x-drive-source': '{"refs":[]}', 'content-type': 'text/csv' });
-    expect(replaced.json).toMatchObject({ version_number: 3, labels: [], metadata: { b: 2 }, source: { refs: [] }, content_type: 'text/csv', file_type: 'data' });
+    const replaced = await d.put('keep/x.txt', 'v3', {
+      'x-drive-labels': '',
+      'x-drive-metadata': '{"b":2}',
+      'x-drive-source': '{"refs":[]}',
+      'content-type': 'text/csv',
+    });
+    expect(replaced.json).toMatchObject({
+      version_number: 3,
+      labels: [],
+      metadata: { b: 2 },
+      source: { refs: [] },
+      content_type: 'text/csv',
+      file_type: 'data',
+    });
     const versions = await d.get(`/v0/artifacts/${first.json.art_id}/versions`);
     expect(versions.json.items.map((v: any) => v.version_number)).toEqual([3, 2, 1]);
     expect(versions.json.items[1]).toMatchObject({ change_summary: 'second', size_bytes: 2 });
@@ -53,13 +90,14 @@ describe('PUT /v0/artifacts/{path}', () => {
     expect((await d.get(`/v0/artifacts/${a.json.art_id}`)).json.version_number).toBe(2);
   });
 
-  it.each([
-    ['a//b'], ['..%2Fx'], ['a/..%2Fb'], ['a/b/'], ['sp ace'], ['x'.repeat(257)], ['we%24ird'],
-  ])('rejects invalid path %s with 400 INVALID_PATH', async (path) => {
-    const r = await d.put(path, 'x');
-    expect(r.status).toBe(400);
-    expect(r.code).toBe('INVALID_PATH');
-  });
+  it.each([['a//b'], ['..%2Fx'], ['a/..%2Fb'], ['a/b/'], ['sp ace'], ['x'.repeat(257)], ['we%24ird']])(
+    'rejects invalid path %s with 400 INVALID_PATH',
+    async (path) => {
+      const r = await d.put(path, 'x');
+      expect(r.status).toBe(400);
+      expect(r.code).toBe('INVALID_PATH');
+    },
+  );
 
   it('accepts a 256-char path', async () => {
     expect((await d.put('p'.repeat(256), 'x')).status).toBe(200);
@@ -68,8 +106,12 @@ describe('PUT /v0/artifacts/{path}', () => {
   it('label, metadata, source, visibility and actor rules', async () => {
     expect((await d.put('r/1', 'x', { 'x-drive-labels': 'Upper' })).code).toBe('INVALID_LABELS');
     expect((await d.put('r/1', 'x', { 'x-drive-labels': 'a'.repeat(65) })).code).toBe('INVALID_LABELS');
-    expect((await d.put('r/1', 'x', { 'x-drive-labels': Array.from({ length: 17 }, (_, i) => `l${i}`).join(',') })).code).toBe('INVALID_LABELS');
-    expect((await d.put('r/1', 'x', { 'x-drive-labels': Array.from({ length: 16 }, (_, i) => `l${i}`).join(',') })).status).toBe(200);
+    expect(
+      (await d.put('r/1', 'x', { 'x-drive-labels': Array.from({ length: 17 }, (_, i) => `l${i}`).join(',') })).code,
+    ).toBe('INVALID_LABELS');
+    expect(
+      (await d.put('r/1', 'x', { 'x-drive-labels': Array.from({ length: 16 }, (_, i) => `l${i}`).join(',') })).status,
+    ).toBe(200);
     expect((await d.put('r/1', 'x', { 'x-drive-metadata': '[1]' })).code).toBe('INVALID_METADATA');
     expect((await d.put('r/1', 'x', { 'x-drive-metadata': '{bad' })).code).toBe('INVALID_METADATA');
     expect((await d.put('r/1', 'x', { 'x-drive-source': '{"refs":[{"type":"x"}]}' })).code).toBe('INVALID_SOURCE');

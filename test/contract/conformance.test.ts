@@ -18,15 +18,17 @@ const call = (method: string, path: string, headers: Record<string, string> = {}
 /** node:http, for what fetch refuses to send (TRACE, oversized headers). */
 function raw(method: string, path: string, headers: Record<string, string> = {}) {
   const { port } = new URL(api.url);
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers: { ...auth, ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
+    (resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers: { ...auth, ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
 }
 
 describe('422 is the standard validation-error body (spec 4, 7.2)', () => {
@@ -35,8 +37,12 @@ describe('422 is the standard validation-error body (spec 4, 7.2)', () => {
     expect(res.status).toBe(422);
     const body = await res.json();
     expect(Object.keys(body)).toEqual(['detail']);
-    expect(body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['query.file_type', 'query.limit']);
-    for (const d of body.detail) expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    expect(body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'query.file_type',
+      'query.limit',
+    ]);
+    for (const d of body.detail)
+      expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
   });
 
   it('every other error keeps the envelope', async () => {
@@ -61,7 +67,9 @@ describe('source is always an object (spec 2.2)', () => {
 
   it('a given source is kept', async () => {
     const source = { refs: [{ type: 'url', id: 'https://example.test/a' }] };
-    const up = await (await call('PUT', '/v0/artifacts/src/given.txt', { 'x-drive-source': JSON.stringify(source) }, 'x')).json();
+    const up = await (
+      await call('PUT', '/v0/artifacts/src/given.txt', { 'x-drive-source': JSON.stringify(source) }, 'x')
+    ).json();
     expect(up.source).toEqual(source);
   });
 });
@@ -71,8 +79,16 @@ describe('OPTIONS and 405 follow the document', () => {
   beforeAll(async () => {
     doc = await (await fetch(`${api.url}/openapi.json`)).json();
   });
-  const declared = (p: string) => Object.keys(doc.paths[p]).map((m) => m.toUpperCase()).sort();
-  const allow = (res: Response) => res.headers.get('allow')!.split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort();
+  const declared = (p: string) =>
+    Object.keys(doc.paths[p])
+      .map((m) => m.toUpperCase())
+      .sort();
+  const allow = (res: Response) =>
+    res.headers
+      .get('allow')!
+      .split(', ')
+      .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+      .sort();
 
   it('OPTIONS answers 204 with Allow = the methods the document declares for the path', async () => {
     for (const [template, concrete] of [
@@ -98,7 +114,12 @@ describe('OPTIONS and 405 follow the document', () => {
     ] as const) {
       const res = await raw(method, path);
       expect(res.status, `${method} ${path}`).toBe(405);
-      expect(String(res.headers.allow).split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS').sort()).toEqual([...expected].sort());
+      expect(
+        String(res.headers.allow)
+          .split(', ')
+          .filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+          .sort(),
+      ).toEqual([...expected].sort());
       expect(JSON.parse(res.body).detail.error.code).toBe('METHOD_NOT_ALLOWED');
     }
   });
@@ -118,10 +139,14 @@ describe('the document declares each error status an operation can return', () =
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();
     const search = doc.paths['/v0/search'].get.responses;
     for (const s of ['400', '401', '404', '422', '429', '503']) expect(search[s], s).toBeDefined();
-    expect(search['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+    expect(search['422'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/HTTPValidationError',
+    });
     expect(search['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     expect(search['400'].description).toContain('BAD_CURSOR');
     expect(doc.paths['/readyz'].get.responses['401']).toBeUndefined();
-    expect(doc.paths['/oauth2/token'].post.responses['400'].content['application/json'].schema.properties).toHaveProperty('error_description');
+    expect(
+      doc.paths['/oauth2/token'].post.responses['400'].content['application/json'].schema.properties,
+    ).toHaveProperty('error_description');
   });
 });

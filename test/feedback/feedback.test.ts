@@ -30,7 +30,14 @@ describe('feedback tickets', () => {
   it('201 with an fbk_ id and status received; another drive reads 404 like an absent ticket', async () => {
     const r = await file({ kind: 'feature', title: 'More engines', body: 'Please add ConTeXt.', contact: true });
     expect(r.status).toBe(201);
-    expect(r.json).toMatchObject({ kind: 'feature', title: 'More engines', body: 'Please add ConTeXt.', contact: true, status: 'received', attachments: [] });
+    expect(r.json).toMatchObject({
+      kind: 'feature',
+      title: 'More engines',
+      body: 'Please add ConTeXt.',
+      contact: true,
+      status: 'received',
+      attachments: [],
+    });
     expect(r.json.fbk_id).toMatch(/^fbk_[0-9a-z]{26}$/);
     expect((await d.get(`/v0/feedback/${r.json.fbk_id}`)).json).toEqual(r.json);
     const other = await driveClient(api);
@@ -41,7 +48,13 @@ describe('feedback tickets', () => {
     expect(cross.json).toEqual({ detail: { error: { ...absent.json.detail.error } } });
     // Another drive cannot attach this drive's artifacts either.
     const mine = await d.put('fb/private.txt', 'mine');
-    expect((await other.call('POST', '/v0/feedback', { json: { kind: 'bug', title: 't', body: 'b', attachments: [mine.json.art_id] } })).code).toBe('ARTIFACT_NOT_FOUND');
+    expect(
+      (
+        await other.call('POST', '/v0/feedback', {
+          json: { kind: 'bug', title: 't', body: 'b', attachments: [mine.json.art_id] },
+        })
+      ).code,
+    ).toBe('ARTIFACT_NOT_FOUND');
   });
 
   it('an attachment snapshot survives an overwrite, a delete and a purge of the artifact', async () => {
@@ -49,7 +62,14 @@ describe('feedback tickets', () => {
     const r = await file({ kind: 'bug', title: 'With attachment', body: 'see attached', attachments: [a.json.art_id] });
     expect(r.status).toBe(201);
     const snap = r.json.attachments[0];
-    expect(snap).toMatchObject({ art_id: a.json.art_id, path: 'fb/screenshot.txt', version_number: 1, hash: a.json.hash, content_type: 'text/plain', size_bytes: 28 });
+    expect(snap).toMatchObject({
+      art_id: a.json.art_id,
+      path: 'fb/screenshot.txt',
+      version_number: 1,
+      hash: a.json.hash,
+      content_type: 'text/plain',
+      size_bytes: 28,
+    });
 
     await d.put('fb/screenshot.txt', 'overwritten later');
     const del = await d.call('DELETE', '/v0/artifacts/fb/screenshot.txt');
@@ -64,7 +84,9 @@ describe('feedback tickets', () => {
     const after = await d.get(`/v0/feedback/${r.json.fbk_id}`);
     expect(after.json.attachments).toEqual([snap]);
     expect(await objectExistsIn(api, snap.hash)).toBe(true);
-    expect((await readBlob(api.ctx.s3, api.ctx.config.s3.bucket, snap.hash)).toString()).toBe('original bytes of the report');
+    expect((await readBlob(api.ctx.s3, api.ctx.config.s3.bucket, snap.hash)).toString()).toBe(
+      'original bytes of the report',
+    );
   });
 
   it('operators move the status along the lifecycle; same status is a no-op; a skipped step is 409 with current_status', async () => {
@@ -76,17 +98,26 @@ describe('feedback tickets', () => {
     await transitionFeedback(api.ctx, { fbkId: fbk_id, to: 'in_progress', operator: 'ops' });
     expect((await d.get(`/v0/feedback/${fbk_id}`)).json.status).toBe('in_progress');
     await transitionFeedback(api.ctx, { fbkId: fbk_id, to: 'resolved', operator: 'ops', note: 'answered' });
-    await expect(transitionFeedback(api.ctx, { fbkId: fbk_id, to: 'received', operator: 'ops' })).rejects.toMatchObject({
-      code: 'FEEDBACK_TRANSITION_INVALID', extra: { current_status: 'resolved' },
-    });
+    await expect(transitionFeedback(api.ctx, { fbkId: fbk_id, to: 'received', operator: 'ops' })).rejects.toMatchObject(
+      {
+        code: 'FEEDBACK_TRANSITION_INVALID',
+        extra: { current_status: 'resolved' },
+      },
+    );
     expect((await d.get(`/v0/feedback/${fbk_id}`)).json.status).toBe('resolved');
-    const history = await sqlOn(api, `select from_status, to_status from feedback_transitions where fbk_id = ? order by created_at`, [fbk_id]);
+    const history = await sqlOn(
+      api,
+      `select from_status, to_status from feedback_transitions where fbk_id = ? order by created_at`,
+      [fbk_id],
+    );
     expect(history).toEqual([
       { from_status: 'received', to_status: 'triaged' },
       { from_status: 'triaged', to_status: 'in_progress' },
       { from_status: 'in_progress', to_status: 'resolved' },
     ]);
     // No route changes a status with a drive credential.
-    expect((await d.call('POST', `/v0/feedback/${fbk_id}/transition`, { json: { status: 'declined' } })).status).toBe(404);
+    expect((await d.call('POST', `/v0/feedback/${fbk_id}/transition`, { json: { status: 'declined' } })).status).toBe(
+      404,
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('cleanup schedule', () => {
 
     let completed = 0;
     while (Date.now() < deadline && completed === 0) {
-      for await (const wf of client.workflow.list({ query: `WorkflowType = 'cleanupWorkflow' AND ExecutionStatus = 'Completed'` })) {
+      for await (const wf of client.workflow.list({
+        query: `WorkflowType = 'cleanupWorkflow' AND ExecutionStatus = 'Completed'`,
+      })) {
         if (wf.type === 'cleanupWorkflow') completed++;
       }
       if (!completed) await new Promise((r) => setTimeout(r, 500));

@@ -38,9 +38,13 @@ describe('HTTP skeleton', () => {
       expect(body.detail.error.checks).toEqual({ postgres: 'ok', temporal: 'ok', s3: 'down' });
       // Anonymous callers never see addresses or error text; the operator does.
       expect(JSON.stringify(body)).not.toContain('127.0.0.1');
-      const detailed = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: `Bearer ${opsToken}` } })).json();
+      const detailed = await (
+        await fetch(`${broken.url}/readyz`, { headers: { authorization: `Bearer ${opsToken}` } })
+      ).json();
       expect(detailed.detail.error.checks.s3).toMatch(/^unreachable: /);
-      const wrong = await (await fetch(`${broken.url}/readyz`, { headers: { authorization: 'Bearer not-the-ops-token-0123456789abcdef' } })).json();
+      const wrong = await (
+        await fetch(`${broken.url}/readyz`, { headers: { authorization: 'Bearer not-the-ops-token-0123456789abcdef' } })
+      ).json();
       expect(wrong.detail.error.checks.s3).toBe('down');
     } finally {
       await broken.close();
@@ -60,7 +64,10 @@ describe('HTTP skeleton', () => {
       body: '{"unterminated": ',
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).detail.error).toEqual({ code: 'MALFORMED_JSON', message: 'request body is not valid JSON' });
+    expect((await res.json()).detail.error).toEqual({
+      code: 'MALFORMED_JSON',
+      message: 'request body is not valid JSON',
+    });
   });
 });
 
@@ -69,14 +76,18 @@ describe('route() validation', () => {
   const app = express();
   app.use(express.json());
   const router = Router();
-  route(router, {
-    method: 'post',
-    path: '/things/:id',
-    summary: 'test route',
-    params: z.object({ id: z.string().regex(/^thg_/) }),
-    body: z.object({ name: z.string().min(1), count: z.number().int() }),
-    responses: { 200: { description: 'ok' } },
-  }, ({ params, body }) => ({ id: params.id, ...body }));
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/things/:id',
+      summary: 'test route',
+      params: z.object({ id: z.string().regex(/^thg_/) }),
+      body: z.object({ name: z.string().min(1), count: z.number().int() }),
+      responses: { 200: { description: 'ok' } },
+    },
+    ({ params, body }) => ({ id: params.id, ...body }),
+  );
   app.use(router, unknownRoute, errorHandler(createLogger('silent', 'test')));
 
   it('answers 422 with the standard validation-error body naming each field', async () => {

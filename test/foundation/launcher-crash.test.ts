@@ -64,7 +64,10 @@ describe('launcher crashes', () => {
     expect(line).toMatch(/^ready in/);
     // A leftover whose output pipe went with the launcher may have died of it (SIGPIPE) before the
     // second start looked; PostgreSQL logs to its own files and is always still there.
-    if (second.output().includes(`pid ${temporal.pid}`)) expect(second.output()).toMatch(new RegExp(`stopping temporal \\(pid ${temporal.pid}\\), left running by an earlier run`));
+    if (second.output().includes(`pid ${temporal.pid}`))
+      expect(second.output()).toMatch(
+        new RegExp(`stopping temporal \\(pid ${temporal.pid}\\), left running by an earlier run`),
+      );
     expect(second.output()).toMatch(/stopping PostgreSQL \(pid \d+\), left running by an earlier run/);
     expect(alive(children.filter((c) => !c.cmd.includes('watchdog')).map((c) => c.pid))).toEqual([]);
 

@@ -5,7 +5,18 @@ import { isPortOpen } from '../../src/stack/process.js';
 
 /** Runs `scripts/start.ts` (what `npm start` runs) on ports from `base` and its own data folder. */
 export function launcherPorts(base: number) {
-  return { api: base, pg: base + 1, temporal: base + 2, ui: base + 3, s3: base + 4, temporalHttp: base + 5, temporalMetrics: base + 6, content: base + 7, mailSmtp: base + 8, mailWeb: base + 9 };
+  return {
+    api: base,
+    pg: base + 1,
+    temporal: base + 2,
+    ui: base + 3,
+    s3: base + 4,
+    temporalHttp: base + 5,
+    temporalMetrics: base + 6,
+    content: base + 7,
+    mailSmtp: base + 8,
+    mailWeb: base + 9,
+  };
 }
 
 export interface Launch {
@@ -32,8 +43,12 @@ export function launch(base: number, dataDir: string, extraEnv: NodeJS.ProcessEn
     TEMPORAL_TASK_QUEUE: `launcher-${base}`,
     ...extraEnv,
   };
-  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'SMTP_URL']) delete env[v];
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('scripts/start.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'SMTP_URL'])
+    delete env[v];
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve('scripts/start.ts')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const ready = new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (chunk) => {
@@ -49,10 +64,14 @@ export function launch(base: number, dataDir: string, extraEnv: NodeJS.ProcessEn
 }
 
 export const exited = (proc: ChildProcess) =>
-  new Promise<number | null>((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(proc.exitCode) : proc.once('exit', resolve)));
+  new Promise<number | null>((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null ? resolve(proc.exitCode) : proc.once('exit', resolve),
+  );
 
 export async function openPorts(base: number) {
-  const states = await Promise.all(Object.entries(launcherPorts(base)).map(async ([name, port]) => [name, await isPortOpen(port)] as const));
+  const states = await Promise.all(
+    Object.entries(launcherPorts(base)).map(async ([name, port]) => [name, await isPortOpen(port)] as const),
+  );
   return states.filter(([, open]) => open).map(([name]) => name);
 }
 
@@ -70,7 +89,9 @@ function stat(pid: number): { ppid: number; state: string } | undefined {
 /** Every live descendant of `pid` (children, their children, ...), with command lines. */
 export function descendants(pid: number): { pid: number; cmd: string }[] {
   const children = new Map<number, number[]>();
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+  for (const p of readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)) {
     const s = stat(p);
     if (s) children.set(s.ppid, [...(children.get(s.ppid) ?? []), p]);
   }
@@ -89,10 +110,11 @@ export const cmdline = (pid: number) => {
 };
 
 /** Live (not zombie) processes among `pids`. */
-export const alive = (pids: number[]) => pids.filter((p) => {
-  const s = stat(p);
-  return s && s.state !== 'Z';
-});
+export const alive = (pids: number[]) =>
+  pids.filter((p) => {
+    const s = stat(p);
+    return s && s.state !== 'Z';
+  });
 
 export async function waitUntil(ok: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;

@@ -18,15 +18,22 @@ describe('npm start launcher', () => {
   it('reaches the ready line, then Ctrl-C stops every child', async () => {
     const { proc, ready } = launch(base, dataDir);
     const line = await ready;
-    expect(line).toMatch(new RegExp(`api http://localhost:${ports.api} .*temporal-ui http://127\\.0\\.0\\.1:${ports.ui}`));
+    expect(line).toMatch(
+      new RegExp(`api http://localhost:${ports.api} .*temporal-ui http://127\\.0\\.0\\.1:${ports.ui}`),
+    );
     // The local mail catcher's inbox is named on the ready line and serves its web page.
     expect(line).toMatch(new RegExp(`mail-inbox http://127\\.0\\.0\\.1:${ports.mailWeb}`));
-    expect(await fetch(`http://127.0.0.1:${ports.mailWeb}/`, { headers: { accept: 'text/html' } }).then((r) => r.status)).toBe(200);
+    expect(
+      await fetch(`http://127.0.0.1:${ports.mailWeb}/`, { headers: { accept: 'text/html' } }).then((r) => r.status),
+    ).toBe(200);
     // A sign-up's verification mail lands in that inbox (the embedded default for SMTP_URL).
     const email = uniqueEmail('launcher');
     await new WebClient(`http://127.0.0.1:${ports.api}`).signUp(email);
     const inbox = await waitUntil(async () => {
-      const mails = (await (await fetch(`http://127.0.0.1:${ports.mailWeb}/api/email`)).json()) as { to: { address: string }[]; text: string }[];
+      const mails = (await (await fetch(`http://127.0.0.1:${ports.mailWeb}/api/email`)).json()) as {
+        to: { address: string }[];
+        text: string;
+      }[];
       return mails.some((m) => m.to.some((t) => t.address === email) && /\/auth\/verify\?token=adev_/.test(m.text));
     }, 10_000);
     expect(inbox).toBe(true);

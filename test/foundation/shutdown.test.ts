@@ -25,7 +25,14 @@ afterAll(async () => {
 });
 
 const readsOf = async (driveId: string) =>
-  Number((await db.query(`select coalesce(sum(count), 0) as n from usage_counters where drive_id = $1 and kind = 'reads' and month = $2`, [driveId, utcMonth()])).rows[0].n);
+  Number(
+    (
+      await db.query(
+        `select coalesce(sum(count), 0) as n from usage_counters where drive_id = $1 and kind = 'reads' and month = $2`,
+        [driveId, utcMonth()],
+      )
+    ).rows[0].n,
+  );
 
 const withinSeconds = <T>(p: Promise<T>, s: number) =>
   Promise.race([p.then(() => 'done' as const), new Promise<'hung'>((r) => setTimeout(() => r('hung'), s * 1000))]);

@@ -37,7 +37,8 @@ describe('logs never carry secrets', () => {
     const all = lines.join('\n');
     expect(all).toContain('/s/[redacted]');
     expect(all).toContain('/v0/upload/[redacted]');
-    for (const secret of [shareKey, 'UPLOADTOKEN-SECRET-42', 'CLAIMCODE-SECRET-42', 'BEARER-SECRET-42', d.apiKey]) expect(all).not.toContain(secret);
+    for (const secret of [shareKey, 'UPLOADTOKEN-SECRET-42', 'CLAIMCODE-SECRET-42', 'BEARER-SECRET-42', d.apiKey])
+      expect(all).not.toContain(secret);
     expect(shareKey.length).toBeGreaterThan(8);
   });
 

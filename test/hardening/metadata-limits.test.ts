@@ -24,14 +24,22 @@ describe('metadata within limits (16 KB serialised, 256 keys)', () => {
     const header = await d.put('meta/a.txt', 'changed', { 'x-drive-metadata': JSON.stringify(manyKeys(300)) });
     expect([header.status, header.code]).toEqual([413, 'METADATA_TOO_LARGE']);
     // Nested keys count too.
-    const nested = await d.put('meta/n.txt', 'x', { 'x-drive-metadata': JSON.stringify({ a: manyKeys(150), b: manyKeys(150) }) });
+    const nested = await d.put('meta/n.txt', 'x', {
+      'x-drive-metadata': JSON.stringify({ a: manyKeys(150), b: manyKeys(150) }),
+    });
     expect(nested.code).toBe('METADATA_TOO_LARGE');
     // Large-upload begin: 20 KB in one value.
-    const begin = await d.call('POST', '/v0/uploads', { json: { path: 'meta/big.bin', size_bytes: 10, metadata: { note: 'x'.repeat(20_000) } } });
+    const begin = await d.call('POST', '/v0/uploads', {
+      json: { path: 'meta/big.bin', size_bytes: 10, metadata: { note: 'x'.repeat(20_000) } },
+    });
     expect([begin.status, begin.code]).toEqual([413, 'METADATA_TOO_LARGE']);
     // MCP: 20,000 keys (2.3 MB) on set_metadata, and on upload.
-    expect((await mcp.fail('set_metadata', { ref: 'meta/a.txt', metadata: manyKeys(20_000) })).code).toBe('METADATA_TOO_LARGE');
-    expect((await mcp.fail('upload', { path: 'meta/m.txt', content: 'x', metadata: { note: 'y'.repeat(17_000) } })).code).toBe('METADATA_TOO_LARGE');
+    expect((await mcp.fail('set_metadata', { ref: 'meta/a.txt', metadata: manyKeys(20_000) })).code).toBe(
+      'METADATA_TOO_LARGE',
+    );
+    expect(
+      (await mcp.fail('upload', { path: 'meta/m.txt', content: 'x', metadata: { note: 'y'.repeat(17_000) } })).code,
+    ).toBe('METADATA_TOO_LARGE');
 
     const after = (await d.get('/v0/artifacts/meta/a.txt/meta')).json;
     expect(after).toMatchObject({ version_number: before.version_number, metadata: before.metadata });

@@ -7,10 +7,17 @@ import { extractPdfPagesBoxed } from '../../src/search/pdf-box.js';
 function pdfBomb(mb: number): Buffer {
   const z = deflateSync(Buffer.alloc(mb * 1024 * 1024, 0x20), { level: 9 });
   const head = [
-    '%PDF-1.4\n', '1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n', '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj\n',
-    '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>> endobj\n', `4 0 obj <</Length ${z.length}/Filter/FlateDecode>> stream\n`,
+    '%PDF-1.4\n',
+    '1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n',
+    '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj\n',
+    '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>> endobj\n',
+    `4 0 obj <</Length ${z.length}/Filter/FlateDecode>> stream\n`,
   ].join('');
-  return Buffer.concat([Buffer.from(head, 'latin1'), z, Buffer.from('\nendstream endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(head, 'latin1'),
+    z,
+    Buffer.from('\nendstream endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n', 'latin1'),
+  ]);
 }
 
 describe('PDF extraction in a box', () => {
@@ -25,6 +32,8 @@ describe('PDF extraction in a box', () => {
     expect(growthMb).toBeLessThan(50);
     // A roomier box lets it decode (to no text), still in the child; a short clock stops it instead.
     expect(await extractPdfPagesBoxed(bomb, { memoryMb: 1536, timeMs: 20_000, maxTextBytes: 1024 })).toEqual(['']);
-    await expect(extractPdfPagesBoxed(bomb, { memoryMb: 1024, timeMs: 50, maxTextBytes: 1024 })).rejects.toThrow(/longer than 50 ms/);
+    await expect(extractPdfPagesBoxed(bomb, { memoryMb: 1024, timeMs: 50, maxTextBytes: 1024 })).rejects.toThrow(
+      /longer than 50 ms/,
+    );
   });
 });

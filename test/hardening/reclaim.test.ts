@@ -14,7 +14,8 @@ useTestApi({}, (a, dc) => {
 });
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const blobRow = async (hash: string) => (await sqlOn(api, `select stored from blobs where hash = ?`, [hash]))[0] as { stored: boolean } | undefined;
+const blobRow = async (hash: string) =>
+  (await sqlOn(api, `select stored from blobs where hash = ?`, [hash]))[0] as { stored: boolean } | undefined;
 
 describe('bytes with no version are reclaimed by the cleanup schedule', () => {
   it('a PUT that loses its If-Match leaves bytes that the purge takes back after the grace period, never a referenced blob', async () => {
@@ -27,7 +28,9 @@ describe('bytes with no version are reclaimed by the cleanup schedule', () => {
 
     // A PUT that loses a race after writing its bytes: two writers with the same If-Match, one wins.
     const racers = [`race-a-${Math.random()}`, `race-b-${Math.random()}`];
-    const results = await Promise.all(racers.map((body) => d.put('reclaim/doc', body, { 'if-match': String(first.version_number) })));
+    const results = await Promise.all(
+      racers.map((body) => d.put('reclaim/doc', body, { 'if-match': String(first.version_number) })),
+    );
     expect(results.map((x) => x.status).sort()).toEqual([200, 412]);
     const loser = racers[results.findIndex((x) => x.status === 412)]!;
     const winner = racers[results.findIndex((x) => x.status === 200)]!;
@@ -38,8 +41,13 @@ describe('bytes with no version are reclaimed by the cleanup schedule', () => {
     expect(await objectExistsIn(api, sha256(loser))).toBe(loserWrote);
     // And the deterministic case: bytes a crashed upload left (object written, row never marked stored).
     const crashed = `crashed-${Math.random()}`;
-    await sqlOn(api, `insert into blobs (hash, size_bytes, stored) values (?, ?, false)`, [sha256(crashed), crashed.length]);
-    await api.ctx.s3.send(new PutObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(sha256(crashed)), Body: crashed }));
+    await sqlOn(api, `insert into blobs (hash, size_bytes, stored) values (?, ?, false)`, [
+      sha256(crashed),
+      crashed.length,
+    ]);
+    await api.ctx.s3.send(
+      new PutObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(sha256(crashed)), Body: crashed }),
+    );
 
     // Within the grace period nothing is taken (an upload between its touch and its commit looks the same).
     await purgeExpired(api.ctx);
@@ -47,7 +55,9 @@ describe('bytes with no version are reclaimed by the cleanup schedule', () => {
     expect(await objectExistsIn(api, sha256(crashed))).toBe(true);
 
     // Past the grace period: the orphan goes, the referenced blobs stay even though their rows are as old.
-    await sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [[sha256(loser), sha256(crashed), sha256(winner), first.hash]]);
+    await sqlOn(api, `update blobs set last_used_at = now() - interval '2 hours' where hash = any(array[?]::text[])`, [
+      [sha256(loser), sha256(crashed), sha256(winner), first.hash],
+    ]);
     await purgeExpired(api.ctx);
     for (const orphan of [loser, crashed]) {
       expect(await objectExistsIn(api, sha256(orphan))).toBe(false);
@@ -63,7 +73,11 @@ describe('bytes with no version are reclaimed by the cleanup schedule', () => {
       const content = `orphan-then-put-${round}-${Math.random()}`;
       const hash = sha256(content);
       // An orphan as a crashed upload leaves it: an unstored row, aged past the grace period.
-      await sqlOn(api, `insert into blobs (hash, size_bytes, stored, last_used_at) values (?, ?, false, now() - interval '2 hours')`, [hash, content.length]);
+      await sqlOn(
+        api,
+        `insert into blobs (hash, size_bytes, stored, last_used_at) values (?, ?, false, now() - interval '2 hours')`,
+        [hash, content.length],
+      );
       const [put] = await Promise.all([d.put(`reclaim/race-${round}`, content), purgeExpired(api.ctx)]);
       expect(put.status).toBe(200);
       await purgeExpired(api.ctx);

@@ -37,7 +37,12 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     ctx,
     async close() {
       // As src/main.ts stops: requests in flight finish (here within 2 s) before the pool closes.
-      await closeStep(ctx, heldClients, 'the servers', Promise.all([closeGracefully(server, 2000), closeGracefully(contentServer, 2000)]));
+      await closeStep(
+        ctx,
+        heldClients,
+        'the servers',
+        Promise.all([closeGracefully(server, 2000), closeGracefully(contentServer, 2000)]),
+      );
       await closeStep(ctx, heldClients, 'the context (usage meter, Temporal client, pool)', closeContext(ctx));
     },
   };
@@ -45,10 +50,16 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
 
 /**
  * Waits for one step of closing a test API; one still pending after 30 s is reported with what the
- * pool and PostgreSQL are doing (CI saw close hang a few times: a usage flush taking a connection while the pool closed) and left
+ * pool and PostgreSQL are doing (CI saw close hang a few times: a usage flush taking a connection while the pool
+ * closed) and left
  * behind, so the suite's own result stands.
  */
-async function closeStep(ctx: AppContext, heldClients: () => string[], what: string, step: Promise<unknown>): Promise<void> {
+async function closeStep(
+  ctx: AppContext,
+  heldClients: () => string[],
+  what: string,
+  step: Promise<unknown>,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<'slow'>((r) => (timer = setTimeout(() => r('slow'), 30_000)));
   const outcome = await Promise.race([step.then(() => 'done' as const), slow]);
@@ -62,6 +73,9 @@ async function closeStep(ctx: AppContext, heldClients: () => string[], what: str
        from pg_stat_activity where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`,
   );
   await db.end();
-  console.error(`[test-api] closing ${what}: still pending after 30 s; pool total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.waitingCount}; busy sessions:`, rows);
+  console.error(
+    `[test-api] closing ${what}: still pending after 30 s; pool total ${pool.totalCount}, idle ${pool.idleCount}, waiting ${pool.waitingCount}; busy sessions:`,
+    rows,
+  );
   for (const stack of heldClients()) console.error(`[test-api] a client still held, ${stack}`);
 }

@@ -40,7 +40,17 @@ async function sparticuz(): Promise<ResolvedChromium> {
   if (!existsSync(path.join(pkgDir, 'package.json'))) {
     console.log(`[browser] installing ${SPARTICUZ} from the npm registry into .tools (one time)`);
     mkdirSync(SPARTICUZ_DIR, { recursive: true });
-    run('npm', ['install', '--prefix', SPARTICUZ_DIR, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', SPARTICUZ]);
+    run('npm', [
+      'install',
+      '--prefix',
+      SPARTICUZ_DIR,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      SPARTICUZ,
+    ]);
   }
   const mod = await import(pathToFileURL(path.join(pkgDir, 'build', 'esm', 'index.js')).href);
   const pkg = mod.default ?? mod;
@@ -62,7 +72,8 @@ export function resolveChromium(): Promise<ResolvedChromium> {
         const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
         run('apt-get', ['update', '-qq'], env);
         run('apt-get', ['install', '-y', '-qq', 'chromium'], env);
-        if (existsSync('/usr/bin/chromium')) return { executablePath: '/usr/bin/chromium', args: DEBIAN_ARGS, source: 'Debian chromium (apt-get)' };
+        if (existsSync('/usr/bin/chromium'))
+          return { executablePath: '/usr/bin/chromium', args: DEBIAN_ARGS, source: 'Debian chromium (apt-get)' };
       } catch (err) {
         reasons.push(`apt-get install chromium failed: ${(err as Error).message}`);
       }

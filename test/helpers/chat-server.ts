@@ -50,8 +50,10 @@ export async function startChatServer(opts: { apiKey?: string } = {}): Promise<C
     req.setEncoding('utf8');
     req.on('data', (c: string) => (raw += c));
     req.on('end', () => {
-      const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: 'not found' } });
+      const send = (status: number, json: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+        return send(404, { error: { message: 'not found' } });
       if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { message: 'bad key' } });
       const body = JSON.parse(raw);
       const messages = body.messages as { role: string; content: string }[];
@@ -59,11 +61,16 @@ export async function startChatServer(opts: { apiKey?: string } = {}): Promise<C
       state.requests.push({ body, documentChars: document.length, document });
       setTimeout(() => {
         if (state.mode === 'unavailable') return send(503, { error: { message: 'overloaded' } });
-        const content = state.mode === 'not-json' ? 'Sure! Here is the index: {summary: ...'
-          : state.mode === 'wrong-shape' ? JSON.stringify({ summary: 42, entities: 'none' })
-          : JSON.stringify(readingOf(document));
+        const content =
+          state.mode === 'not-json'
+            ? 'Sure! Here is the index: {summary: ...'
+            : state.mode === 'wrong-shape'
+              ? JSON.stringify({ summary: 42, entities: 'none' })
+              : JSON.stringify(readingOf(document));
         send(200, {
-          id: `chatcmpl-${state.requests.length}`, object: 'chat.completion', model: body.model,
+          id: `chatcmpl-${state.requests.length}`,
+          object: 'chat.completion',
+          model: body.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
         });

@@ -11,9 +11,16 @@ import type { AddressInfo } from 'node:net';
  * unanswered (to kill its caller while the request is in flight).
  */
 const CONCEPTS: Record<string, string> = {
-  automobile: 'car', vehicle: 'car', cars: 'car', sedan: 'car',
-  feline: 'cat', kitten: 'cat', cats: 'cat',
-  physician: 'doctor', medic: 'doctor', doctors: 'doctor',
+  automobile: 'car',
+  vehicle: 'car',
+  cars: 'car',
+  sedan: 'car',
+  feline: 'cat',
+  kitten: 'cat',
+  cats: 'cat',
+  physician: 'doctor',
+  medic: 'doctor',
+  doctors: 'doctor',
 };
 
 export function deterministicVector(text: string, dimensions: number): number[] {
@@ -36,7 +43,9 @@ export interface DeliveredRequest {
 export interface HeldRequest {
   apiKey: string;
   texts: string[];
-  /** Destroys the held connections (this one and any later one from the same key) without an answer, and stops holding. */
+  /**
+   * Destroys the held connections (this one and any later one from the same key) without an answer, and stops holding.
+   */
   drop(): void;
 }
 
@@ -45,9 +54,14 @@ export interface EmbeddingsTestServer {
   apiKey: string;
   /** Requests received (any status, held ones included). */
   requests: number;
-  /** Inputs embedded successfully: counted once the response is fully written, so a held or aborted request never counts. */
+  /**
+   * Inputs embedded successfully: counted once the response is fully written, so a held or aborted request never
+   * counts.
+   */
   inputs: number;
-  /** Every input text embedded, in order (to check nothing is embedded twice); delivered responses only, as `inputs`. */
+  /**
+   * Every input text embedded, in order (to check nothing is embedded twice); delivered responses only, as `inputs`.
+   */
   texts: string[];
   /** The delivered requests, in order, with the key that sent each. */
   delivered: DeliveredRequest[];
@@ -67,7 +81,9 @@ export interface EmbeddingsTestServer {
 }
 
 /** `apiKey` is the first key the server accepts; `apiKeys` adds others. */
-export async function startEmbeddingsServer(opts: { apiKey?: string; apiKeys?: string[]; port?: number } = {}): Promise<EmbeddingsTestServer> {
+export async function startEmbeddingsServer(
+  opts: { apiKey?: string; apiKeys?: string[]; port?: number } = {},
+): Promise<EmbeddingsTestServer> {
   const apiKey = opts.apiKey ?? opts.apiKeys?.[0] ?? 'test-embeddings-key';
   const accepted = new Set([apiKey, ...(opts.apiKeys ?? [])]);
   let server: Server | undefined;
@@ -91,11 +107,17 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; apiKeys?: s
         let body = '';
         req.on('data', (c) => (body += c));
         req.on('end', () => {
-          const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-          if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, { error: { message: 'not found' } });
+          const send = (status: number, json: unknown) =>
+            res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+          if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+            return send(404, { error: { message: 'not found' } });
           const key = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
           if (!accepted.has(key)) return send(401, { error: { message: 'bad key' } });
-          const { input, dimensions, model } = JSON.parse(body) as { input: string[] | string; dimensions?: number; model: string };
+          const { input, dimensions, model } = JSON.parse(body) as {
+            input: string[] | string;
+            dimensions?: number;
+            model: string;
+          };
           const inputs = Array.isArray(input) ? input : [input];
           const dims = dimensions ?? 64;
           if (held?.key === key) return void held.responses.push(res);
@@ -122,7 +144,11 @@ export async function startEmbeddingsServer(opts: { apiKey?: string; apiKeys?: s
           send(200, {
             object: 'list',
             model,
-            data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: deterministicVector(text, dims) })),
+            data: inputs.map((text, index) => ({
+              object: 'embedding',
+              index,
+              embedding: deterministicVector(text, dims),
+            })),
             usage: { prompt_tokens: 0, total_tokens: 0 },
           });
         });

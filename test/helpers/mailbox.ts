@@ -47,7 +47,10 @@ export async function startMailbox(): Promise<Mailbox> {
       const want = to.toLowerCase();
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const found = messages.slice(after).filter((m) => m.to.includes(want)).at(-1);
+        const found = messages
+          .slice(after)
+          .filter((m) => m.to.includes(want))
+          .at(-1);
         if (found) return found;
         if (Date.now() > deadline) throw new Error(`no mail to ${to} within 10 s`);
         await new Promise((r) => setTimeout(r, 50));

@@ -13,7 +13,11 @@ interface Pool {
 
 /** What pg's client says of its work (private fields, read for the report only). */
 function stateOf(client: Client): string {
-  const c = client as unknown as { activeQuery?: { text?: string } | null; queryQueue?: unknown[]; readyForQuery?: boolean };
+  const c = client as unknown as {
+    activeQuery?: { text?: string } | null;
+    queryQueue?: unknown[];
+    readyForQuery?: boolean;
+  };
   const active = c.activeQuery?.text?.replace(/\s+/g, ' ').slice(0, 200) ?? null;
   return JSON.stringify({ activeQuery: active, queued: c.queryQueue?.length, readyForQuery: c.readyForQuery });
 }

@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { engineAvailable, engineStatuses, TEX_LIVE_INSTALL, TEX_LIVE_PACKAGES } from '../../src/projects/engine-availability.js';
+import {
+  engineAvailable,
+  engineStatuses,
+  TEX_LIVE_INSTALL,
+  TEX_LIVE_PACKAGES,
+} from '../../src/projects/engine-availability.js';
 
 /**
  * TeX Live for the LaTeX compile tests, installed the way the browser is (test/helpers/browser.ts):
@@ -16,7 +21,11 @@ export function ensureTexLive(log: (line: string) => void): void {
     try {
       const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
       execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 600_000 });
-      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...TEX_LIVE_PACKAGES], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 1_200_000 });
+      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...TEX_LIVE_PACKAGES], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env,
+        timeout: 1_200_000,
+      });
     } catch (err) {
       log(`apt-get install failed: ${(err as Error).message}`);
     }

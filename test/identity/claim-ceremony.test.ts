@@ -4,7 +4,16 @@ import type { TestApi } from '../helpers/api.js';
 import { USER_CODE_RE } from '../../src/identity/claims.js';
 import { unclaimedDriveWorkflowId } from '../../src/temporal/identity-messages.js';
 import {
-  accessTokenFor, bearer, JWT_BEARER, registerAnonymous, startClaim, startIdentityApi, tokenRequest, uniqueEmail, waitFor, WebClient,
+  accessTokenFor,
+  bearer,
+  JWT_BEARER,
+  registerAnonymous,
+  startClaim,
+  startIdentityApi,
+  tokenRequest,
+  uniqueEmail,
+  waitFor,
+  WebClient,
 } from './helpers.js';
 
 let api: TestApi;
@@ -40,14 +49,20 @@ describe('claim ceremony', () => {
     const web = new WebClient(api.url);
     const anonymous = await web.get(`/claim?code=${claim.user_code}`);
     expect(anonymous.res.status).toBe(303);
-    expect(anonymous.res.headers.get('location')).toBe(`/auth/login?return_to=${encodeURIComponent(`/claim?code=${claim.user_code}`)}`);
+    expect(anonymous.res.headers.get('location')).toBe(
+      `/auth/login?return_to=${encodeURIComponent(`/claim?code=${claim.user_code}`)}`,
+    );
 
     const email = uniqueEmail('approver');
     await web.signUp(email);
     const page = await web.get(`/claim?code=${claim.user_code}`);
     expect(page.body).toContain(claim.user_code);
     expect(page.res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
-    const done = await web.post('/claim', { csrf: WebClient.csrfOf(page.body), code: claim.user_code, decision: 'approve' });
+    const done = await web.post('/claim', {
+      csrf: WebClient.csrfOf(page.body),
+      code: claim.user_code,
+      decision: 'approve',
+    });
     expect(done.res.status).toBe(200);
     expect(done.body).toContain('Approved');
 
@@ -65,14 +80,20 @@ describe('claim ceremony', () => {
     expect(assertion.exp! - assertion.iat!).toBe(90 * 24 * 3600);
 
     const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
-    // The account's address is not verified yet, so it is not the drive's email (test/identity/email-verification.test.ts).
+    // The account's address is not verified yet, so it is not the drive's email
+    // (test/identity/email-verification.test.ts).
     expect(me).toMatchObject({ drive_id: reg.drive_id, email: null, claimed: true, expires_at: null, scope: 'full' });
     // An access token minted before the claim stops working at once (issue 23, finding 14), on /v0 and on MCP.
     const stale = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(oldAccess) });
     expect(stale.status).toBe(401);
     expect((await stale.json()).detail.error.message).toMatch(/before the drive was claimed/);
     const staleMcp = await fetch(`${api.url}/mcp`, {
-      method: 'POST', headers: { ...bearer(oldAccess), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      method: 'POST',
+      headers: {
+        ...bearer(oldAccess),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(staleMcp.status).toBe(401);
@@ -91,7 +112,9 @@ describe('claim ceremony', () => {
 
     // Claiming again is refused; the code cannot be reused.
     const twice = await fetch(`${api.url}/agent/identity/claim`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ claim_token: reg.claim_token }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ claim_token: reg.claim_token }),
     });
     expect(twice.status).toBe(409);
     expect((await twice.json()).detail.error.code).toBe('ALREADY_CLAIMED');
@@ -125,13 +148,21 @@ describe('claim ceremony', () => {
       const page = await web.get(`/claim?code=${claim.user_code}`);
       expect(page.res.status).toBe(200);
       await waitFor(async () => {
-        const [row] = await api.ctx.orm.em.fork().execute(`select status from claim_attempts where user_code = ? order by created_at desc limit 1`, [claim.user_code]);
+        const [row] = await api.ctx.orm.em
+          .fork()
+          .execute(`select status from claim_attempts where user_code = ? order by created_at desc limit 1`, [
+            claim.user_code,
+          ]);
         return row.status === 'expired';
       }, 20_000);
       const res = await poll(reg.claim_token);
       expect(res.status).toBe(400);
       expect((await res.json()).error).toBe('expired_token');
-      const late = await web.post('/claim', { csrf: WebClient.csrfOf(page.body), code: claim.user_code, decision: 'approve' });
+      const late = await web.post('/claim', {
+        csrf: WebClient.csrfOf(page.body),
+        code: claim.user_code,
+        decision: 'approve',
+      });
       expect(late.res.status).toBe(410);
       expect((await poll(reg.claim_token)).status).toBe(400);
     } finally {
@@ -147,7 +178,8 @@ describe('claim ceremony', () => {
     await web.decide(first.user_code, 'decline');
     const second = await startClaim(api, reg.claim_token);
     expect(second.user_code).not.toBe(first.user_code);
-    const byAttempt = (token: string) => tokenRequest(api, { grant_type: 'claim', claim_token: reg.claim_token, claim_attempt_token: token });
+    const byAttempt = (token: string) =>
+      tokenRequest(api, { grant_type: 'claim', claim_token: reg.claim_token, claim_attempt_token: token });
     expect((await (await byAttempt(first.claim_attempt_token)).json()).error).toBe('access_denied');
     expect((await (await byAttempt(second.claim_attempt_token)).json()).error).toBe('authorization_pending');
     expect((await (await poll(reg.claim_token)).json()).error).toBe('authorization_pending'); // newest attempt
@@ -166,11 +198,17 @@ describe('claim ceremony', () => {
 
   it('claim errors: unknown claim token, missing body fields, and a claim grant before any ceremony', async () => {
     const bad = await fetch(`${api.url}/agent/identity/claim`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ claim_token: 'ad_claim_nope' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ claim_token: 'ad_claim_nope' }),
     });
     expect(bad.status).toBe(401);
     expect((await bad.json()).detail.error.code).toBe('CLAIM_TOKEN_INVALID');
-    const empty = await fetch(`${api.url}/agent/identity/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const empty = await fetch(`${api.url}/agent/identity/claim`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(empty.status).toBe(400);
     expect((await empty.json()).detail.error.code).toBe('INVALID_BODY');
 

@@ -11,13 +11,19 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-const del = (auth: Record<string, string>) => fetch(`${api.url}/v0/artifacts/notes/a.md`, { method: 'DELETE', headers: auth });
-const remaining = (res: Response) => [Number(res.headers.get('x-ratelimit-limit')), Number(res.headers.get('x-ratelimit-remaining'))];
+const del = (auth: Record<string, string>) =>
+  fetch(`${api.url}/v0/artifacts/notes/a.md`, { method: 'DELETE', headers: auth });
+const remaining = (res: Response) => [
+  Number(res.headers.get('x-ratelimit-limit')),
+  Number(res.headers.get('x-ratelimit-remaining')),
+];
 
 describe('per-drive write budget', () => {
   it('N keys on one drive share the drive budget; the tighter budget drives the headers', async () => {
     const tenant = await createTenant(api.ctx);
-    const second = { authorization: `Bearer ${(await mintApiKey(api.ctx.orm.em.fork(), tenant.driveId, 'second')).key}` };
+    const second = {
+      authorization: `Bearer ${(await mintApiKey(api.ctx.orm.em.fork(), tenant.driveId, 'second')).key}`,
+    };
     const third = { authorization: `Bearer ${(await mintApiKey(api.ctx.orm.em.fork(), tenant.driveId, 'third')).key}` };
 
     const first = [await del(tenant.auth), await del(tenant.auth), await del(tenant.auth)];
@@ -32,7 +38,10 @@ describe('per-drive write budget', () => {
     const refused = await del(second);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect((await refused.json()).detail.error).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('for this drive') });
+    expect((await refused.json()).detail.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('for this drive'),
+    });
     // A third key has its own token budget left but the drive has none.
     expect((await del(third)).status).toBe(429);
 

@@ -33,10 +33,15 @@ describe('email verification', () => {
     const victim = `victim-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@corp.example`;
     // Drive A shares an artifact with the address.
     const a = await createTenant(api.ctx);
-    const put = await fetch(`${api.url}/v0/artifacts/plans/secret.txt`, { method: 'PUT', headers: a.auth, body: 'A only' });
+    const put = await fetch(`${api.url}/v0/artifacts/plans/secret.txt`, {
+      method: 'PUT',
+      headers: a.auth,
+      body: 'A only',
+    });
     const artId = (await put.json()).art_id;
     const g = await fetch(`${api.url}/v0/grants`, {
-      method: 'POST', headers: { ...a.auth, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { ...a.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ resource: artId, principal: { type: 'user', email: victim }, role: 'viewer' }),
     });
     expect(g.status).toBe(201);
@@ -46,7 +51,11 @@ describe('email verification', () => {
     await web.signUp(victim);
     const reg = await claimThroughPages(api, web);
     const token = bearer(await claimedToken(reg.claim_token));
-    for (const path of [`/v0/artifacts/${artId}/download`, `/v0/artifacts/${artId}/versions/1/download`, `/v0/artifacts/${artId}`]) {
+    for (const path of [
+      `/v0/artifacts/${artId}/download`,
+      `/v0/artifacts/${artId}/versions/1/download`,
+      `/v0/artifacts/${artId}`,
+    ]) {
       const res = await fetch(`${api.url}${path}`, { headers: token });
       expect(res.status, path).toBe(404);
       expect((await res.json()).detail.error.code).toBe('ARTIFACT_NOT_FOUND');
@@ -74,7 +83,9 @@ describe('email verification', () => {
     await web.signUp(email);
     await web.verifyEmail(mailbox, email);
     const reg = await claimThroughPages(api, web);
-    const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(await claimedToken(reg.claim_token)) })).json();
+    const me = await (
+      await fetch(`${api.url}/v0/drives/me`, { headers: bearer(await claimedToken(reg.claim_token)) })
+    ).json();
     expect(me.email).toBe(email);
   });
 
@@ -105,7 +116,9 @@ describe('email verification', () => {
     const again = await owner.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token });
     expect(again.res.status).toBe(410);
     // A made-up token is the same answer.
-    expect((await owner.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token: 'adev_nope' })).res.status).toBe(410);
+    expect(
+      (await owner.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token: 'adev_nope' })).res.status,
+    ).toBe(410);
   });
 
   it('the dashboard resends a fresh link; resends are limited per account', async () => {

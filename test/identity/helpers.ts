@@ -69,14 +69,21 @@ export async function startClaim(api: TestApi, claimToken: string) {
 export async function expectNoNewRows(api: TestApi, tables: string[], fn: () => Promise<void>): Promise<void> {
   await api.ctx.orm.em.fork().transactional(async (tx) => {
     await tx.execute(`lock table ${tables.join(', ')} in share mode`);
-    const counts = () => Promise.all(tables.map(async (t) => Number((await tx.execute<{ n: string }[]>(`select count(*) as n from ${t}`))[0].n)));
+    const counts = () =>
+      Promise.all(
+        tables.map(async (t) => Number((await tx.execute<{ n: string }[]>(`select count(*) as n from ${t}`))[0].n)),
+      );
     const before = await counts();
     await fn();
     expect(await counts()).toEqual(before);
   });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -90,7 +97,10 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false>, ti
 export class WebClient {
   cookie = '';
   /** `headers` lets a test pose as another client address (X-Forwarded-For is trusted from loopback). */
-  constructor(readonly base: string, readonly headers: Record<string, string> = {}) {}
+  constructor(
+    readonly base: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   private remember(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -100,7 +110,10 @@ export class WebClient {
   }
 
   async get(path: string) {
-    const res = await fetch(`${this.base}${path}`, { redirect: 'manual', headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) } });
+    const res = await fetch(`${this.base}${path}`, {
+      redirect: 'manual',
+      headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) },
+    });
     this.remember(res);
     return { res, body: await res.text() };
   }
@@ -109,7 +122,11 @@ export class WebClient {
     const res = await fetch(`${this.base}${path}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded', ...(this.cookie ? { cookie: this.cookie } : {}) },
+      headers: {
+        ...this.headers,
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+      },
       body: new URLSearchParams(fields).toString(),
     });
     this.remember(res);
@@ -125,7 +142,12 @@ export class WebClient {
   /** Creates an account (or signs in) and leaves the client signed in. */
   async signUp(email: string, password = 'correct horse battery') {
     const form = await this.get('/auth/signup');
-    const res = await this.post('/auth/signup', { csrf: WebClient.csrfOf(form.body), email, password, return_to: '/dashboard' });
+    const res = await this.post('/auth/signup', {
+      csrf: WebClient.csrfOf(form.body),
+      email,
+      password,
+      return_to: '/dashboard',
+    });
     expect(res.res.status, res.body).toBe(303);
   }
 
@@ -163,4 +185,5 @@ export async function claimThroughPages(api: TestApi, web: WebClient): Promise<R
 /** A documentation-range address unlikely to be shared with another test in the same run. */
 export const randomIp = () => `192.0.2.${Math.floor(Math.random() * 254) + 1}`;
 
-export const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+export const uniqueEmail = (tag: string) =>
+  `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;

@@ -5,7 +5,15 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JW
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { accessTokenFor, bearer, claimThroughPages, expectNoNewRows, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import {
+  accessTokenFor,
+  bearer,
+  claimThroughPages,
+  expectNoNewRows,
+  startIdentityApi,
+  uniqueEmail,
+  WebClient,
+} from './helpers.js';
 
 const ISSUER = 'https://idp.acme.test';
 let api: TestApi;
@@ -53,7 +61,7 @@ const register = (assertion: string, provider = 'acme') =>
   });
 
 describe('ID-JAG registration', () => {
-  it('binds a full-scope claimed identity to the user\'s existing drive, checked against the provider JWKS', async () => {
+  it("binds a full-scope claimed identity to the user's existing drive, checked against the provider JWKS", async () => {
     const email = uniqueEmail('jag');
     const tenant = await createTenant(api.ctx, email);
     const res = await register(await idJag({ email: email.toUpperCase() }));
@@ -76,13 +84,15 @@ describe('ID-JAG registration', () => {
     const second = await (await register(await idJag({ email }))).json();
     expect(second.drive_id).toBe(first.drive_id);
     expect(second.agent_identity_id).not.toBe(first.agent_identity_id);
-    const [drive] = await api.ctx.orm.em.fork().execute('select owner_email, claimed_at, expires_at from drives where id = ?', [first.drive_id]);
+    const [drive] = await api.ctx.orm.em
+      .fork()
+      .execute('select owner_email, claimed_at, expires_at from drives where id = ?', [first.drive_id]);
     expect(drive.owner_email).toBe(email);
     expect(drive.claimed_at).not.toBeNull();
     expect(drive.expires_at).toBeNull();
   });
 
-  it('never binds to a drive claimed through the web page (that account\'s email is not verified)', async () => {
+  it("never binds to a drive claimed through the web page (that account's email is not verified)", async () => {
     const email = uniqueEmail('squatter');
     const web = new WebClient(api.url);
     await web.signUp(email);
@@ -124,6 +134,9 @@ describe('ID-JAG registration', () => {
     expect((await register(assertion)).status).toBe(201);
     const again = await register(assertion);
     expect(again.status).toBe(401);
-    expect((await again.json()).detail.error).toEqual({ code: 'ID_JAG_INVALID', message: expect.stringMatching(/replay/) });
+    expect((await again.json()).detail.error).toEqual({
+      code: 'ID_JAG_INVALID',
+      message: expect.stringMatching(/replay/),
+    });
   });
 });

@@ -18,7 +18,11 @@ async function driveRow(driveId: string) {
 
 describe('unclaimed-drive lifecycle (durations shortened through config)', () => {
   it('removes a drive after the inactivity window; token exchanges reset the clock', async () => {
-    const shortApi = await startIdentityApi({ UNCLAIMED_INACTIVITY_S: '6', UNCLAIMED_MAX_AGE_S: '3600', PUBLIC_BASE_URL: api.url });
+    const shortApi = await startIdentityApi({
+      UNCLAIMED_INACTIVITY_S: '6',
+      UNCLAIMED_MAX_AGE_S: '3600',
+      PUBLIC_BASE_URL: api.url,
+    });
     try {
       const reg = await registerAnonymous(shortApi);
       // Keep it active for longer than one window: it must survive.
@@ -33,7 +37,9 @@ describe('unclaimed-drive lifecycle (durations shortened through config)', () =>
       const handle = api.ctx.temporal.workflow.getHandle(unclaimedDriveWorkflowId(reg.drive_id));
       expect(await handle.result()).toBe('removed_inactive');
       expect(await driveRow(reg.drive_id)).toBeUndefined();
-      const rows = await api.ctx.orm.em.fork().execute('select count(*) as n from agent_identities where drive_id = ?', [reg.drive_id]);
+      const rows = await api.ctx.orm.em
+        .fork()
+        .execute('select count(*) as n from agent_identities where drive_id = ?', [reg.drive_id]);
       expect(Number(rows[0].n)).toBe(0);
       expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(access) })).status).toBe(401);
       const res = await tokenRequest(api, { grant_type: JWT_BEARER, assertion: reg.identity_assertion });
@@ -46,7 +52,11 @@ describe('unclaimed-drive lifecycle (durations shortened through config)', () =>
   });
 
   it('removes a drive at its maximum age even while it is active', async () => {
-    const shortApi = await startIdentityApi({ UNCLAIMED_INACTIVITY_S: '3600', UNCLAIMED_MAX_AGE_S: '4', PUBLIC_BASE_URL: api.url });
+    const shortApi = await startIdentityApi({
+      UNCLAIMED_INACTIVITY_S: '3600',
+      UNCLAIMED_MAX_AGE_S: '4',
+      PUBLIC_BASE_URL: api.url,
+    });
     try {
       const reg = await registerAnonymous(shortApi);
       const handle = api.ctx.temporal.workflow.getHandle(unclaimedDriveWorkflowId(reg.drive_id));
@@ -65,7 +75,10 @@ describe('unclaimed-drive lifecycle (durations shortened through config)', () =>
   it('removeDrive hides a drive at once and then purges it (cascading to its rows)', async () => {
     const em = api.ctx.orm.em.fork();
     const drive = await createDrive(em, { ownerEmail: 'x@example.test' });
-    await em.execute(`insert into usage_counters (drive_id, month, kind, count) values (?, date '2026-11-01', 'reads', 1)`, [drive.id]);
+    await em.execute(
+      `insert into usage_counters (drive_id, month, kind, count) values (?, date '2026-11-01', 'reads', 1)`,
+      [drive.id],
+    );
     expect(await hideDrive(em, drive.id)).toBe(true);
     expect((await driveRow(drive.id))?.deleted_at).not.toBeNull();
     expect(await hideDrive(em, drive.id)).toBe(true); // idempotent

@@ -5,7 +5,15 @@ import type { TestApi } from '../helpers/api.js';
 import { startTestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { listApiKeys, revokeApiKey } from '../../src/identity/api-keys.js';
-import { accessTokenFor, bearer, expectNoNewRows, JWT_BEARER, registerAnonymous, startIdentityApi, tokenRequest } from './helpers.js';
+import {
+  accessTokenFor,
+  bearer,
+  expectNoNewRows,
+  JWT_BEARER,
+  registerAnonymous,
+  startIdentityApi,
+  tokenRequest,
+} from './helpers.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -40,7 +48,9 @@ describe('anonymous registration and the jwt-bearer grant', () => {
     expect(Math.abs(Date.parse(reg.expires_at) / 1000 - claims.exp!)).toBeLessThanOrEqual(1);
 
     // The claim token is stored hashed only.
-    const rows = await api.ctx.orm.em.fork().execute('select claim_token_hash from agent_identities where id = ?', [reg.agent_identity_id]);
+    const rows = await api.ctx.orm.em
+      .fork()
+      .execute('select claim_token_hash from agent_identities where id = ?', [reg.agent_identity_id]);
     expect(rows[0].claim_token_hash).not.toContain(reg.claim_token);
     expect(rows[0].claim_token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -54,12 +64,21 @@ describe('anonymous registration and the jwt-bearer grant', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json();
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'pre_claim' });
-    const [row] = await em.execute(`select extract(epoch from now() - last_activity_at) as age from drives where id = ?`, [reg.drive_id]);
+    const [row] = await em.execute(
+      `select extract(epoch from now() - last_activity_at) as age from drives where id = ?`,
+      [reg.drive_id],
+    );
     expect(Number(row.age)).toBeLessThan(60);
 
     const me = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) });
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ drive_id: reg.drive_id, email: null, claimed: false, scope: 'pre_claim', organization_id: null });
+    expect(await me.json()).toMatchObject({
+      drive_id: reg.drive_id,
+      email: null,
+      claimed: false,
+      scope: 'pre_claim',
+      organization_id: null,
+    });
   });
 
   it('refuses the identity assertion itself on /v0', async () => {
@@ -167,7 +186,10 @@ describe('token endpoint errors (RFC 6749 shape)', () => {
       body: '{"grant_type": ',
     });
     expect(json.status).toBe(400);
-    expect(await json.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/Content-Type/) });
+    expect(await json.json()).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/Content-Type/),
+    });
 
     const huge = await tokenRequest(api, { grant_type: JWT_BEARER, assertion: 'a'.repeat(20_000) });
     expect(huge.status).toBe(400);
@@ -184,27 +206,34 @@ describe('registration input errors', () => {
 
   it('gives clear errors and writes no rows', async () => {
     await expectNoNewRows(api, ['drives', 'agent_identities'], async () => {
-    const malformed = await post('{"type": "anonym');
-    expect(malformed.status).toBe(400);
-    expect((await malformed.json()).detail.error.code).toBe('MALFORMED_JSON');
+      const malformed = await post('{"type": "anonym');
+      expect(malformed.status).toBe(400);
+      expect((await malformed.json()).detail.error.code).toBe('MALFORMED_JSON');
 
-    const wrongType = await post('type=anonymous', 'application/x-www-form-urlencoded');
-    expect(wrongType.status).toBe(415);
-    expect((await wrongType.json()).detail.error.code).toBe('INVALID_BODY');
+      const wrongType = await post('type=anonymous', 'application/x-www-form-urlencoded');
+      expect(wrongType.status).toBe(415);
+      expect((await wrongType.json()).detail.error.code).toBe('INVALID_BODY');
 
-    for (const body of [{}, { type: 'magic' }, { type: 'anonymous', extra: 1 }, { type: 'identity_assertion', agent_provider: 'x' },
-      { type: 'identity_assertion', agent_provider: 'p'.repeat(65), assertion: 'a' }, { type: 'identity_assertion', agent_provider: 'x', assertion: 'a'.repeat(9000) }]) {
-      const res = await post(JSON.stringify(body));
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      const err = (await res.json()).detail.error;
-      expect(err.code).toBe('INVALID_BODY');
-      expect(err.message).toMatch(/body/);
-    }
+      for (const body of [
+        {},
+        { type: 'magic' },
+        { type: 'anonymous', extra: 1 },
+        { type: 'identity_assertion', agent_provider: 'x' },
+        { type: 'identity_assertion', agent_provider: 'p'.repeat(65), assertion: 'a' },
+        { type: 'identity_assertion', agent_provider: 'x', assertion: 'a'.repeat(9000) },
+      ]) {
+        const res = await post(JSON.stringify(body));
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        const err = (await res.json()).detail.error;
+        expect(err.code).toBe('INVALID_BODY');
+        expect(err.message).toMatch(/body/);
+      }
 
-    const unknownProvider = await post(JSON.stringify({ type: 'identity_assertion', agent_provider: 'nobody', assertion: 'a.b.c' }));
-    expect(unknownProvider.status).toBe(400);
-    expect((await unknownProvider.json()).detail.error.code).toBe('UNKNOWN_PROVIDER');
-
+      const unknownProvider = await post(
+        JSON.stringify({ type: 'identity_assertion', agent_provider: 'nobody', assertion: 'a.b.c' }),
+      );
+      expect(unknownProvider.status).toBe(400);
+      expect((await unknownProvider.json()).detail.error.code).toBe('UNKNOWN_PROVIDER');
     });
   });
 
@@ -212,7 +241,9 @@ describe('registration input errors', () => {
     const unconfigured = await startTestApi({ AGENT_SIGNING_KEY: '' });
     try {
       const res = await fetch(`${unconfigured.url}/agent/identity`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'anonymous' }),
       });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('60');
@@ -232,7 +263,9 @@ describe('registration input errors', () => {
       try {
         await expectNoNewRows(broken, ['drives', 'agent_identities'], async () => {
           const res = await fetch(`${broken.url}/agent/identity`, {
-            method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'anonymous' }),
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ type: 'anonymous' }),
           });
           expect(res.status).toBe(503);
           expect((await res.json()).detail.error.code).toBe('AGENT_AUTH_NOT_CONFIGURED');
@@ -252,7 +285,9 @@ describe('registration input errors', () => {
       await registerAnonymous(limited, { 'x-forwarded-for': ip });
       await expectNoNewRows(limited, ['drives', 'agent_identities'], async () => {
         const res = await fetch(`${limited.url}/agent/identity`, {
-          method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ type: 'anonymous' }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+          body: JSON.stringify({ type: 'anonymous' }),
         });
         expect(res.status).toBe(429);
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -17,7 +17,12 @@ const PASSWORD = 'correct horse battery';
 async function signIn(email: string): Promise<WebClient> {
   const web = new WebClient(api.url);
   const form = await web.get('/auth/login');
-  const res = await web.post('/auth/login', { csrf: WebClient.csrfOf(form.body), email, password: PASSWORD, return_to: '/dashboard' });
+  const res = await web.post('/auth/login', {
+    csrf: WebClient.csrfOf(form.body),
+    email,
+    password: PASSWORD,
+    return_to: '/dashboard',
+  });
   expect(res.res.status, res.body).toBe(303);
   return web;
 }
@@ -50,7 +55,7 @@ describe('server-side sessions', () => {
     expect((await replay.get('/settings')).res.status).toBe(303);
   });
 
-  it('sign out everywhere ends the account\'s other sessions; it needs the CSRF token', async () => {
+  it("sign out everywhere ends the account's other sessions; it needs the CSRF token", async () => {
     const email = uniqueEmail('everywhere');
     const first = new WebClient(api.url);
     await first.signUp(email, PASSWORD);

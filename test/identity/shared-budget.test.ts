@@ -21,14 +21,22 @@ async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WRITE_BUDGET_PER_HOUR: String(BUDGET), PUBLIC_BASE_URL: url },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WRITE_BUDGET_PER_HOUR: String(BUDGET),
+      PUBLIC_BASE_URL: url,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let exited = false;
   child.on('exit', () => (exited = true));
   await waitFor(async () => {
     if (exited) throw new Error('API process exited during start-up');
-    return fetch(`${url}/healthz`).then((r) => r.ok).catch(() => false);
+    return fetch(`${url}/healthz`)
+      .then((r) => r.ok)
+      .catch(() => false);
   }, 60_000);
   return { url, child };
 }
@@ -51,7 +59,10 @@ describe('two API processes, one database', () => {
     const remaining: string[] = [];
     for (let i = 0; i < BUDGET + 2; i++) {
       const target = i % 2 === 0 ? a : b;
-      const res = await fetch(`${target.url}/v0/artifacts/shared/budget.txt`, { method: 'DELETE', headers: tenant.auth });
+      const res = await fetch(`${target.url}/v0/artifacts/shared/budget.txt`, {
+        method: 'DELETE',
+        headers: tenant.auth,
+      });
       statuses.push(res.status);
       remaining.push(res.headers.get('x-ratelimit-remaining')!);
     }
@@ -62,7 +73,9 @@ describe('two API processes, one database', () => {
     // Concurrent writes from both processes never overspend.
     const other = await createTenant(api.ctx);
     const burst = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => fetch(`${(i % 2 ? a : b).url}/v0/artifacts/x`, { method: 'PUT', headers: other.auth })),
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${(i % 2 ? a : b).url}/v0/artifacts/x`, { method: 'PUT', headers: other.auth }),
+      ),
     );
     expect(burst.filter((r) => r.status !== 429)).toHaveLength(BUDGET);
   });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { listApiKeys } from '../../src/identity/api-keys.js';
-import { accessTokenFor, bearer, claimThroughPages, registerAnonymous, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import {
+  accessTokenFor,
+  bearer,
+  claimThroughPages,
+  registerAnonymous,
+  startIdentityApi,
+  uniqueEmail,
+  WebClient,
+} from './helpers.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -14,9 +22,14 @@ async function snapshot(driveId: string) {
   const em = api.ctx.orm.em.fork();
   const [drive] = await em.execute('select * from drives where id = ?', [driveId]);
   const keys = await em.execute('select id, revoked_at from api_keys where drive_id = ? order by id', [driveId]);
-  const identities = await em.execute('select id, status, assertion_jti from agent_identities where drive_id = ? order by id', [driveId]);
+  const identities = await em.execute(
+    'select id, status, assertion_jti from agent_identities where drive_id = ? order by id',
+    [driveId],
+  );
   const usage = await em.execute('select kind, count from usage_counters where drive_id = ? order by kind', [driveId]);
-  const writes = await em.execute('select bucket, count from rate_counters where drive_id = ? order by bucket', [driveId]);
+  const writes = await em.execute('select bucket, count from rate_counters where drive_id = ? order by bucket', [
+    driveId,
+  ]);
   return JSON.stringify({ drive, keys, identities, usage, writes });
 }
 
@@ -35,7 +48,11 @@ describe('tenant isolation', () => {
       for (const method of Object.keys(ops)) calls.push([method.toUpperCase(), p]);
     }
     // Also paths not (yet) routed, and id-bearing guesses a client could try.
-    calls.push(['GET', `/v0/drives/${b.driveId}`], ['DELETE', `/v0/drives/${b.driveId}`], ['GET', `/v0/drives/${b.driveId}/trash`]);
+    calls.push(
+      ['GET', `/v0/drives/${b.driveId}`],
+      ['DELETE', `/v0/drives/${b.driveId}`],
+      ['GET', `/v0/drives/${b.driveId}/trash`],
+    );
     expect(calls.length).toBeGreaterThanOrEqual(5);
 
     for (const [method, template] of calls) {
@@ -54,7 +71,9 @@ describe('tenant isolation', () => {
       expect(text, `${method} ${path}`).not.toContain(bEmail);
     }
 
-    const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: { ...aToken, 'x-drive-actor': b.driveId } })).json();
+    const me = await (
+      await fetch(`${api.url}/v0/drives/me`, { headers: { ...aToken, 'x-drive-actor': b.driveId } })
+    ).json();
     expect(me.drive_id).toBe(a.drive_id);
     const usage = await (await fetch(`${api.url}/v0/drives/me/usage`, { headers: aToken })).json();
     expect(usage.drive_id).toBe(a.drive_id);
@@ -83,7 +102,7 @@ describe('tenant isolation', () => {
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: victim.auth })).status).toBe(200);
   });
 
-  it('pages need a session; an API key of another drive is not revoked through one\'s own drive id', async () => {
+  it("pages need a session; an API key of another drive is not revoked through one's own drive id", async () => {
     const anon = new WebClient(api.url);
     const res = await anon.get('/dashboard');
     expect(res.res.status).toBe(303);
@@ -96,7 +115,10 @@ describe('tenant isolation', () => {
     const own = await claimThroughPages(api, web);
     const dash = await web.get('/dashboard');
     expect(dash.body).toContain(own.drive_id);
-    const revoke = await web.post(`/dashboard/keys/${victimKey.id}/revoke`, { csrf: WebClient.csrfOf(dash.body), drive_id: own.drive_id });
+    const revoke = await web.post(`/dashboard/keys/${victimKey.id}/revoke`, {
+      csrf: WebClient.csrfOf(dash.body),
+      drive_id: own.drive_id,
+    });
     expect(revoke.res.status).toBe(404);
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: victim.auth })).status).toBe(200);
   });

@@ -74,7 +74,8 @@ describe('throttles', () => {
     await fetch(`${api.url}/v0/artifacts/pw/doc.md`, { method: 'PUT', headers: owner.auth, body: 'secret' });
     const mint = async () => {
       const res = await fetch(`${api.url}/v0/shares`, {
-        method: 'POST', headers: { ...owner.auth, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { ...owner.auth, 'content-type': 'application/json' },
         body: JSON.stringify({ resource: 'pw/doc.md', password: 'open sesame' }),
       });
       expect(res.status).toBe(201);
@@ -112,7 +113,11 @@ describe('throttles', () => {
     for (let i = 0; i < 21; i++) {
       const web = new WebClient(api.url, { 'x-forwarded-for': ip });
       const form = await web.get('/auth/signup');
-      last = await web.post('/auth/signup', { csrf: WebClient.csrfOf(form.body), email: uniqueEmail(`bulk${i}`), password: 'long enough password' });
+      last = await web.post('/auth/signup', {
+        csrf: WebClient.csrfOf(form.body),
+        email: uniqueEmail(`bulk${i}`),
+        password: 'long enough password',
+      });
       statuses.push(last.res.status);
     }
     expect(statuses.slice(0, 20).every((s) => s === 303)).toBe(true);

@@ -26,7 +26,12 @@ describe('human sign-in', () => {
     expect((await web.get('/dashboard')).res.status).toBe(303);
 
     const login = await web.get('/auth/login?return_to=/claim');
-    const ok = await web.post('/auth/login', { csrf: WebClient.csrfOf(login.body), email: email.toUpperCase(), password: 'a very good password', return_to: '/claim' });
+    const ok = await web.post('/auth/login', {
+      csrf: WebClient.csrfOf(login.body),
+      email: email.toUpperCase(),
+      password: 'a very good password',
+      return_to: '/claim',
+    });
     expect(ok.res.status).toBe(303);
     expect(ok.res.headers.get('location')).toBe('/claim');
   });
@@ -53,7 +58,9 @@ describe('human sign-in', () => {
     expect(noCsrf.res.status).toBe(403);
     // Exactly the one account that signed up first; none of the refused ones exist.
     const emails = [email, noCsrfEmail, ...cases.map(([f]) => f.email.toLowerCase())];
-    const rows = await api.ctx.orm.em.fork().execute(`select email from human_users where email in (${emails.map(() => '?').join(', ')})`, emails);
+    const rows = await api.ctx.orm.em
+      .fork()
+      .execute(`select email from human_users where email in (${emails.map(() => '?').join(', ')})`, emails);
     expect(rows.map((r) => r.email)).toEqual([email]);
   });
 
@@ -83,7 +90,8 @@ describe('human sign-in', () => {
     const web = new WebClient(api.url);
     const page = await web.get('/auth/login?return_to="><script>alert(1)</script>');
     expect(page.body).not.toContain('<script>');
-    for (const bad of ['//evil.test', 'https://evil.test', '/\\evil.test', 'javascript:alert(1)']) expect(safeReturnTo(bad)).toBe('/dashboard');
+    for (const bad of ['//evil.test', 'https://evil.test', '/\\evil.test', 'javascript:alert(1)'])
+      expect(safeReturnTo(bad)).toBe('/dashboard');
     expect(safeReturnTo('/claim?code=ABCDEFGH')).toBe('/claim?code=ABCDEFGH');
   });
 });

@@ -45,7 +45,8 @@ describe('write budget and rate-limit headers', () => {
     expect(headers(refused)).toMatchObject({ limit: 3, remaining: 0 });
     expect((await refused.json()).detail.error.code).toBe('RATE_LIMITED');
 
-    // Reads keep working and still carry the headers; with the budget spent, large-upload begin and commit are 429 too (spec 4.7).
+    // Reads keep working and still carry the headers; with the budget spent, large-upload begin and commit are 429 too
+    // (spec 4.7).
     const after = await fetch(`${api.url}/v0/drives/me`, { headers: tenant.auth });
     expect(after.status).toBe(200);
     expect(headers(after).remaining).toBe(0);
@@ -71,12 +72,27 @@ describe('write budget and rate-limit headers', () => {
   it('usage reports storage, writes this hour, and monthly reads, indexing ops and retrieval queries', async () => {
     const tenant = await createTenant(api.ctx);
     const em = api.ctx.orm.em.fork();
-    const upload = await fetch(`${api.url}/v0/artifacts/notes/usage.bin`, { method: 'PUT', headers: tenant.auth, body: Buffer.alloc(12345, 7) });
+    const upload = await fetch(`${api.url}/v0/artifacts/notes/usage.bin`, {
+      method: 'PUT',
+      headers: tenant.auth,
+      body: Buffer.alloc(12345, 7),
+    });
     expect(upload.status).toBe(200);
-    // The worker's indexing of the upload counts one indexing op (its meter writes once a second); wait for it in the database.
+    // The worker's indexing of the upload counts one indexing op (its meter writes once a second); wait for it in the
+    // database.
     const indexingOps = async () =>
-      Number((await em.fork().execute<{ n: number }[]>(`select coalesce(sum(count), 0) as n from usage_counters where drive_id = ? and kind = 'indexing_ops'`, [tenant.driveId]))[0]!.n);
-    for (const end = Date.now() + 30_000; (await indexingOps()) < 1 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+      Number(
+        (
+          await em
+            .fork()
+            .execute<{ n: number }[]>(
+              `select coalesce(sum(count), 0) as n from usage_counters where drive_id = ? and kind = 'indexing_ops'`,
+              [tenant.driveId],
+            )
+        )[0]!.n,
+      );
+    for (const end = Date.now() + 30_000; (await indexingOps()) < 1 && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 100));
     await incrementUsage(em, tenant.driveId, 'indexing_ops');
     await incrementUsage(em, tenant.driveId, 'retrieval_queries', 4);
     await write(tenant.auth);
@@ -105,8 +121,13 @@ describe('write budget and rate-limit headers', () => {
     const meter = new UsageMeter(api.ctx.orm, api.ctx.logger, 3_600_000);
     const counts = async (driveId: string) =>
       Object.fromEntries(
-        (await api.ctx.orm.em.fork().execute<{ kind: string; count: string }[]>(`select kind, count from usage_counters where drive_id = ?`, [driveId]))
-          .map((r) => [r.kind, Number(r.count)]),
+        (
+          await api.ctx.orm.em
+            .fork()
+            .execute<{ kind: string; count: string }[]>(`select kind, count from usage_counters where drive_id = ?`, [
+              driveId,
+            ])
+        ).map((r) => [r.kind, Number(r.count)]),
       );
     for (let i = 0; i < 3; i++) meter.count(a.driveId, 'retrieval_queries');
     meter.count(a.driveId);
@@ -127,10 +148,15 @@ describe('write budget and rate-limit headers', () => {
     const tenant = await createTenant(api.ctx);
     await write(tenant.auth);
     const em = api.ctx.orm.em.fork();
-    await em.execute(`insert into rate_counters (bucket, window_start, drive_id, count) values (?, date_trunc('hour', now()) - interval '1 hour', ?, 5)`,
-      [`write:old-${tenant.driveId}`, tenant.driveId]);
+    await em.execute(
+      `insert into rate_counters (bucket, window_start, drive_id, count) values (?, date_trunc('hour', now()) - interval '1 hour', ?, 5)`,
+      [`write:old-${tenant.driveId}`, tenant.driveId],
+    );
     expect(await purgeEndedWindows(em)).toBeGreaterThanOrEqual(1);
     const rows = await em.execute('select bucket from rate_counters where drive_id = ?', [tenant.driveId]);
-    expect(rows.map((r) => r.bucket).sort()).toEqual([`drive-write:${tenant.driveId}`, expect.stringMatching(/^write:key_/)]);
+    expect(rows.map((r) => r.bucket).sort()).toEqual([
+      `drive-write:${tenant.driveId}`,
+      expect.stringMatching(/^write:key_/),
+    ]);
   });
 });

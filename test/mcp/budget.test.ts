@@ -19,7 +19,11 @@ describe('MCP budgets', () => {
     await s.ok('mkdir', { path: 'one' });
     // A failed write still counts, as on REST.
     expect((await s.fail('upload', { path: '_wiki/x.md', content: 'x' })).code).toBe('WIKI_RESERVED');
-    const rest = await fetch(`${api.url}/v0/artifacts/rest.txt`, { method: 'PUT', headers: { ...t.auth, 'content-type': 'text/plain' }, body: 'r' });
+    const rest = await fetch(`${api.url}/v0/artifacts/rest.txt`, {
+      method: 'PUT',
+      headers: { ...t.auth, 'content-type': 'text/plain' },
+      body: 'r',
+    });
     expect(rest.status).toBe(200);
     const spent = await s.fail('upload', { path: 'two.txt', content: 'x' });
     expect(spent).toMatchObject({ code: 'RATE_LIMITED', status: 429 });

@@ -5,7 +5,11 @@ import { expect } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 
 /** An MCP client of the official SDK, over real HTTP, with a bearer credential. */
-export async function mcpClient(api: TestApi, credential: string, headers: Record<string, string> = {}): Promise<McpSession> {
+export async function mcpClient(
+  api: TestApi,
+  credential: string,
+  headers: Record<string, string> = {},
+): Promise<McpSession> {
   const client = new Client({ name: 'drive-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${credential}`, ...headers } },
@@ -29,7 +33,10 @@ export class McpSession {
   }
 
   /** Calls a tool that must succeed; returns its structured content. */
-  async ok<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T & { _text: string }> {
+  async ok<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<T & { _text: string }> {
     const r = await this.raw(name, args);
     expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     const text = (r.content[0] as { text: string }).text;

@@ -1,10 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearer, claimThroughPages, startIdentityApi, uniqueEmail, WebClient, type Registration } from '../identity/helpers.js';
+import {
+  bearer,
+  claimThroughPages,
+  startIdentityApi,
+  uniqueEmail,
+  WebClient,
+  type Registration,
+} from '../identity/helpers.js';
 import { mcpClient } from './helpers.js';
 
-/** OAuth 2.1 for stock MCP clients, end to end: DCR, authorize with PKCE as the signed-in owner, exchange, tools, refresh rotation and reuse, revocation. */
+/**
+ * OAuth 2.1 for stock MCP clients, end to end: DCR, authorize with PKCE as the signed-in owner, exchange, tools,
+ * refresh rotation and reuse, revocation.
+ */
 let api: TestApi;
 let web: WebClient;
 let reg: Registration;
@@ -21,12 +31,21 @@ afterAll(async () => {
 });
 
 const form = (path: string, fields: Record<string, string>) =>
-  fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  fetch(`${api.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 async function registerClient() {
   const res = await fetch(`${api.url}/oauth2/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Stock MCP client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Stock MCP client',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as { client_id: string };
@@ -38,12 +57,24 @@ function pkce() {
 }
 
 async function authorize(clientId: string, challenge: string) {
-  const qs = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1' });
+  const qs = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-1',
+  });
   const page = await web.get(`/oauth2/authorize?${qs}`);
   expect(page.res.status, page.body).toBe(200);
   expect(page.body).toContain('Stock MCP client');
   const fields = Object.fromEntries(qs);
-  const done = await web.post('/oauth2/authorize', { ...fields, csrf: WebClient.csrfOf(page.body), drive_id: reg.drive_id, decision: 'approve' });
+  const done = await web.post('/oauth2/authorize', {
+    ...fields,
+    csrf: WebClient.csrfOf(page.body),
+    drive_id: reg.drive_id,
+    decision: 'approve',
+  });
   expect(done.res.status, done.body).toBe(303);
   const location = new URL(done.res.headers.get('location')!);
   expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
@@ -60,8 +91,10 @@ describe('MCP OAuth', () => {
     expect(await (await fetch(`${api.url}/.well-known/oauth-protected-resource`)).json()).toEqual(prm);
     const as = await (await fetch(`${api.url}/.well-known/oauth-authorization-server`)).json();
     expect(as).toMatchObject({
-      authorization_endpoint: `${api.url}/oauth2/authorize`, registration_endpoint: `${api.url}/oauth2/register`,
-      revocation_endpoint: `${api.url}/oauth2/revoke`, code_challenge_methods_supported: ['S256'],
+      authorization_endpoint: `${api.url}/oauth2/authorize`,
+      registration_endpoint: `${api.url}/oauth2/register`,
+      revocation_endpoint: `${api.url}/oauth2/revoke`,
+      code_challenge_methods_supported: ['S256'],
     });
     expect(as.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
   });
@@ -71,7 +104,13 @@ describe('MCP OAuth', () => {
     const { verifier, challenge } = pkce();
     const code = await authorize(client.client_id, challenge);
 
-    const exchanged = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    const exchanged = await form('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
     expect(exchanged.status, await exchanged.clone().text()).toBe(200);
     const t1 = (await exchanged.json()) as Tokens;
     expect(t1).toMatchObject({ token_type: 'Bearer', scope: 'drive' });
@@ -88,7 +127,11 @@ describe('MCP OAuth', () => {
     expect(rest.status).toBe(401);
     expect((await rest.json()).detail.error.message).toContain('only at /mcp');
 
-    const refreshed = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t1.refresh_token, client_id: client.client_id });
+    const refreshed = await form('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t1.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refreshed.status, await refreshed.clone().text()).toBe(200);
     const t2 = (await refreshed.json()) as Tokens;
     expect(t2.refresh_token).not.toBe(t1.refresh_token);
@@ -97,16 +140,29 @@ describe('MCP OAuth', () => {
     await s2.close();
 
     // Reusing the spent refresh token is rejected and revokes the whole chain.
-    const reused = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t1.refresh_token, client_id: client.client_id });
+    const reused = await form('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t1.refresh_token,
+      client_id: client.client_id,
+    });
     expect(reused.status).toBe(400);
     expect((await reused.json()).error).toBe('invalid_grant');
     const afterReuse = await fetch(`${api.url}/mcp`, {
-      method: 'POST', headers: { ...bearer(t2.access_token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      method: 'POST',
+      headers: {
+        ...bearer(t2.access_token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(afterReuse.status).toBe(401);
     expect(afterReuse.headers.get('www-authenticate')).toContain('resource_metadata=');
-    const t2refresh = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t2.refresh_token, client_id: client.client_id });
+    const t2refresh = await form('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t2.refresh_token,
+      client_id: client.client_id,
+    });
     expect((await t2refresh.json()).error).toBe('invalid_grant');
   });
 
@@ -114,19 +170,44 @@ describe('MCP OAuth', () => {
     const client = await registerClient();
     const { verifier, challenge } = pkce();
     const code = await authorize(client.client_id, challenge);
-    const badVerifier = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
+    const badVerifier = await form('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_verifier: pkce().verifier,
+    });
     expect(badVerifier.status).toBe(400);
     expect((await badVerifier.json()).error).toBe('invalid_grant');
-    const late = await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    const late = await form('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
     expect(late.status).toBe(400);
-    expect(await late.json()).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+    expect(await late.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/already used/),
+    });
 
     const other = await registerClient();
     const second = pkce();
     const code2 = await authorize(client.client_id, second.challenge);
-    const wrongClient = await form('/oauth2/token', { grant_type: 'authorization_code', code: code2, client_id: other.client_id, code_verifier: second.verifier });
+    const wrongClient = await form('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: code2,
+      client_id: other.client_id,
+      code_verifier: second.verifier,
+    });
     expect((await wrongClient.json()).error).toBe('invalid_grant');
-    const after = await form('/oauth2/token', { grant_type: 'authorization_code', code: code2, client_id: client.client_id, code_verifier: second.verifier });
+    const after = await form('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: code2,
+      client_id: client.client_id,
+      code_verifier: second.verifier,
+    });
     expect((await after.json()).error).toBe('invalid_grant');
   });
 
@@ -134,14 +215,33 @@ describe('MCP OAuth', () => {
     const client = await registerClient();
     const { verifier, challenge } = pkce();
     const code = await authorize(client.client_id, challenge);
-    const exchange = () => form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT, code_verifier: verifier });
+    const exchange = () =>
+      form('/oauth2/token', {
+        grant_type: 'authorization_code',
+        code,
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      });
     const t = (await (await exchange()).json()) as Tokens;
-    const listTools = (token: string) => fetch(`${api.url}/mcp`, {
-      method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const listTools = (token: string) =>
+      fetch(`${api.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...bearer(token),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
     expect((await listTools(t.access_token)).status).toBe(200);
-    const refreshed = (await (await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: client.client_id })).json()) as Tokens;
+    const refreshed = (await (
+      await form('/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: t.refresh_token,
+        client_id: client.client_id,
+      })
+    ).json()) as Tokens;
     expect((await listTools(refreshed.access_token)).status).toBe(200);
 
     const replay = await exchange();
@@ -150,7 +250,11 @@ describe('MCP OAuth', () => {
     // The whole chain the code started is gone: the first pair and the refreshed one.
     expect((await listTools(t.access_token)).status).toBe(401);
     expect((await listTools(refreshed.access_token)).status).toBe(401);
-    const again = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token, client_id: client.client_id });
+    const again = await form('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.refresh_token,
+      client_id: client.client_id,
+    });
     expect((await again.json()).error).toBe('invalid_grant');
   });
 
@@ -158,10 +262,22 @@ describe('MCP OAuth', () => {
     const client = await registerClient();
     const { verifier, challenge } = pkce();
     const code = await authorize(client.client_id, challenge);
-    const t = (await (await form('/oauth2/token', { grant_type: 'authorization_code', code, client_id: client.client_id, code_verifier: verifier })).json()) as Tokens;
+    const t = (await (
+      await form('/oauth2/token', {
+        grant_type: 'authorization_code',
+        code,
+        client_id: client.client_id,
+        code_verifier: verifier,
+      })
+    ).json()) as Tokens;
     expect((await form('/oauth2/revoke', { token: t.refresh_token, client_id: client.client_id })).status).toBe(200);
     const res = await fetch(`${api.url}/mcp`, {
-      method: 'POST', headers: { ...bearer(t.access_token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      method: 'POST',
+      headers: {
+        ...bearer(t.access_token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);
@@ -171,7 +287,13 @@ describe('MCP OAuth', () => {
   it('the consent page needs a session, PKCE, a registered redirect URI and a valid CSRF token', async () => {
     const client = await registerClient();
     const { challenge } = pkce();
-    const qs = new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
+    const qs = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const anonymous = await new WebClient(api.url).get(`/oauth2/authorize?${qs}`);
     expect(anonymous.res.status).toBe(303);
     expect(anonymous.res.headers.get('location')).toMatch(/^\/auth\/login\?return_to=/);
@@ -181,12 +303,26 @@ describe('MCP OAuth', () => {
     const otherRedirect = new URLSearchParams(qs);
     otherRedirect.set('redirect_uri', 'https://evil.example/cb');
     expect((await web.get(`/oauth2/authorize?${otherRedirect}`)).res.status).toBe(400);
-    const forged = await web.post('/oauth2/authorize', { ...Object.fromEntries(qs), csrf: 'forged', drive_id: reg.drive_id, decision: 'approve' });
+    const forged = await web.post('/oauth2/authorize', {
+      ...Object.fromEntries(qs),
+      csrf: 'forged',
+      drive_id: reg.drive_id,
+      decision: 'approve',
+    });
     expect(forged.res.status).toBe(403);
     const page = await web.get(`/oauth2/authorize?${qs}`);
-    const denied = await web.post('/oauth2/authorize', { ...Object.fromEntries(qs), csrf: WebClient.csrfOf(page.body), drive_id: reg.drive_id, decision: 'deny' });
+    const denied = await web.post('/oauth2/authorize', {
+      ...Object.fromEntries(qs),
+      csrf: WebClient.csrfOf(page.body),
+      drive_id: reg.drive_id,
+      decision: 'deny',
+    });
     expect(new URL(denied.res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
-    const bad = await fetch(`${api.url}/oauth2/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'] }) });
+    const bad = await fetch(`${api.url}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'] }),
+    });
     expect([bad.status, (await bad.json()).error]).toEqual([400, 'invalid_redirect_uri']);
   });
 });

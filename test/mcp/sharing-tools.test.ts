@@ -28,10 +28,15 @@ afterAll(async () => {
 describe('MCP sharing tools', () => {
   it('share mints a link shown once, listed over REST without its key; another drive cannot share what it cannot read', async () => {
     const up = await owner.ok<{ art_id: string }>('upload', { path: 'shared/report.md', content: '# report' });
-    const minted = await owner.ok<{ id: string; share_key: string; url: string; role: string }>('share', { resource: up.art_id, expires_in: 3600 });
+    const minted = await owner.ok<{ id: string; share_key: string; url: string; role: string }>('share', {
+      resource: up.art_id,
+      expires_in: 3600,
+    });
     expect(minted.role).toBe('viewer');
     expect(minted.share_key.length).toBeGreaterThan(20);
-    const list = await fetch(`${api.url}/v0/shares?resource=${up.art_id}`, { headers: { authorization: `Bearer ${ownerKey}` } });
+    const list = await fetch(`${api.url}/v0/shares?resource=${up.art_id}`, {
+      headers: { authorization: `Bearer ${ownerKey}` },
+    });
     const items = (await list.json()).items as Record<string, unknown>[];
     expect(items.map((s) => s.id)).toEqual([minted.id]);
     expect(JSON.stringify(items)).not.toContain(minted.share_key);
@@ -39,12 +44,21 @@ describe('MCP sharing tools', () => {
   });
 
   it('grant gives another drive read access by id, and a bad role is a tool error with the REST code', async () => {
-    const up = await owner.ok<{ art_id: string }>('upload', { path: 'shared/granted.md', content: 'for the other drive' });
+    const up = await owner.ok<{ art_id: string }>('upload', {
+      path: 'shared/granted.md',
+      content: 'for the other drive',
+    });
     expect((await other.fail('read', { ref: up.art_id })).code).toBe('ARTIFACT_NOT_FOUND');
-    const grant = await owner.ok<{ role: string; principal_type: string }>('grant', { resource: up.art_id, principal: { type: 'user', email: otherTenant.email }, role: 'viewer' });
+    const grant = await owner.ok<{ role: string; principal_type: string }>('grant', {
+      resource: up.art_id,
+      principal: { type: 'user', email: otherTenant.email },
+      role: 'viewer',
+    });
     expect(grant).toMatchObject({ role: 'viewer', principal_type: 'user' });
     const res = await fetch(`${api.url}/v0/artifacts/${up.art_id}/download`, { headers: otherTenant.auth });
     expect(await res.text()).toBe('for the other drive');
-    expect((await owner.fail('grant', { resource: up.art_id, principal: { type: 'anyone' }, role: 'owner' })).code).toBe('VALIDATION_ERROR');
+    expect(
+      (await owner.fail('grant', { resource: up.art_id, principal: { type: 'anyone' }, role: 'owner' })).code,
+    ).toBe('VALIDATION_ERROR');
   });
 });

@@ -24,12 +24,18 @@ describe("a compile job runs with its requester's view", () => {
 
     const other = await driveClient(api);
     const me = (await other.get('/v0/drives/me')).json;
-    const g = await d.call('POST', '/v0/grants', { json: { resource: fld, principal: { type: 'user', email: me.email }, role: 'manager' } });
+    const g = await d.call('POST', '/v0/grants', {
+      json: { resource: fld, principal: { type: 'user', email: me.email }, role: 'manager' },
+    });
     expect(g.status).toBe(201);
     const secretId = (await d.get('/v0/artifacts/proj/private/s.txt/meta')).json.art_id;
     expect((await other.get(`/v0/artifacts/${secretId}`)).status).toBe(404);
 
-    const job = (await other.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.typ', wait: true } } })).json;
+    const job = (
+      await other.call('POST', `/v0/projects/${fld}/jobs`, {
+        json: { options: { entrypoint: 'main.typ', wait: true } },
+      })
+    ).json;
     expect(job.status).toBe('failed');
     expect(job.inputs.map((f: { path: string }) => f.path)).toEqual(['proj/main.typ', 'proj/open.typ']);
     const log = await (await fetch(`${api.url}/v0/jobs/${job.job_id}/logs`, { headers: other.auth })).text();
@@ -38,14 +44,20 @@ describe("a compile job runs with its requester's view", () => {
     expect(everything).not.toContain(secretId);
 
     // The owner's own job reads it (the hidden folder is hidden from the grantee, not from the drive).
-    const mine = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.typ', wait: true } } })).json;
+    const mine = (
+      await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.typ', wait: true } } })
+    ).json;
     expect(mine.status).toBe('succeeded');
     expect(mine.inputs.map((f: { path: string }) => f.path)).toContain('proj/private/s.txt');
     const pdf = await d.get(`/v0/artifacts/${mine.pdf.art_id}/download`);
     expect(await pdfText(pdf.bytes)).toContain(SECRET);
 
     // And a grantee's job that does not reference it succeeds with a PDF that holds only what it reads.
-    const open = (await other.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'open.typ', wait: true } } })).json;
+    const open = (
+      await other.call('POST', `/v0/projects/${fld}/jobs`, {
+        json: { options: { entrypoint: 'open.typ', wait: true } },
+      })
+    ).json;
     expect(open.status).toBe('succeeded');
     expect(open.inputs.map((f: { path: string }) => f.path)).not.toContain('proj/private/s.txt');
   });

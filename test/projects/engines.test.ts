@@ -12,9 +12,14 @@ useTestApi({ COMPILE_PATH: NO_TEX_PATH }, (_a, c) => {
 
 describe('compile engines discovered at start', () => {
   it('the summary names each engine and, for a missing LaTeX, what to install', () => {
-    expect(engineStatuses(NO_TEX_PATH).latex).toMatchObject({ available: false, missing: expect.stringContaining('latexmk and pdflatex not found') });
+    expect(engineStatuses(NO_TEX_PATH).latex).toMatchObject({
+      available: false,
+      missing: expect.stringContaining('latexmk and pdflatex not found'),
+    });
     expect(engineStatuses(NO_TEX_PATH).typst.available).toBe(true);
-    expect(engineSummary(NO_TEX_PATH)).toMatch(/^compile engines: latex ✗ \(install: apt-get install --no-install-recommends latexmk texlive-latex-base .*\)  typst ✓$/);
+    expect(engineSummary(NO_TEX_PATH)).toMatch(
+      /^compile engines: latex ✗ \(install: apt-get install --no-install-recommends latexmk texlive-latex-base .*\)  typst ✓$/,
+    );
   });
 
   it('a LaTeX job on a server without TeX Live ends failed at once with ENGINE_UNAVAILABLE; the config says so; Typst still runs', async () => {
@@ -25,13 +30,24 @@ describe('compile engines discovered at start', () => {
     const started = Date.now();
     const job = await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { wait: false } } });
     expect(job.status).toBe(200);
-    expect(job.json).toMatchObject({ status: 'failed', engine: 'latex', error_code: 'ENGINE_UNAVAILABLE', engine_available: false });
+    expect(job.json).toMatchObject({
+      status: 'failed',
+      engine: 'latex',
+      error_code: 'ENGINE_UNAVAILABLE',
+      engine_available: false,
+    });
     expect(job.json.error).toContain('apt-get install');
     expect(Date.now() - started).toBeLessThan(1000);
     // Polled later, it is the same recorded failure (no workflow ever ran it).
-    expect((await d.get(`/v0/jobs/${job.json.job_id}`)).json).toMatchObject({ status: 'failed', error_code: 'ENGINE_UNAVAILABLE', started_at: null });
+    expect((await d.get(`/v0/jobs/${job.json.job_id}`)).json).toMatchObject({
+      status: 'failed',
+      error_code: 'ENGINE_UNAVAILABLE',
+      started_at: null,
+    });
 
-    const typ = await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'doc.typ', wait: true } } });
+    const typ = await d.call('POST', `/v0/projects/${fld}/jobs`, {
+      json: { options: { entrypoint: 'doc.typ', wait: true } },
+    });
     expect(typ.json).toMatchObject({ status: 'succeeded', engine: 'typst', error_code: null, engine_available: true });
   });
 });

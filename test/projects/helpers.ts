@@ -27,8 +27,15 @@ export function png(width = 20, height = 10): Buffer {
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  const raw = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0x80)])));
-  return Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  const raw = Buffer.concat(
+    Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0x80)])),
+  );
+  return Buffer.concat([
+    Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export const MAIN_TEX = String.raw`\documentclass{article}
@@ -41,7 +48,11 @@ Hello Quokka world.
 `;
 
 /** A folder with files; returns its fld_id. */
-export async function makeProject(d: DriveClient, folder: string, files: Record<string, string | Buffer>): Promise<string> {
+export async function makeProject(
+  d: DriveClient,
+  folder: string,
+  files: Record<string, string | Buffer>,
+): Promise<string> {
   const f = await d.call('POST', `/v0/folders/${folder}`, { json: {} });
   if (f.status !== 201 && f.status !== 200) throw new Error(`folder create: ${f.status} ${JSON.stringify(f.json)}`);
   for (const [name, body] of Object.entries(files)) {
@@ -56,7 +67,12 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
   return text;
 }
 
-export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000, stepMs = 200): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 60_000,
+  stepMs = 200,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -83,4 +99,3 @@ export function liveGroupMembers(pgid: number): number[] {
   }
   return out;
 }
-

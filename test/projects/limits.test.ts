@@ -15,7 +15,8 @@ const job = async (id: string) => (await d.get(`/v0/jobs/${id}`)).json;
 describe.skipIf(!hasLatex())('compile limits', () => {
   it('a compile past the time limit ends timed_out (distinct from cancelled); a queued job cancels at once and never runs', async () => {
     const fld = await makeProject(d, 'slow', { 'main.tex': LOOP });
-    const enqueue = async () => (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } })).json;
+    const enqueue = async () =>
+      (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } })).json;
     // Two loops fill the worker's compile slots (COMPILE_CONCURRENCY=2), so the third waits queued.
     const [a, b] = [await enqueue(), await enqueue()];
     const c = await enqueue();
@@ -24,7 +25,11 @@ describe.skipIf(!hasLatex())('compile limits', () => {
     expect(cancelled.json).toMatchObject({ status: 'cancelled', cancel_requested: true, started_at: null });
 
     for (const id of [a.job_id, b.job_id]) {
-      const ended = await waitFor(() => job(id), (j) => TERMINAL.includes(j.status), 40_000);
+      const ended = await waitFor(
+        () => job(id),
+        (j) => TERMINAL.includes(j.status),
+        40_000,
+      );
       expect(ended.status).toBe('timed_out');
       expect(ended.error).toMatch(/3-second limit/);
       expect(ended.outputs).toEqual([]);

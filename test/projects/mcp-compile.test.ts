@@ -17,8 +17,15 @@ afterAll(async () => mcp?.close());
 describe.skipIf(!hasLatex())('MCP compile and get_compile', () => {
   it('compile(folder, wait) returns the PDF and page count; a failure returns diagnostics; get_compile polls', async () => {
     mcp = await mcpClient(api, d.apiKey);
-    const fld = await makeProject(d, 'mcp-paper', { 'main.tex': MAIN_TEX, 'sec/intro.tex': 'Bilby notes.\n', 'fig.png': png() });
-    const ok = await mcp.ok<{ job_id: string; status: string; page_count: number; pdf: { path: string } }>('compile', { folder: 'mcp-paper', entrypoint: 'main.tex' });
+    const fld = await makeProject(d, 'mcp-paper', {
+      'main.tex': MAIN_TEX,
+      'sec/intro.tex': 'Bilby notes.\n',
+      'fig.png': png(),
+    });
+    const ok = await mcp.ok<{ job_id: string; status: string; page_count: number; pdf: { path: string } }>('compile', {
+      folder: 'mcp-paper',
+      entrypoint: 'main.tex',
+    });
     expect(ok).toMatchObject({ status: 'succeeded', page_count: 1, pdf: { path: 'mcp-paper/main.pdf' } });
     expect(ok._text).toContain('1 page(s)');
     const again = await mcp.ok<{ job_id: string; status: string }>('get_compile', { job_id: ok.job_id });
@@ -28,7 +35,9 @@ describe.skipIf(!hasLatex())('MCP compile and get_compile', () => {
     await d.call('PUT', `/v0/projects/${fld}`, { json: { entrypoint: 'main.tex' } });
     const bad = await mcp.ok<{ status: string; diagnostics: unknown[] }>('compile', { folder: fld });
     expect(bad.status).toBe('failed');
-    expect(bad.diagnostics).toContainEqual(expect.objectContaining({ severity: 'error', file: 'sec/intro.tex', line: 1 }));
+    expect(bad.diagnostics).toContainEqual(
+      expect.objectContaining({ severity: 'error', file: 'sec/intro.tex', line: 1 }),
+    );
     expect(bad._text).toContain('sec/intro.tex:1: Undefined control sequence.');
 
     const queued = await mcp.ok<{ job_id: string; status: string }>('compile', { folder: fld, wait: false });

@@ -29,15 +29,24 @@ afterAll(async () => {
 });
 
 // About three seconds of TeX work, then a page.
-const SLOW = '\\documentclass{article}\n\\begin{document}\n\\newcount\\n\n\\loop\\advance\\n by 1 \\ifnum\\n<15000000 \\repeat\nSurvivor page \\the\\n.\n\\end{document}\n';
+const SLOW =
+  '\\documentclass{article}\n\\begin{document}\n\\newcount\\n\n\\loop\\advance\\n by 1 \\ifnum\\n<15000000 \\repeat\nSurvivor page \\the\\n.\n\\end{document}\n';
 
 describe.skipIf(!hasLatex())('a worker killed mid-compile', () => {
   it('the job is retried on the restarted worker and ends in a recorded state', async () => {
     const first = startWorker(1);
     const fld = await makeProject(d, 'killed', { 'main.tex': SLOW });
-    const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } })).json;
+    const j = (await d.call('POST', `/v0/projects/${fld}/jobs`, { json: { options: { entrypoint: 'main.tex' } } }))
+      .json;
     const running = await waitFor(
-      async () => ((await sqlOn(api, `select status, attempt, runner from compile_jobs where id = ?`, [j.job_id])) as { status: string; attempt: number; runner: { pid: number } | null }[])[0]!,
+      async () =>
+        (
+          (await sqlOn(api, `select status, attempt, runner from compile_jobs where id = ?`, [j.job_id])) as {
+            status: string;
+            attempt: number;
+            runner: { pid: number } | null;
+          }[]
+        )[0]!,
       (r) => r.status === 'running' && r.runner !== null,
       60_000,
     );
@@ -48,9 +57,16 @@ describe.skipIf(!hasLatex())('a worker killed mid-compile', () => {
     expect((await d.get(`/v0/jobs/${j.job_id}`)).json).toMatchObject({ status: 'running', attempt: 1 });
 
     startWorker(2);
-    const ended = await waitFor(async () => (await d.get(`/v0/jobs/${j.job_id}`)).json, (x) => TERMINAL.includes(x.status), 90_000, 300);
+    const ended = await waitFor(
+      async () => (await d.get(`/v0/jobs/${j.job_id}`)).json,
+      (x) => TERMINAL.includes(x.status),
+      90_000,
+      300,
+    );
     expect(ended).toMatchObject({ status: 'succeeded', attempt: 2 });
-    expect(await pdfText((await d.get(`/v0/artifacts/${ended.pdf.art_id}/download`)).bytes)).toContain('Survivor page 15000000');
+    expect(await pdfText((await d.get(`/v0/artifacts/${ended.pdf.art_id}/download`)).bytes)).toContain(
+      'Survivor page 15000000',
+    );
     // The dead worker's engine was bounded: its process group is gone too.
     const gone = () => {
       try {
@@ -60,6 +76,11 @@ describe.skipIf(!hasLatex())('a worker killed mid-compile', () => {
         return true;
       }
     };
-    await waitFor(async () => gone(), (g) => g, 30_000, 200);
+    await waitFor(
+      async () => gone(),
+      (g) => g,
+      30_000,
+      200,
+    );
   }, 180_000);
 });

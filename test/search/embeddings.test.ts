@@ -73,7 +73,9 @@ describe('embeddings client', () => {
   it('names the provider when it is unreachable, and marks it retryable', async () => {
     const p = await flakyProvider(500, 0);
     await p.close();
-    const err = (await new EmbeddingsClient(settings(p.url), { backoffMs: 5, attempts: 2 }).embed(['a']).catch((e: unknown) => e)) as EmbeddingsError;
+    const err = (await new EmbeddingsClient(settings(p.url), { backoffMs: 5, attempts: 2 })
+      .embed(['a'])
+      .catch((e: unknown) => e)) as EmbeddingsError;
     expect(err.retryable).toBe(true);
     expect(err.message).toContain(`unreachable at ${p.url}/embeddings`);
   });

@@ -16,11 +16,55 @@ const day = (d: string) => new Date(`${d}T12:00:00.000Z`);
 function documents(driveId: string): SearchDocument[] {
   const base = { driveId, contentType: 'text/markdown', metadata: {}, labels: [] as string[], versionNumber: 1 };
   return [
-    { ...base, artId: 'art_report', path: 'reports/q3-summary.md', fileType: 'markdown', labels: ['report', 'final'], metadata: { author: 'alice', topic: 'finance' }, updatedAt: day('2026-01-10'), preview: 'The quarterly revenue grew strongly. Running costs fell.' },
-    { ...base, artId: 'art_notes', path: 'notes/meeting_notes-2026.txt', contentType: 'text/plain', fileType: 'text', labels: ['draft'], metadata: { author: 'bob' }, updatedAt: day('2026-02-10'), preview: 'We discussed the migration plan and database indexes. A summary of decisions follows.' },
-    { ...base, artId: 'art_code', path: 'code/search_engine.ts', contentType: 'text/x-typescript', fileType: 'code', labels: ['code', 'final'], updatedAt: day('2026-03-10'), preview: 'export function runQuery() { return lookupIndex(); }' },
-    { ...base, artId: 'art_wiki', path: '_wiki/entities/alice.md', fileType: 'markdown', updatedAt: day('2026-03-15'), preview: 'Alice writes quarterly revenue reports.' },
-    { ...base, artId: 'art_pdf', path: 'docs/guide.pdf', contentType: 'application/pdf', fileType: 'pdf', metadata: { title: 'Installation handbook' }, updatedAt: day('2026-04-01'), preview: '' },
+    {
+      ...base,
+      artId: 'art_report',
+      path: 'reports/q3-summary.md',
+      fileType: 'markdown',
+      labels: ['report', 'final'],
+      metadata: { author: 'alice', topic: 'finance' },
+      updatedAt: day('2026-01-10'),
+      preview: 'The quarterly revenue grew strongly. Running costs fell.',
+    },
+    {
+      ...base,
+      artId: 'art_notes',
+      path: 'notes/meeting_notes-2026.txt',
+      contentType: 'text/plain',
+      fileType: 'text',
+      labels: ['draft'],
+      metadata: { author: 'bob' },
+      updatedAt: day('2026-02-10'),
+      preview: 'We discussed the migration plan and database indexes. A summary of decisions follows.',
+    },
+    {
+      ...base,
+      artId: 'art_code',
+      path: 'code/search_engine.ts',
+      contentType: 'text/x-typescript',
+      fileType: 'code',
+      labels: ['code', 'final'],
+      updatedAt: day('2026-03-10'),
+      preview: 'export function runQuery() { return lookupIndex(); }',
+    },
+    {
+      ...base,
+      artId: 'art_wiki',
+      path: '_wiki/entities/alice.md',
+      fileType: 'markdown',
+      updatedAt: day('2026-03-15'),
+      preview: 'Alice writes quarterly revenue reports.',
+    },
+    {
+      ...base,
+      artId: 'art_pdf',
+      path: 'docs/guide.pdf',
+      contentType: 'application/pdf',
+      fileType: 'pdf',
+      metadata: { title: 'Installation handbook' },
+      updatedAt: day('2026-04-01'),
+      preview: '',
+    },
   ];
 }
 
@@ -32,12 +76,53 @@ const unit = (v: number[]) => {
 function passages(): Record<string, Passage[]> {
   return {
     art_report: [
-      { ord: 0, text: 'The quarterly revenue grew strongly.', modality: 'text', charStart: 0, charEnd: 36, embedding: unit([1, 0, 0]) },
-      { ord: 1, text: 'Running costs fell across regions.', modality: 'text', charStart: 30, charEnd: 64, embedding: unit([0, 1, 0]) },
+      {
+        ord: 0,
+        text: 'The quarterly revenue grew strongly.',
+        modality: 'text',
+        charStart: 0,
+        charEnd: 36,
+        embedding: unit([1, 0, 0]),
+      },
+      {
+        ord: 1,
+        text: 'Running costs fell across regions.',
+        modality: 'text',
+        charStart: 30,
+        charEnd: 64,
+        embedding: unit([0, 1, 0]),
+      },
     ],
-    art_pdf: [{ ord: 0, text: 'Install the handbook tools, then revenue tables.', modality: 'pdf', pageStart: 2, pageEnd: 3, embedding: unit([0.9, 0.1, 0]) }],
-    art_wiki: [{ ord: 0, text: 'Alice writes quarterly revenue reports.', modality: 'text', charStart: 0, charEnd: 39, embedding: unit([1, 0, 0]) }],
-    art_code: [{ ord: 0, text: 'export function runQuery() { return lookupIndex(); }', modality: 'code', charStart: 0, charEnd: 52, embedding: unit([0, 0, 1]) }],
+    art_pdf: [
+      {
+        ord: 0,
+        text: 'Install the handbook tools, then revenue tables.',
+        modality: 'pdf',
+        pageStart: 2,
+        pageEnd: 3,
+        embedding: unit([0.9, 0.1, 0]),
+      },
+    ],
+    art_wiki: [
+      {
+        ord: 0,
+        text: 'Alice writes quarterly revenue reports.',
+        modality: 'text',
+        charStart: 0,
+        charEnd: 39,
+        embedding: unit([1, 0, 0]),
+      },
+    ],
+    art_code: [
+      {
+        ord: 0,
+        text: 'export function runQuery() { return lookupIndex(); }',
+        modality: 'code',
+        charStart: 0,
+        charEnd: 52,
+        embedding: unit([0, 0, 1]),
+      },
+    ],
   };
 }
 
@@ -46,8 +131,10 @@ export function engineContract(name: string, setup: () => Promise<ContractSetup>
     let engine: SearchEngine;
     let drive: string;
     let other: string;
-    const paths = async (q: string, f: Partial<SearchFilters> = {}) => (await engine.search(drive, q, { limit: 20, ...f })).map((h) => h.path);
-    const ids = async (q: string, f: Partial<SearchFilters> = {}) => (await engine.search(drive, q, { limit: 20, ...f })).map((h) => h.artId).sort();
+    const paths = async (q: string, f: Partial<SearchFilters> = {}) =>
+      (await engine.search(drive, q, { limit: 20, ...f })).map((h) => h.path);
+    const ids = async (q: string, f: Partial<SearchFilters> = {}) =>
+      (await engine.search(drive, q, { limit: 20, ...f })).map((h) => h.artId).sort();
 
     beforeAll(async () => {
       const s = await setup();
@@ -98,21 +185,38 @@ export function engineContract(name: string, setup: () => Promise<ContractSetup>
     });
 
     it('filters: labels (AND), file_type, prefix, inclusive updated bounds, limit', async () => {
-      expect(await ids('revenue OR database OR runquery OR handbook', { labels: ['final'] })).toEqual(['art_code', 'art_report']);
+      expect(await ids('revenue OR database OR runquery OR handbook', { labels: ['final'] })).toEqual([
+        'art_code',
+        'art_report',
+      ]);
       expect(await ids('revenue OR database OR runquery', { labels: ['final', 'report'] })).toEqual(['art_report']);
       expect(await ids('revenue OR database OR runquery', { fileType: 'code' })).toEqual(['art_code']);
       expect(await ids('revenue OR database', { prefix: 'notes/' })).toEqual(['art_notes']);
       expect(await ids('revenue OR database', { prefix: 'notes' })).toEqual(['art_notes']);
       const at = day('2026-02-10');
-      expect(await ids('revenue OR database OR runquery', { updatedAfter: at })).toEqual(['art_code', 'art_notes', 'art_wiki']);
+      expect(await ids('revenue OR database OR runquery', { updatedAfter: at })).toEqual([
+        'art_code',
+        'art_notes',
+        'art_wiki',
+      ]);
       expect(await ids('revenue OR database OR runquery', { updatedBefore: at })).toEqual(['art_notes', 'art_report']);
-      expect(await ids('revenue OR database OR runquery', { updatedAfter: at, updatedBefore: at })).toEqual(['art_notes']);
+      expect(await ids('revenue OR database OR runquery', { updatedAfter: at, updatedBefore: at })).toEqual([
+        'art_notes',
+      ]);
       expect(await paths('revenue OR database', { limit: 1 })).toHaveLength(1);
     });
 
     it('returns hit fields and a highlighted snippet', async () => {
       const [hit] = await engine.search(drive, 'grew', { limit: 5 });
-      expect(hit).toMatchObject({ artId: 'art_report', driveId: drive, path: 'reports/q3-summary.md', fileType: 'markdown', contentType: 'text/markdown', labels: ['report', 'final'], versionNumber: 1 });
+      expect(hit).toMatchObject({
+        artId: 'art_report',
+        driveId: drive,
+        path: 'reports/q3-summary.md',
+        fileType: 'markdown',
+        contentType: 'text/markdown',
+        labels: ['report', 'final'],
+        versionNumber: 1,
+      });
       expect(hit!.updatedAt.toISOString()).toBe('2026-01-10T12:00:00.000Z');
       expect(hit!.snippet).toContain('<mark>grew</mark>');
       expect(hit!.score).toBeGreaterThan(0);
@@ -139,15 +243,27 @@ export function engineContract(name: string, setup: () => Promise<ContractSetup>
     });
 
     it('orders semantic hits by cosine similarity and applies filters', async () => {
-      const hits = await engine.findSemantic(drive, { vector: unit([1, 0.05, 0]), q: 'revenue' }, { limit: 3, excludePrefix: '_wiki/' });
+      const hits = await engine.findSemantic(
+        drive,
+        { vector: unit([1, 0.05, 0]), q: 'revenue' },
+        { limit: 3, excludePrefix: '_wiki/' },
+      );
       expect(hits.map((h) => `${h.artId}#${h.ord}`)).toEqual(['art_report#0', 'art_pdf#0', 'art_report#1']);
       expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
-      const code = await engine.findSemantic(drive, { vector: unit([1, 0, 0]), q: 'x' }, { limit: 3, fileType: 'code' });
+      const code = await engine.findSemantic(
+        drive,
+        { vector: unit([1, 0, 0]), q: 'x' },
+        { limit: 3, fileType: 'code' },
+      );
       expect(code.map((h) => h.artId)).toEqual(['art_code']);
     });
 
     it('follows renames, label and metadata changes', async () => {
-      await engine.patchArtifact(drive, 'art_notes', { path: 'archive/old-notes.txt', labels: ['archived'], metadata: { author: 'carol' } });
+      await engine.patchArtifact(drive, 'art_notes', {
+        path: 'archive/old-notes.txt',
+        labels: ['archived'],
+        metadata: { author: 'carol' },
+      });
       expect(await ids('archive')).toEqual(['art_notes']);
       expect(await ids('meeting')).toEqual([]);
       expect(await ids('carol')).toEqual(['art_notes']);
@@ -164,8 +280,17 @@ export function engineContract(name: string, setup: () => Promise<ContractSetup>
       expect(await ids('balloons')).toEqual([]);
     });
 
-    it('replaces an artifact\'s passages as a set', async () => {
-      await engine.replacePassages(drive, 'art_report', 3, [{ ord: 0, text: 'Only one passage about zeppelins now.', modality: 'text', charStart: 0, charEnd: 37, embedding: null }]);
+    it("replaces an artifact's passages as a set", async () => {
+      await engine.replacePassages(drive, 'art_report', 3, [
+        {
+          ord: 0,
+          text: 'Only one passage about zeppelins now.',
+          modality: 'text',
+          charStart: 0,
+          charEnd: 37,
+          embedding: null,
+        },
+      ]);
       const hits = await engine.findLexical(drive, 'zeppelins OR running', { limit: 10 });
       expect(hits.map((h) => `${h.artId}#${h.ord}`)).toEqual(['art_report#0']);
       expect(hits[0]!.versionNumber).toBe(3);
@@ -175,7 +300,9 @@ export function engineContract(name: string, setup: () => Promise<ContractSetup>
       await engine.removeArtifact(drive, 'art_pdf');
       expect(await ids('handbook')).toEqual([]);
       expect((await engine.findLexical(drive, 'handbook', { limit: 10 })).length).toBe(0);
-      expect((await engine.findSemantic(drive, { vector: unit([0.9, 0.1, 0]), q: 'x' }, { limit: 10 })).map((h) => h.artId)).not.toContain('art_pdf');
+      expect(
+        (await engine.findSemantic(drive, { vector: unit([0.9, 0.1, 0]), q: 'x' }, { limit: 10 })).map((h) => h.artId),
+      ).not.toContain('art_pdf');
     });
   });
 }

@@ -40,7 +40,10 @@ describe('classification', () => {
 
   it('gives no text for media, binaries and invalid UTF-8', async () => {
     expect(await extract('image/png', 'a.png', Buffer.from([0x89, 0x50]))).toEqual({ kind: 'none', modality: 'image' });
-    expect(await extract('text/plain', 'a.txt', Buffer.from([0xff, 0xfe, 0x41]))).toEqual({ kind: 'none', modality: null });
+    expect(await extract('text/plain', 'a.txt', Buffer.from([0xff, 0xfe, 0x41]))).toEqual({
+      kind: 'none',
+      modality: null,
+    });
     expect(await extract('text/plain', 'a.txt', Buffer.from('a\u0000b'))).toEqual({ kind: 'none', modality: null });
   });
 });
@@ -84,13 +87,24 @@ describe('passage splitting', () => {
   });
 
   it('indexes an unreadable PDF by path and metadata only, without failing', async () => {
-    expect(await extract('application/pdf', 'broken.pdf', Buffer.from('%PDF-1.4 not really a pdf'))).toMatchObject({ kind: 'none', modality: 'pdf', reason: expect.stringContaining('unreadable') });
+    expect(await extract('application/pdf', 'broken.pdf', Buffer.from('%PDF-1.4 not really a pdf'))).toMatchObject({
+      kind: 'none',
+      modality: 'pdf',
+      reason: expect.stringContaining('unreadable'),
+    });
     expect(await passagesOf({ kind: 'none', modality: 'pdf' })).toEqual([]);
   });
 
   it('gives PDF page spans on a generated multi-page PDF', async () => {
-    const filler = (tag: string) => Array.from({ length: 45 }, (_, i) => `${tag} line ${i} with words about the ${tag} chapter of the report.`);
-    const pdf = await multiPagePdf([filler('alpha'), filler('bravo'), filler('charlie'), filler('delta'), filler('echo')]);
+    const filler = (tag: string) =>
+      Array.from({ length: 45 }, (_, i) => `${tag} line ${i} with words about the ${tag} chapter of the report.`);
+    const pdf = await multiPagePdf([
+      filler('alpha'),
+      filler('bravo'),
+      filler('charlie'),
+      filler('delta'),
+      filler('echo'),
+    ]);
     const extracted = await extract('application/pdf', 'report.pdf', pdf);
     expect(extracted.kind).toBe('pdf');
     if (extracted.kind !== 'pdf') return;
@@ -117,7 +131,8 @@ describe('passage splitting', () => {
   it('gives time spans for WebVTT and SRT cues', async () => {
     const cues = Array.from({ length: 400 }, (_, i) => {
       const s = i * 4;
-      const ts = (sec: number) => `00:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.500`;
+      const ts = (sec: number) =>
+        `00:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.500`;
       return `cue-${i}\n${ts(s)} --> ${ts(s + 3)}\n<v Speaker>Cue ${i} says marker${i} about the roadmap and the budget.</v>`;
     });
     const vtt = `WEBVTT\n\nNOTE generated\n\n${cues.join('\n\n')}\n`;
@@ -125,7 +140,11 @@ describe('passage splitting', () => {
     expect(extracted.kind).toBe('timed');
     if (extracted.kind !== 'timed') return;
     expect(extracted.cues).toHaveLength(400);
-    expect(extracted.cues[1]).toEqual({ startMs: 4500, endMs: 7500, text: 'Cue 1 says marker1 about the roadmap and the budget.' });
+    expect(extracted.cues[1]).toEqual({
+      startMs: 4500,
+      endMs: 7500,
+      text: 'Cue 1 says marker1 about the roadmap and the budget.',
+    });
     const passages = await passagesOf(extracted);
     expect(passages.length).toBeGreaterThan(1);
     for (const p of passages) {
@@ -136,7 +155,9 @@ describe('passage splitting', () => {
       expect(p.timeStartMs).toBe(first * 4000 + 500);
       expect(p.timeEndMs).toBe(last * 4000 + 3500);
     }
-    const srt = parseTimedText('1\r\n00:00:01,000 --> 00:00:02,250\r\nHello there\r\n\r\n2\r\n00:01:00,000 --> 00:01:02,000\r\nSecond cue\r\n');
+    const srt = parseTimedText(
+      '1\r\n00:00:01,000 --> 00:00:02,250\r\nHello there\r\n\r\n2\r\n00:01:00,000 --> 00:01:02,000\r\nSecond cue\r\n',
+    );
     expect(srt).toEqual([
       { startMs: 1000, endMs: 2250, text: 'Hello there' },
       { startMs: 60000, endMs: 62000, text: 'Second cue' },

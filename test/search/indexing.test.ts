@@ -29,18 +29,31 @@ class MemorySource implements ArtifactSource {
   put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableRecord> = {}) {
     const previous = this.artifacts.get(artId);
     const a = {
-      driveId, artId, path: p, contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, hash: `h-${artId}`,
-      updatedAt: new Date(), versionNumber: (previous?.versionNumber ?? 0) + 1, bytes: Buffer.from(text), sizeBytes: Buffer.byteLength(text), ...extra,
+      driveId,
+      artId,
+      path: p,
+      contentType: 'text/plain',
+      fileType: 'text',
+      labels: [],
+      metadata: {},
+      hash: `h-${artId}`,
+      updatedAt: new Date(),
+      versionNumber: (previous?.versionNumber ?? 0) + 1,
+      bytes: Buffer.from(text),
+      sizeBytes: Buffer.byteLength(text),
+      ...extra,
     };
     this.artifacts.set(artId, a);
     return a;
   }
 
   async records(targets: { artId: string }[]) {
-    return new Map(targets.flatMap((t) => {
-      const a = this.artifacts.get(t.artId);
-      return a ? [[t.artId, a] as const] : [];
-    }));
+    return new Map(
+      targets.flatMap((t) => {
+        const a = this.artifacts.get(t.artId);
+        return a ? [[t.artId, a] as const] : [];
+      }),
+    );
   }
 
   async bytes(record: IndexableRecord) {
@@ -63,11 +76,19 @@ const usage: { driveId: string; kind: SearchUsageKind }[] = [];
 const progress = { heartbeat: () => {} };
 let indexer: OutboxHandler;
 
-const request = (artId: string, ...ops: OutboxRequest['ops']): OutboxRequest => ({ driveId, artId, ops: ops.length ? ops : ['content'], paths: [] });
+const request = (artId: string, ...ops: OutboxRequest['ops']): OutboxRequest => ({
+  driveId,
+  artId,
+  ops: ops.length ? ops : ['content'],
+  paths: [],
+});
 const searchIds = async (q: string) => (await engine.search(driveId, q, { limit: 20 })).map((h) => h.artId);
 
 function longText(words: string, sentences: number): string {
-  return Array.from({ length: sentences }, (_, i) => `Paragraph ${i} on ${words} keeps going with detail number ${i * 7}.${i % 5 === 4 ? '\n\n' : ' '}`).join('');
+  return Array.from(
+    { length: sentences },
+    (_, i) => `Paragraph ${i} on ${words} keeps going with detail number ${i * 7}.${i % 5 === 4 ? '\n\n' : ' '}`,
+  ).join('');
 }
 
 beforeAll(async () => {
@@ -76,9 +97,16 @@ beforeAll(async () => {
   pool = SqlPool.standalone(process.env.DATABASE_URL!, 3);
   driveId = (await createDrive(orm.em.fork())).id;
   engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 3 });
-  const embedder = new EmbeddingsClient({ url: embeddings.url, apiKey: embeddings.apiKey, model: 'test', dimensions: 32 }, { attempts: 1 });
+  const embedder = new EmbeddingsClient(
+    { url: embeddings.url, apiKey: embeddings.apiKey, model: 'test', dimensions: 32 },
+    { attempts: 1 },
+  );
   indexer = createSearchIndexer({
-    engine, source, embedder, embedBatchSize: 4, cache: new EmbeddingCache(pool, embedder.space),
+    engine,
+    source,
+    embedder,
+    embedBatchSize: 4,
+    cache: new EmbeddingCache(pool, embedder.space),
     usage: { record: async (d, kind) => void usage.push({ driveId: d, kind }) },
   });
 });
@@ -92,14 +120,20 @@ afterAll(async () => {
 
 describe('the search batch indexer', () => {
   it('indexes a write, follows a record change, and removes what is gone', async () => {
-    const a = source.put(driveId, 'art_fresh1', 'inbox/harbour-plan.md', 'The lighthouse keeper logs every ferry.', { contentType: 'text/markdown', fileType: 'markdown' });
+    const a = source.put(driveId, 'art_fresh1', 'inbox/harbour-plan.md', 'The lighthouse keeper logs every ferry.', {
+      contentType: 'text/markdown',
+      fileType: 'markdown',
+    });
     expect(await indexer.handle([request(a.artId)], progress)).toEqual(new Map());
     expect(await searchIds('lighthouse')).toEqual([a.artId]);
     expect((await engine.findLexical(driveId, 'ferry', { limit: 5 })).length).toBe(1);
     expect(source.marked.at(-1)).toEqual({ artId: a.artId, versionNumber: 1, embedded: true });
     expect(usage.filter((u) => u.driveId === driveId && u.kind === 'indexing_ops').length).toBe(1);
 
-    source.put(driveId, a.artId, 'archive/harbour-plan.md', 'The lighthouse keeper logs every ferry.', { versionNumber: a.versionNumber, labels: ['old'] });
+    source.put(driveId, a.artId, 'archive/harbour-plan.md', 'The lighthouse keeper logs every ferry.', {
+      versionNumber: a.versionNumber,
+      labels: ['old'],
+    });
     await indexer.handle([request(a.artId, 'record')], progress);
     const moved = await engine.search(driveId, 'lighthouse', { limit: 5, prefix: 'archive/' });
     expect(moved.map((h) => [h.path, h.labels])).toEqual([['archive/harbour-plan.md', ['old']]]);
@@ -116,23 +150,47 @@ describe('the search batch indexer', () => {
 
   it('embeds the passages of a whole batch in as few provider requests as the batch limit allows, identical texts once', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => `art_batch${i}`);
-    ids.forEach((id, i) => source.put(driveId, id, `batch/${i}.txt`, i < 8 ? `Unique note ${i} about orchard number ${i}.` : 'A shared boilerplate line.'));
+    ids.forEach((id, i) =>
+      source.put(
+        driveId,
+        id,
+        `batch/${i}.txt`,
+        i < 8 ? `Unique note ${i} about orchard number ${i}.` : 'A shared boilerplate line.',
+      ),
+    );
     const requestsBefore = embeddings.requests;
     const textsBefore = embeddings.texts.length;
-    expect(await indexer.handle(ids.map((id) => request(id)), progress)).toEqual(new Map());
+    expect(
+      await indexer.handle(
+        ids.map((id) => request(id)),
+        progress,
+      ),
+    ).toEqual(new Map());
     // 8 unique texts + 1 shared text = 9 inputs, 4 per request (embedBatchSize) = 3 requests.
     expect(embeddings.texts.length - textsBefore).toBe(9);
     expect(embeddings.requests - requestsBefore).toBe(3);
-    expect((await engine.findLexical(driveId, 'boilerplate', { limit: 5 })).map((h) => h.artId).sort()).toEqual(['art_batch8', 'art_batch9']);
+    expect((await engine.findLexical(driveId, 'boilerplate', { limit: 5 })).map((h) => h.artId).sort()).toEqual([
+      'art_batch8',
+      'art_batch9',
+    ]);
   });
 
   it('a batch of large texts is worked through in rounds of the byte budget: never more content read and not yet written than one round', async () => {
     const budget = 40_000;
-    const rounds = createSearchIndexer({ engine, source, usage: { record: async () => {} }, roundBytes: budget, concurrency: 4 });
+    const rounds = createSearchIndexer({
+      engine,
+      source,
+      usage: { record: async () => {} },
+      roundBytes: budget,
+      concurrency: 4,
+    });
     // Five texts of ~15 KB (rounds of two, the budget holds 2.6) and one binary (never read, costs nothing).
     const ids = Array.from({ length: 5 }, (_, i) => `art_round${i}`);
     ids.forEach((id, i) => source.put(driveId, id, `rounds/${i}.txt`, longText(`meadow ${i} survey`, 200)));
-    source.put(driveId, 'art_round_bin', 'rounds/blob.bin', 'x'.repeat(90_000), { contentType: 'application/octet-stream', fileType: 'binary' });
+    source.put(driveId, 'art_round_bin', 'rounds/blob.bin', 'x'.repeat(90_000), {
+      contentType: 'application/octet-stream',
+      fileType: 'binary',
+    });
     expect(source.artifacts.get('art_round0')!.sizeBytes).toBeGreaterThan(budget / 3);
     let held = 0;
     let peak = 0;
@@ -150,7 +208,12 @@ describe('the search batch indexer', () => {
       return markIndexed(versions);
     };
     try {
-      expect(await rounds.handle([...ids, 'art_round_bin'].map((id) => request(id)), progress)).toEqual(new Map());
+      expect(
+        await rounds.handle(
+          [...ids, 'art_round_bin'].map((id) => request(id)),
+          progress,
+        ),
+      ).toEqual(new Map());
     } finally {
       source.bytes = bytes;
       source.markIndexed = markIndexed;
@@ -182,7 +245,9 @@ describe('the search batch indexer', () => {
     const textsBefore = embeddings.texts.length;
     expect(await indexer.handle([request(a.artId)], progress)).toEqual(new Map());
     const { rows } = await pool.query<{ n: string; missing: string }>(
-      'select count(*) as n, count(*) filter (where embedding is null) as missing from search_passages where art_id = $1', [a.artId]);
+      'select count(*) as n, count(*) filter (where embedding is null) as missing from search_passages where art_id = $1',
+      [a.artId],
+    );
     expect(Number(rows[0]!.n)).toBeGreaterThan(10);
     expect(Number(rows[0]!.missing)).toBe(0);
     expect(embeddings.texts.length - textsBefore).toBe(Number(rows[0]!.n));
@@ -204,7 +269,9 @@ describe('the search batch indexer', () => {
     source.put(driveId, 'art_cache2', 'cache/two.txt', text);
     expect(await indexer.handle([request(a.artId), request('art_cache2')], progress)).toEqual(new Map());
     expect(embeddings.texts.length - before).toBe(paid);
-    expect((await engine.findLexical(driveId, 'glacier', { limit: 50 })).filter((h) => h.artId === 'art_cache2').length).toBeGreaterThan(0);
+    expect(
+      (await engine.findLexical(driveId, 'glacier', { limit: 50 })).filter((h) => h.artId === 'art_cache2').length,
+    ).toBeGreaterThan(0);
 
     // An overwrite that appends a paragraph: only the passages whose text changed are sent.
     source.put(driveId, a.artId, 'cache/one.txt', `${text}\n\nA closing remark on moraines.`);
@@ -221,7 +288,13 @@ describe('the search batch indexer', () => {
 
   it('indexes _wiki/ pages for search but never splits or embeds them', async () => {
     const before = embeddings.texts.length;
-    const a = source.put(driveId, 'art_wikipage', '_wiki/entities/zebra.md', 'Zebras are striped horses of the savanna.', { contentType: 'text/markdown' });
+    const a = source.put(
+      driveId,
+      'art_wikipage',
+      '_wiki/entities/zebra.md',
+      'Zebras are striped horses of the savanna.',
+      { contentType: 'text/markdown' },
+    );
     await indexer.handle([request(a.artId)], progress);
     expect(await searchIds('zebras')).toEqual([a.artId]);
     expect(await engine.findLexical(driveId, 'zebras', { limit: 5 })).toEqual([]);
@@ -235,9 +308,20 @@ describe('the outbox drainer', () => {
   const shard = { index: 0, count: 1 };
   const logger = createLogger('silent', 'test');
   const enqueue = (items: { artId: string; op: 'content' | 'record' | 'remove' }[]) =>
-    transaction({ orm }, (tx) => enqueueArtifacts(tx, [topic], items.map((i) => ({ driveId, ...i }))));
+    transaction({ orm }, (tx) =>
+      enqueueArtifacts(
+        tx,
+        [topic],
+        items.map((i) => ({ driveId, ...i })),
+      ),
+    );
   const waiting = async () =>
-    (await pool.query<{ art_id: string; attempts: number; last_error: string | null }>('select art_id, attempts, last_error from outbox where topic = $1 order by id', [topic])).rows;
+    (
+      await pool.query<{ art_id: string; attempts: number; last_error: string | null }>(
+        'select art_id, attempts, last_error from outbox where topic = $1 order by id',
+        [topic],
+      )
+    ).rows;
 
   /** A handler that records its batches and fails the artifacts named in `failing`. */
   function recorder(failing = new Set<string>()) {
@@ -246,17 +330,33 @@ describe('the outbox drainer', () => {
       topic,
       async handle(batch) {
         batches.push(batch);
-        return new Map(batch.filter((r) => failing.has(r.artId)).map((r) => [r.artId, new Error(`cannot index ${r.artId}`)]));
+        return new Map(
+          batch.filter((r) => failing.has(r.artId)).map((r) => [r.artId, new Error(`cannot index ${r.artId}`)]),
+        );
       },
     };
     return { handler, batches };
   }
 
   const drainFor = (handler: OutboxHandler, runForMs: number, signal = new AbortController().signal) =>
-    drainOutbox(pool, handler, { shard, batchSize: 50, runForMs, idlePollMs: 200, gatherMs: 0, signal, progress, logger });
+    drainOutbox(pool, handler, {
+      shard,
+      batchSize: 50,
+      runForMs,
+      idlePollMs: 200,
+      gatherMs: 0,
+      signal,
+      progress,
+      logger,
+    });
 
   it('coalesces requests per artifact, deletes what is done and backs off what failed', async () => {
-    await enqueue([{ artId: 'art_o1', op: 'content' }, { artId: 'art_o2', op: 'record' }, { artId: 'art_o1', op: 'remove' }, { artId: 'art_o1', op: 'content' }]);
+    await enqueue([
+      { artId: 'art_o1', op: 'content' },
+      { artId: 'art_o2', op: 'record' },
+      { artId: 'art_o1', op: 'remove' },
+      { artId: 'art_o1', op: 'content' },
+    ]);
     const { handler, batches } = recorder(new Set(['art_o2']));
     const stats = await drainFor(handler, 300);
     expect(batches[0]).toEqual([
@@ -273,7 +373,16 @@ describe('the outbox drainer', () => {
   it('wakes on the commit of a write (NOTIFY) instead of waiting for its poll, and one shard has one drainer', async () => {
     const { handler, batches } = recorder();
     const controller = new AbortController();
-    const slowPoll = drainOutbox(pool, handler, { shard, batchSize: 50, runForMs: 20_000, idlePollMs: 60_000, gatherMs: 0, signal: controller.signal, progress, logger });
+    const slowPoll = drainOutbox(pool, handler, {
+      shard,
+      batchSize: 50,
+      runForMs: 20_000,
+      idlePollMs: 60_000,
+      gatherMs: 0,
+      signal: controller.signal,
+      progress,
+      logger,
+    });
     await new Promise((r) => setTimeout(r, 300));
     await expect(drainFor(recorder().handler, 100)).rejects.toBeInstanceOf(ShardBusyError);
 

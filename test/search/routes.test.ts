@@ -23,19 +23,49 @@ const get = async (api: TestApi, path: string, auth: Record<string, string> = te
   return { status: res.status, body: (await res.json()) as any };
 };
 
-const doc = (driveId: string, artId: string, path: string, preview: string, extra: Partial<SearchDocument> = {}): SearchDocument => ({
-  driveId, artId, path, preview, contentType: 'text/plain', fileType: 'text', labels: [], metadata: {}, updatedAt: new Date('2026-05-01T00:00:00Z'), versionNumber: 1, ...extra,
+const doc = (
+  driveId: string,
+  artId: string,
+  path: string,
+  preview: string,
+  extra: Partial<SearchDocument> = {},
+): SearchDocument => ({
+  driveId,
+  artId,
+  path,
+  preview,
+  contentType: 'text/plain',
+  fileType: 'text',
+  labels: [],
+  metadata: {},
+  updatedAt: new Date('2026-05-01T00:00:00Z'),
+  versionNumber: 1,
+  ...extra,
 });
 
 async function seed(driveId: string) {
-  const client = new EmbeddingsClient({ url: embeddings.url, apiKey: embeddings.apiKey, model: 'test', dimensions: DIMS });
+  const client = new EmbeddingsClient({
+    url: embeddings.url,
+    apiKey: embeddings.apiKey,
+    model: 'test',
+    dimensions: DIMS,
+  });
   const texts: Record<string, { doc: SearchDocument; passages: Omit<Passage, 'embedding' | 'ord'>[] }> = {
     art_cars: {
-      doc: doc(driveId, 'art_cars', 'garage/cars.md', 'The red car needs new tyres.', { labels: ['garage', 'todo'], fileType: 'markdown' }),
-      passages: [{ text: 'The red car needs new tyres.', modality: 'text', charStart: 0, charEnd: 28 }, { text: 'Book the garage for the tyres on Monday.', modality: 'text', charStart: 20, charEnd: 60 }],
+      doc: doc(driveId, 'art_cars', 'garage/cars.md', 'The red car needs new tyres.', {
+        labels: ['garage', 'todo'],
+        fileType: 'markdown',
+      }),
+      passages: [
+        { text: 'The red car needs new tyres.', modality: 'text', charStart: 0, charEnd: 28 },
+        { text: 'Book the garage for the tyres on Monday.', modality: 'text', charStart: 20, charEnd: 60 },
+      ],
     },
     art_pets: {
-      doc: doc(driveId, 'art_pets', 'home/pets.txt', 'The kitten sleeps near the tyres.', { labels: ['home'], updatedAt: new Date('2026-06-01T00:00:00Z') }),
+      doc: doc(driveId, 'art_pets', 'home/pets.txt', 'The kitten sleeps near the tyres.', {
+        labels: ['home'],
+        updatedAt: new Date('2026-06-01T00:00:00Z'),
+      }),
       passages: [{ text: 'The kitten sleeps near the tyres.', modality: 'text', charStart: 0, charEnd: 33 }],
     },
     art_slides: {
@@ -43,22 +73,36 @@ async function seed(driveId: string) {
       passages: [{ text: 'Slides about tyres and wheels.', modality: 'pdf', pageStart: 4, pageEnd: 5 }],
     },
     art_wiki: {
-      doc: doc(driveId, 'art_wiki', '_wiki/concepts/tyres.md', 'Tyres are round. A car has four.', { fileType: 'markdown' }),
+      doc: doc(driveId, 'art_wiki', '_wiki/concepts/tyres.md', 'Tyres are round. A car has four.', {
+        fileType: 'markdown',
+      }),
       passages: [{ text: 'Tyres are round. A car has four.', modality: 'text', charStart: 0, charEnd: 32 }],
     },
   };
   for (const [artId, { doc: d, passages }] of Object.entries(texts)) {
     await engine.upsertDocument(d);
     const vectors = await client.embed(passages.map((p) => p.text));
-    await engine.replacePassages(driveId, artId, 1, passages.map((p, ord) => ({ ...p, ord, embedding: vectors[ord]! })));
+    await engine.replacePassages(
+      driveId,
+      artId,
+      1,
+      passages.map((p, ord) => ({ ...p, ord, embedding: vectors[ord]! })),
+    );
   }
-  for (let i = 0; i < 25; i++) await engine.upsertDocument(doc(driveId, `art_bulk${i}`, `bulk/item-${String(i).padStart(2, '0')}.txt`, `bulk entry ${i}`));
+  for (let i = 0; i < 25; i++)
+    await engine.upsertDocument(
+      doc(driveId, `art_bulk${i}`, `bulk/item-${String(i).padStart(2, '0')}.txt`, `bulk entry ${i}`),
+    );
 }
 
 beforeAll(async () => {
   embeddings = await startEmbeddingsServer();
   plain = await startTestApi();
-  withEmbeddings = await startTestApi({ EMBEDDINGS_URL: embeddings.url, EMBEDDINGS_API_KEY: embeddings.apiKey, EMBEDDINGS_DIMENSIONS: String(DIMS) });
+  withEmbeddings = await startTestApi({
+    EMBEDDINGS_URL: embeddings.url,
+    EMBEDDINGS_API_KEY: embeddings.apiKey,
+    EMBEDDINGS_DIMENSIONS: String(DIMS),
+  });
   engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 2 });
   tenant = await createTenant(plain.ctx);
   await seed(tenant.driveId);
@@ -77,10 +121,23 @@ describe('GET /v0/search', () => {
   });
 
   it('validates the query (SPEC 4.2) with 422', async () => {
-    for (const qs of ['', 'q=', `q=${'a'.repeat(201)}`, 'q=a&limit=0', 'q=a&limit=101', 'q=a&limit=x', 'q=a&label=Bad', 'q=a&updated_after=yesterday']) {
+    for (const qs of [
+      '',
+      'q=',
+      `q=${'a'.repeat(201)}`,
+      'q=a&limit=0',
+      'q=a&limit=101',
+      'q=a&limit=x',
+      'q=a&label=Bad',
+      'q=a&updated_after=yesterday',
+    ]) {
       const { status, body } = await get(plain, `/v0/search?${qs}`);
       expect(status, qs).toBe(422);
-      expect(body.detail[0]).toEqual({ loc: expect.arrayContaining(['query']), msg: expect.any(String), type: expect.any(String) });
+      expect(body.detail[0]).toEqual({
+        loc: expect.arrayContaining(['query']),
+        msg: expect.any(String),
+        type: expect.any(String),
+      });
     }
     expect((await get(plain, `/v0/search?q=${'a'.repeat(200)}`)).status).toBe(200);
   });
@@ -92,7 +149,14 @@ describe('GET /v0/search', () => {
     const paths = body.items.map((h: any) => h.path);
     expect(paths.sort()).toEqual(['_wiki/concepts/tyres.md', 'garage/cars.md', 'home/pets.txt']);
     const hit = body.items.find((h: any) => h.art_id === 'art_cars');
-    expect(hit).toMatchObject({ drive_id: tenant.driveId, content_type: 'text/plain', file_type: 'markdown', labels: ['garage', 'todo'], version_number: 1, updated_at: '2026-05-01T00:00:00.000Z' });
+    expect(hit).toMatchObject({
+      drive_id: tenant.driveId,
+      content_type: 'text/plain',
+      file_type: 'markdown',
+      labels: ['garage', 'todo'],
+      version_number: 1,
+      updated_at: '2026-05-01T00:00:00.000Z',
+    });
     expect(hit.url).toBe(`${plain.url}/${tenant.driveId}/garage/cars.md`);
     expect(hit.permalink).toBe(`${plain.url}/a/art_cars`);
     expect(hit.snippet).toContain('<mark>tyres</mark>');
@@ -101,7 +165,8 @@ describe('GET /v0/search', () => {
   });
 
   it('applies repeatable labels (AND), file_type, prefix and inclusive time bounds', async () => {
-    const ids = async (qs: string) => (await get(plain, `/v0/search?q=tyres&${qs}`)).body.items.map((h: any) => h.art_id).sort();
+    const ids = async (qs: string) =>
+      (await get(plain, `/v0/search?q=tyres&${qs}`)).body.items.map((h: any) => h.art_id).sort();
     expect(await ids('label=garage&label=todo')).toEqual(['art_cars']);
     expect(await ids('label=garage&label=home')).toEqual([]);
     expect(await ids('file_type=text')).toEqual(['art_pets']);
@@ -127,7 +192,10 @@ describe('GET /v0/search', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const { status, body } = await get(plain, `/v0/${endpoint}?q=bulk&limit=7${extra}${cursor ? `&cursor=${cursor}` : ''}`);
+        const { status, body } = await get(
+          plain,
+          `/v0/${endpoint}?q=bulk&limit=7${extra}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(status).toBe(200);
         walked.push(...body.items.map(key));
         cursor = body.next_cursor;
@@ -160,7 +228,13 @@ describe('GET /v0/find', () => {
     const keys = body.items.map((h: any) => `${h.art_id}#${h.ord}`).sort();
     expect(keys).toEqual(['art_cars#0', 'art_cars#1', 'art_pets#0', 'art_slides#0']);
     const pdf = body.items.find((h: any) => h.art_id === 'art_slides');
-    expect(pdf).toMatchObject({ modality: 'pdf', page_start: 4, page_end: 5, text: 'Slides about tyres and wheels.', rank_semantic: null });
+    expect(pdf).toMatchObject({
+      modality: 'pdf',
+      page_start: 4,
+      page_end: 5,
+      text: 'Slides about tyres and wheels.',
+      rank_semantic: null,
+    });
     expect(pdf.char_start).toBeUndefined();
     const text = body.items.find((h: any) => h.art_id === 'art_pets');
     expect(text).toMatchObject({ char_start: 0, char_end: 33, modality: 'text' });
@@ -169,7 +243,8 @@ describe('GET /v0/find', () => {
   });
 
   it('filters by repeatable modality', async () => {
-    const only = async (qs: string) => (await get(plain, `/v0/find?q=tyres&mode=lexical&${qs}`)).body.items.map((h: any) => h.modality);
+    const only = async (qs: string) =>
+      (await get(plain, `/v0/find?q=tyres&mode=lexical&${qs}`)).body.items.map((h: any) => h.modality);
     expect(await only('modality=pdf')).toEqual(['pdf']);
     expect((await only('modality=pdf&modality=text')).sort()).toEqual(['pdf', 'text', 'text', 'text']);
     expect(await only('modality=video')).toEqual([]);
@@ -182,7 +257,9 @@ describe('GET /v0/find', () => {
     const hybrid = await get(plain, '/v0/find?q=tyres');
     const lexical = await get(plain, '/v0/find?q=tyres&mode=lexical');
     expect(hybrid.status).toBe(200);
-    expect(hybrid.body.items.map((h: any) => `${h.art_id}#${h.ord}`)).toEqual(lexical.body.items.map((h: any) => `${h.art_id}#${h.ord}`));
+    expect(hybrid.body.items.map((h: any) => `${h.art_id}#${h.ord}`)).toEqual(
+      lexical.body.items.map((h: any) => `${h.art_id}#${h.ord}`),
+    );
     expect(hybrid.body.items.every((h: any) => h.rank_semantic === null)).toBe(true);
   });
 
@@ -203,7 +280,8 @@ describe('GET /v0/find', () => {
     expect(top).toMatchObject({ art_id: 'art_cars', ord: 0, rank_lexical: 1, rank_semantic: 1 });
     expect(top.score).toBeCloseTo(2 / 61, 10);
     for (const h of body.items) {
-      const expected = (h.rank_lexical ? 1 / (60 + h.rank_lexical) : 0) + (h.rank_semantic ? 1 / (60 + h.rank_semantic) : 0);
+      const expected =
+        (h.rank_lexical ? 1 / (60 + h.rank_lexical) : 0) + (h.rank_semantic ? 1 / (60 + h.rank_semantic) : 0);
       expect(h.score).toBeCloseTo(expected, 10);
     }
     const scores = body.items.map((h: any) => h.score);

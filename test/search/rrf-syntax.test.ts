@@ -16,12 +16,25 @@ describe('reciprocal rank fusion (k=60)', () => {
   });
 
   it('lets agreement beat a single first place', () => {
-    const fused = reciprocalRankFusion([['x', 'y'], ['z', 'y']], (s) => s);
+    const fused = reciprocalRankFusion(
+      [
+        ['x', 'y'],
+        ['z', 'y'],
+      ],
+      (s) => s,
+    );
     expect(fused[0]!.item).toBe('y'); // 2/62 > 1/61
   });
 
   it('uses k: with k=0 a first place (1) beats two second places (0.5 + 0.5 ties, first seen wins)', () => {
-    const fused = reciprocalRankFusion([['x', 'y'], ['z', 'y']], (s) => s, 0);
+    const fused = reciprocalRankFusion(
+      [
+        ['x', 'y'],
+        ['z', 'y'],
+      ],
+      (s) => s,
+      0,
+    );
     expect(fused.map((f) => f.item)).toEqual(['x', 'y', 'z']);
   });
 });
@@ -30,7 +43,11 @@ describe('query syntax (for engines without websearch_to_tsquery)', () => {
   it('parses words, phrases, negation and OR (OR binds tighter than AND)', () => {
     const parsed = parseQuery('alpha "beta gamma" -delta -"eps zeta" x OR y');
     expect(parsed.excluded).toEqual([{ phrase: ['delta'] }, { phrase: ['eps', 'zeta'] }]);
-    expect(parsed.required).toEqual([[{ phrase: ['alpha'] }], [{ phrase: ['beta', 'gamma'] }], [{ phrase: ['x'] }, { phrase: ['y'] }]]);
+    expect(parsed.required).toEqual([
+      [{ phrase: ['alpha'] }],
+      [{ phrase: ['beta', 'gamma'] }],
+      [{ phrase: ['x'] }, { phrase: ['y'] }],
+    ]);
     expect(branchesOf(parsed).map((b) => b.map((a) => a.phrase.join(' ')))).toEqual([
       ['alpha', 'beta gamma', 'x'],
       ['alpha', 'beta gamma', 'y'],

@@ -22,10 +22,20 @@ beforeAll(async () => {
   embeddings = await startEmbeddingsServer();
   driveId = (await createDrive(orm.em.fork())).id;
   await engine.upsertDocument({
-    driveId, artId: 'art_svc', path: 'a/boats.txt', contentType: 'text/plain', fileType: 'text', labels: [], metadata: {},
-    updatedAt: new Date(), versionNumber: 1, preview: 'Sailing boats in the harbour.',
+    driveId,
+    artId: 'art_svc',
+    path: 'a/boats.txt',
+    contentType: 'text/plain',
+    fileType: 'text',
+    labels: [],
+    metadata: {},
+    updatedAt: new Date(),
+    versionNumber: 1,
+    preview: 'Sailing boats in the harbour.',
   });
-  await engine.replacePassages(driveId, 'art_svc', 1, [{ ord: 0, text: 'Sailing boats in the harbour.', modality: 'text', charStart: 0, charEnd: 29, embedding: null }]);
+  await engine.replacePassages(driveId, 'art_svc', 1, [
+    { ord: 0, text: 'Sailing boats in the harbour.', modality: 'text', charStart: 0, charEnd: 29, embedding: null },
+  ]);
 });
 
 afterAll(async () => {
@@ -56,12 +66,17 @@ describe('search service', () => {
   it('hybrid answers lexically when the provider is down; semantic says 502', async () => {
     await embeddings.stop();
     const warnings: string[] = [];
-    const embedder = new EmbeddingsClient({ url: embeddings.url, apiKey: embeddings.apiKey, model: 'm', dimensions: 16 }, { attempts: 1 });
+    const embedder = new EmbeddingsClient(
+      { url: embeddings.url, apiKey: embeddings.apiKey, model: 'm', dimensions: 16 },
+      { attempts: 1 },
+    );
     const service = new SearchService({ engine, usage, embedder, onWarning: (m) => void warnings.push(m) });
     const hits = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
     expect(hits.map((h) => [h.artId, h.rankLexical, h.rankSemantic])).toEqual([['art_svc', 1, null]]);
     expect(warnings).toHaveLength(1);
-    const err = (await service.find(driveId, { q: 'boats', mode: 'semantic', limit: 5 }).catch((e: unknown) => e)) as AppError;
+    const err = (await service
+      .find(driveId, { q: 'boats', mode: 'semantic', limit: 5 })
+      .catch((e: unknown) => e)) as AppError;
     expect([err.status, err.code]).toEqual([502, 'EMBEDDINGS_UNAVAILABLE']);
     await embeddings.start();
   });

@@ -29,7 +29,12 @@ let n = 0;
 const run = `${Date.now().toString(36)}_`;
 describe.skipIf(skipReason !== null)('typesense engine', () => {
   engineContract('typesense', async () => ({
-    engine: new TypesenseSearchEngine({ url: url!, apiKey: config.typesense!.apiKey, dimensions: 3, collectionPrefix: `contract_${run}` }),
+    engine: new TypesenseSearchEngine({
+      url: url!,
+      apiKey: config.typesense!.apiKey,
+      dimensions: 3,
+      collectionPrefix: `contract_${run}`,
+    }),
     newDrive: async () => `drv_contract_${run}${n++}`,
   }));
 });

@@ -13,7 +13,16 @@ describe('grants', () => {
 
     const g = await grant(a, art.art_id, { type: 'user', email: b.email.toUpperCase() }, 'viewer');
     expect(g.status, JSON.stringify(g.json)).toBe(201);
-    expect(g.json).toMatchObject({ resource_type: 'artifact', resource_id: art.art_id, principal_type: 'user', principal_email: b.email, role: 'viewer', can_manage: false, can_share: false, expires_at: null });
+    expect(g.json).toMatchObject({
+      resource_type: 'artifact',
+      resource_id: art.art_id,
+      principal_type: 'user',
+      principal_email: b.email,
+      role: 'viewer',
+      can_manage: false,
+      can_share: false,
+      expires_at: null,
+    });
     expect(g.json.id).toMatch(/^grn_/);
     // Create-or-fetch: the same principal on the same resource is the same grant.
     const again = await grant(a, art.art_id, { type: 'user', email: b.email }, 'viewer');
@@ -25,7 +34,9 @@ describe('grants', () => {
       expect(r.json).toMatchObject({ art_id: art.art_id, drive_id: a.driveId, path: 'g1/report.md' });
     }
     expect((await b.get(`/v0/artifacts/${art.art_id}/download`)).bytes.toString()).toBe('hello');
-    expect((await b.get(`/v0/artifacts/${art.art_id}/versions`)).json.items.map((v: any) => v.version_number)).toEqual([1]);
+    expect((await b.get(`/v0/artifacts/${art.art_id}/versions`)).json.items.map((v: any) => v.version_number)).toEqual([
+      1,
+    ]);
     expect((await b.get(`/v0/artifacts/${art.art_id}/versions/1`)).status).toBe(200);
     expect((await b.get(`/v0/artifacts/${art.art_id}/versions/1/download`)).bytes.toString()).toBe('hello');
     expect((await b.get(`/v0/artifacts/${art.art_id}/download-url`)).json).toMatchObject({ direct: false });
@@ -40,9 +51,15 @@ describe('grants', () => {
 
     // A stranger: 404 on every door, including the grant itself.
     for (const [m, path] of [
-      ['GET', `/v0/artifacts/${art.art_id}`], ['GET', `/v0/artifacts/${art.art_id}/download`], ['GET', `/v0/artifacts/${art.art_id}/versions`],
-      ['GET', `/v0/artifacts/${art.art_id}/download-url`], ['PUT', `/v0/artifacts/${art.art_id}`], ['DELETE', `/v0/artifacts/${art.art_id}`],
-      ['GET', `/v0/grants?resource=${art.art_id}`], ['PATCH', `/v0/grants/${g.json.id}`], ['DELETE', `/v0/grants/${g.json.id}`],
+      ['GET', `/v0/artifacts/${art.art_id}`],
+      ['GET', `/v0/artifacts/${art.art_id}/download`],
+      ['GET', `/v0/artifacts/${art.art_id}/versions`],
+      ['GET', `/v0/artifacts/${art.art_id}/download-url`],
+      ['PUT', `/v0/artifacts/${art.art_id}`],
+      ['DELETE', `/v0/artifacts/${art.art_id}`],
+      ['GET', `/v0/grants?resource=${art.art_id}`],
+      ['PATCH', `/v0/grants/${g.json.id}`],
+      ['DELETE', `/v0/grants/${g.json.id}`],
     ] as const) {
       const r = await x.call(m, path, m === 'PATCH' ? { json: { role: 'manager' } } : m === 'PUT' ? { body: 'x' } : {});
       expect(r.status, `${m} ${path}`).toBe(404);
@@ -56,25 +73,36 @@ describe('grants', () => {
     expect(events[0]).toMatchObject({ action: 'grant.created', metadata: { grn_id: g.json.id, role: 'viewer' } });
   });
 
-  it('an agent grant with editor role writes new versions by id, with events in the owner\'s log', async () => {
+  it("an agent grant with editor role writes new versions by id, with events in the owner's log", async () => {
     const { a, c } = p;
     const art = (await a.put('g2/notes.txt', 'v1')).json;
     const g = await grant(a, art.art_id, { type: 'agent', id: c.aid }, 'editor', {});
     expect(g.status).toBe(201);
     expect(g.json).toMatchObject({ can_share: true, can_manage: false });
-    const w = await c.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'v2 by agent', headers: { 'x-drive-actor': 'agent-c', 'x-drive-change-summary': 'edit' } });
+    const w = await c.call('PUT', `/v0/artifacts/${art.art_id}`, {
+      body: 'v2 by agent',
+      headers: { 'x-drive-actor': 'agent-c', 'x-drive-change-summary': 'edit' },
+    });
     expect(w.status, JSON.stringify(w.json)).toBe(200);
     expect(w.json).toMatchObject({ art_id: art.art_id, drive_id: a.driveId, version_number: 2, path: 'g2/notes.txt' });
     // If-Match is honoured by id.
-    expect((await c.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'v3', headers: { 'if-match': '1' } })).status).toBe(412);
+    expect(
+      (await c.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'v3', headers: { 'if-match': '1' } })).status,
+    ).toBe(412);
     expect((await a.get(`/v0/artifacts/${art.art_id}/download`)).bytes.toString()).toBe('v2 by agent');
     const [ev] = await a.events(`?art_id=${art.art_id}&action=artifact.updated`);
-    expect(ev).toMatchObject({ actor_name: 'agent-c', metadata: { version_number: 2, grantee: { drive_id: c.driveId, identity_id: c.aid, role: 'editor' } } });
+    expect(ev).toMatchObject({
+      actor_name: 'agent-c',
+      metadata: { version_number: 2, grantee: { drive_id: c.driveId, identity_id: c.aid, role: 'editor' } },
+    });
     // The grantee's own drive got nothing.
     expect((await c.get('/v0/artifacts')).json.items).toEqual([]);
     // An editor cannot rename, delete or change visibility (manager only), nor grant.
     expect((await c.call('PATCH', `/v0/artifacts/${art.art_id}`, { json: { path: 'g2/moved.txt' } })).status).toBe(403);
-    expect((await c.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'x', headers: { 'x-drive-visibility': 'public' } })).status).toBe(403);
+    expect(
+      (await c.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'x', headers: { 'x-drive-visibility': 'public' } }))
+        .status,
+    ).toBe(403);
     expect((await grant(c, art.art_id, { type: 'anyone' }, 'viewer')).status).toBe(403);
     // The owner can still write by id too.
     expect((await a.call('PUT', `/v0/artifacts/${art.art_id}`, { body: 'v3' })).json.version_number).toBe(3);
@@ -89,7 +117,9 @@ describe('grants', () => {
     expect(byB.status).toBe(201);
     expect(byB.json).toMatchObject({ drive_id: a.driveId, on_behalf_of: b.driveId });
     expect((await b.get(`/v0/grants?resource=${art.art_id}`)).json.items).toHaveLength(2);
-    expect((await b.call('PATCH', `/v0/artifacts/${art.art_id}`, { json: { path: 'g3/renamed.md' } })).json.path).toBe('g3/renamed.md');
+    expect((await b.call('PATCH', `/v0/artifacts/${art.art_id}`, { json: { path: 'g3/renamed.md' } })).json.path).toBe(
+      'g3/renamed.md',
+    );
 
     const patched = await a.call('PATCH', `/v0/grants/${g.json.id}`, { json: { expires_in: null } });
     expect(patched.status).toBe(200);
@@ -140,7 +170,14 @@ describe('grants', () => {
   it('principal rules: anyone takes nothing, agent needs an aid_, user exactly one of id and email', async () => {
     const { a } = p;
     const art = (await a.put('g6/x.md', 'x')).json;
-    for (const principal of [{ type: 'anyone', id: 'x' }, { type: 'agent' }, { type: 'agent', id: 'bob' }, { type: 'user' }, { type: 'user', id: 'usr_1', email: 'a@b.c' }, { type: 'org' }]) {
+    for (const principal of [
+      { type: 'anyone', id: 'x' },
+      { type: 'agent' },
+      { type: 'agent', id: 'bob' },
+      { type: 'user' },
+      { type: 'user', id: 'usr_1', email: 'a@b.c' },
+      { type: 'org' },
+    ]) {
       const r = await grant(a, art.art_id, principal, 'viewer');
       expect([r.status, r.code], JSON.stringify(principal)).toEqual([400, 'INVALID_PRINCIPAL']);
     }
@@ -158,7 +195,9 @@ describe('folder grants', () => {
     await a.put('other/o.md', 'o');
     const proj = (await a.call('POST', '/v0/folders/proj', { json: {} })).json;
     const secret = (await a.call('POST', '/v0/folders/proj/secret', { json: {} })).json;
-    expect((await a.call('PATCH', `/v0/folders/${secret.fld_id}`, { json: { inherit_grants: false } })).json.inherit_grants).toBe(false);
+    expect(
+      (await a.call('PATCH', `/v0/folders/${secret.fld_id}`, { json: { inherit_grants: false } })).json.inherit_grants,
+    ).toBe(false);
     const g = await grant(a, '/proj/', { type: 'user', email: b.email }, 'viewer');
     expect(g.json).toMatchObject({ resource_type: 'folder', resource_id: proj.fld_id });
 
@@ -196,9 +235,15 @@ describe('folder grants', () => {
     const art = (await owner.put('d/x.md', 'x')).json;
     const g = await grant(owner, art.art_id, { type: 'user', email: b.email }, 'viewer');
     expect((await b.get(`/v0/artifacts/${art.art_id}`)).status).toBe(200);
-    await api.ctx.orm.em.fork().execute(`update drives set deleted_at = now(), purge_at = now() + interval '1 day' where id = ?`, [owner.driveId]);
+    await api.ctx.orm.em
+      .fork()
+      .execute(`update drives set deleted_at = now(), purge_at = now() + interval '1 day' where id = ?`, [
+        owner.driveId,
+      ]);
     expect((await b.get(`/v0/artifacts/${art.art_id}`)).status).toBe(404);
-    await api.ctx.orm.em.fork().execute(`update drives set deleted_at = null, purge_at = null where id = ?`, [owner.driveId]);
+    await api.ctx.orm.em
+      .fork()
+      .execute(`update drives set deleted_at = null, purge_at = null where id = ?`, [owner.driveId]);
     expect((await b.get(`/v0/artifacts/${art.art_id}`)).status).toBe(200);
     await api.ctx.orm.em.fork().execute(`delete from artifacts where id = ?`, [art.art_id]);
     expect(await api.ctx.orm.em.fork().execute(`select id from grants where id = ?`, [g.json.id])).toEqual([]);

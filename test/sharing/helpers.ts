@@ -9,7 +9,8 @@ export async function agentClient(api: TestApi) {
   const token = await accessTokenFor(api, reg.identity_assertion);
   const base = await driveClient(api);
   const auth = bearer(token);
-  const call: DriveClient['call'] = async (method, path, opts = {}) => base.call(method, path, { ...opts, headers: { ...auth, ...(opts.headers ?? {}) } });
+  const call: DriveClient['call'] = async (method, path, opts = {}) =>
+    base.call(method, path, { ...opts, headers: { ...auth, ...(opts.headers ?? {}) } });
   return {
     ...base,
     driveId: reg.drive_id,
@@ -18,7 +19,10 @@ export async function agentClient(api: TestApi) {
     call,
     get: (p: string, h: Record<string, string> = {}) => call('GET', p, { headers: h }),
     put: (p: string, body: string | Uint8Array, h: Record<string, string> = {}) =>
-      call('PUT', `/v0/artifacts/${p}`, { body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit, headers: h }),
+      call('PUT', `/v0/artifacts/${p}`, {
+        body: (typeof body === 'string' ? Buffer.from(body) : body) as BodyInit,
+        headers: h,
+      }),
     events: async (q = '') => (await call('GET', `/v0/events${q}`)).json.items as any[],
   };
 }
@@ -41,7 +45,9 @@ export function useParties(ready: (p: Parties) => void, overrides: Record<string
     api = await startIdentityApi(overrides);
     const a = await driveClient(api);
     const bClient = await driveClient(api);
-    const [row] = await api.ctx.orm.em.fork().execute<{ owner_email: string }[]>('select owner_email from drives where id = ?', [bClient.driveId]);
+    const [row] = await api.ctx.orm.em
+      .fork()
+      .execute<{ owner_email: string }[]>('select owner_email from drives where id = ?', [bClient.driveId]);
     const c = await agentClient(api);
     const x = await driveClient(api);
     ready({ api, a, b: { ...bClient, email: row.owner_email }, c, x });
@@ -49,7 +55,12 @@ export function useParties(ready: (p: Parties) => void, overrides: Record<string
   afterAll(async () => api?.close());
 }
 
-export const grant = (who: DriveClient, resource: string, principal: Record<string, unknown>, role: string, extra: Record<string, unknown> = {}) =>
-  who.call('POST', '/v0/grants', { json: { resource, principal, role, ...extra } });
+export const grant = (
+  who: DriveClient,
+  resource: string,
+  principal: Record<string, unknown>,
+  role: string,
+  extra: Record<string, unknown> = {},
+) => who.call('POST', '/v0/grants', { json: { resource, principal, role, ...extra } });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

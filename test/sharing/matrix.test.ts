@@ -15,7 +15,13 @@ type Cell = 'none' | 'viewer' | 'commenter' | 'editor' | 'manager' | 'expired' |
 const CELLS: Cell[] = ['none', 'expired', 'revoked', 'viewer', 'commenter', 'editor', 'manager'];
 const ID_PARAMS = ['{art_id}', '{fld_id}', '{grn_id}', '{shr_id}'];
 // One body that validates for every JSON route (zod strips the fields a route does not take).
-const BODY = JSON.stringify({ path: 'hijack/p.md', description: 'hijacked', role: 'manager', inherit_grants: false, entrypoint: 'hijack.tex' });
+const BODY = JSON.stringify({
+  path: 'hijack/p.md',
+  description: 'hijacked',
+  role: 'manager',
+  inherit_grants: false,
+  entrypoint: 'hijack.tex',
+});
 
 /** What B may expect on a route naming A's resource by id, for a cell. `write` = allowed to change A. */
 function expected(cell: Cell, method: string, template: string): { status: number; write: boolean } | 'skip' {
@@ -23,7 +29,11 @@ function expected(cell: Cell, method: string, template: string): { status: numbe
   if (method === 'GET') return { status: 200, write: false };
   if (cell === 'manager') return 'skip'; // managers may do nearly everything; their writes are tested in grants.test.ts
   if (template.endsWith('/restore')) return { status: 404, write: false }; // the trash is the owner's alone
-  if (cell === 'editor' && ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate'))) return { status: 200, write: true };
+  if (
+    cell === 'editor' &&
+    ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate'))
+  )
+    return { status: 200, write: true };
   return { status: 403, write: false };
 }
 
@@ -33,22 +43,40 @@ describe('authorization matrix', () => {
     const sql = (q: string, params: unknown[] = []) => api.ctx.orm.em.fork().execute(q, params);
     const folder = (await a.call('POST', '/v0/folders/m', { json: {} })).json;
     // A project config on the folder, so the project routes reach their handlers for readers.
-    expect((await a.call('PUT', `/v0/projects/${folder.fld_id}`, { json: { entrypoint: 'main.tex' } })).status).toBe(200);
+    expect((await a.call('PUT', `/v0/projects/${folder.fld_id}`, { json: { entrypoint: 'main.tex' } })).status).toBe(
+      200,
+    );
     const art = (await a.put('m/doc.md', 'owner bytes')).json;
     const other = await grant(a, art.art_id, { type: 'agent', id: c.aid }, 'viewer');
     const share = (await a.call('POST', '/v0/shares', { json: { resource: art.art_id } })).json;
     const ids: Record<string, string> = {
-      '{art_id}': art.art_id, '{fld_id}': folder.fld_id, '{grn_id}': other.json.id, '{shr_id}': share.id,
-      '{version_number}': '1', '{path}': 'm/doc.md',
+      '{art_id}': art.art_id,
+      '{fld_id}': folder.fld_id,
+      '{grn_id}': other.json.id,
+      '{shr_id}': share.id,
+      '{version_number}': '1',
+      '{path}': 'm/doc.md',
     };
-    const snapshot = async () => JSON.stringify([
-      await sql('select id, path, version_number, hash, visibility, deleted_at, labels, metadata from artifacts where drive_id = ? order by id', [a.driveId]),
-      await sql('select id, path, description, inherit_grants, deleted_at from folders where drive_id = ? order by id', [a.driveId]),
-      await sql(`select id, role, expires_at, revoked_at from grants where drive_id = ? and principal_key <> ? order by id`, [a.driveId, `email:${b.email}`]),
-      await sql('select id, role, key_hash, revoked_at from shares where drive_id = ? order by id', [a.driveId]),
-      await sql('select fld_id, entrypoint, engine, auto_compile from projects where drive_id = ? order by fld_id', [a.driveId]),
-      await sql('select id, status from compile_jobs where drive_id = ? order by id', [a.driveId]),
-    ]);
+    const snapshot = async () =>
+      JSON.stringify([
+        await sql(
+          'select id, path, version_number, hash, visibility, deleted_at, labels, metadata from artifacts where drive_id = ? order by id',
+          [a.driveId],
+        ),
+        await sql(
+          'select id, path, description, inherit_grants, deleted_at from folders where drive_id = ? order by id',
+          [a.driveId],
+        ),
+        await sql(
+          `select id, role, expires_at, revoked_at from grants where drive_id = ? and principal_key <> ? order by id`,
+          [a.driveId, `email:${b.email}`],
+        ),
+        await sql('select id, role, key_hash, revoked_at from shares where drive_id = ? order by id', [a.driveId]),
+        await sql('select fld_id, entrypoint, engine, auto_compile from projects where drive_id = ? order by fld_id', [
+          a.driveId,
+        ]),
+        await sql('select id, status from compile_jobs where drive_id = ? order by id', [a.driveId]),
+      ]);
 
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();
     const routes: [string, string][] = [];
@@ -60,15 +88,20 @@ describe('authorization matrix', () => {
     expect(routes.length).toBeGreaterThan(25);
 
     const setCell = async (cell: Cell) => {
-      await sql(`update grants set revoked_at = now() where principal_key = ? and revoked_at is null`, [`email:${b.email}`]);
+      await sql(`update grants set revoked_at = now() where principal_key = ? and revoked_at is null`, [
+        `email:${b.email}`,
+      ]);
       if (cell === 'none') return;
       const role = cell === 'expired' || cell === 'revoked' ? 'editor' : cell;
       const made = [];
       for (const res of [art.art_id, folder.fld_id]) {
-        made.push(await grant(a, res, { type: 'user', email: b.email }, role, cell === 'expired' ? { expires_in: 1 } : {}));
+        made.push(
+          await grant(a, res, { type: 'user', email: b.email }, role, cell === 'expired' ? { expires_in: 1 } : {}),
+        );
       }
       if (cell === 'expired') await sleep(1100);
-      if (cell === 'revoked') for (const g of made) expect((await a.call('DELETE', `/v0/grants/${g.json.id}`)).status).toBe(200);
+      if (cell === 'revoked')
+        for (const g of made) expect((await a.call('DELETE', `/v0/grants/${g.json.id}`)).status).toBe(200);
     };
 
     const failures: string[] = [];
@@ -84,14 +117,17 @@ describe('authorization matrix', () => {
         let body: string | undefined;
         // PUT is a raw upload on artifact routes and JSON elsewhere (the project config).
         if (method === 'PUT' && template.startsWith('/v0/artifacts/')) body = 'hijacked bytes';
-        else if (method !== 'GET' && method !== 'DELETE') (headers['content-type'] = 'application/json', (body = BODY));
+        else if (method !== 'GET' && method !== 'DELETE')
+          ((headers['content-type'] = 'application/json'), (body = BODY));
         const res = await fetch(`${api.url}${path}`, { method, headers, body });
         const text = await res.text();
         const cellName = `${cell} ${method} ${template}`;
-        if (want.status !== -1 && res.status !== want.status) failures.push(`${cellName}: ${res.status} (wanted ${want.status}) ${text.slice(0, 160)}`);
+        if (want.status !== -1 && res.status !== want.status)
+          failures.push(`${cellName}: ${res.status} (wanted ${want.status}) ${text.slice(0, 160)}`);
         if (!want.write && (await snapshot()) !== before) failures.push(`${cellName}: A changed`);
         // A non-reader never sees A's data in the answer.
-        if (want.status === 404 && (text.includes('m/doc.md') || text.includes(a.driveId))) failures.push(`${cellName}: leaked`);
+        if (want.status === 404 && (text.includes('m/doc.md') || text.includes(a.driveId)))
+          failures.push(`${cellName}: leaked`);
       }
     }
     expect(failures).toEqual([]);

@@ -20,9 +20,19 @@ describe('share links', () => {
   it('mint returns the key once; list shows no key; redeem gives exactly the role on exactly the resource; rotate and revoke kill the key at once', async () => {
     const { api, a, x } = p;
     const art = (await a.put('s1/page.md', 'shared')).json;
-    const mint = await a.call('POST', '/v0/shares', { json: { resource: art.art_id }, headers: { 'x-drive-actor': 'owner' } });
+    const mint = await a.call('POST', '/v0/shares', {
+      json: { resource: art.art_id },
+      headers: { 'x-drive-actor': 'owner' },
+    });
     expect(mint.status, JSON.stringify(mint.json)).toBe(201);
-    expect(mint.json).toMatchObject({ resource_type: 'artifact', resource_id: art.art_id, role: 'viewer', has_password: false, access_count: 0, expires_at: null });
+    expect(mint.json).toMatchObject({
+      resource_type: 'artifact',
+      resource_id: art.art_id,
+      role: 'viewer',
+      has_password: false,
+      access_count: 0,
+      expires_at: null,
+    });
     expect(mint.json.share_key).toMatch(/^shk_/);
     expect(mint.json.url).toBe(`${api.ctx.config.http.webUrl}/s/${mint.json.share_key}`);
     const key1 = mint.json.share_key;
@@ -39,7 +49,9 @@ describe('share links', () => {
     expect(JSON.stringify(list.json)).not.toContain(key1);
     expect(list.json.items[0].share_key).toBeUndefined();
     // Nothing stores the key itself.
-    const stored = JSON.stringify(await api.ctx.orm.em.fork().execute('select * from shares where id = ?', [mint.json.id]));
+    const stored = JSON.stringify(
+      await api.ctx.orm.em.fork().execute('select * from shares where id = ?', [mint.json.id]),
+    );
     expect(stored).not.toContain(key1);
 
     const rotated = await a.call('POST', `/v0/shares/${mint.json.id}/rotate`);
@@ -61,14 +73,18 @@ describe('share links', () => {
     expect((await a.get(`/v0/shares?resource=${art.art_id}`)).json.items).toEqual([]);
     expect((await a.call('POST', `/v0/shares/${mint.json.id}/rotate`)).status).toBe(404);
 
-    const actions = (await a.events(`?art_id=${art.art_id}`)).map((e: any) => e.action).filter((s: string) => s.startsWith('share.'));
+    const actions = (await a.events(`?art_id=${art.art_id}`))
+      .map((e: any) => e.action)
+      .filter((s: string) => s.startsWith('share.'));
     expect(actions).toEqual(['share.revoked', 'share.rotated', 'share.created']);
   });
 
   it('a password-protected link shows nothing without the password', async () => {
     const { api, a } = p;
     const art = (await a.put('s2/secret.md', 'pw')).json;
-    const mint = await a.call('POST', '/v0/shares', { json: { resource: 's2/secret.md', role: 'editor', password: 'open sesame' } });
+    const mint = await a.call('POST', '/v0/shares', {
+      json: { resource: 's2/secret.md', role: 'editor', password: 'open sesame' },
+    });
     expect(mint.json).toMatchObject({ has_password: true, role: 'editor' });
     for (const pw of [undefined, '', 'wrong']) {
       let caught: unknown;
@@ -79,7 +95,9 @@ describe('share links', () => {
       }
       expect(caught).toBeInstanceOf(AppError);
       expect((caught as AppError).code).toBe('SHARE_PASSWORD_REQUIRED');
-      expect(JSON.stringify({ ...(caught as AppError), message: (caught as AppError).message })).not.toMatch(/s2\/secret|art_/);
+      expect(JSON.stringify({ ...(caught as AppError), message: (caught as AppError).message })).not.toMatch(
+        /s2\/secret|art_/,
+      );
     }
     const ok = await redeemShare(api.ctx, mint.json.share_key, 'open sesame');
     expect(ok).toMatchObject({ role: 'editor' });
@@ -119,6 +137,8 @@ describe('share links', () => {
     expect(agentLink.status).toBe(201);
     expect(agentLink.json.drive_id).toBe(c.driveId);
     expect(agentLink.json.expires_at).not.toBeNull();
-    expect((await c.call('POST', '/v0/shares', { json: { resource: agentArt.art_id, expires_in: null } })).json.expires_at).toBeNull();
+    expect(
+      (await c.call('POST', '/v0/shares', { json: { resource: agentArt.art_id, expires_in: null } })).json.expires_at,
+    ).toBeNull();
   });
 });

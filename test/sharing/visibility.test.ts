@@ -21,7 +21,9 @@ describe('visibility is an anyone:viewer grant', () => {
     expect((await a.get(`/v0/grants?resource=${pub.json.art_id}`)).json.items).toEqual([]);
 
     // Through the grants API: an anyone grant makes it public, revoking it private again.
-    const g = await a.call('POST', '/v0/grants', { json: { resource: pub.json.art_id, principal: { type: 'anyone' }, role: 'viewer' } });
+    const g = await a.call('POST', '/v0/grants', {
+      json: { resource: pub.json.art_id, principal: { type: 'anyone' }, role: 'viewer' },
+    });
     expect((await a.get(`/v0/artifacts/${pub.json.art_id}`)).json.visibility).toBe('public');
     expect((await x.get(`/v0/artifacts/${pub.json.art_id}`)).status).toBe(200);
     // The public cannot revoke the public grant (it is not "its own").
@@ -34,7 +36,9 @@ describe('visibility is an anyone:viewer grant', () => {
     const pub2 = await a.put('v/two.md', 'x', { 'x-drive-visibility': 'public' });
     const copy = await a.call('POST', `/v0/artifacts/${pub2.json.art_id}/copy`, { json: { path: 'v/two-copy.md' } });
     expect(copy.json.visibility).toBe('private');
-    const actions = (await a.events(`?art_id=${pub.json.art_id}`)).map((e: any) => e.action).filter((s: string) => s.startsWith('grant.'));
+    const actions = (await a.events(`?art_id=${pub.json.art_id}`))
+      .map((e: any) => e.action)
+      .filter((s: string) => s.startsWith('grant.'));
     expect(actions).toEqual(['grant.revoked', 'grant.created', 'grant.revoked', 'grant.created']);
   });
 });

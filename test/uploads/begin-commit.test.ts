@@ -15,12 +15,29 @@ describe('POST /v0/uploads and commit', () => {
   it('begin returns UploadBeginOut; PUT without Authorization; commit creates the artifact with every frozen field', async () => {
     const data = bytes(70_000);
     const b = await u.begin({
-      path: 'big/report.pdf', size_bytes: data.length, content_type: 'application/pdf', labels: ['draft', 'q1'],
-      metadata: { run: 7 }, source: { refs: [{ type: 'url', id: 'https://example.test/x' }] }, actor_name: 'agent-7', change_summary: 'first cut',
+      path: 'big/report.pdf',
+      size_bytes: data.length,
+      content_type: 'application/pdf',
+      labels: ['draft', 'q1'],
+      metadata: { run: 7 },
+      source: { refs: [{ type: 'url', id: 'https://example.test/x' }] },
+      actor_name: 'agent-7',
+      change_summary: 'first cut',
     });
     expect(b.status).toBe(200);
-    expect(Object.keys(b.json).sort()).toEqual(['expires_at', 'headers', 'max_bytes', 'method', 'upload_id', 'upload_url']);
-    expect(b.json).toMatchObject({ method: 'PUT', max_bytes: data.length, headers: { 'content-type': 'application/pdf', 'content-length': String(data.length) } });
+    expect(Object.keys(b.json).sort()).toEqual([
+      'expires_at',
+      'headers',
+      'max_bytes',
+      'method',
+      'upload_id',
+      'upload_url',
+    ]);
+    expect(b.json).toMatchObject({
+      method: 'PUT',
+      max_bytes: data.length,
+      headers: { 'content-type': 'application/pdf', 'content-length': String(data.length) },
+    });
     expect(b.json.upload_id).toMatch(/^upl_[0-9a-z]{26}$/);
     expect(b.json.upload_url).toContain(`uploads/${u.driveId}/${b.json.upload_id}`);
     const ttlMs = Date.parse(b.json.expires_at) - Date.now();
@@ -30,8 +47,16 @@ describe('POST /v0/uploads and commit', () => {
     const c = await u.commit(b.json.upload_id);
     expect(c.status).toBe(200);
     expect(c.json).toMatchObject({
-      path: 'big/report.pdf', size_bytes: data.length, hash: sha256(data), version_number: 1, content_type: 'application/pdf', file_type: 'pdf',
-      labels: ['draft', 'q1'], metadata: { run: 7 }, source: { refs: [{ type: 'url', id: 'https://example.test/x' }] }, drive_id: u.driveId,
+      path: 'big/report.pdf',
+      size_bytes: data.length,
+      hash: sha256(data),
+      version_number: 1,
+      content_type: 'application/pdf',
+      file_type: 'pdf',
+      labels: ['draft', 'q1'],
+      metadata: { run: 7 },
+      source: { refs: [{ type: 'url', id: 'https://example.test/x' }] },
+      drive_id: u.driveId,
     });
     const dl = await u.get(`/v0/artifacts/${c.json.art_id}/download`);
     expect(sha256(dl.bytes)).toBe(sha256(data));
@@ -59,12 +84,23 @@ describe('POST /v0/uploads and commit', () => {
   });
 
   it('overwrite through an upload: omitted fields keep, sent ones replace, if_match is checked at commit', async () => {
-    const first = await u.put('ow/doc.txt', 'v1', { 'content-type': 'text/plain', 'x-drive-labels': 'keep', 'x-drive-metadata': '{"a":1}' });
+    const first = await u.put('ow/doc.txt', 'v1', {
+      'content-type': 'text/plain',
+      'x-drive-labels': 'keep',
+      'x-drive-metadata': '{"a":1}',
+    });
     const data = bytes(300);
     const b = (await u.begin({ path: 'ow/doc.txt', size_bytes: data.length, metadata: { b: 2 }, if_match: 1 })).json;
     await u.putToUrl(b, data);
     const c = await u.commit(b.upload_id);
-    expect(c.json).toMatchObject({ art_id: first.json.art_id, version_number: 2, labels: ['keep'], metadata: { b: 2 }, content_type: 'text/plain', size_bytes: 300 });
+    expect(c.json).toMatchObject({
+      art_id: first.json.art_id,
+      version_number: 2,
+      labels: ['keep'],
+      metadata: { b: 2 },
+      content_type: 'text/plain',
+      size_bytes: 300,
+    });
     expect((await u.events(`?art_id=${first.json.art_id}&limit=1`))[0].action).toBe('artifact.updated');
   });
 
@@ -83,7 +119,7 @@ describe('POST /v0/uploads and commit', () => {
     expect(await u.artifactsAt('im/none')).toBe(0);
   });
 
-  it('404 for an unknown upload, a malformed id and another drive\'s upload', async () => {
+  it("404 for an unknown upload, a malformed id and another drive's upload", async () => {
     expect((await u.commit('upl_0000000000aaaaaaaaaaaaaaaa')).code).toBe('UPLOAD_NOT_FOUND');
     expect((await u.commit('nope')).status).toBe(404);
     const other = await uploadClient(api);
@@ -94,7 +130,7 @@ describe('POST /v0/uploads and commit', () => {
     expect((await other.commit(b.upload_id)).status).toBe(200);
   });
 
-  it('bytes PUT through the URL after commit change nothing and the orphan sweep removes them; an open session\'s object stays', async () => {
+  it("bytes PUT through the URL after commit change nothing and the orphan sweep removes them; an open session's object stays", async () => {
     const data = bytes(5000);
     const b = (await u.begin({ path: 'late/x.bin', size_bytes: data.length })).json;
     expect(await u.putToUrl(b, data)).toBe(200);
@@ -151,12 +187,27 @@ describe('POST /v0/uploads and commit', () => {
   it('both endpoints are in /openapi.json with the UploadBeginIn / UploadBeginOut fields', async () => {
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();
     const begin = doc.paths['/v0/uploads'].post;
-    expect(Object.keys(begin.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['actor_name', 'change_summary', 'content_type', 'crc32c', 'if_match', 'labels', 'metadata', 'path', 'size_bytes', 'source'],
-    );
-    expect(Object.keys(begin.responses['200'].content['application/json'].schema.properties).sort()).toEqual(
-      ['expires_at', 'headers', 'max_bytes', 'method', 'parts', 'upload_id', 'upload_url'],
-    );
+    expect(Object.keys(begin.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'actor_name',
+      'change_summary',
+      'content_type',
+      'crc32c',
+      'if_match',
+      'labels',
+      'metadata',
+      'path',
+      'size_bytes',
+      'source',
+    ]);
+    expect(Object.keys(begin.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+      'expires_at',
+      'headers',
+      'max_bytes',
+      'method',
+      'parts',
+      'upload_id',
+      'upload_url',
+    ]);
     expect(doc.paths['/v0/uploads/{upload_id}/commit'].post).toBeDefined();
   });
 });

@@ -3,7 +3,8 @@ import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from '../artifacts/client.js';
 import { bytes, crc32cOf, uploadClient, uploadClientFor, waitFor, type UploadClient } from './helpers.js';
 
-// A small drive: 10 000-byte quota, 4 000-byte per-artifact cap, 5-second sessions (long enough for a burst of begins on a busy machine).
+// A small drive: 10 000-byte quota, 4 000-byte per-artifact cap, 5-second sessions (long enough for a burst of begins
+// on a busy machine).
 let api: TestApi;
 let u: UploadClient;
 useTestApi({ STORAGE_QUOTA_BYTES: '10000', LARGE_UPLOAD_MAX_BYTES: '4000', UPLOAD_SESSION_TTL_S: '5' }, (a, d) => {
@@ -42,8 +43,15 @@ describe('begin: validation and limits', () => {
 
   it('accepts the boundary values: a 256-char path, 16 labels, the exact cap, a valid crc32c, null fields', async () => {
     const r = await u.begin({
-      path: 'p'.repeat(256), size_bytes: 4000, labels: Array.from({ length: 16 }, (_, i) => `l${i}`), crc32c: crc32cOf(bytes(4)),
-      metadata: null, source: null, actor_name: null, change_summary: null, if_match: null,
+      path: 'p'.repeat(256),
+      size_bytes: 4000,
+      labels: Array.from({ length: 16 }, (_, i) => `l${i}`),
+      crc32c: crc32cOf(bytes(4)),
+      metadata: null,
+      source: null,
+      actor_name: null,
+      change_summary: null,
+      if_match: null,
     });
     expect(r.status).toBe(200);
   });
@@ -55,7 +63,12 @@ describe('begin: validation and limits', () => {
     expect(first.status).toBe(200);
     const second = await d.begin({ path: 'r/2', size_bytes: 3001 });
     expect([second.status, second.code]).toEqual([402, 'STORAGE_QUOTA_EXCEEDED']);
-    expect(second.json.detail.error).toMatchObject({ used_bytes: 3000, reserved_bytes: 4000, limit_bytes: 10000, requested_bytes: 3001 });
+    expect(second.json.detail.error).toMatchObject({
+      used_bytes: 3000,
+      reserved_bytes: 4000,
+      limit_bytes: 10000,
+      requested_bytes: 3001,
+    });
     expect((await d.begin({ path: 'r/2', size_bytes: 3000 })).status).toBe(200);
     await waitFor(async () => (await d.session(first.json.upload_id))!.state === 'expired');
     expect((await d.begin({ path: 'r/3', size_bytes: 4000 })).status).toBe(200);
@@ -85,5 +98,9 @@ describe('begin: validation and limits', () => {
 });
 
 async function sessionCount(): Promise<number> {
-  return Number((await api.ctx.orm.em.fork().execute(`select count(*) as n from upload_sessions where drive_id = ?`, [u.driveId]))[0].n);
+  return Number(
+    (
+      await api.ctx.orm.em.fork().execute(`select count(*) as n from upload_sessions where drive_id = ?`, [u.driveId])
+    )[0].n,
+  );
 }

@@ -31,7 +31,14 @@ describe('CRC-32C', () => {
   it('agrees with the object store: S3 accepts a PUT carrying our checksum and rejects a wrong one', async () => {
     const data = bytes(5000);
     const put = (crc: string) =>
-      api.ctx.s3.send(new PutObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: `crc-check/${Date.now()}`, Body: data, ChecksumCRC32C: crc }));
+      api.ctx.s3.send(
+        new PutObjectCommand({
+          Bucket: api.ctx.config.s3.bucket,
+          Key: `crc-check/${Date.now()}`,
+          Body: data,
+          ChecksumCRC32C: crc,
+        }),
+      );
     await expect(put(crc32cOf(data))).resolves.toBeDefined();
     await expect(put(crc32cOf(bytes(10)))).rejects.toThrow();
   });
@@ -75,7 +82,14 @@ describe('server-side copy to the blob key', () => {
     await api.ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data }));
     const head = (await headUploadObject(api.ctx.s3, bucket, key))!;
     const hash = sha256(data);
-    await copyUploadToBlob(api.ctx.s3, bucket, { key, etag: head.etag, size: data.length }, hash, 5 * 1024 * 1024, 1024);
+    await copyUploadToBlob(
+      api.ctx.s3,
+      bucket,
+      { key, etag: head.etag, size: data.length },
+      hash,
+      5 * 1024 * 1024,
+      1024,
+    );
     const got = await api.ctx.s3.send(new GetObjectCommand({ Bucket: bucket, Key: blobKey(hash) }));
     const h = createHash('sha256');
     for await (const chunk of got.Body as AsyncIterable<Buffer>) h.update(chunk);
@@ -90,6 +104,8 @@ describe('server-side copy to the blob key', () => {
     await api.ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from('first') }));
     const head = (await headUploadObject(api.ctx.s3, bucket, key))!;
     await api.ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from('second') }));
-    await expect(copyUploadToBlob(api.ctx.s3, bucket, { key, etag: head.etag, size: 5 }, sha256(Buffer.from('first')))).rejects.toThrow();
+    await expect(
+      copyUploadToBlob(api.ctx.s3, bucket, { key, etag: head.etag, size: 5 }, sha256(Buffer.from('first'))),
+    ).rejects.toThrow();
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => Promise.all([short?.close(), long?.close()]));
 
-const workflowResult = (api: TestApi, uploadId: string) => api.ctx.temporal.workflow.getHandle(uploadWorkflowId(uploadId)).result();
+const workflowResult = (api: TestApi, uploadId: string) =>
+  api.ctx.temporal.workflow.getHandle(uploadWorkflowId(uploadId)).result();
 const db = (api: TestApi) => api.ctx.orm.em.fork();
 
 async function begun(u: UploadClient, path: string, n = 2048) {
@@ -73,7 +74,10 @@ describe('commit racing expiry', () => {
     const c = await u.commit(id);
     expect(c.status).toBe(200);
     expect(await workflowResult(long, id)).toEqual({ state: 'committed', expiredNow: false });
-    expect(await closeUploadSession(long.ctx, { uploadId: id, driveId: u.driveId, expire: true })).toEqual({ state: 'committed', expiredNow: false });
+    expect(await closeUploadSession(long.ctx, { uploadId: id, driveId: u.driveId, expire: true })).toEqual({
+      state: 'committed',
+      expiredNow: false,
+    });
     expect((await u.commit(id)).json).toEqual(c.json);
     expect((await u.get(`/v0/artifacts/${c.json.art_id}/download`)).bytes.equals(Buffer.from(data))).toBe(true);
   });
@@ -85,8 +89,16 @@ describe('commit racing expiry', () => {
     await db(long).transactional(async (tx) => {
       await tx.execute(`select id from upload_sessions where id = ? for update`, [id]);
       commit = u.commit(id);
-      await waitFor(async () => Number((await db(long).execute(
-        `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%upload_sessions%'`))[0].n) > 0);
+      await waitFor(
+        async () =>
+          Number(
+            (
+              await db(long).execute(
+                `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%upload_sessions%'`,
+              )
+            )[0].n,
+          ) > 0,
+      );
       expect(await markExpired(tx, id)).toBe(true);
     });
     const c = await commit!;
@@ -96,7 +108,12 @@ describe('commit racing expiry', () => {
     expect(await u.objectExists(id)).toBe(false);
     // The commit had already copied the bytes to their blob key; nothing references it, so the purge takes it.
     const hash = sha256(data);
-    expect(await db(long).execute(`select 1 from blobs b where hash = ? and not exists (select 1 from artifact_versions v where v.hash = b.hash)`, [hash])).toHaveLength(1);
+    expect(
+      await db(long).execute(
+        `select 1 from blobs b where hash = ? and not exists (select 1 from artifact_versions v where v.hash = b.hash)`,
+        [hash],
+      ),
+    ).toHaveLength(1);
     await purgeUnreferencedBlobs(long.ctx, 0);
     expect(await db(long).execute(`select 1 from blobs where hash = ?`, [hash])).toHaveLength(0);
   });
@@ -129,6 +146,8 @@ describe('commit racing expiry', () => {
     }
     expect(await reservedBytes(db(long), u.driveId)).toBe(0);
     const events = await u.events('?limit=200');
-    expect(events.filter((e) => e.action === 'artifact.created')).toHaveLength(outcomes.filter((o) => o === 'commit').length);
+    expect(events.filter((e) => e.action === 'artifact.created')).toHaveLength(
+      outcomes.filter((o) => o === 'commit').length,
+    );
   });
 });

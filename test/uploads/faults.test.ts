@@ -26,7 +26,11 @@ async function withDeadDependency<T>(which: 's3' | 'temporal', fn: () => Promise
 }
 
 const sessions = async () =>
-  Number((await api.ctx.orm.em.fork().execute(`select count(*) as n from upload_sessions where drive_id = ?`, [u.driveId]))[0].n);
+  Number(
+    (
+      await api.ctx.orm.em.fork().execute(`select count(*) as n from upload_sessions where drive_id = ?`, [u.driveId])
+    )[0].n,
+  );
 
 describe('dependency faults', () => {
   it('Temporal unreachable at begin: 503 UPLOADS_UNAVAILABLE and no session (no row without a timer)', async () => {

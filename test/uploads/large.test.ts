@@ -16,16 +16,18 @@ useTestApi({}, (a, d) => {
 /** A deterministic pseudo-random byte stream of `size` bytes, generated in 1 MiB chunks (never held whole). */
 function generated(size: number, seed: Buffer): () => Readable {
   return () =>
-    Readable.from((function* () {
-      let counter = 0;
-      for (let left = size; left > 0; left -= 1 << 20) {
-        const block = createHash('sha512').update(seed).update(String(counter++)).digest();
-        const chunk = Buffer.alloc(Math.min(left, 1 << 20));
-        for (let i = 0; i < chunk.length; i += block.length) block.copy(chunk, i);
-        chunk.writeUInt32BE(counter, 0);
-        yield chunk;
-      }
-    })());
+    Readable.from(
+      (function* () {
+        let counter = 0;
+        for (let left = size; left > 0; left -= 1 << 20) {
+          const block = createHash('sha512').update(seed).update(String(counter++)).digest();
+          const chunk = Buffer.alloc(Math.min(left, 1 << 20));
+          for (let i = 0; i < chunk.length; i += block.length) block.copy(chunk, i);
+          chunk.writeUInt32BE(counter, 0);
+          yield chunk;
+        }
+      })(),
+    );
 }
 
 async function digest(stream: AsyncIterable<Uint8Array>) {
@@ -40,11 +42,18 @@ describe('a 20 MB upload through the presigned URL', () => {
     const size = 20 * 1024 * 1024 + 123;
     const source = generated(size, randomBytes(16));
     const expected = await digest(source());
-    const b = await u.begin({ path: 'large/twenty.bin', size_bytes: size, crc32c: expected.crc32c, content_type: 'application/x-test' });
+    const b = await u.begin({
+      path: 'large/twenty.bin',
+      size_bytes: size,
+      crc32c: expected.crc32c,
+      content_type: 'application/x-test',
+    });
     expect(b.status).toBe(200);
     const put = await fetch(b.json.upload_url, {
-      method: 'PUT', headers: { 'content-type': b.json.headers['content-type'], 'content-length': String(size) },
-      body: Readable.toWeb(source()) as ReadableStream, duplex: 'half',
+      method: 'PUT',
+      headers: { 'content-type': b.json.headers['content-type'], 'content-length': String(size) },
+      body: Readable.toWeb(source()) as ReadableStream,
+      duplex: 'half',
     } as RequestInit);
     expect(put.status).toBe(200);
     const c = await u.commit(b.json.upload_id);

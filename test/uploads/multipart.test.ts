@@ -17,12 +17,24 @@ useTestApi({ UPLOAD_SINGLE_PUT_MAX_BYTES: String(6 * MiB), UPLOAD_PART_BYTES: St
 
 type Part = { part_number: number; size_bytes: number; url: string; headers: Record<string, string> };
 const putPart = async (p: Part, data: Uint8Array) => {
-  const res = await fetch(p.url, { method: 'PUT', body: data.subarray((p.part_number - 1) * 5 * MiB, (p.part_number - 1) * 5 * MiB + p.size_bytes) as BodyInit });
+  const res = await fetch(p.url, {
+    method: 'PUT',
+    body: data.subarray((p.part_number - 1) * 5 * MiB, (p.part_number - 1) * 5 * MiB + p.size_bytes) as BodyInit,
+  });
   await res.arrayBuffer();
   return res.status;
 };
 const openUploads = async (uploadId: string) =>
-  ((await api.ctx.s3.send(new ListMultipartUploadsCommand({ Bucket: api.ctx.config.s3.bucket, Prefix: uploadObjectKey(u.driveId, uploadId) }))).Uploads ?? []).length;
+  (
+    (
+      await api.ctx.s3.send(
+        new ListMultipartUploadsCommand({
+          Bucket: api.ctx.config.s3.bucket,
+          Prefix: uploadObjectKey(u.driveId, uploadId),
+        }),
+      )
+    ).Uploads ?? []
+  ).length;
 
 describe('large uploads above the single-PUT limit go up in parts', () => {
   it('begin plans signed part URLs; commit names missing parts, then assembles, verifies and creates the artifact', async () => {
@@ -31,7 +43,11 @@ describe('large uploads above the single-PUT limit go up in parts', () => {
     expect(b.status).toBe(200);
     expect(b.json).toMatchObject({ upload_url: null, method: 'PUT', max_bytes: data.length, headers: {} });
     const parts: Part[] = b.json.parts;
-    expect(parts.map((p) => [p.part_number, p.size_bytes])).toEqual([[1, 5 * MiB], [2, 5 * MiB], [3, 2 * MiB + 17]]);
+    expect(parts.map((p) => [p.part_number, p.size_bytes])).toEqual([
+      [1, 5 * MiB],
+      [2, 5 * MiB],
+      [3, 2 * MiB + 17],
+    ]);
     expect(parts[2].headers).toEqual({ 'content-length': String(2 * MiB + 17) });
 
     const none = await u.commit(b.json.upload_id);
@@ -53,8 +69,12 @@ describe('large uploads above the single-PUT limit go up in parts', () => {
 
   it('the store refuses a part of another size (its Content-Length is signed)', async () => {
     const b = (await u.begin({ path: 'mp/sized.bin', size_bytes: 7 * MiB })).json;
-    // The store answers 403 as soon as it sees the headers, and may reset the connection while the body is still being sent.
-    const outcome = await fetch(b.parts[0].url, { method: 'PUT', body: bytes(5 * MiB - 1) as BodyInit }).then((r) => r.status, () => 'reset');
+    // The store answers 403 as soon as it sees the headers, and may reset the connection while the body is still being
+    // sent.
+    const outcome = await fetch(b.parts[0].url, { method: 'PUT', body: bytes(5 * MiB - 1) as BodyInit }).then(
+      (r) => r.status,
+      () => 'reset',
+    );
     expect([403, 'reset']).toContain(outcome);
     expect((await u.commit(b.upload_id)).json.detail.error.missing_parts).toEqual([1, 2]);
   });
@@ -72,7 +92,10 @@ describe('large uploads above the single-PUT limit go up in parts', () => {
     const b = (await u.begin({ path: 'mp/expire.bin', size_bytes: data.length })).json;
     expect(await putPart(b.parts[0], data)).toBe(200);
     expect(await openUploads(b.upload_id)).toBe(1);
-    expect(await closeUploadSession(api.ctx, { uploadId: b.upload_id, driveId: u.driveId, expire: true })).toEqual({ state: 'expired', expiredNow: true });
+    expect(await closeUploadSession(api.ctx, { uploadId: b.upload_id, driveId: u.driveId, expire: true })).toEqual({
+      state: 'expired',
+      expiredNow: true,
+    });
     expect(await openUploads(b.upload_id)).toBe(0);
     expect((await u.commit(b.upload_id)).status).toBe(410);
   });

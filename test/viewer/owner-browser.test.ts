@@ -44,7 +44,11 @@ async function mintKey(page: Page): Promise<string> {
 }
 
 const put = async (key: string, path: string, body: string, type: string, extra: Record<string, string> = {}) => {
-  const res = await fetch(`${api.url}/v0/artifacts/${path}`, { method: 'PUT', headers: { ...bearer(key), 'content-type': type, ...extra }, body });
+  const res = await fetch(`${api.url}/v0/artifacts/${path}`, {
+    method: 'PUT',
+    headers: { ...bearer(key), 'content-type': type, ...extra },
+    body,
+  });
   expect(res.status, await res.clone().text()).toBeLessThan(300);
   return res.json() as Promise<{ art_id: string; url: string }>;
 };
@@ -58,7 +62,11 @@ describe('owner pages and viewer in a real browser', () => {
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(200);
     await page.reload();
     expect(await page.content()).not.toContain(key);
-    const keys = await api.ctx.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from api_keys where drive_id = ? and label = 'browser'`, [driveId]);
+    const keys = await api.ctx.orm.em
+      .fork()
+      .execute<{ n: string }[]>(`select count(*) as n from api_keys where drive_id = ? and label = 'browser'`, [
+        driveId,
+      ]);
     expect(Number(keys[0].n)).toBe(1);
 
     await put(key, 'notes/hello.md', '# Hello\n\nSome **notes**.', 'text/markdown');
@@ -68,7 +76,10 @@ describe('owner pages and viewer in a real browser', () => {
     await screenshot(page, 'viewer', 'dashboard');
 
     await page.goto(`${api.url}/settings/api-keys`);
-    await page.getByRole('row', { name: key.slice(0, 14) }).getByRole('button', { name: 'Revoke' }).click();
+    await page
+      .getByRole('row', { name: key.slice(0, 14) })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await page.waitForURL('**/settings/api-keys');
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(401);
     await page.close();
@@ -78,7 +89,13 @@ describe('owner pages and viewer in a real browser', () => {
     const page = await browser.newPage();
     const driveId = await claimedOwner(page);
     const key = await mintKey(page);
-    const pub = await put(key, 'docs/public.md', '# Public report\n\n| q | revenue |\n|---|---|\n| Q1 | 10 |\n\n```ts\nconst x = 1;\n```\n', 'text/markdown', { 'x-drive-visibility': 'public' });
+    const pub = await put(
+      key,
+      'docs/public.md',
+      '# Public report\n\n| q | revenue |\n|---|---|\n| Q1 | 10 |\n\n```ts\nconst x = 1;\n```\n',
+      'text/markdown',
+      { 'x-drive-visibility': 'public' },
+    );
     const priv = await put(key, 'docs/private.md', '# Private plan', 'text/markdown');
 
     const anon = await browser.newContext();
@@ -111,7 +128,9 @@ describe('owner pages and viewer in a real browser', () => {
     expect(await page.getByTestId('new-share-link').count()).toBe(0);
 
     // Trash: delete over the API, restore on the trash page.
-    expect((await fetch(`${api.url}/v0/artifacts/${priv.art_id}`, { method: 'DELETE', headers: bearer(key) })).status).toBe(200);
+    expect(
+      (await fetch(`${api.url}/v0/artifacts/${priv.art_id}`, { method: 'DELETE', headers: bearer(key) })).status,
+    ).toBe(200);
     expect((await fetch(`${api.url}/v0/artifacts/${priv.art_id}`, { headers: bearer(key) })).status).toBe(404);
     await page.goto(`${api.url}/trash`);
     await page.getByRole('row', { name: 'docs/private.md' }).getByRole('button', { name: 'Restore' }).click();
@@ -128,7 +147,9 @@ describe('owner pages and viewer in a real browser', () => {
     expect(me.settings.wiki_indexing).toBe(false);
 
     // A form post without the session's CSRF token is refused.
-    const forged = await page.request.post(`${api.url}/settings/wiki`, { form: { wiki_indexing: 'on', csrf: 'forged' } });
+    const forged = await page.request.post(`${api.url}/settings/wiki`, {
+      form: { wiki_indexing: 'on', csrf: 'forged' },
+    });
     expect(forged.status()).toBe(403);
     await anon.close();
     await page.close();
@@ -147,13 +168,33 @@ describe('owner pages and viewer in a real browser', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'label=xss_${tag}' }).catch(() => {}); } catch (e) {}
       try { new Image().src = '${api.url}/xss-probe?tag=${tag}'; } catch (e) {}
       document.documentElement.setAttribute('data-ran', '1');`;
-    await put(key, 'x/page.html', `<!doctype html><html><body><p>html</p><script>${attack('html')}</script></body></html>`, 'text/html');
-    await put(key, 'x/pic.svg', `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20"/><script>${attack('svg')}</script></svg>`, 'image/svg+xml');
-    await put(key, 'x/notes.md', `# Notes\n\n<script>${attack('md')}</script>\n\n<img src="x" onerror="document.cookie='xss_md_img=1'">\n\n<a href="javascript:document.cookie='xss_md_a=1'">click</a>\n`, 'text/markdown');
+    await put(
+      key,
+      'x/page.html',
+      `<!doctype html><html><body><p>html</p><script>${attack('html')}</script></body></html>`,
+      'text/html',
+    );
+    await put(
+      key,
+      'x/pic.svg',
+      `<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20"/><script>${attack('svg')}</script></svg>`,
+      'image/svg+xml',
+    );
+    await put(
+      key,
+      'x/notes.md',
+      `# Notes\n\n<script>${attack('md')}</script>\n\n<img src="x" onerror="document.cookie='xss_md_img=1'">\n\n<a href="javascript:document.cookie='xss_md_a=1'">click</a>\n`,
+      'text/markdown',
+    );
 
     const appRequestsWithSession: string[] = [];
     page.on('request', async (r) => {
-      if (r.frame() !== page.mainFrame() && r.url().startsWith(api.url) && /ad_session/.test((await r.allHeaders()).cookie ?? '')) appRequestsWithSession.push(r.url());
+      if (
+        r.frame() !== page.mainFrame() &&
+        r.url().startsWith(api.url) &&
+        /ad_session/.test((await r.allHeaders()).cookie ?? '')
+      )
+        appRequestsWithSession.push(r.url());
     });
     for (const path of ['x/page.html', 'x/pic.svg']) {
       await page.goto(`${api.url}/${driveId}/${path}`);
@@ -163,7 +204,10 @@ describe('owner pages and viewer in a real browser', () => {
       await page.waitForTimeout(300);
     }
     await page.goto(`${api.url}/${driveId}/x/notes.md`);
-    await page.getByText('click').click().catch(() => {});
+    await page
+      .getByText('click')
+      .click()
+      .catch(() => {});
     await page.waitForTimeout(300);
     await screenshot(page, 'viewer', 'xss-markdown');
 
@@ -173,7 +217,9 @@ describe('owner pages and viewer in a real browser', () => {
     const storage = await page.evaluate(() => Object.keys(localStorage));
     expect(storage.filter((k) => k.startsWith('xss'))).toEqual([]);
     expect(appRequestsWithSession).toEqual([]);
-    const keys = await api.ctx.orm.em.fork().execute<{ label: string }[]>(`select label from api_keys where drive_id = ?`, [driveId]);
+    const keys = await api.ctx.orm.em
+      .fork()
+      .execute<{ label: string }[]>(`select label from api_keys where drive_id = ?`, [driveId]);
     expect(keys.map((k) => k.label).filter((l) => l?.startsWith('xss'))).toEqual([]);
     await page.close();
   });

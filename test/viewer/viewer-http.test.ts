@@ -7,7 +7,8 @@ import { grant, useParties, type Parties } from '../sharing/helpers.js';
 let p: Parties;
 useParties((ready) => (p = ready));
 
-const view = (api: TestApi, path: string, headers: Record<string, string> = {}) => fetch(`${api.url}${path}`, { headers, redirect: 'manual' });
+const view = (api: TestApi, path: string, headers: Record<string, string> = {}) =>
+  fetch(`${api.url}${path}`, { headers, redirect: 'manual' });
 
 async function put(d: DriveClient, path: string, body: string, type: string, extra: Record<string, string> = {}) {
   const r = await d.put(path, body, { 'content-type': type, ...extra });
@@ -63,7 +64,12 @@ describe('viewer URLs', () => {
   it('raw serves text types as text/plain with nosniff (HTML and SVG too); download is an attachment', async () => {
     const { api, a } = p;
     await put(a, 'v/page.html', '<script>alert(1)</script>', 'text/html', { 'x-drive-visibility': 'public' });
-    await put(a, 'v/pic.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml');
+    await put(
+      a,
+      'v/pic.svg',
+      '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      'image/svg+xml',
+    );
     for (const path of ['v/page.html', 'v/pic.svg']) {
       const raw = await view(api, `/${a.driveId}/${path}?raw=1`, a.auth);
       expect(raw.status).toBe(200);
@@ -93,7 +99,10 @@ describe('viewer URLs', () => {
     expect(ok.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts;/);
     expect(ok.headers.get('content-security-policy')).not.toMatch(/allow-same-origin/);
     expect(ok.headers.get('set-cookie')).toBeNull();
-    const tampered = src.replace(/\/c\/([^.]+)\.([^/]+)\//, (_m, payload: string, sig: string) => `/c/${payload}.${sig.slice(0, -2)}AA/`);
+    const tampered = src.replace(
+      /\/c\/([^.]+)\.([^/]+)\//,
+      (_m, payload: string, sig: string) => `/c/${payload}.${sig.slice(0, -2)}AA/`,
+    );
     expect((await fetch(tampered)).status).toBe(404);
     expect((await fetch(`${api.contentUrl}/${a.driveId}/v/x.html`)).status).toBe(404);
   });
@@ -125,7 +134,12 @@ describe('viewer URLs', () => {
 
   it('markdown is sanitized: raw HTML, handlers and javascript: links are removed', async () => {
     const { api, a } = p;
-    await put(a, 't/evil.md', '# T\n\n<script>alert(1)</script>\n<img src=x onerror="alert(1)">\n\n[x](javascript:alert(1))\n\n<iframe src="https://e.example"></iframe>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', 'text/markdown');
+    await put(
+      a,
+      't/evil.md',
+      '# T\n\n<script>alert(1)</script>\n<img src=x onerror="alert(1)">\n\n[x](javascript:alert(1))\n\n<iframe src="https://e.example"></iframe>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
+      'text/markdown',
+    );
     const html = await (await view(api, `/${a.driveId}/t/evil.md`, a.auth)).text();
     expect(html).not.toMatch(/<script>alert|onerror|href="javascript:|<iframe/);
     expect(html).toContain('<table>');
@@ -183,4 +197,3 @@ describe('viewer URLs', () => {
     expect((await view(api, '/s/shk_nothing')).status).toBe(404);
   });
 });
-

@@ -22,7 +22,13 @@ beforeAll(async () => {
   const queue = `wiki-e2e-${process.pid}`;
   worker = spawnManaged('wiki-worker', process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
     logDir: path.resolve(process.env.DATA_DIR ?? '.data/test', 'logs'),
-    env: { ...process.env, ...env, TEMPORAL_TASK_QUEUE: queue, COMPILE_TASK_QUEUE: `${queue}-compile`, OUTBOX_IDLE_POLL_MS: '500' },
+    env: {
+      ...process.env,
+      ...env,
+      TEMPORAL_TASK_QUEUE: queue,
+      COMPILE_TASK_QUEUE: `${queue}-compile`,
+      OUTBOX_IDLE_POLL_MS: '500',
+    },
   });
 }, 120_000);
 afterAll(async () => {
@@ -46,27 +52,59 @@ it('writes reach the wiki through the outbox and the real worker; the switch sto
   const d = await driveClient(api);
   const text = async (p: string) => {
     const meta = await d.get(`/v0/artifacts/${p}/meta`);
-    return meta.status === 200 ? (await d.get(`/v0/artifacts/${meta.json.art_id}/download`)).bytes.toString('utf8') : null;
+    return meta.status === 200
+      ? (await d.get(`/v0/artifacts/${meta.json.art_id}/download`)).bytes.toString('utf8')
+      : null;
   };
-  const a = (await d.put('notes/a.md', 'A\nENTITY Hedy Lamarr | person | co-invented frequency hopping', { 'content-type': 'text/markdown' })).json;
+  const a = (
+    await d.put('notes/a.md', 'A\nENTITY Hedy Lamarr | person | co-invented frequency hopping', {
+      'content-type': 'text/markdown',
+    })
+  ).json;
   await d.put('notes/b.md', 'B\nENTITY Hedy Lamarr | person | was an actress', { 'content-type': 'text/markdown' });
-  const page = await until('merged page', () => text('_wiki/entities/hedy-lamarr.md'), (t) => !!t && t.includes('frequency hopping') && t.includes('actress'));
+  const page = await until(
+    'merged page',
+    () => text('_wiki/entities/hedy-lamarr.md'),
+    (t) => !!t && t.includes('frequency hopping') && t.includes('actress'),
+  );
   expect(page).toContain('notes/a.md');
   expect((await d.get(`/v0/artifacts/${a.art_id}`)).json.llm_index.entities[0].name).toBe('Hedy Lamarr');
 
   expect((await d.call('DELETE', '/v0/artifacts/notes/b.md')).status).toBe(200);
-  await until('mention removed', () => text('_wiki/entities/hedy-lamarr.md'), (t) => !!t && !t.includes('actress'));
+  await until(
+    'mention removed',
+    () => text('_wiki/entities/hedy-lamarr.md'),
+    (t) => !!t && !t.includes('actress'),
+  );
 
   // Off: a new text is not sent. On again: the backfill queues the drive's artifacts and the worker reads the new one.
-  expect((await d.call('PATCH', '/v0/drives/me', { json: { settings: { wiki_indexing: false } } })).json.settings.wiki_indexing).toBe(false);
+  expect(
+    (await d.call('PATCH', '/v0/drives/me', { json: { settings: { wiki_indexing: false } } })).json.settings
+      .wiki_indexing,
+  ).toBe(false);
   const before = llm.requests.length;
-  const c = (await d.put('notes/c.md', 'C\nENTITY Claude Shannon | person | founded information theory', { 'content-type': 'text/markdown' })).json;
-  await until('request drained', () => sqlOn(api, `select count(*)::int as n from outbox where topic = 'wiki' and art_id = ?`, [c.art_id]), (r) => r[0].n === 0);
+  const c = (
+    await d.put('notes/c.md', 'C\nENTITY Claude Shannon | person | founded information theory', {
+      'content-type': 'text/markdown',
+    })
+  ).json;
+  await until(
+    'request drained',
+    () => sqlOn(api, `select count(*)::int as n from outbox where topic = 'wiki' and art_id = ?`, [c.art_id]),
+    (r) => r[0].n === 0,
+  );
   expect(llm.requests.length).toBe(before);
   expect(await text('_wiki/entities/claude-shannon.md')).toBeNull();
 
-  expect((await d.call('PATCH', '/v0/drives/me', { json: { settings: { wiki_indexing: true } } })).json.settings.wiki_indexing).toBe(true);
-  await until('backfilled page', () => text('_wiki/entities/claude-shannon.md'), (t) => !!t && t.includes('information theory'));
+  expect(
+    (await d.call('PATCH', '/v0/drives/me', { json: { settings: { wiki_indexing: true } } })).json.settings
+      .wiki_indexing,
+  ).toBe(true);
+  await until(
+    'backfilled page',
+    () => text('_wiki/entities/claude-shannon.md'),
+    (t) => !!t && t.includes('information theory'),
+  );
   // Only the new artifact was sent: notes/a.md's content was unchanged.
   expect(llm.requests.slice(before).map((r) => r.document)).toEqual([expect.stringContaining('Claude Shannon')]);
 });

@@ -22,7 +22,13 @@ beforeAll(async () => {
   // would drain them): the handler gets its model directly and is called with the requests instead.
   api = await startTestApi({});
   handler = createWikiHandler(api.ctx, {
-    model: createWikiModel({ url: llm.url, apiKey: llm.apiKey, model: 'test-model', timeoutMs: 30_000, invalidReplyRetries: 2 }),
+    model: createWikiModel({
+      url: llm.url,
+      apiKey: llm.apiKey,
+      model: 'test-model',
+      timeoutMs: 30_000,
+      invalidReplyRetries: 2,
+    }),
   });
   d = await driveClient(api);
 });
@@ -34,7 +40,10 @@ afterAll(async () => {
 const progress = { heartbeat: () => {} };
 /** Runs the wiki's pass over these artifacts, as one outbox batch; fails on any failed request. */
 async function index(drive: DriveClient, artIds: string[], op: OutboxOp = 'content') {
-  const failures = await handler.handle(artIds.map((artId) => ({ driveId: drive.driveId, artId, ops: [op], paths: [] })), progress);
+  const failures = await handler.handle(
+    artIds.map((artId) => ({ driveId: drive.driveId, artId, ops: [op], paths: [] })),
+    progress,
+  );
   expect([...failures].map(([id, e]) => `${id}: ${e.message}`)).toEqual([]);
 }
 async function put(drive: DriveClient, path: string, text: string, contentType = 'text/markdown') {
@@ -54,29 +63,47 @@ const sent = () => llm.requests.length;
 
 describe('wiki pages', () => {
   it('creates one page per entity and concept, merges two sources, links each mention to its source', async () => {
-    const a = await put(d, 'notes/ada.md', [
-      'Notes on the first programmer', '# Life',
-      'ENTITY Ada Lovelace | person | wrote the first published algorithm',
-      'CONCEPT Analytical engine | a general-purpose mechanical computer',
-    ].join('\n'));
-    const b = await put(d, 'notes/babbage.md', [
-      'Babbage biography', 'ENTITY Ada Lovelace | person | translated Menabrea\'s paper on the engine',
-      'ENTITY Charles Babbage | person | designed the analytical engine',
-    ].join('\n'));
+    const a = await put(
+      d,
+      'notes/ada.md',
+      [
+        'Notes on the first programmer',
+        '# Life',
+        'ENTITY Ada Lovelace | person | wrote the first published algorithm',
+        'CONCEPT Analytical engine | a general-purpose mechanical computer',
+      ].join('\n'),
+    );
+    const b = await put(
+      d,
+      'notes/babbage.md',
+      [
+        'Babbage biography',
+        "ENTITY Ada Lovelace | person | translated Menabrea's paper on the engine",
+        'ENTITY Charles Babbage | person | designed the analytical engine',
+      ].join('\n'),
+    );
     const before = sent();
     await index(d, [a.art_id, b.art_id]);
     expect(sent() - before).toBe(2);
 
     const ada = await page(d, '_wiki/entities/ada-lovelace.md');
     expect(ada).toContain('# Ada Lovelace');
-    expect(ada).toContain(`[\`notes/ada.md\`](${api.ctx.config.http.webUrl}/a/${a.art_id}): wrote the first published algorithm`);
-    expect(ada).toContain(`[\`notes/babbage.md\`](${api.ctx.config.http.webUrl}/a/${b.art_id}): translated Menabrea's paper`);
+    expect(ada).toContain(
+      `[\`notes/ada.md\`](${api.ctx.config.http.webUrl}/a/${a.art_id}): wrote the first published algorithm`,
+    );
+    expect(ada).toContain(
+      `[\`notes/babbage.md\`](${api.ctx.config.http.webUrl}/a/${b.art_id}): translated Menabrea's paper`,
+    );
     expect(await page(d, '_wiki/concepts/analytical-engine.md')).toContain('a general-purpose mechanical computer');
     expect(await page(d, '_wiki/entities/charles-babbage.md')).toContain('designed the analytical engine');
 
     // llm_index is on the artifact record; pages are versions with events by the wiki.
     const meta = (await d.get(`/v0/artifacts/${a.art_id}`)).json;
-    expect(meta.llm_index).toMatchObject({ summary: 'Notes on the first programmer', outline: ['Life'], entities: [{ name: 'Ada Lovelace', type: 'person' }] });
+    expect(meta.llm_index).toMatchObject({
+      summary: 'Notes on the first programmer',
+      outline: ['Life'],
+      entities: [{ name: 'Ada Lovelace', type: 'person' }],
+    });
     const pageMeta = (await d.get('/v0/artifacts/_wiki/entities/ada-lovelace.md/meta')).json;
     expect(pageMeta.content_type).toContain('text/markdown');
     const events = await d.events(`?art_id=${pageMeta.art_id}`);
@@ -84,8 +111,12 @@ describe('wiki pages', () => {
     expect(events.every((e) => e.actor_name === 'wiki')).toBe(true);
   });
 
-  it('an overwrite replaces that source\'s contributions; a page with no source left goes to the trash', async () => {
-    const a = await put(d, 'notes/ada.md', ['Notes, revised', 'ENTITY Ada Lovelace | person | was a mathematician'].join('\n'));
+  it("an overwrite replaces that source's contributions; a page with no source left goes to the trash", async () => {
+    const a = await put(
+      d,
+      'notes/ada.md',
+      ['Notes, revised', 'ENTITY Ada Lovelace | person | was a mathematician'].join('\n'),
+    );
     await index(d, [a.art_id]);
     const ada = (await page(d, '_wiki/entities/ada-lovelace.md'))!;
     expect(ada).toContain('was a mathematician');
@@ -107,7 +138,9 @@ describe('wiki pages', () => {
     expect(sent()).toBe(before);
     expect((await page(d, '_wiki/entities/ada-lovelace.md'))!).toContain('archive/ada-copy.md');
 
-    const moved = await d.call('PATCH', `/v0/artifacts/${copy.json.art_id}`, { json: { path: 'archive/ada-moved.md' } });
+    const moved = await d.call('PATCH', `/v0/artifacts/${copy.json.art_id}`, {
+      json: { path: 'archive/ada-moved.md' },
+    });
     expect(moved.status).toBe(200);
     await index(d, [copy.json.art_id], 'record');
     expect(sent()).toBe(before);
@@ -116,7 +149,7 @@ describe('wiki pages', () => {
     expect(ada).not.toContain('archive/ada-copy.md');
   });
 
-  it('a delete removes the source\'s mentions', async () => {
+  it("a delete removes the source's mentions", async () => {
     const b = (await d.get('/v0/artifacts/notes/babbage.md/meta')).json;
     expect((await d.call('DELETE', `/v0/artifacts/${b.art_id}`)).status).toBe(200);
     await index(d, [b.art_id], 'remove');
@@ -130,7 +163,11 @@ describe('wiki pages', () => {
     expect((await d.put('_wiki/entities/ada-lovelace.md', 'mine')).code).toBe('WIKI_RESERVED');
     const pageMeta = (await d.get('/v0/artifacts/_wiki/entities/ada-lovelace.md/meta')).json;
     expect((await d.call('DELETE', `/v0/artifacts/${pageMeta.art_id}`)).code).toBe('WIKI_RESERVED');
-    const trashed = await sqlOn(api, `select id from artifacts where drive_id = ? and path = '_wiki/entities/charles-babbage.md' and deleted_at is not null`, [d.driveId]);
+    const trashed = await sqlOn(
+      api,
+      `select id from artifacts where drive_id = ? and path = '_wiki/entities/charles-babbage.md' and deleted_at is not null`,
+      [d.driveId],
+    );
     expect((await d.call('POST', `/v0/artifacts/${trashed[0].id}/restore`)).code).toBe('WIKI_RESERVED');
   });
 });
@@ -151,8 +188,16 @@ describe('what is sent', () => {
     expect(mine[0]!.documentChars).toBe(MAX_INPUT_CHARS);
     expect(mine[0]!.document).toBe(text.slice(0, MAX_INPUT_CHARS));
     for (const r of llm.requests) expect(r.documentChars).toBeLessThanOrEqual(MAX_INPUT_CHARS);
-    expect(mine[0]!.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'llm_index', strict: true } });
-    expect(mine[0]!.body.response_format.json_schema.schema.required).toEqual(['summary', 'outline', 'entities', 'concepts']);
+    expect(mine[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'llm_index', strict: true },
+    });
+    expect(mine[0]!.body.response_format.json_schema.schema.required).toEqual([
+      'summary',
+      'outline',
+      'entities',
+      'concepts',
+    ]);
   });
 
   it('with the switch off nothing is sent; the setting reads back from GET /v0/drives/me', async () => {
@@ -176,7 +221,11 @@ describe('what is sent', () => {
     const a = await put(e, 'notes/one.md', 'One\nENTITY Alan Turing | person | proposed the imitation game');
     await index(e, [a.art_id]);
     const pageBefore = (await e.get('/v0/artifacts/_wiki/entities/alan-turing.md/meta')).json;
-    const b = await put(e, 'notes/two.md', 'Two\nENTITY Alan Turing | person | broke Enigma\nENTITY Joan Clarke | person | cryptanalyst');
+    const b = await put(
+      e,
+      'notes/two.md',
+      'Two\nENTITY Alan Turing | person | broke Enigma\nENTITY Joan Clarke | person | cryptanalyst',
+    );
     for (const mode of ['not-json', 'wrong-shape'] as const) {
       llm.mode = mode;
       const before = sent();
@@ -247,7 +296,11 @@ describe('concurrency', () => {
 
 describe('find and search', () => {
   it('/v0/find never returns _wiki/ paths, also with prefix=_wiki/; /v0/search finds pages', async () => {
-    for (const q of ['/v0/find?q=Lovelace&mode=lexical', '/v0/find?q=Lovelace&mode=lexical&prefix=_wiki/', '/v0/find?q=Lovelace&prefix=_wiki/']) {
+    for (const q of [
+      '/v0/find?q=Lovelace&mode=lexical',
+      '/v0/find?q=Lovelace&mode=lexical&prefix=_wiki/',
+      '/v0/find?q=Lovelace&prefix=_wiki/',
+    ]) {
       const r = await d.get(q);
       expect(r.status).toBe(200);
       expect((r.json.items as any[]).filter((h) => h.path.startsWith('_wiki/'))).toEqual([]);
@@ -266,17 +319,29 @@ describe('find and search', () => {
 });
 
 describe('MCP', () => {
-  it('wiki_ls, wiki_search, wiki_grep and overview\'s top entities and concepts', async () => {
+  it("wiki_ls, wiki_search, wiki_grep and overview's top entities and concepts", async () => {
     const { mcpClient } = await import('../mcp/helpers.js');
     const e = await driveClient(api);
-    const one = await put(e, 'docs/one.md', 'One\nENTITY Temporal | product | runs the workflows\nCONCEPT Transactional outbox | rows written with the change');
+    const one = await put(
+      e,
+      'docs/one.md',
+      'One\nENTITY Temporal | product | runs the workflows\nCONCEPT Transactional outbox | rows written with the change',
+    );
     const two = await put(e, 'docs/two.md', 'Two\nENTITY Temporal | product | schedules the cleanup');
     await index(e, [one.art_id, two.art_id]);
     const mcp = await mcpClient(api, e.apiKey);
     try {
       const ls = await mcp.ok<{ items: any[] }>('wiki_ls', {});
-      expect(ls.items.map((p) => p.path)).toEqual(['_wiki/concepts/transactional-outbox.md', '_wiki/entities/temporal.md']);
-      expect(ls.items[1]).toMatchObject({ kind: 'entity', name: 'Temporal', mention_count: 2, summary: 'runs the workflows' });
+      expect(ls.items.map((p) => p.path)).toEqual([
+        '_wiki/concepts/transactional-outbox.md',
+        '_wiki/entities/temporal.md',
+      ]);
+      expect(ls.items[1]).toMatchObject({
+        kind: 'entity',
+        name: 'Temporal',
+        mention_count: 2,
+        summary: 'runs the workflows',
+      });
       expect((await mcp.ok<{ items: any[] }>('wiki_ls', { kind: 'entity' })).items).toHaveLength(1);
 
       const found = await mcp.ok<{ items: any[] }>('wiki_search', { q: 'cleanup' });
@@ -286,13 +351,19 @@ describe('MCP', () => {
       const grep = await mcp.ok<{ matches: any[] }>('wiki_grep', { pattern: 'schedules the', literal: true });
       expect(grep.matches.map((m) => m.path)).toEqual(['_wiki/entities/temporal.md']);
       // Plain grep never reads the wiki.
-      expect((await mcp.ok<{ matches: any[] }>('grep', { pattern: 'schedules the', literal: true })).matches.map((m) => m.path)).toEqual(['docs/two.md']);
+      expect(
+        (await mcp.ok<{ matches: any[] }>('grep', { pattern: 'schedules the', literal: true })).matches.map(
+          (m) => m.path,
+        ),
+      ).toEqual(['docs/two.md']);
 
       const overview = await mcp.ok<{ top_entities: any[]; top_concepts: any[] }>('overview', {});
       expect(overview.top_entities[0]).toMatchObject({ name: 'Temporal', slug: 'temporal', mention_count: 2 });
       expect(overview.top_entities[0].url).toContain('/_wiki/entities/temporal.md');
       expect(overview.top_concepts.map((c) => c.slug)).toEqual(['transactional-outbox']);
-      expect((await mcp.fail('upload', { path: '_wiki/entities/temporal.md', content: 'x' })).code).toBe('WIKI_RESERVED');
+      expect((await mcp.fail('upload', { path: '_wiki/entities/temporal.md', content: 'x' })).code).toBe(
+        'WIKI_RESERVED',
+      );
     } finally {
       await mcp.close();
     }
@@ -310,11 +381,16 @@ describe('no provider', () => {
       const a = await put(e, 'notes/plain.md', 'Plain\nENTITY Nobody | person | stays home');
       // The write is searchable (the worker indexed it), and still nothing reached the model.
       const end = Date.now() + 45_000;
-      while (Date.now() < end && !(await e.get('/v0/search?q=stays')).json.items.length) await new Promise((r) => setTimeout(r, 200));
+      while (Date.now() < end && !(await e.get('/v0/search?q=stays')).json.items.length)
+        await new Promise((r) => setTimeout(r, 200));
       expect(sent()).toBe(before);
       expect((await e.get(`/v0/artifacts/${a.art_id}`)).json.llm_index).toBeNull();
       // No model, no `wiki` topic: the write queued nothing for it.
-      expect((await sqlOn(plain, `select count(*)::int as n from outbox where topic = 'wiki' and drive_id = ?`, [e.driveId]))[0].n).toBe(0);
+      expect(
+        (
+          await sqlOn(plain, `select count(*)::int as n from outbox where topic = 'wiki' and drive_id = ?`, [e.driveId])
+        )[0].n,
+      ).toBe(0);
     } finally {
       await plain.close();
     }

@@ -1,5 +1,13 @@
 import type { Request } from 'express';
-import { checkActorName, checkChangeSummary, checkLabels, checkMetadata, checkPath, checkSource, checkVisibility } from '../../drive/artifact-rules.js';
+import {
+  checkActorName,
+  checkChangeSummary,
+  checkLabels,
+  checkMetadata,
+  checkPath,
+  checkSource,
+  checkVisibility,
+} from '../../drive/artifact-rules.js';
 import type { UploadInput } from '../../drive/artifacts.js';
 import { AppError, type ErrorCode } from '../../errors.js';
 
@@ -35,8 +43,14 @@ export function uploadInputOf(req: Request, path: string): UploadInput {
     path: checkPath(path),
     contentType: h('content-type') || undefined,
     labels: labels !== undefined ? checkLabels(labels.split(',')) : undefined,
-    metadata: metadata !== undefined ? checkMetadata(jsonHeader(metadata, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object')) : undefined,
-    source: source !== undefined ? checkSource(jsonHeader(source, 'INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}')) : undefined,
+    metadata:
+      metadata !== undefined
+        ? checkMetadata(jsonHeader(metadata, 'INVALID_METADATA', 'X-Drive-Metadata must be a JSON object'))
+        : undefined,
+    source:
+      source !== undefined
+        ? checkSource(jsonHeader(source, 'INVALID_SOURCE', 'X-Drive-Source must be JSON {"refs": [...]}'))
+        : undefined,
     visibility: visibility !== undefined ? checkVisibility(visibility) : undefined,
     changeSummary: checkChangeSummary(h('x-drive-change-summary')),
     ifMatch: ifMatchOf(req),

@@ -30,7 +30,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   headers?: z.ZodObject;
   /** Status and code for an invalid body instead of 422 VALIDATION_ERROR (registration uses 400 INVALID_BODY). */
   invalidBody?: ErrorCode;
-  /** Domain error codes the handler can throw (OpenAPI; see ../openapi.ts). Absent on an authenticated route: the whole catalogue. */
+  /**
+   * Domain error codes the handler can throw (OpenAPI; see ../openapi.ts). Absent on an authenticated route: the whole
+   * catalogue.
+   */
   errors?: readonly ErrorCode[];
   /** Its error answers are exactly the 4xx/5xx in `responses`, not the envelope (the RFC 6749 token endpoint). */
   ownErrors?: boolean;
@@ -58,7 +61,10 @@ export interface ValidationIssue {
 export class ValidationError extends AppError {
   readonly issues: ValidationIssue[];
   constructor(issues: z.core.$ZodIssue[], location: string) {
-    super('VALIDATION_ERROR', `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`);
+    super(
+      'VALIDATION_ERROR',
+      `invalid ${location}: ${issues.map((i) => `${[location, ...i.path].join('.')}: ${i.message}`).join('; ')}`,
+    );
     this.issues = issues.map((i) => ({ loc: [location, ...i.path.map(String)], msg: i.message, type: i.code }));
   }
 }
@@ -85,7 +91,11 @@ function normaliseParams(params: Record<string, unknown>) {
   return out;
 }
 
-export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown>(
+export function route<
+  P extends z.ZodType = z.ZodUnknown,
+  Q extends z.ZodType = z.ZodUnknown,
+  B extends z.ZodType = z.ZodUnknown,
+>(
   router: Router,
   spec: RouteSpec<P, Q, B>,
   handler: (input: ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>) => unknown,
@@ -95,10 +105,16 @@ export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
   const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
   router[spec.method](spec.path, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const params = spec.params ? parseWith(spec.params, normaliseParams(req.params), 'path') : normaliseParams(req.params);
+      const params = spec.params
+        ? parseWith(spec.params, normaliseParams(req.params), 'path')
+        : normaliseParams(req.params);
       const query = spec.query ? parseWith(spec.query, req.query, 'query') : req.query;
       const body = spec.body ? parseBody(spec, req.body ?? {}) : req.body;
-      const result = await handler({ params, query, body, req, res } as ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>);
+      const result = await handler({ params, query, body, req, res } as ParsedRequest<
+        z.output<P>,
+        z.output<Q>,
+        z.output<B>
+      >);
       if (res.headersSent || result === undefined) return;
       res.status(successStatus).json(result);
     } catch (err) {

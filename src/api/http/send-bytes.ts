@@ -7,12 +7,7 @@ import { readContent, type BlobRef } from '../../drive/content.js';
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
  * with a strong ETag (the content hash), If-None-Match (304) and single-range Range (206/416).
  */
-export async function sendBytes(
-  ctx: AppContext,
-  req: Request,
-  res: Response,
-  blob: BlobRef,
-): Promise<void> {
+export async function sendBytes(ctx: AppContext, req: Request, res: Response, blob: BlobRef): Promise<void> {
   const etag = `"${blob.hash}"`;
   const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
   res.setHeader('ETag', etag);
@@ -20,7 +15,10 @@ export async function sendBytes(
   res.setHeader('Cache-Control', 'private, no-cache');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`);
+  res.setHeader(
+    'Content-Disposition',
+    `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+  );
 
   const inm = req.get('if-none-match');
   if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
@@ -54,8 +52,14 @@ export async function sendBytes(
   else await pipeline(body, res);
 }
 
-/** One `bytes=` range; several ranges or a malformed header fall back to the whole body (RFC 9110 allows ignoring Range). */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+/**
+ * One `bytes=` range; several ranges or a malformed header fall back to the whole body (RFC 9110 allows ignoring
+ * Range).
+ */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;

@@ -53,7 +53,8 @@ function toApiError(err: unknown): AppError | undefined {
     default:
       // Any other client error the parsers or the router raise (a body that is not the gzip it claims,
       // an aborted body, an undecodable parameter) keeps its 4xx meaning instead of becoming a 500.
-      if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new AppError('INVALID_REQUEST', e.message);
+      if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500)
+        return new AppError('INVALID_REQUEST', e.message);
       return dependencyFailure(err);
   }
 }

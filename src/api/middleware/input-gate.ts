@@ -20,8 +20,10 @@ function decodable(segment: string): boolean {
 
 export const inputGate: RequestHandler = (req, _res, next) => {
   const [path, query = ''] = (req.originalUrl ?? req.url).split(/\?(.*)/s, 2);
-  if (!path.split('/').every(decodable)) return next(invalid('the request path is not valid percent-encoded UTF-8 or contains a NUL byte'));
-  // The query parser decodes leniently (a stray % stays literal, so a bad cursor is still BAD_CURSOR); only NUL is refused.
+  if (!path.split('/').every(decodable))
+    return next(invalid('the request path is not valid percent-encoded UTF-8 or contains a NUL byte'));
+  // The query parser decodes leniently (a stray % stays literal, so a bad cursor is still BAD_CURSOR); only NUL is
+  // refused.
   if (/%00/i.test(query) || query.includes('\0')) return next(invalid('the query string contains a NUL byte'));
   for (const [name, value] of Object.entries(req.headers)) {
     const values = Array.isArray(value) ? value : [value ?? ''];
@@ -30,10 +32,12 @@ export const inputGate: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Walks a parsed body (JSON or form): a NUL in any string, key or value, or nesting past 64 levels, is refused before it reaches PostgreSQL. */
+/**
+ * Walks a parsed body (JSON or form): a NUL in any string, key or value, or nesting past 64 levels, is refused before
+ * it reaches PostgreSQL.
+ */
 export const rejectNulInBody: RequestHandler = (req, _res, next) => {
   const problem = req.body === undefined ? null : unstorableJson(req.body);
   if (problem) return next(invalid(`the request body ${UNSTORABLE_JSON_MESSAGE[problem]}`));
   next();
 };
-

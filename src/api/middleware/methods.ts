@@ -26,7 +26,12 @@ function templates(): Template[] {
       const wildcards = (spec.path.match(/\*\w+/g) ?? []).length;
       const params = (spec.path.match(/:\w+/g) ?? []).length;
       const literals = spec.path.split('/').filter((s) => s && !/^[:*]/.test(s)).length;
-      t = { path: spec.path, matcher: match(spec.path, { decode: decodeURIComponent, trailing: true }), routes: [], rank: wildcards * 100 + params * 10 - literals };
+      t = {
+        path: spec.path,
+        matcher: match(spec.path, { decode: decodeURIComponent, trailing: true }),
+        routes: [],
+        rank: wildcards * 100 + params * 10 - literals,
+      };
       byPath.set(spec.path, t);
     }
     t.routes.push(spec);
@@ -34,11 +39,15 @@ function templates(): Template[] {
   return [...byPath.values()];
 }
 
-/** An id param (`art_id`, `fld_id`, ...) whose value is no such id: the router's guard sends it on to the `{path}` form. */
+/**
+ * An id param (`art_id`, `fld_id`, ...) whose value is no such id: the router's guard sends it on to the `{path}` form.
+ */
 function idParamRejected(routes: Template['routes'], params: Record<string, string>): boolean {
   return routes.some((r) => {
     const shape = (r.params as unknown as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
-    return Object.entries(params).some(([k, v]) => k.endsWith('_id') && shape[k] !== undefined && !shape[k].safeParse(v).success);
+    return Object.entries(params).some(
+      ([k, v]) => k.endsWith('_id') && shape[k] !== undefined && !shape[k].safeParse(v).success,
+    );
   });
 }
 
@@ -46,7 +55,10 @@ function idParamRejected(routes: Template['routes'], params: Record<string, stri
  * `declared`: the methods of the most specific template(s) the path matches (what `Allow` lists);
  * `served`: every method some matching template answers. Undefined when no template matches.
  */
-export function allowedMethods(all: Template[], path: string): { declared: Set<string>; served: Set<string> } | undefined {
+export function allowedMethods(
+  all: Template[],
+  path: string,
+): { declared: Set<string>; served: Set<string> } | undefined {
   const hits: Template[] = [];
   for (const t of all) {
     let m;
@@ -56,7 +68,9 @@ export function allowedMethods(all: Template[], path: string): { declared: Set<s
       continue; // malformed percent-encoding: let the router answer
     }
     if (!m) continue;
-    const params = Object.fromEntries(Object.entries(m.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]));
+    const params = Object.fromEntries(
+      Object.entries(m.params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : v]),
+    );
     // Other invalid params (a version number 0) are the handler's 422, not another template's path.
     if (idParamRejected(t.routes, params)) continue;
     hits.push(t);
@@ -86,7 +100,14 @@ export function methodGuard(): RequestHandler {
       return;
     }
     if (found.served.has(method)) return next();
-    next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}`, {}, { Allow: allowHeader(found.declared) }));
+    next(
+      new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${req.method} is not allowed on ${req.path}`,
+        {},
+        { Allow: allowHeader(found.declared) },
+      ),
+    );
   };
 }
 
@@ -94,9 +115,15 @@ export function methodGuard(): RequestHandler {
  * Node's HTTP server answers a request it cannot parse (431 headers too large, 400 bad request)
  * before Express sees it, with an empty body; this writes the error envelope instead.
  */
-export function answerClientErrors(server: { on(event: 'clientError', fn: (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => void): unknown }) {
+export function answerClientErrors(server: {
+  on(event: 'clientError', fn: (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => void): unknown;
+}) {
   server.on('clientError', (err, socket) => {
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as unknown as { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
+    if (
+      err.code === 'ECONNRESET' ||
+      !socket.writable ||
+      (socket as unknown as { _httpMessage?: ServerResponse })._httpMessage?.headersSent
+    ) {
       socket.destroy();
       return;
     }

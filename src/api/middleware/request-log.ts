@@ -17,15 +17,18 @@ export function requestLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const auth = (req as { auth?: { driveId?: string } }).auth;
-      logger.info({
-        req_id: req.id,
-        method: req.method,
-        path: redactUrl(req.originalUrl.split('?')[0]),
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        drive: auth?.driveId,
-        actor: req.get('x-drive-actor')?.slice(0, 64),
-      }, 'request');
+      logger.info(
+        {
+          req_id: req.id,
+          method: req.method,
+          path: redactUrl(req.originalUrl.split('?')[0]),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          drive: auth?.driveId,
+          actor: req.get('x-drive-actor')?.slice(0, 64),
+        },
+        'request',
+      );
     });
     next();
   };

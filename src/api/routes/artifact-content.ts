@@ -8,13 +8,29 @@ import { versionOut } from '../../shapes/versions.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
 import { sendBytes } from '../http/send-bytes.js';
-import { downloadUrlOutSchema, limitParam, versionOutSchema, versionPageSchema, cursorParam } from '../schemas/artifacts.js';
+import {
+  downloadUrlOutSchema,
+  limitParam,
+  versionOutSchema,
+  versionPageSchema,
+  cursorParam,
+} from '../schemas/artifacts.js';
 import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
 
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */
 const tags = ['artifacts'];
-const versionParams = artIdParams.extend({ version_number: z.coerce.number().int().min(1).max(2 ** 31 - 1) });
-const bytesResponse = { 200: { description: 'raw bytes (attachment)', contentType: '*/*' }, 206: { description: 'partial content' }, 304: { description: 'not modified' } };
+const versionParams = artIdParams.extend({
+  version_number: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1),
+});
+const bytesResponse = {
+  200: { description: 'raw bytes (attachment)', contentType: '*/*' },
+  206: { description: 'partial content' },
+  304: { description: 'not modified' },
+};
 const downloadUrlResponse = { 200: { description: 'download URL record', schema: downloadUrlOutSchema } };
 
 export function artifactContentRouter(ctx: AppContext): Router {
@@ -24,44 +40,113 @@ export function artifactContentRouter(ctx: AppContext): Router {
     sendBytes(ctx, req, res, await artifactContent(rc(req), target));
   const urlOf = async (req: Request, target: ContentTarget) => downloadUrlOut(await downloadUrl(rc(req), target));
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/download', summary: 'Download the current bytes (supports Range, ETag)', tags, auth: true,
-    params: artIdParams, responses: bytesResponse,
-  }, ({ params, req, res }) => download(req, res, { artId: params.art_id }), onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/download',
+      summary: 'Download the current bytes (supports Range, ETag)',
+      tags,
+      auth: true,
+      params: artIdParams,
+      responses: bytesResponse,
+    },
+    ({ params, req, res }) => download(req, res, { artId: params.art_id }),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/download-url', summary: 'A download URL for the current bytes', tags, auth: true,
-    params: artIdParams, responses: downloadUrlResponse,
-  }, ({ params, req }) => urlOf(req, { artId: params.art_id }), onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/download-url',
+      summary: 'A download URL for the current bytes',
+      tags,
+      auth: true,
+      params: artIdParams,
+      responses: downloadUrlResponse,
+    },
+    ({ params, req }) => urlOf(req, { artId: params.art_id }),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/versions', summary: 'List versions, newest first', tags, auth: true,
-    params: artIdParams, query: z.object({ cursor: cursorParam, limit: limitParam(100, 50) }),
-    responses: { 200: { description: 'version page', schema: versionPageSchema } },
-  }, async ({ params, query, req }) => {
-    const page = await listVersions(rc(req), params.art_id, query);
-    return { ...page, items: page.items.map(versionOut) };
-  }, onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/versions',
+      summary: 'List versions, newest first',
+      tags,
+      auth: true,
+      params: artIdParams,
+      query: z.object({ cursor: cursorParam, limit: limitParam(100, 50) }),
+      responses: { 200: { description: 'version page', schema: versionPageSchema } },
+    },
+    async ({ params, query, req }) => {
+      const page = await listVersions(rc(req), params.art_id, query);
+      return { ...page, items: page.items.map(versionOut) };
+    },
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/versions/:version_number', summary: 'Get one version record', tags, auth: true,
-    params: versionParams, responses: { 200: { description: 'version record', schema: versionOutSchema } },
-  }, async ({ params, req }) => versionOut(await readVersion(rc(req), params.art_id, params.version_number)), onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/versions/:version_number',
+      summary: 'Get one version record',
+      tags,
+      auth: true,
+      params: versionParams,
+      responses: { 200: { description: 'version record', schema: versionOutSchema } },
+    },
+    async ({ params, req }) => versionOut(await readVersion(rc(req), params.art_id, params.version_number)),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/versions/:version_number/download', summary: 'Download the bytes of one version', tags, auth: true,
-    params: versionParams, responses: bytesResponse,
-  }, ({ params, req, res }) => download(req, res, { artId: params.art_id, versionNumber: params.version_number }), onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/versions/:version_number/download',
+      summary: 'Download the bytes of one version',
+      tags,
+      auth: true,
+      params: versionParams,
+      responses: bytesResponse,
+    },
+    ({ params, req, res }) => download(req, res, { artId: params.art_id, versionNumber: params.version_number }),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/:art_id/versions/:version_number/download-url', summary: 'A download URL for one version', tags, auth: true,
-    params: versionParams, responses: downloadUrlResponse,
-  }, ({ params, req }) => urlOf(req, { artId: params.art_id, versionNumber: params.version_number }), onlyArtId);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/versions/:version_number/download-url',
+      summary: 'A download URL for one version',
+      tags,
+      auth: true,
+      params: versionParams,
+      responses: downloadUrlResponse,
+    },
+    ({ params, req }) => urlOf(req, { artId: params.art_id, versionNumber: params.version_number }),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/*path/download-url', summary: 'A download URL by path (the proxy form points at the by-id download)', tags, auth: true,
-    params: pathParams, responses: downloadUrlResponse,
-  }, ({ params, req }) => urlOf(req, { path: params.path }));
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/*path/download-url',
+      summary: 'A download URL by path (the proxy form points at the by-id download)',
+      tags,
+      auth: true,
+      params: pathParams,
+      responses: downloadUrlResponse,
+    },
+    ({ params, req }) => urlOf(req, { path: params.path }),
+  );
 
   return router;
 }

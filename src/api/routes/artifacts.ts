@@ -4,18 +4,40 @@ import type { AppContext } from '../../context.js';
 import { hasPrefix } from '../../ids.js';
 import { listArtifacts } from '../../drive/artifact-listing.js';
 import { FILE_TYPES } from '../../drive/artifact-rules.js';
-import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact, uploadArtifactById } from '../../drive/artifacts.js';
+import {
+  copyArtifact,
+  getArtifact,
+  getArtifactByPath,
+  renameArtifact,
+  uploadArtifact,
+  uploadArtifactById,
+} from '../../drive/artifacts.js';
 import { deleteArtifact, restoreArtifact } from '../../drive/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { ifMatchOf, uploadInputOf } from '../http/headers.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactPath, ifMatchHeader, artifactOutSchema, deleteOutSchema, limitParam, pageSchema, repeatable, sourceSchema, cursorParam } from '../schemas/artifacts.js';
+import {
+  actorHeader,
+  artifactPath,
+  ifMatchHeader,
+  artifactOutSchema,
+  deleteOutSchema,
+  limitParam,
+  pageSchema,
+  repeatable,
+  sourceSchema,
+  cursorParam,
+} from '../schemas/artifacts.js';
 
-/** Artifact endpoints of spec 4.1 (downloads and versions live in artifact-content.ts). Id forms are declared before path forms. */
+/**
+ * Artifact endpoints of spec 4.1 (downloads and versions live in artifact-content.ts). Id forms are declared before
+ * path forms.
+ */
 
 /** Lets a `:art_id` route match only an id-shaped segment; anything else falls through to the path form. */
-export const onlyArtId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.art_id), 'art') ? next() : next('route'));
+export const onlyArtId: RequestHandler = (req, _res, next) =>
+  hasPrefix(String(req.params.art_id), 'art') ? next() : next('route');
 
 export const artIdParams = z.object({ art_id: z.string().regex(/^art_[0-9a-z]{26}$/) });
 export const pathParams = z.object({ path: artifactPath('artifact path') });
@@ -26,7 +48,11 @@ const uploadHeaders = z.object({
   'x-drive-labels': z.string().optional().describe('comma-separated; empty clears'),
   'x-drive-metadata': z.string().optional().describe('JSON object'),
   'x-drive-source': z.string().optional().describe('JSON {"refs": [...]}; replaces when present'),
-  'x-drive-visibility': z.string().meta({ enum: ['private', 'public'] }).optional().describe('private (default) or public (400 BAD_VISIBILITY otherwise)'),
+  'x-drive-visibility': z
+    .string()
+    .meta({ enum: ['private', 'public'] })
+    .optional()
+    .describe('private (default) or public (400 BAD_VISIBILITY otherwise)'),
   'x-drive-actor': actorHeader,
   'x-drive-change-summary': z.string().max(1000).optional(),
   'if-match': ifMatchHeader,
@@ -37,85 +63,205 @@ export function artifactsRouter(ctx: AppContext): Router {
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
   const out = (row: Parameters<typeof artifactOut>[1]) => artifactOut(ctx.config, row);
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts', summary: 'List live artifacts sorted by path', tags, auth: true,
-    query: z.object({
-      prefix: z.string().max(256).default(''),
-      label: repeatable,
-      file_type: z.enum(FILE_TYPES).optional(),
-      cursor: cursorParam,
-      limit: limitParam(100, 50),
-      folder: z.string().regex(/^fld_[0-9a-z]{26}$/).optional().describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
-    }),
-    responses: { 200: { description: 'artifact page', schema: pageSchema } },
-  }, async ({ query, req }) => {
-    const page = await listArtifacts(rc(req), { prefix: query.prefix, labels: query.label, fileType: query.file_type, cursor: query.cursor, limit: query.limit, folderId: query.folder });
-    return { items: page.items.map(out), next_cursor: page.next_cursor };
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts',
+      summary: 'List live artifacts sorted by path',
+      tags,
+      auth: true,
+      query: z.object({
+        prefix: z.string().max(256).default(''),
+        label: repeatable,
+        file_type: z.enum(FILE_TYPES).optional(),
+        cursor: cursorParam,
+        limit: limitParam(100, 50),
+        folder: z
+          .string()
+          .regex(/^fld_[0-9a-z]{26}$/)
+          .optional()
+          .describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
+      }),
+      responses: { 200: { description: 'artifact page', schema: pageSchema } },
+    },
+    async ({ query, req }) => {
+      const page = await listArtifacts(rc(req), {
+        prefix: query.prefix,
+        labels: query.label,
+        fileType: query.file_type,
+        cursor: query.cursor,
+        limit: query.limit,
+        folderId: query.folder,
+      });
+      return { items: page.items.map(out), next_cursor: page.next_cursor };
+    },
+  );
 
   for (const suffix of ['', '/meta']) {
-    route(router, {
-      method: 'get', path: `/v0/artifacts/:art_id${suffix}`, summary: 'Get an artifact record by id', tags, auth: true,
-      params: artIdParams, responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-    }, async ({ params, req }) => out(await getArtifact(rc(req), params.art_id)), onlyArtId);
+    route(
+      router,
+      {
+        method: 'get',
+        path: `/v0/artifacts/:art_id${suffix}`,
+        summary: 'Get an artifact record by id',
+        tags,
+        auth: true,
+        params: artIdParams,
+        responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+      },
+      async ({ params, req }) => out(await getArtifact(rc(req), params.art_id)),
+      onlyArtId,
+    );
   }
 
-  route(router, {
-    method: 'patch', path: '/v0/artifacts/:art_id', summary: 'Rename (move) an artifact; only path and updated_at change', tags, auth: true,
-    params: artIdParams, body: z.object({ path: artifactPath('the new path') }),
-    headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
-    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, async ({ params, body, req }) => out(await renameArtifact(rc(req), { artId: params.art_id, path: body.path, ifMatch: ifMatchOf(req) })), onlyArtId);
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/v0/artifacts/:art_id',
+      summary: 'Rename (move) an artifact; only path and updated_at change',
+      tags,
+      auth: true,
+      params: artIdParams,
+      body: z.object({ path: artifactPath('the new path') }),
+      headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
+      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+    },
+    async ({ params, body, req }) =>
+      out(await renameArtifact(rc(req), { artId: params.art_id, path: body.path, ifMatch: ifMatchOf(req) })),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'delete', path: '/v0/artifacts/:art_id', summary: 'Soft-delete an artifact by id (routed ahead of the path form)', tags, auth: true,
-    params: artIdParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
-    responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
-  }, async ({ params, req }) => artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { artId: params.art_id, ifMatch: ifMatchOf(req) })), onlyArtId);
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/v0/artifacts/:art_id',
+      summary: 'Soft-delete an artifact by id (routed ahead of the path form)',
+      tags,
+      auth: true,
+      params: artIdParams,
+      headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
+      responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
+    },
+    async ({ params, req }) =>
+      artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { artId: params.art_id, ifMatch: ifMatchOf(req) })),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'post', path: '/v0/artifacts/:art_id/copy', summary: 'Copy an artifact to a new path (new id, version 1)', tags, auth: true,
-    params: artIdParams, body: z.object({ path: artifactPath('path of the copy'), source: sourceSchema.nullable().optional() }),
-    headers: z.object({ 'x-drive-actor': actorHeader }),
-    responses: { 200: { description: 'the new artifact', schema: artifactOutSchema } },
-  }, async ({ params, body, req }) => out(await copyArtifact(rc(req), { artId: params.art_id, path: body.path, source: body.source ?? null })), onlyArtId);
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/artifacts/:art_id/copy',
+      summary: 'Copy an artifact to a new path (new id, version 1)',
+      tags,
+      auth: true,
+      params: artIdParams,
+      body: z.object({ path: artifactPath('path of the copy'), source: sourceSchema.nullable().optional() }),
+      headers: z.object({ 'x-drive-actor': actorHeader }),
+      responses: { 200: { description: 'the new artifact', schema: artifactOutSchema } },
+    },
+    async ({ params, body, req }) =>
+      out(await copyArtifact(rc(req), { artId: params.art_id, path: body.path, source: body.source ?? null })),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'post', path: '/v0/artifacts/:art_id/restore', summary: 'Restore an artifact from the trash', tags, auth: true,
-    params: artIdParams,
-    query: z
-      .object({ rename: z.string().min(1).optional(), overwrite: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') })
-      .refine((q) => !(q.rename !== undefined && q.overwrite), { message: 'rename and overwrite are mutually exclusive' }),
-    headers: z.object({ 'x-drive-actor': actorHeader }),
-    responses: { 200: { description: 'restored artifact', schema: artifactOutSchema } },
-  }, async ({ params, query, req }) =>
-    out(await restoreArtifact(rc(req), { artId: params.art_id, rename: query.rename, overwrite: query.overwrite })), onlyArtId);
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/artifacts/:art_id/restore',
+      summary: 'Restore an artifact from the trash',
+      tags,
+      auth: true,
+      params: artIdParams,
+      query: z
+        .object({
+          rename: z.string().min(1).optional(),
+          overwrite: z
+            .enum(['true', 'false'])
+            .default('false')
+            .transform((v) => v === 'true'),
+        })
+        .refine((q) => !(q.rename !== undefined && q.overwrite), {
+          message: 'rename and overwrite are mutually exclusive',
+        }),
+      headers: z.object({ 'x-drive-actor': actorHeader }),
+      responses: { 200: { description: 'restored artifact', schema: artifactOutSchema } },
+    },
+    async ({ params, query, req }) =>
+      out(await restoreArtifact(rc(req), { artId: params.art_id, rename: query.rename, overwrite: query.overwrite })),
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'put', path: '/v0/artifacts/:art_id', summary: 'Upload a new version of an artifact by id (yours, or one a grant lets you write)', tags, auth: true,
-    params: artIdParams, bodyContentType: 'application/octet-stream', headers: uploadHeaders,
-    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, async ({ params, req, res }) => {
-    const { path: _path, ...upload } = uploadInputOf(req, params.art_id);
-    return streamUpload(req, res, () => uploadArtifactById(rc(req), params.art_id, upload, incomingOf(req)));
-  }, onlyArtId);
+  route(
+    router,
+    {
+      method: 'put',
+      path: '/v0/artifacts/:art_id',
+      summary: 'Upload a new version of an artifact by id (yours, or one a grant lets you write)',
+      tags,
+      auth: true,
+      params: artIdParams,
+      bodyContentType: 'application/octet-stream',
+      headers: uploadHeaders,
+      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+    },
+    async ({ params, req, res }) => {
+      const { path: _path, ...upload } = uploadInputOf(req, params.art_id);
+      return streamUpload(req, res, () => uploadArtifactById(rc(req), params.art_id, upload, incomingOf(req)));
+    },
+    onlyArtId,
+  );
 
-  route(router, {
-    method: 'get', path: '/v0/artifacts/*path/meta', summary: 'Get an artifact record by path', tags, auth: true,
-    params: pathParams, responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, async ({ params, req }) => out(await getArtifactByPath(rc(req), params.path)));
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/*path/meta',
+      summary: 'Get an artifact record by path',
+      tags,
+      auth: true,
+      params: pathParams,
+      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+    },
+    async ({ params, req }) => out(await getArtifactByPath(rc(req), params.path)),
+  );
 
-  route(router, {
-    method: 'put', path: '/v0/artifacts/*path', summary: 'Upload: create at a new path or overwrite (new version)', tags, auth: true,
-    params: pathParams, bodyContentType: 'application/octet-stream', headers: uploadHeaders,
-    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, async ({ params, req, res }) => streamUpload(req, res, () => uploadArtifact(rc(req), uploadInputOf(req, params.path), incomingOf(req))));
+  route(
+    router,
+    {
+      method: 'put',
+      path: '/v0/artifacts/*path',
+      summary: 'Upload: create at a new path or overwrite (new version)',
+      tags,
+      auth: true,
+      params: pathParams,
+      bodyContentType: 'application/octet-stream',
+      headers: uploadHeaders,
+      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+    },
+    async ({ params, req, res }) =>
+      streamUpload(req, res, () => uploadArtifact(rc(req), uploadInputOf(req, params.path), incomingOf(req))),
+  );
 
-  route(router, {
-    method: 'delete', path: '/v0/artifacts/*path', summary: 'Soft-delete an artifact by path', tags, auth: true,
-    params: pathParams, headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
-    responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
-  }, async ({ params, req }) => artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { path: params.path, ifMatch: ifMatchOf(req) })));
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/v0/artifacts/*path',
+      summary: 'Soft-delete an artifact by path',
+      tags,
+      auth: true,
+      params: pathParams,
+      headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
+      responses: { 200: { description: 'delete result', schema: deleteOutSchema } },
+    },
+    async ({ params, req }) =>
+      artifactDeleteOut(ctx.config, await deleteArtifact(rc(req), { path: params.path, ifMatch: ifMatchOf(req) })),
+  );
 
   return router;
 

@@ -20,12 +20,19 @@ const driveOut = z.object({
   expires_at: z.iso.datetime().nullable().describe('unclaimed drives only: removal at the latest (30-day limit)'),
   last_activity_at: z.iso.datetime(),
   scope: z.enum(['pre_claim', 'full']),
-  settings: z.object({ wiki_indexing: z.boolean().describe('whether artifact text is sent to the language model that builds the wiki (on by default)') }),
+  settings: z.object({
+    wiki_indexing: z
+      .boolean()
+      .describe('whether artifact text is sent to the language model that builds the wiki (on by default)'),
+  }),
 });
 
 const drivePatch = z.strictObject({
   settings: z.strictObject({
-    wiki_indexing: z.boolean().optional().describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
+    wiki_indexing: z
+      .boolean()
+      .optional()
+      .describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
   }),
 });
 
@@ -40,34 +47,49 @@ const usageOut = z.object({
 export function drivesMeRouter(ctx: AppContext): Router {
   const router = Router();
 
-  route(router, {
-    method: 'get',
-    path: '/v0/drives/me',
-    summary: 'The authenticated drive',
-    tags: ['drives'],
-    auth: true,
-    responses: { 200: { description: 'drive overview', schema: driveOut } },
-  }, async ({ req }) => driveOverviewOut(await driveOverview(requestContextOf(ctx, req)), authOf(req)));
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/drives/me',
+      summary: 'The authenticated drive',
+      tags: ['drives'],
+      auth: true,
+      responses: { 200: { description: 'drive overview', schema: driveOut } },
+    },
+    async ({ req }) => driveOverviewOut(await driveOverview(requestContextOf(ctx, req)), authOf(req)),
+  );
 
-  route(router, {
-    method: 'patch',
-    path: '/v0/drives/me',
-    summary: 'Change the authenticated drive\'s settings (the owner\'s wiki indexing switch)',
-    tags: ['drives'],
-    auth: true,
-    body: drivePatch,
-    errors: ['NOT_FOUND'],
-    responses: { 200: { description: 'drive overview after the change', schema: driveOut } },
-  }, async ({ body, req }) => driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body.settings), authOf(req)));
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/v0/drives/me',
+      summary: "Change the authenticated drive's settings (the owner's wiki indexing switch)",
+      tags: ['drives'],
+      auth: true,
+      body: drivePatch,
+      errors: ['NOT_FOUND'],
+      responses: { 200: { description: 'drive overview after the change', schema: driveOut } },
+    },
+    async ({ body, req }) =>
+      driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body.settings), authOf(req)),
+  );
 
-  route(router, {
-    method: 'get',
-    path: '/v0/drives/me/usage',
-    summary: 'Usage of the authenticated drive: storage, writes this hour, operations this UTC month',
-    tags: ['drives'],
-    auth: true,
-    responses: { 200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut } },
-  }, ({ req }) => driveUsage(requestContextOf(ctx, req)));
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/drives/me/usage',
+      summary: 'Usage of the authenticated drive: storage, writes this hour, operations this UTC month',
+      tags: ['drives'],
+      auth: true,
+      responses: {
+        200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut },
+      },
+    },
+    ({ req }) => driveUsage(requestContextOf(ctx, req)),
+  );
 
   return router;
 }

@@ -9,27 +9,35 @@ import { eventPageSchema, limitParam, cursorParam } from '../schemas/artifacts.j
 
 export function eventsRouter(ctx: AppContext): Router {
   const router = Router();
-  route(router, {
-    method: 'get', path: '/v0/events', summary: 'The drive event log, newest first', tags: ['events'], auth: true,
-    query: z.object({
-      art_id: z.string().max(64).optional(),
-      action: z.string().max(64).optional(),
-      since: z.iso.datetime({ offset: true }).optional(),
-      before: z.iso.datetime({ offset: true }).optional(),
-      cursor: cursorParam,
-      limit: limitParam(200, 50),
-    }),
-    responses: { 200: { description: 'event page', schema: eventPageSchema } },
-  }, async ({ query, req }) => {
-    const page = await listEvents(requestContextOf(ctx, req), {
-      artId: query.art_id,
-      action: query.action,
-      since: query.since ? new Date(query.since) : undefined,
-      before: query.before ? new Date(query.before) : undefined,
-      cursor: query.cursor,
-      limit: query.limit,
-    });
-    return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/events',
+      summary: 'The drive event log, newest first',
+      tags: ['events'],
+      auth: true,
+      query: z.object({
+        art_id: z.string().max(64).optional(),
+        action: z.string().max(64).optional(),
+        since: z.iso.datetime({ offset: true }).optional(),
+        before: z.iso.datetime({ offset: true }).optional(),
+        cursor: cursorParam,
+        limit: limitParam(200, 50),
+      }),
+      responses: { 200: { description: 'event page', schema: eventPageSchema } },
+    },
+    async ({ query, req }) => {
+      const page = await listEvents(requestContextOf(ctx, req), {
+        artId: query.art_id,
+        action: query.action,
+        since: query.since ? new Date(query.since) : undefined,
+        before: query.before ? new Date(query.before) : undefined,
+        cursor: query.cursor,
+        limit: query.limit,
+      });
+      return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
+    },
+  );
   return router;
 }

@@ -2,21 +2,36 @@ import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { hasPrefix } from '../../ids.js';
-import { createFolder, deleteFolder, moveFolder, patchFolder, readFolder, type FolderRef } from '../../drive/folders.js';
+import {
+  createFolder,
+  deleteFolder,
+  moveFolder,
+  patchFolder,
+  readFolder,
+  type FolderRef,
+} from '../../drive/folders.js';
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
 import { actorHeader, folderDeleteOutSchema, folderOutSchema, folderPath } from '../schemas/artifacts.js';
 
-
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
-const onlyFldId: RequestHandler = (req, _res, next) => (hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route'));
+const onlyFldId: RequestHandler = (req, _res, next) =>
+  hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route');
 const idParams = z.object({ fld_id: z.string().regex(/^fld_[0-9a-z]{26}$/) });
 const tags = ['folders'];
-const patchBody = z.object({ description: z.string().max(10_000).nullable().optional(), inherit_grants: z.boolean().nullable().optional() });
-const moveBody = z.object({ path: folderPath('the folder\'s new path') });
+const patchBody = z.object({
+  description: z.string().max(10_000).nullable().optional(),
+  inherit_grants: z.boolean().nullable().optional(),
+});
+const moveBody = z.object({ path: folderPath("the folder's new path") });
 const pathParams = z.object({ path: folderPath('folder path') });
-const deleteQuery = z.object({ recursive: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
+const deleteQuery = z.object({
+  recursive: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
 export function foldersRouter(ctx: AppContext): Router {
@@ -28,35 +43,102 @@ export function foldersRouter(ctx: AppContext): Router {
   ];
 
   for (const [seg, params, ref, guard] of forms) {
-    route(router, {
-      method: 'post', path: `/v0/folders/${seg}/move`, summary: 'Move a folder with all its live descendants', tags, auth: true,
-      params, body: moveBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-    }, async ({ params: p, body, req }) => folderOut(await moveFolder(rc(req), { ref: ref(p as Record<string, string>), path: body.path })), ...guard);
+    route(
+      router,
+      {
+        method: 'post',
+        path: `/v0/folders/${seg}/move`,
+        summary: 'Move a folder with all its live descendants',
+        tags,
+        auth: true,
+        params,
+        body: moveBody,
+        headers,
+        responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+      },
+      async ({ params: p, body, req }) =>
+        folderOut(await moveFolder(rc(req), { ref: ref(p as Record<string, string>), path: body.path })),
+      ...guard,
+    );
   }
   // Declared after the moves, so a path ending in `/move` is a move.
-  route(router, {
-    method: 'post', path: '/v0/folders/*path', summary: 'Create a folder (idempotent)', tags, auth: true,
-    params: pathParams, body: z.object({ description: z.string().max(10_000).nullable().optional() }), headers,
-    responses: { 201: { description: 'folder record', schema: folderOutSchema } },
-  }, async ({ params, body, req }) => folderOut(await createFolder(rc(req), { path: params.path, description: body.description })));
-
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/folders/*path',
+      summary: 'Create a folder (idempotent)',
+      tags,
+      auth: true,
+      params: pathParams,
+      body: z.object({ description: z.string().max(10_000).nullable().optional() }),
+      headers,
+      responses: { 201: { description: 'folder record', schema: folderOutSchema } },
+    },
+    async ({ params, body, req }) =>
+      folderOut(await createFolder(rc(req), { path: params.path, description: body.description })),
+  );
 
   for (const [seg, params, ref, guard] of forms) {
     for (const suffix of ['/meta', '']) {
-      route(router, {
-        method: 'get', path: `/v0/folders/${seg}${suffix}`, summary: 'Get a folder record', tags, auth: true,
-        params, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-      }, async ({ params: p, req }) => folderOut(await readFolder(rc(req), ref(p as Record<string, string>))), ...guard);
+      route(
+        router,
+        {
+          method: 'get',
+          path: `/v0/folders/${seg}${suffix}`,
+          summary: 'Get a folder record',
+          tags,
+          auth: true,
+          params,
+          responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+        },
+        async ({ params: p, req }) => folderOut(await readFolder(rc(req), ref(p as Record<string, string>))),
+        ...guard,
+      );
     }
-    route(router, {
-      method: 'patch', path: `/v0/folders/${seg}`, summary: 'Edit folder metadata (absent unchanged, null clears)', tags, auth: true,
-      params, body: patchBody, headers, responses: { 200: { description: 'folder record', schema: folderOutSchema } },
-    }, async ({ params: p, body, req }) =>
-      folderOut(await patchFolder(rc(req), { ref: ref(p as Record<string, string>), description: body.description, inheritGrants: body.inherit_grants })), ...guard);
-    route(router, {
-      method: 'delete', path: `/v0/folders/${seg}`, summary: 'Soft-delete a folder (recursive=true when it has live descendants)', tags, auth: true,
-      params, query: deleteQuery, headers, responses: { 200: { description: 'folder delete result', schema: folderDeleteOutSchema } },
-    }, async ({ params: p, query, req }) => folderDeleteOut(ctx.config, await deleteFolder(rc(req), { ref: ref(p as Record<string, string>), recursive: query.recursive })), ...guard);
+    route(
+      router,
+      {
+        method: 'patch',
+        path: `/v0/folders/${seg}`,
+        summary: 'Edit folder metadata (absent unchanged, null clears)',
+        tags,
+        auth: true,
+        params,
+        body: patchBody,
+        headers,
+        responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+      },
+      async ({ params: p, body, req }) =>
+        folderOut(
+          await patchFolder(rc(req), {
+            ref: ref(p as Record<string, string>),
+            description: body.description,
+            inheritGrants: body.inherit_grants,
+          }),
+        ),
+      ...guard,
+    );
+    route(
+      router,
+      {
+        method: 'delete',
+        path: `/v0/folders/${seg}`,
+        summary: 'Soft-delete a folder (recursive=true when it has live descendants)',
+        tags,
+        auth: true,
+        params,
+        query: deleteQuery,
+        headers,
+        responses: { 200: { description: 'folder delete result', schema: folderDeleteOutSchema } },
+      },
+      async ({ params: p, query, req }) =>
+        folderDeleteOut(
+          ctx.config,
+          await deleteFolder(rc(req), { ref: ref(p as Record<string, string>), recursive: query.recursive }),
+        ),
+      ...guard,
+    );
   }
   return router;
 }

@@ -9,36 +9,51 @@ const checksSchema = z.object({ postgres: z.string(), temporal: z.string(), s3: 
 const outboxSchema = z
   .array(z.object({ topic: z.string(), depth: z.number().int(), oldest_s: z.number(), retrying: z.number().int() }))
   .nullable()
-  .describe('operators only (OPS_TOKEN): indexing requests waiting per outbox topic, the oldest one\'s age in seconds, and how many back off after a failure');
+  .describe(
+    "operators only (OPS_TOKEN): indexing requests waiting per outbox topic, the oldest one's age in seconds, and how many back off after a failure",
+  );
 
 export function healthRouter(ctx: AppContext): Router {
   const router = Router();
 
-  route(router, {
-    method: 'get',
-    path: '/healthz',
-    summary: 'Liveness: the process is up',
-    tags: ['health'],
-    responses: { 200: { description: 'up', schema: z.object({ status: z.literal('ok') }) } },
-  }, () => ({ status: 'ok' as const }));
-
-  route(router, {
-    method: 'get',
-    path: '/readyz',
-    summary: 'Readiness: PostgreSQL, Temporal and S3 are all reachable',
-    tags: ['health'],
-    errors: ['NOT_READY'],
-    responses: {
-      200: { description: 'ready', schema: z.object({ status: z.literal('ready'), checks: checksSchema, outbox: outboxSchema.optional() }) },
-      503: { description: 'a dependency is unreachable; the message names it' },
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/healthz',
+      summary: 'Liveness: the process is up',
+      tags: ['health'],
+      responses: { 200: { description: 'up', schema: z.object({ status: z.literal('ok') }) } },
     },
-  }, async ({ req }) => {
-    const detail = isOperator(ctx, req.get('authorization'));
-    const checks = await checkDependencies(ctx, { detail });
-    const failing = Object.entries(checks).filter(([, s]) => s !== 'ok').map(([n]) => n);
-    if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
-    return { status: 'ready' as const, checks, ...(detail ? { outbox: await outboxBacklog(ctx) } : {}) };
-  });
+    () => ({ status: 'ok' as const }),
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/readyz',
+      summary: 'Readiness: PostgreSQL, Temporal and S3 are all reachable',
+      tags: ['health'],
+      errors: ['NOT_READY'],
+      responses: {
+        200: {
+          description: 'ready',
+          schema: z.object({ status: z.literal('ready'), checks: checksSchema, outbox: outboxSchema.optional() }),
+        },
+        503: { description: 'a dependency is unreachable; the message names it' },
+      },
+    },
+    async ({ req }) => {
+      const detail = isOperator(ctx, req.get('authorization'));
+      const checks = await checkDependencies(ctx, { detail });
+      const failing = Object.entries(checks)
+        .filter(([, s]) => s !== 'ok')
+        .map(([n]) => n);
+      if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
+      return { status: 'ready' as const, checks, ...(detail ? { outbox: await outboxBacklog(ctx) } : {}) };
+    },
+  );
 
   return router;
 }

@@ -14,7 +14,11 @@ export const CLAIM_GRANT = 'claim';
 const MAX_FIELD = 8192;
 
 const tokenForm = z.object({
-  grant_type: z.string().describe(`\`${JWT_BEARER_GRANT}\`, \`${CLAIM_GRANT}\`, or for MCP clients \`authorization_code\` / \`refresh_token\``),
+  grant_type: z
+    .string()
+    .describe(
+      `\`${JWT_BEARER_GRANT}\`, \`${CLAIM_GRANT}\`, or for MCP clients \`authorization_code\` / \`refresh_token\``,
+    ),
   assertion: z.string().max(MAX_FIELD).optional().describe('identity_assertion (jwt-bearer grant)'),
   claim_token: z.string().max(256).optional().describe('claim grant'),
   claim_attempt_token: z.string().max(256).optional().describe('claim grant: poll one specific attempt (optional)'),
@@ -48,7 +52,11 @@ registeredRoutes.push({
   ownErrors: true,
   responses: {
     200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
-    400: { description: 'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied', schema: oauthErrorOut },
+    400: {
+      description:
+        'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied',
+      schema: oauthErrorOut,
+    },
     503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
   },
 } as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
@@ -71,13 +79,17 @@ function required(body: Record<string, unknown>, name: string): string {
 const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
   let e: OAuthError | undefined;
   if (err instanceof OAuthError) e = err;
-  else if (err instanceof AgentAuthNotConfigured || (err instanceof AppError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')) {
+  else if (
+    err instanceof AgentAuthNotConfigured ||
+    (err instanceof AppError && err.code === 'AGENT_AUTH_NOT_CONFIGURED')
+  ) {
     e = new OAuthError('temporarily_unavailable', 'agent auth is not configured on this server; retry later', 503);
-  }
-  else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');
-  else if (typeof err?.type === 'string' && err.type.startsWith('entity.')) e = new OAuthError('invalid_request', 'request body could not be parsed');
+  } else if (err?.type === 'entity.too.large') e = new OAuthError('invalid_request', 'request body is too large');
+  else if (typeof err?.type === 'string' && err.type.startsWith('entity.'))
+    e = new OAuthError('invalid_request', 'request body could not be parsed');
   // Any other client error of the body parser (too many parameters, a bad encoding) is the client's too.
-  else if (err?.expose && typeof err.status === 'number' && err.status >= 400 && err.status < 500) e = new OAuthError('invalid_request', 'request body could not be read');
+  else if (err?.expose && typeof err.status === 'number' && err.status >= 400 && err.status < 500)
+    e = new OAuthError('invalid_request', 'request body could not be read');
   if (!e) return next(err);
   res.setHeader('Cache-Control', 'no-store');
   if (e.retryAfterS !== undefined) res.setHeader('Retry-After', String(e.retryAfterS));
@@ -89,29 +101,41 @@ export { oauthErrors };
 
 export function oauthTokenRouter(ctx: AppContext): Router {
   const router = Router();
-  router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }), async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      if (!req.is('application/x-www-form-urlencoded')) {
-        throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+  router.post(
+    '/oauth2/token',
+    express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }),
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        if (!req.is('application/x-www-form-urlencoded')) {
+          throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+        }
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const grantType = required(body, 'grant_type');
+        let result;
+        if (grantType === JWT_BEARER_GRANT) result = await exchangeAssertion(ctx, required(body, 'assertion'));
+        else if (grantType === CLAIM_GRANT)
+          result = await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token'));
+        else if (grantType === 'authorization_code') {
+          result = await exchangeAuthorizationCode(ctx, {
+            code: required(body, 'code'),
+            clientId: required(body, 'client_id'),
+            redirectUri: field(body, 'redirect_uri'),
+            codeVerifier: required(body, 'code_verifier'),
+          });
+        } else if (grantType === 'refresh_token') {
+          result = await refreshMcpToken(ctx, {
+            refreshToken: required(body, 'refresh_token'),
+            clientId: required(body, 'client_id'),
+          });
+        } else
+          throw new OAuthError('unsupported_grant_type', `grant_type '${grantType.slice(0, 100)}' is not supported`);
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(200).json(result);
+      } catch (err) {
+        next(err);
       }
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const grantType = required(body, 'grant_type');
-      let result;
-      if (grantType === JWT_BEARER_GRANT) result = await exchangeAssertion(ctx, required(body, 'assertion'));
-      else if (grantType === CLAIM_GRANT) result = await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token'));
-      else if (grantType === 'authorization_code') {
-        result = await exchangeAuthorizationCode(ctx, {
-          code: required(body, 'code'), clientId: required(body, 'client_id'), redirectUri: field(body, 'redirect_uri'), codeVerifier: required(body, 'code_verifier'),
-        });
-      } else if (grantType === 'refresh_token') {
-        result = await refreshMcpToken(ctx, { refreshToken: required(body, 'refresh_token'), clientId: required(body, 'client_id') });
-      }
-      else throw new OAuthError('unsupported_grant_type', `grant_type '${grantType.slice(0, 100)}' is not supported`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.status(200).json(result);
-    } catch (err) {
-      next(err);
-    }
-  }, oauthErrors);
+    },
+    oauthErrors,
+  );
   return router;
 }

@@ -16,7 +16,12 @@ const repeatable = <T extends z.ZodType>(item: T) =>
 const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
 const commonQuery = {
-  label: repeatable(z.string().max(64).regex(/^[a-z0-9_-]+$/, 'labels are lowercase [a-z0-9_-]+')).describe('repeatable; AND-combined'),
+  label: repeatable(
+    z
+      .string()
+      .max(64)
+      .regex(/^[a-z0-9_-]+$/, 'labels are lowercase [a-z0-9_-]+'),
+  ).describe('repeatable; AND-combined'),
   file_type: z.string().min(1).max(32).optional(),
   prefix: z.string().max(256).optional(),
   updated_after: timestamp.optional().describe('RFC 3339; inclusive'),
@@ -78,42 +83,63 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
     limit: fetch,
   });
 
-  route(router, {
-    method: 'get',
-    path: '/v0/search',
-    summary: 'Lexical full-text search over path, first ~16 KB of content, metadata and labels',
-    tags: ['search'],
-    auth: true,
-    query: searchQuery,
-    responses: { 200: { description: 'ranked hits, best first; next_cursor pages on (to a depth of 200 hits)', schema: page(searchHitSchema) } },
-  }, async ({ query, req }) => {
-    const f = queryFingerprint(query);
-    const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
-    const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query, fetch));
-    const page = rankedPage(hits, offset, query.limit, f);
-    return { items: page.items.map(base), next_cursor: page.next_cursor };
-  });
-
-  route(router, {
-    method: 'get',
-    path: '/v0/find',
-    summary: 'Passage retrieval: hybrid (lexical + semantic fused by RRF, k=60), lexical or semantic',
-    tags: ['search'],
-    auth: true,
-    query: findQuery,
-    responses: {
-      200: { description: 'passage hits, best first; next_cursor pages on (to a depth of 200 hits)', schema: page(findHitSchema) },
-      500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
-      502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/search',
+      summary: 'Lexical full-text search over path, first ~16 KB of content, metadata and labels',
+      tags: ['search'],
+      auth: true,
+      query: searchQuery,
+      responses: {
+        200: {
+          description: 'ranked hits, best first; next_cursor pages on (to a depth of 200 hits)',
+          schema: page(searchHitSchema),
+        },
+      },
     },
-  }, async ({ query, req }) => {
-    const f = queryFingerprint(query);
-    const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
-    const hits = await service.find(authOf(req).driveId, { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query, fetch) });
-    ctx.logger.debug({ mode: query.mode, hits: hits.length }, 'find');
-    const page = rankedPage(hits, offset, query.limit, f);
-    return { items: page.items.map(findHit), next_cursor: page.next_cursor };
-  });
+    async ({ query, req }) => {
+      const f = queryFingerprint(query);
+      const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
+      const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query, fetch));
+      const page = rankedPage(hits, offset, query.limit, f);
+      return { items: page.items.map(base), next_cursor: page.next_cursor };
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/find',
+      summary: 'Passage retrieval: hybrid (lexical + semantic fused by RRF, k=60), lexical or semantic',
+      tags: ['search'],
+      auth: true,
+      query: findQuery,
+      responses: {
+        200: {
+          description: 'passage hits, best first; next_cursor pages on (to a depth of 200 hits)',
+          schema: page(findHitSchema),
+        },
+        500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
+        502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
+      },
+    },
+    async ({ query, req }) => {
+      const f = queryFingerprint(query);
+      const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
+      const hits = await service.find(authOf(req).driveId, {
+        q: query.q,
+        mode: query.mode,
+        modalities: query.modality,
+        ...filtersOf(query, fetch),
+      });
+      ctx.logger.debug({ mode: query.mode, hits: hits.length }, 'find');
+      const page = rankedPage(hits, offset, query.limit, f);
+      return { items: page.items.map(findHit), next_cursor: page.next_cursor };
+    },
+  );
 
   return router;
 }

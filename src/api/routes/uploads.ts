@@ -16,26 +16,50 @@ const tags = ['uploads'];
 export function uploadsRouter(ctx: AppContext): Router {
   const router = Router();
 
-  route(router, {
-    method: 'post', path: '/v0/uploads', summary: 'Begin a large upload: reserve quota, get a presigned upload_url', tags, auth: true,
-    body: uploadBeginInSchema, headers: z.object({ 'x-drive-actor': actorHeader }),
-    responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
-  }, ({ body, req }) =>
-    beginUpload(requestContextOf(ctx, req), {
-      path: body.path, sizeBytes: body.size_bytes, contentType: body.content_type, crc32c: body.crc32c,
-      labels: body.labels, metadata: body.metadata, source: body.source, actorName: body.actor_name ?? req.get('x-drive-actor'),
-      changeSummary: body.change_summary, ifMatch: body.if_match,
-    }));
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/uploads',
+      summary: 'Begin a large upload: reserve quota, get a presigned upload_url',
+      tags,
+      auth: true,
+      body: uploadBeginInSchema,
+      headers: z.object({ 'x-drive-actor': actorHeader }),
+      responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
+    },
+    ({ body, req }) =>
+      beginUpload(requestContextOf(ctx, req), {
+        path: body.path,
+        sizeBytes: body.size_bytes,
+        contentType: body.content_type,
+        crc32c: body.crc32c,
+        labels: body.labels,
+        metadata: body.metadata,
+        source: body.source,
+        actorName: body.actor_name ?? req.get('x-drive-actor'),
+        changeSummary: body.change_summary,
+        ifMatch: body.if_match,
+      }),
+  );
 
-  route(router, {
-    method: 'post', path: '/v0/uploads/:upload_id/commit', summary: 'Commit a large upload (idempotent): creates the artifact or its new version', tags, auth: true,
-    params: z.object({ upload_id: z.string() }),
-    responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
-  }, ({ params, req }) => {
-    // Any malformed id is simply an unknown upload (404), like another drive's.
-    if (!hasPrefix(params.upload_id, 'upl')) throw uploadNotFound();
-    return commitUpload(requestContextOf(ctx, req), params.upload_id).then((row) => artifactOut(ctx.config, row));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/uploads/:upload_id/commit',
+      summary: 'Commit a large upload (idempotent): creates the artifact or its new version',
+      tags,
+      auth: true,
+      params: z.object({ upload_id: z.string() }),
+      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+    },
+    ({ params, req }) => {
+      // Any malformed id is simply an unknown upload (404), like another drive's.
+      if (!hasPrefix(params.upload_id, 'upl')) throw uploadNotFound();
+      return commitUpload(requestContextOf(ctx, req), params.upload_id).then((row) => artifactOut(ctx.config, row));
+    },
+  );
 
   return router;
 }

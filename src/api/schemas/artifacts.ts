@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { llmIndexSchema } from '../../wiki/llm-index.js';
 
-/** Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI). */
+/**
+ * Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI).
+ */
 const ts = z.string().describe('RFC 3339 timestamp');
 
-export const sourceRefSchema = z.object({ type: z.string().min(1).max(64), id: z.string().max(256), metadata: z.record(z.string(), z.unknown()).nullable().optional() });
+export const sourceRefSchema = z.object({
+  type: z.string().min(1).max(64),
+  id: z.string().max(256),
+  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+});
 export const sourceSchema = z.object({ refs: z.array(sourceRefSchema).max(64) });
 
 export const artifactOutSchema = z.object({
@@ -26,9 +32,17 @@ export const artifactOutSchema = z.object({
   updated_at: ts,
   deleted_at: ts.nullable(),
   purge_at: ts.nullable(),
-  indexed_at: ts.nullable().describe('when the current version was fully indexed (searchable by /v0/search and /v0/find); null until then'),
-  embedded_at: ts.nullable().describe('when the current version\'s passages were embedded for semantic find; null without a provider'),
-  llm_index: llmIndexSchema.nullable().describe('the wiki\'s reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model'),
+  indexed_at: ts
+    .nullable()
+    .describe('when the current version was fully indexed (searchable by /v0/search and /v0/find); null until then'),
+  embedded_at: ts
+    .nullable()
+    .describe("when the current version's passages were embedded for semantic find; null without a provider"),
+  llm_index: llmIndexSchema
+    .nullable()
+    .describe(
+      "the wiki's reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model",
+    ),
 });
 
 export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });
@@ -43,7 +57,11 @@ export const versionOutSchema = z.object({
   change_summary: z.string().nullable(),
   created_at: ts,
 });
-export const versionPageSchema = z.object({ items: z.array(versionOutSchema), next_cursor: z.string().nullable(), pruned_before: z.number().int().nullable() });
+export const versionPageSchema = z.object({
+  items: z.array(versionOutSchema),
+  next_cursor: z.string().nullable(),
+  pruned_before: z.number().int().nullable(),
+});
 
 export const downloadUrlOutSchema = z.object({
   url: z.string(),
@@ -112,21 +130,47 @@ export const ARTIFACT_PATH_PATTERN = `^${SEGMENT}(?:/${SEGMENT})*$`;
 /** Folders take the same path, with an optional leading and trailing slash (stored without). */
 export const FOLDER_PATH_PATTERN = `^/?${SEGMENT}(?:/${SEGMENT})*/?$`;
 export const folderPath = (description: string) =>
-  z.string().min(1).meta({ pattern: FOLDER_PATH_PATTERN, maxLength: 256, description: `${description}; path rules of spec 8, slashes around it optional (400 INVALID_PATH)` });
+  z
+    .string()
+    .min(1)
+    .meta({
+      pattern: FOLDER_PATH_PATTERN,
+      maxLength: 256,
+      description: `${description}; path rules of spec 8, slashes around it optional (400 INVALID_PATH)`,
+    });
 export const artifactPath = (description: string) =>
-  z.string().min(1).meta({ pattern: ARTIFACT_PATH_PATTERN, maxLength: 256, description: `${description}; path rules of spec 8 (400 INVALID_PATH)` });
+  z
+    .string()
+    .min(1)
+    .meta({
+      pattern: ARTIFACT_PATH_PATTERN,
+      maxLength: 256,
+      description: `${description}; path rules of spec 8 (400 INVALID_PATH)`,
+    });
 
-/** If-Match as ifMatchOf reads it (`3`, `"3"`, `W/"3"`); declared, while another form is the spec's 400 INVALID_IF_MATCH. */
+/**
+ * If-Match as ifMatchOf reads it (`3`, `"3"`, `W/"3"`); declared, while another form is the spec's 400
+ * INVALID_IF_MATCH.
+ */
 export const ifMatchHeader = z
   .string()
-  .meta({ pattern: String.raw`^\s*(?:W/)?"?[0-9]{1,9}"?\s*$`, description: 'expected current version number, bare or quoted' })
+  .meta({
+    pattern: String.raw`^\s*(?:W/)?"?[0-9]{1,9}"?\s*$`,
+    description: 'expected current version number, bare or quoted',
+  })
   .optional();
 
-/** An opaque `next_cursor` as the server writes it (base64url): declared, while anything else is the spec's 400 BAD_CURSOR. */
+/**
+ * An opaque `next_cursor` as the server writes it (base64url): declared, while anything else is the spec's 400
+ * BAD_CURSOR.
+ */
 export const cursorParam = z
   .string()
   .max(2048)
-  .meta({ pattern: '^[A-Za-z0-9_-]*$', description: 'next_cursor of the previous page (opaque, base64url); empty is the first page' })
+  .meta({
+    pattern: '^[A-Za-z0-9_-]*$',
+    description: 'next_cursor of the previous page (opaque, base64url); empty is the first page',
+  })
   .optional();
 export const limitParam = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
 /** A repeatable query parameter: Express gives a string once, an array when repeated. */

@@ -5,7 +5,14 @@ import { SHARE_PASSWORD_MAX, SHARE_ROLES } from '../../sharing/shares.js';
 
 /** Request and response shapes of /v0/grants and /v0/shares (REFERENCE §2.8, §4). */
 const ts = z.string().describe('RFC 3339 timestamp');
-const expiresIn = z.number().int().min(1).max(10 * 365 * 86400).nullable().optional().describe('seconds from now; null: never expires');
+const expiresIn = z
+  .number()
+  .int()
+  .min(1)
+  .max(10 * 365 * 86400)
+  .nullable()
+  .optional()
+  .describe('seconds from now; null: never expires');
 const resource = z.string().min(1).max(300).describe('art_ or fld_ id, or a path in your drive');
 
 export const grantCreateInSchema = z.object({

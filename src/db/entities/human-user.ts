@@ -8,7 +8,10 @@ export const HumanUser = defineEntity({
     id: p.string().primary(),
     email: p.string(),
     passwordHash: p.string(),
-    /** When the owner followed a verification link; null: the address is not proven (src/identity/email-verification.ts). */
+    /**
+     * When the owner followed a verification link; null: the address is not proven (src/identity/email-
+     * verification.ts).
+     */
     emailVerifiedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

@@ -50,9 +50,10 @@ export class Migration20261122010000_identity extends Migration {
         decided_at timestamptz null,
         created_at timestamptz not null default now()
       );`);
-    this.addSql(`create unique index claim_attempts_pending_code_idx on claim_attempts (user_code) where status = 'pending';`);
+    this.addSql(
+      `create unique index claim_attempts_pending_code_idx on claim_attempts (user_code) where status = 'pending';`,
+    );
     this.addSql(`create index claim_attempts_identity_idx on claim_attempts (identity_id, created_at desc);`);
-
 
     this.addSql(`
       create table id_jag_replays (
@@ -71,7 +72,9 @@ export class Migration20261122010000_identity extends Migration {
         count integer not null,
         primary key (bucket, window_start)
       );`);
-    this.addSql(`create index rate_counters_drive_idx on rate_counters (drive_id, window_start) where drive_id is not null;`);
+    this.addSql(
+      `create index rate_counters_drive_idx on rate_counters (drive_id, window_start) where drive_id is not null;`,
+    );
 
     this.addSql(`
       create table usage_counters (

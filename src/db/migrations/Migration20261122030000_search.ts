@@ -11,7 +11,8 @@ export class Migration20261122030000_search extends Migration {
       as $$ select regexp_replace(p, '[/._-]+', ' ', 'g') $$;`);
     this.addSql(`create function search_labels_text(l text[]) returns text language sql immutable parallel safe
       as $$ select coalesce(array_to_string(l, ' '), '') $$;`);
-    this.addSql(`create function search_dot(a real[], b real[]) returns double precision language sql immutable parallel safe
+    this
+      .addSql(`create function search_dot(a real[], b real[]) returns double precision language sql immutable parallel safe
       as $$ select sum(x * y) from unnest(a, b) as t(x, y) $$;`);
     this.addSql(`
       create table search_documents (

@@ -33,7 +33,9 @@ export class Migration20261122040000_uploads extends Migration {
         expires_at timestamptz not null,
         finished_at timestamptz null
       );`);
-    this.addSql(`create index upload_sessions_open_idx on upload_sessions (drive_id, expires_at) where state = 'begun';`);
+    this.addSql(
+      `create index upload_sessions_open_idx on upload_sessions (drive_id, expires_at) where state = 'begun';`,
+    );
   }
 
   override down(): void {

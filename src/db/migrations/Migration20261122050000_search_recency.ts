@@ -8,7 +8,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261122050000_search_recency extends Migration {
   override up(): void {
-    this.addSql('create index search_documents_recent_idx on search_documents (drive_id, updated_at desc, art_id desc);');
+    this.addSql(
+      'create index search_documents_recent_idx on search_documents (drive_id, updated_at desc, art_id desc);',
+    );
   }
 
   override down(): void {

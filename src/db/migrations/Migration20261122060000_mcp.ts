@@ -77,6 +77,8 @@ export class Migration20261122060000_mcp extends Migration {
   }
 
   override down(): void {
-    this.addSql(`drop table if exists oauth_tokens; drop table if exists oauth_grants; drop table if exists oauth_codes; drop table if exists oauth_clients; drop table if exists upload_tokens;`);
+    this.addSql(
+      `drop table if exists oauth_tokens; drop table if exists oauth_grants; drop table if exists oauth_codes; drop table if exists oauth_clients; drop table if exists upload_tokens;`,
+    );
   }
 }

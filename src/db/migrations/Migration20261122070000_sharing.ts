@@ -28,7 +28,9 @@ export class Migration20261122070000_sharing extends Migration {
         revoked_at timestamptz null,
         check ((art_id is null) <> (fld_id is null))
       );`);
-    this.addSql(`create unique index grants_unrevoked_uq on grants (coalesce(art_id, fld_id), principal_key) where revoked_at is null;`);
+    this.addSql(
+      `create unique index grants_unrevoked_uq on grants (coalesce(art_id, fld_id), principal_key) where revoked_at is null;`,
+    );
     this.addSql(`create index grants_art_idx on grants (art_id) where revoked_at is null and art_id is not null;`);
     this.addSql(`create index grants_fld_idx on grants (fld_id) where revoked_at is null and fld_id is not null;`);
     this.addSql(`create index grants_drive_idx on grants (drive_id);`);

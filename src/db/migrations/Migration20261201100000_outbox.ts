@@ -29,9 +29,13 @@ export class Migration20261201100000_outbox extends Migration {
         perform pg_notify('outbox', '');
         return null;
       end $$;`);
-    this.addSql(`create trigger outbox_notify after insert on outbox for each statement execute function outbox_notify();`);
+    this.addSql(
+      `create trigger outbox_notify after insert on outbox for each statement execute function outbox_notify();`,
+    );
     // When the artifact's current version reached the index (null: not yet), and its passages the embeddings provider.
-    this.addSql(`alter table artifacts add column indexed_at timestamptz null, add column embedded_at timestamptz null;`);
+    this.addSql(
+      `alter table artifacts add column indexed_at timestamptz null, add column embedded_at timestamptz null;`,
+    );
     this.addSql(`update artifacts a set indexed_at = d.indexed_at from search_documents d
                   where d.drive_id = a.drive_id and d.art_id = a.id and d.version_number = a.version_number;`);
     this.addSql(`insert into outbox (topic, drive_id, art_id, op)

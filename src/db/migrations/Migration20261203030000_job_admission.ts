@@ -8,6 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261203030000_job_admission extends Migration {
   override up(): void {
     this.addSql(`alter table compile_jobs add column admitted boolean not null default false;`);
-    this.addSql(`create index compile_jobs_drive_open_idx on compile_jobs (drive_id) where status in ('queued', 'running');`);
+    this.addSql(
+      `create index compile_jobs_drive_open_idx on compile_jobs (drive_id) where status in ('queued', 'running');`,
+    );
   }
 }

@@ -21,7 +21,9 @@ export class Migration20261203100000_email_verification extends Migration {
       );`);
     this.addSql(`create index email_verifications_user_idx on email_verifications (user_id);`);
     // No account was verified before: drives they claimed keep no owner email until their owner verifies.
-    this.addSql(`update drives d set owner_email = null from human_users u where u.id = d.owner_user_id and u.email_verified_at is null;`);
+    this.addSql(
+      `update drives d set owner_email = null from human_users u where u.id = d.owner_user_id and u.email_verified_at is null;`,
+    );
   }
 
   override down(): void {

@@ -6,7 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261203120000_oauth_code_grant extends Migration {
   override up(): void {
-    this.addSql(`alter table oauth_codes add column grant_id text null references oauth_grants(id) on delete set null;`);
+    this.addSql(
+      `alter table oauth_codes add column grant_id text null references oauth_grants(id) on delete set null;`,
+    );
   }
 
   override down(): void {

@@ -23,7 +23,13 @@ export function ownerOf(ctx: AppContext, req: Request, res: Response): Owner | u
     return undefined;
   }
   if (!session.drv) {
-    ownerPage(ctx, req, res, 'No drive', html`<p>You own no drive yet. Approve a claim from your agent to get one.</p>`);
+    ownerPage(
+      ctx,
+      req,
+      res,
+      'No drive',
+      html`<p>You own no drive yet. Approve a claim from your agent to get one.</p>`,
+    );
     return undefined;
   }
   const s = { ...session, uid: session.uid, drv: session.drv };
@@ -35,7 +41,14 @@ export function ownerPost(ctx: AppContext, req: Request, res: Response): Owner |
   const owner = ownerOf(ctx, req, res);
   if (!owner) return undefined;
   if (!csrfValid(owner.session, req.body?.csrf)) {
-    ownerPage(ctx, req, res, 'Form expired', html`<p class="error">Your form expired or did not come from this site. Go back, reload and try again.</p>`, 403);
+    ownerPage(
+      ctx,
+      req,
+      res,
+      'Form expired',
+      html`<p class="error">Your form expired or did not come from this site. Go back, reload and try again.</p>`,
+      403,
+    );
     return undefined;
   }
   return owner;

@@ -25,7 +25,8 @@ export async function visitorContext(ctx: AppContext, req: Request): Promise<Req
     }
   }
   const session = sessionOrNone(ctx, req);
-  if (session?.uid && session.drv) return webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
+  if (session?.uid && session.drv)
+    return webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
   return webRequestContext(ctx, anonymousPrincipal(), requestId);
 }
 

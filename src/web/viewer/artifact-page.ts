@@ -7,7 +7,17 @@ import type { VersionRow } from '../../drive/versions.js';
 import { mintContentLink } from '../../sharing/content-links.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
 import type { Timestamp } from '../../time.js';
-import { isTextType, kindOf, languageOf, RENDER_MAX_BYTES, renderCode, renderJson, renderMarkdown, renderTable, renderText } from './render.js';
+import {
+  isTextType,
+  kindOf,
+  languageOf,
+  RENDER_MAX_BYTES,
+  renderCode,
+  renderJson,
+  renderMarkdown,
+  renderTable,
+  renderText,
+} from './render.js';
 
 /** One artifact's page: header, version selector, raw/download links and the body rendered by type. */
 export interface ArtifactView {
@@ -45,7 +55,10 @@ export async function sendRaw(app: AppContext, res: Response, blob: BlobRef, dow
   res.setHeader('Cache-Control', 'private, no-store');
   res.setHeader('ETag', `"${blob.hash}"`);
   const name = fileName(blob.path).replace(/[^\w.-]/g, '_') || 'download';
-  res.setHeader('Content-Disposition', `${download ? 'attachment' : 'inline'}; filename="${name}"; filename*=UTF-8''${encodeURIComponent(fileName(blob.path))}`);
+  res.setHeader(
+    'Content-Disposition',
+    `${download ? 'attachment' : 'inline'}; filename="${name}"; filename*=UTF-8''${encodeURIComponent(fileName(blob.path))}`,
+  );
   res.setHeader('Content-Length', String(blob.size));
   const got = await readContent(app, blob);
   if (Buffer.isBuffer(got)) res.end(got);
@@ -63,20 +76,31 @@ const when = (t: Timestamp) => `${shortTime(t)} UTC`;
 async function body(app: AppContext, v: ArtifactView, versionQuery: string): Promise<Html> {
   const { blob } = v;
   const kind = kindOf(blob.contentType, blob.path);
-  const contentUrl = () => `${app.config.http.contentUrl}/c/${mintContentLink(app, blob)}/${encodeURIComponent(fileName(blob.path))}`;
+  const contentUrl = () =>
+    `${app.config.http.contentUrl}/c/${mintContentLink(app, blob)}/${encodeURIComponent(fileName(blob.path))}`;
   const downloadHref = `${v.selfUrl}?${versionQuery}download=1`;
-  const card = (why: string) => html`<div class="card" data-testid="file-card"><p><strong>${fileName(blob.path)}</strong></p>
-      <p class="muted">${blob.contentType} · ${humanSize(blob.size)} · version ${blob.versionNumber}</p><p class="muted">${why}</p>
-      <a class="button" href="${downloadHref}">Download</a></div>`;
+  const card = (why: string) =>
+    html`<div class="card" data-testid="file-card">
+      <p><strong>${fileName(blob.path)}</strong></p>
+      <p class="muted">${blob.contentType} · ${humanSize(blob.size)} · version ${blob.versionNumber}</p>
+      <p class="muted">${why}</p>
+      <a class="button" href="${downloadHref}">Download</a>
+    </div>`;
   switch (kind) {
     case 'image':
-      return html`<img class="content" alt="${fileName(blob.path)}" src="${contentUrl()}">`;
+      return html`<img class="content" alt="${fileName(blob.path)}" src="${contentUrl()}" />`;
     case 'pdf':
       return html`<iframe class="content" title="${fileName(blob.path)}" src="${contentUrl()}"></iframe>`;
     case 'sandboxed':
       // HTML and SVG run only on the content origin, in a frame with an opaque origin (docs/decisions.md → Viewer).
-      return html`<iframe class="content" data-testid="sandboxed-frame" sandbox="allow-scripts" referrerpolicy="no-referrer"
-        title="${fileName(blob.path)}" src="${contentUrl()}"></iframe>`;
+      return html`<iframe
+        class="content"
+        data-testid="sandboxed-frame"
+        sandbox="allow-scripts"
+        referrerpolicy="no-referrer"
+        title="${fileName(blob.path)}"
+        src="${contentUrl()}"
+      ></iframe>`;
     case 'binary':
       return card('No preview for this type.');
     default:
@@ -95,18 +119,36 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
   const { artifact, blob } = v;
   const isHead = blob.versionNumber === artifact.version_number;
   const versionQuery = isHead ? '' : `v=${blob.versionNumber}&`;
-  const selector = v.versions && v.versions.length > 1
-    ? html`<form class="inline" method="get" action="${v.selfUrl}"><label>Version
-        <select name="v" data-testid="version-select">${v.versions.map((ver) => html`<option value="${ver.version_number}"${new Html(ver.version_number === blob.versionNumber ? ' selected' : '')}>
-          v${ver.version_number} · ${when(ver.created_at)}${ver.version_number === artifact.version_number ? ' (current)' : ''}</option>`)}</select></label>
-        <button type="submit">Show</button></form>`
-    : '';
+  const selector =
+    v.versions && v.versions.length > 1
+      ? html`<form class="inline" method="get" action="${v.selfUrl}">
+          <label
+            >Version
+            <select name="v" data-testid="version-select">
+              ${v.versions.map(
+                (ver) =>
+                  html`<option
+                    value="${ver.version_number}"
+                    ${new Html(ver.version_number === blob.versionNumber ? ' selected' : '')}
+                  >
+                    v${ver.version_number} ·
+                    ${when(ver.created_at)}${ver.version_number === artifact.version_number ? ' (current)' : ''}
+                  </option>`,
+              )}
+            </select></label
+          >
+          <button type="submit">Show</button>
+        </form>`
+      : '';
   const meta = html`<div class="meta">
-      <span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
-      <span data-testid="version">version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span>
-      <span>updated ${when(artifact.updated_at)}</span>
-      ${selector}
-      <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a><a href="${v.selfUrl}?${versionQuery}download=1">Download</a></div>`;
+    <span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
+    <span data-testid="version"
+      >version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span
+    >
+    <span>updated ${when(artifact.updated_at)}</span>
+    ${selector}
+    <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a><a href="${v.selfUrl}?${versionQuery}download=1">Download</a>
+  </div>`;
   sendPage(res, fileName(artifact.path), html`${v.crumbs ?? ''}${meta}${await body(app, v, versionQuery)}`, 200, {
     wide: true,
     nav: v.nav,

@@ -25,7 +25,13 @@ const mime = (contentType: string) => contentType.split(';')[0].trim().toLowerCa
 /** Text types are shown as text and served by `?raw=1` as text/plain, never as active content. */
 export function isTextType(contentType: string): boolean {
   const t = mime(contentType);
-  return t.startsWith('text/') || /^application\/(json|xml|javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|x-httpd-php|xhtml\+xml|[\w.-]+\+(json|xml))$/.test(t) || t === 'image/svg+xml';
+  return (
+    t.startsWith('text/') ||
+    /^application\/(json|xml|javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|x-httpd-php|xhtml\+xml|[\w.-]+\+(json|xml))$/.test(
+      t,
+    ) ||
+    t === 'image/svg+xml'
+  );
 }
 
 const NOT_CODE = new Set(['md', 'markdown', 'txt', 'text', 'csv', 'tsv', 'json', 'html', 'htm', 'svg', 'pdf', 'log']);
@@ -33,20 +39,32 @@ const NOT_CODE = new Set(['md', 'markdown', 'txt', 'text', 'csv', 'tsv', 'json',
 export function kindOf(contentType: string, path: string): Kind {
   const t = mime(contentType);
   const ext = extOf(path);
-  if (t === 'text/html' || t === 'application/xhtml+xml' || t === 'image/svg+xml' || ext === 'html' || ext === 'htm' || ext === 'svg') return 'sandboxed';
+  if (
+    t === 'text/html' ||
+    t === 'application/xhtml+xml' ||
+    t === 'image/svg+xml' ||
+    ext === 'html' ||
+    ext === 'htm' ||
+    ext === 'svg'
+  )
+    return 'sandboxed';
   if (t === 'application/pdf') return 'pdf';
   if (t.startsWith('image/')) return 'image';
   if (t === 'text/markdown' || t === 'text/x-markdown' || ext === 'md' || ext === 'markdown') return 'markdown';
   if (t === 'text/csv' || t === 'text/tab-separated-values' || ext === 'csv' || ext === 'tsv') return 'table';
   if (t === 'application/json' || t.endsWith('+json') || ext === 'json') return 'json';
-  if (ext && !NOT_CODE.has(ext) && hljs.getLanguage(ext) && (isTextType(t) || t === 'application/octet-stream')) return 'code';
+  if (ext && !NOT_CODE.has(ext) && hljs.getLanguage(ext) && (isTextType(t) || t === 'application/octet-stream'))
+    return 'code';
   if (isTextType(t)) return 'text';
   return 'binary';
 }
 
 const marked = new Marked({ gfm: true, breaks: false });
 
-/** GitHub-flavoured markdown, sanitized: no scripts, handlers, styles, frames or forms; links only http(s)/mailto; images only relative or https. */
+/**
+ * GitHub-flavoured markdown, sanitized: no scripts, handlers, styles, frames or forms; links only http(s)/mailto;
+ * images only relative or https.
+ */
 export function renderMarkdown(source: string): Html {
   const raw = marked.parse(source, { async: false });
   const clean = sanitizeHtml(raw, {
@@ -73,9 +91,13 @@ export function renderMarkdown(source: string): Html {
 export function renderCode(source: string, language?: string): Html {
   const lines = source.endsWith('\n') ? source.slice(0, -1).split('\n') : source.split('\n');
   const highlighted =
-    language && hljs.getLanguage(language) ? hljs.highlight(source, { language, ignoreIllegals: true }).value : html`${source}`.value;
+    language && hljs.getLanguage(language)
+      ? hljs.highlight(source, { language, ignoreIllegals: true }).value
+      : html`${source}`.value;
   const numbers = lines.map((_, i) => String(i + 1)).join('\n');
-  return new Html(`<div class="src" data-testid="code"><pre class="ln" aria-hidden="true">${numbers}</pre><pre><code class="hljs">${highlighted}</code></pre></div>`);
+  return new Html(
+    `<div class="src" data-testid="code"><pre class="ln" aria-hidden="true">${numbers}</pre><pre><code class="hljs">${highlighted}</code></pre></div>`,
+  );
 }
 
 export function renderJson(source: string): Html {
@@ -93,12 +115,35 @@ export function renderText(source: string): Html {
 /** CSV or TSV as a table: the first row is the header; at most TABLE_MAX_ROWS rows are shown. */
 export function renderTable(source: string, path: string, contentType: string): Html {
   const tsv = extOf(path) === 'tsv' || mime(contentType) === 'text/tab-separated-values';
-  const parsed = Papa.parse<string[]>(source, { delimiter: tsv ? '\t' : '', skipEmptyLines: 'greedy', preview: TABLE_MAX_ROWS + 2 });
+  const parsed = Papa.parse<string[]>(source, {
+    delimiter: tsv ? '\t' : '',
+    skipEmptyLines: 'greedy',
+    preview: TABLE_MAX_ROWS + 2,
+  });
   const [head = [], ...body] = parsed.data;
   const shown = body.slice(0, TABLE_MAX_ROWS);
-  const note = body.length > TABLE_MAX_ROWS ? html`<p class="muted">Showing the first ${TABLE_MAX_ROWS} rows. Download the file for the rest.</p>` : '';
-  return html`<div class="doc"><table data-testid="csv-table"><thead><tr>${head.map((c) => html`<th>${c}</th>`)}</tr></thead>
-    <tbody>${shown.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>${note}</div>`;
+  const note =
+    body.length > TABLE_MAX_ROWS
+      ? html`<p class="muted">Showing the first ${TABLE_MAX_ROWS} rows. Download the file for the rest.</p>`
+      : '';
+  return html`<div class="doc">
+    <table data-testid="csv-table">
+      <thead>
+        <tr>
+          ${head.map((c) => html`<th>${c}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${shown.map(
+          (r) =>
+            html`<tr>
+              ${r.map((c) => html`<td>${c}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${note}
+  </div>`;
 }
 
 /** The language highlight.js knows a file by (its extension), for code view. */

@@ -23,7 +23,10 @@ import { sendFolderPage } from './folder-page.js';
 const isNotFound = (err: unknown) => err instanceof AppError && err.status < 500;
 
 export function notFoundPage(ctx: AppContext, req: Request, res: Response): void {
-  sendPage(res, 'Not found', html`<p>There is nothing here, or you cannot see it.</p>`, 404, { wide: true, nav: navFor(ctx.config, req) });
+  sendPage(res, 'Not found', html`<p>There is nothing here, or you cannot see it.</p>`, 404, {
+    wide: true,
+    nav: navFor(ctx.config, req),
+  });
 }
 
 const flag = (v: unknown) => v === '1' || v === 'true';
@@ -88,7 +91,14 @@ export function viewerRouter(ctx: AppContext): Router {
   return router;
 }
 
-async function viewPath(ctx: AppContext, rc: RequestContext, req: Request, res: Response, driveId: string, path: string): Promise<void> {
+async function viewPath(
+  ctx: AppContext,
+  rc: RequestContext,
+  req: Request,
+  res: Response,
+  driveId: string,
+  path: string,
+): Promise<void> {
   const nav = navFor(ctx.config, req);
   const base = `${ctx.config.http.webUrl}/${driveId}/`;
   const trimmed = path.replace(/\/+$/, '');
@@ -103,17 +113,33 @@ async function viewPath(ctx: AppContext, rc: RequestContext, req: Request, res: 
       const a = await getArtifactAt(rc, driveId, trimmed);
       const v = versionParam(req.query.v);
       const blob = await artifactContent(rc, { artId: a.id, versionNumber: v });
-      if (flag(req.query.raw) || flag(req.query.download)) return await sendRaw(ctx, res, blob, flag(req.query.download));
+      if (flag(req.query.raw) || flag(req.query.download))
+        return await sendRaw(ctx, res, blob, flag(req.query.download));
       const versions = (await listVersions(rc, a.id, { limit: 100 })).items;
       const crumbs = crumbsOf(base, trimmed, rc.principal.driveId === driveId);
-      return await sendArtifactPage(ctx, res, { artifact: a, blob, selfUrl: `${base}${encodePath(trimmed)}`, versions, nav, crumbs });
+      return await sendArtifactPage(ctx, res, {
+        artifact: a,
+        blob,
+        selfUrl: `${base}${encodePath(trimmed)}`,
+        versions,
+        nav,
+        crumbs,
+      });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'ARTIFACT_NOT_FOUND')) throw err;
     }
   }
   const folder = await readFolderAt(rc, driveId, trimmed);
   const { items } = await listArtifacts(rc, { prefix: '', labels: [], limit: 500, folderId: folder.id });
-  sendFolderPage(res, `${folder.path}/`, items, `${base}${encodePath(folder.path)}/`, `${folder.path}/`, nav, crumbsOf(base, folder.path, rc.principal.driveId === driveId));
+  sendFolderPage(
+    res,
+    `${folder.path}/`,
+    items,
+    `${base}${encodePath(folder.path)}/`,
+    `${folder.path}/`,
+    nav,
+    crumbsOf(base, folder.path, rc.principal.driveId === driveId),
+  );
 }
 
 export const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');

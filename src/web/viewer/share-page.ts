@@ -26,7 +26,8 @@ export function sharePageRouter(ctx: AppContext): Router {
     try {
       r = await redeemShare(ctx, key, password, req.ip ?? 'unknown');
     } catch (err) {
-      if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED') return passwordForm(ctx, req, res, password !== null);
+      if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED')
+        return passwordForm(ctx, req, res, password !== null);
       if (err instanceof AppError && err.code === 'RATE_LIMITED') throw err; // 429 page with Retry-After (src/web/index.ts)
       if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
       throw err;
@@ -37,13 +38,27 @@ export function sharePageRouter(ctx: AppContext): Router {
       const artifact = r.artifact ?? (rest ? await sharedArtifactAt(ctx, r, rest) : undefined);
       if (artifact) {
         const blob = blobOfRow(artifact);
-        if (req.query.raw === '1' || req.query.download === '1') return await sendRaw(ctx, res, blob, req.query.download === '1');
+        if (req.query.raw === '1' || req.query.download === '1')
+          return await sendRaw(ctx, res, blob, req.query.download === '1');
         const selfUrl = r.artifact ? self : `${self}/${encodePath(rest)}`;
-        return await sendArtifactPage(ctx, res, { artifact, blob, selfUrl, nav, crumbs: html`<p class="muted">Shared with you (${r.role})</p>` });
+        return await sendArtifactPage(ctx, res, {
+          artifact,
+          blob,
+          selfUrl,
+          nav,
+          crumbs: html`<p class="muted">Shared with you (${r.role})</p>`,
+        });
       }
       const items = await listSharedFolder(ctx, r);
-      sendFolderPage(res, `${r.folder!.path.slice(r.folder!.path.lastIndexOf('/') + 1)}/`, items, `${self}/`, `${r.folder!.path}/`, nav,
-        html`<p class="muted">Shared folder (${r.role})</p>`);
+      sendFolderPage(
+        res,
+        `${r.folder!.path.slice(r.folder!.path.lastIndexOf('/') + 1)}/`,
+        items,
+        `${self}/`,
+        `${r.folder!.path}/`,
+        nav,
+        html`<p class="muted">Shared folder (${r.role})</p>`,
+      );
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
       throw err;
@@ -61,8 +76,16 @@ export function sharePageRouter(ctx: AppContext): Router {
 
 function passwordForm(ctx: AppContext, req: Request, res: Response, wrong: boolean, status = 401) {
   const session = ensureSession(ctx.config, req, res);
-  sendPage(res, 'This link needs a password', html`${wrong ? html`<p class="error">That password is not right.</p>` : ''}
-    <form method="post" action="${req.originalUrl.split('?')[0]}">${csrfField(session.csrf)}
-      <label>Password <input type="password" name="password" autocomplete="off" required></label>
-      <button type="submit">Open</button></form>`, status, { nav: navFor(ctx.config, req) });
+  sendPage(
+    res,
+    'This link needs a password',
+    html`${wrong ? html`<p class="error">That password is not right.</p>` : ''}
+      <form method="post" action="${req.originalUrl.split('?')[0]}">
+        ${csrfField(session.csrf)}
+        <label>Password <input type="password" name="password" autocomplete="off" required /></label>
+        <button type="submit">Open</button>
+      </form>`,
+    status,
+    { nav: navFor(ctx.config, req) },
+  );
 }
