@@ -1,9 +1,49 @@
 // dependency-cruiser: the import boundaries of docs/architecture.md / DESIGN.md, checked over src/.
-// Imports point down: adapters → domain → db/storage; workflows → their messages and activity types.
+// Imports point down the LAYERS below: doors → shapes → domain → access → records → platform → infrastructure → lib;
+// workflows → their messages and activity types.
 // Why the cycle rule counts type-only imports too: docs/decisions.md, "Lint".
 
+/**
+ * The folders of src/, lowest first. A folder imports only folders of lower layers; folders of one layer never
+ * import each other (the three doors side by side, the concepts of one floor side by side). docs/architecture.md
+ * draws the same list.
+ */
+const LAYERS = [
+  ['lib'], // leaves owned by no concept: errors, ids, time, config, logger, cursors, secrets, text extraction
+  ['db', 'storage', 'temporal', 'mail'], // infrastructure clients
+  ['platform', 'stack'], // the process's services and the request context; the embedded dev stack
+  ['outbox', 'records'], // the outbox topics; the artifact rows every concept reads
+  ['access'], // authorize(), grant records, the role table
+  ['files'], // artifacts, folders, versions, trash, the event log
+  ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects'], // concepts over files
+  ['identity', 'wiki'], // concepts over drives
+  ['sharing'], // grants and share links (over identity)
+  ['shapes'], // record → public JSON and the zod schemas of both
+  ['api', 'mcp', 'web'], // the doors
+  ['server', 'activities'], // the API process's composition root; the worker's activities
+  ['workflows'], // deterministic workflow code (type-only imports of activities)
+  ['main.ts', 'worker.ts'], // the two process entry points
+];
+const folderPath = (name) => (name.endsWith('.ts') ? `^src/${name.replace('.', '\\.')}$` : `^src/${name}/`);
+const layerRules = LAYERS.flatMap((layer, i) =>
+  layer.flatMap((name) => {
+    const above = LAYERS.slice(i + 1).flat();
+    const siblings = layer.filter((other) => other !== name);
+    if (!siblings.length && !above.length) return [];
+    return {
+      name: `layer-${name}`,
+      severity: 'error',
+      comment:
+        `src/${name} is in layer ${i} of LAYERS: it may import only lower layers, never ` +
+        `${[...siblings, ...above].join(', ')}. Move the shared piece down a layer instead.`,
+      from: { path: folderPath(name) },
+      to: { path: [...siblings, ...above].map(folderPath) },
+    };
+  }),
+);
+
 const ADAPTERS = '^src/(api|mcp|web)/';
-const DOMAIN = '^src/(drive|identity|uploads|usage|search|sharing|projects|feedback|wiki)/';
+const DOMAIN = `^src/(${LAYERS.slice(3, 9).flat().join('|')})/`;
 const WORKFLOWS = '^src/workflows/';
 // Signal/update/query definitions live in src/temporal as `<concept>-messages.ts` (or under
 // src/temporal/messages/); they are bundled into the workflow code, so they are held to the same rule.
@@ -13,6 +53,14 @@ const NPM = (name) => `(^|/)node_modules/${name}/`;
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: 'src-folders-are-layered',
+      severity: 'error',
+      comment: 'Every folder (and top-level file) of src/ has a place in LAYERS; add a new one there.',
+      from: { path: '^src/', pathNot: LAYERS.flat().map(folderPath) },
+      to: {},
+    },
     {
       name: 'no-circular',
       severity: 'error',

@@ -28,7 +28,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createS3Client } from '../src/storage/s3.js';
 import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
 import {

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
-import { createDrive } from '../src/drive/drives.js';
+import { createDrive } from '../src/drives/drives.js';
 import { mintApiKey } from '../src/identity/api-keys.js';
 import { startStack } from '../src/stack/index.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';

@@ -2,7 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startEmbeddedPostgres } from '../src/stack/postgres.js';
 import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';

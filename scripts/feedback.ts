@@ -1,6 +1,6 @@
-import { loadConfig } from '../src/config.js';
-import { closeContext, createContext } from '../src/context.js';
-import { AppError } from '../src/errors.js';
+import { loadConfig } from '../src/lib/config.js';
+import { closeContext, createContext } from '../src/platform/context.js';
+import { AppError } from '../src/lib/errors.js';
 import {
   FEEDBACK_STATUSES,
   listFeedbackForOperators,

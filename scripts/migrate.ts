@@ -1,4 +1,4 @@
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { createS3Client, ensureBucket } from '../src/storage/s3.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, ConfigError } from '../src/config.js';
+import { loadConfig, ConfigError } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack } from '../src/stack/index.js';
 import type { Stack } from '../src/stack/index.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack, type Stack } from '../src/stack/index.js';
 import { createTemporalClient } from '../src/temporal/client.js';

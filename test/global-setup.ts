@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildWorkflowBundle } from '../scripts/build-workflows.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { startStack } from '../src/stack/index.js';
 import { stopLeftovers } from '../src/stack/leftovers.js';

@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
-import { purgeExpired } from '../drive/purge.js';
+import type { AppContext } from '../platform/context.js';
+import { purgeExpired } from '../files/purge.js';
 import { purgeExpiredCredentials } from '../identity/expired-credentials.js';
-import { purgeEndedWindows } from '../usage/rate-limits.js';
+import { purgeEndedWindows } from '../platform/rate-limits.js';
 import { sweepUploadOrphans } from '../uploads/orphans.js';
 
 export interface CleanupActivities {

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { admitJob, type Admission } from '../projects/admission.js';
 import { enqueueAutoCompile } from '../projects/auto-compile.js';
 import { runCompileAttempt } from '../projects/compile.js';

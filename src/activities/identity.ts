@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import type { ClaimOutcome } from '../temporal/identity-messages.js';
 import { approveClaim, declineClaim, expireClaim } from '../identity/claims.js';
-import { hideDrive, lifecycleState, purgeDrive, type LifecycleState } from '../identity/drive-lifecycle.js';
+import { hideDrive, lifecycleState, purgeDrive, type LifecycleState } from '../drives/drive-lifecycle.js';
 
 export interface IdentityActivities {
   driveLifecycleState(driveId: string): Promise<LifecycleState>;

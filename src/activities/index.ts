@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { createCleanupActivities, type CleanupSweep } from './cleanup.js';
 import { createIdentityActivities } from './identity.js';
 import { createUploadActivities } from './uploads.js';

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { drainOutbox, ShardBusyError, type DrainStats } from '../outbox/drain.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
 import { HEARTBEAT_EVERY_MS } from './heartbeat.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { closeUploadSession } from '../uploads/upload-sessions.js';
 
 export interface UploadActivities {

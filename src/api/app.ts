@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { IncomingMessage } from 'node:http';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { webRouter } from '../web/index.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { errorHandler, unknownRoute } from './middleware/errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogueStatuses, codesWithStatus, ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { catalogueStatuses, codesWithStatus, ERROR_CATALOGUE, type ErrorCode } from '../lib/errors.js';
 import { registeredRoutes, type RouteSpec } from './http/route.js';
 
 /** Builds the OpenAPI 3.1 document from the routes registered with `route()`. */

@@ -1,10 +1,10 @@
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { RequestContext } from '../request-context.js';
-import type { Timestamp } from '../time.js';
-import { getLiveArtifact } from '../drive/artifact-records.js';
-import { pinBlob } from '../drive/blobs.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { Timestamp } from '../lib/time.js';
+import { getLiveArtifact } from '../records/artifact-records.js';
+import { pinBlob } from '../files/blobs.js';
 import { one, rows, transaction } from '../db/sql.js';
 
 /**

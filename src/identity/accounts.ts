@@ -1,12 +1,12 @@
-import type { AppContext } from '../context.js';
-import { listUserDrives, type DriveRow } from '../drive/drives.js';
+import type { AppContext } from '../platform/context.js';
+import { listUserDrives, type DriveRow } from '../drives/drives.js';
 import {
   firstThrottleReached,
   hitThrottle,
   hitThrottles,
   rateLimited,
   type ThrottleKind,
-} from '../usage/rate-limits.js';
+} from '../platform/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
 import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashSecret, newSecret } from './secrets.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
 import { ApiKey, type ApiKeyRow } from '../db/entities/api-key.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 
 export const API_KEY_PREFIX = 'ad_live_';
 

@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import type { Principal } from '../request-context.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import type { Principal } from '../platform/request-context.js';
 import { API_KEY_PREFIX } from './api-keys.js';
 import { apiKeyState, tokenDriveState, type CredentialState } from './credential-state.js';
 import { verifyCurrentAssertion } from './identities.js';

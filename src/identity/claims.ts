@@ -1,17 +1,17 @@
 import { randomInt } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../errors.js';
-import { hashSecret, newSecret } from './secrets.js';
-import type { AppContext } from '../context.js';
+import { AppError } from '../lib/errors.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
+import type { AppContext } from '../platform/context.js';
 import { AgentIdentity } from '../db/entities/agent-identity.js';
 import { ClaimAttempt, type ClaimAttemptRow } from '../db/entities/claim-attempt.js';
 import { Drive } from '../db/entities/drive.js';
 import { HumanUser } from '../db/entities/human-user.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import type { ClaimOutcome } from '../temporal/identity-messages.js';
 import { decideClaimCeremony, startClaimCeremony } from '../temporal/start.js';
-import { findLiveDrive } from '../drive/drives.js';
+import { findLiveDrive } from '../drives/drives.js';
 import { workflowsUnavailable } from './identities.js';
 
 /**

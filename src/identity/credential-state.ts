@@ -1,6 +1,6 @@
-import { hashSecret } from './secrets.js';
+import { hashSecret } from '../lib/secrets.js';
 import type { PreparedStatements } from '../db/prepared.js';
-import { DRIVE_WRITE_BUCKET_PREFIX, hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from '../usage/rate-limits.js';
+import { DRIVE_WRITE_BUCKET_PREFIX, hourWindow, WRITE_BUCKET_PREFIX, writeBucket } from '../platform/rate-limits.js';
 
 /**
  * What the bearer middleware needs for every request, in one round trip: whose drive it is,

@@ -1,8 +1,8 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { one, rows, transaction } from '../db/sql.js';
 import { sendMail } from '../mail/mailer.js';
-import { hitThrottle } from '../usage/rate-limits.js';
-import { hashSecret, newSecret } from './secrets.js';
+import { hitThrottle } from '../platform/rate-limits.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
 
 /**
  * Email is proven before it counts (docs/decisions.md, Email verification). Sign-up mails a link

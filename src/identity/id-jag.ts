@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { AppError } from '../errors.js';
-import type { Config } from '../config.js';
+import { AppError } from '../lib/errors.js';
+import type { Config } from '../lib/config.js';
 
 /**
  * Verifies an ID-JAG (identity assertion JWT authorization grant) from a trusted provider:

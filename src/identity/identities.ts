@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../errors.js';
+import { AppError } from '../lib/errors.js';
 import { OAuthError } from './oauth-error.js';
-import { hashSecret, newSecret } from './secrets.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
 import { AgentAuthNotConfigured, signServiceToken, TokenInvalid, verifyServiceToken, type Scope } from './tokens.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { AgentIdentity, type AgentIdentityRow } from '../db/entities/agent-identity.js';
 import { ClaimAttempt } from '../db/entities/claim-attempt.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import { startUnclaimedDrive } from '../temporal/start.js';
-import { recordDriveActivity } from './drive-lifecycle.js';
-import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from '../drive/drives.js';
+import { recordDriveActivity } from '../drives/drive-lifecycle.js';
+import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from '../drives/drives.js';
 import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
 
 /**

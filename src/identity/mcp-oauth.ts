@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { newId } from '../ids.js';
-import type { Principal } from '../request-context.js';
-import { listUserDrives } from '../drive/drives.js';
+import type { AppContext } from '../platform/context.js';
+import { newId } from '../lib/ids.js';
+import type { Principal } from '../platform/request-context.js';
+import { listUserDrives } from '../drives/drives.js';
 import { OAuthError } from './oauth-error.js';
-import { hashSecret, newSecret } from './secrets.js';
-import { hitThrottle } from '../usage/rate-limits.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
+import { hitThrottle } from '../platform/rate-limits.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 
 /**
  * The service's own JWTs: identity assertions and access tokens, both ES256 with

@@ -2,7 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { HumanUser, type HumanUserRow } from '../db/entities/human-user.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 
 /**
  * Human accounts for the web pages: email + password, hashed with scrypt. The parameters are

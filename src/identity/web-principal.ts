@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import type { Principal, RequestContext } from '../request-context.js';
+import type { AppContext } from '../platform/context.js';
+import type { Principal, RequestContext } from '../platform/request-context.js';
 
 /**
  * Principals of the human doors (the viewer and the owner's pages), built here so that pages never

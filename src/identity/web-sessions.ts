@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { one, rows } from '../db/sql.js';
-import { hashSecret, newSecret } from './secrets.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
 
 /**
  * Signed-in browser sessions, held server-side (docs/decisions.md, Identity hardening): the

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
 
 /**
  * Outgoing mail over SMTP (`SMTP_URL`, e.g. `smtp://127.0.0.1:1025`; `smtps://user:pass@host` for

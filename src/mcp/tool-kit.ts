@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
-import { checkActorName } from '../drive/artifact-rules.js';
-import { AppError } from '../errors.js';
+import type { AppContext } from '../platform/context.js';
+import { checkActorName } from '../files/artifact-rules.js';
+import { AppError } from '../lib/errors.js';
 import type { Authenticated } from '../identity/authenticate.js';
-import type { RequestContext } from '../request-context.js';
+import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
-import { chargeWriteOrRefuse } from '../usage/rate-limits.js';
+import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 
 /**
  * How every MCP tool is declared and run: the zod input and output schemas, true annotations,

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { readFolder } from '../drive/folders.js';
+import { readFolder } from '../files/folders.js';
 import { enqueueCompile, getJob, waitForJob, type JobRow } from '../projects/jobs.js';
 import { ENGINES } from '../projects/projects.js';
 import { jobOut } from '../shapes/projects.js';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { editArtifact } from '../drive/edit.js';
+import { editArtifact } from '../files/edit.js';
 import { artifactOut } from '../shapes/artifacts.js';
 import { artifactOutSchema } from '../api/schemas/artifacts.js';
 import { actorArg, defineTool, isArtId, refArg, resultChars, writes, type ToolEnv } from './tool-kit.js';

@@ -1,11 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { fileTypeOf } from '../drive/artifact-rules.js';
-import { getArtifact, getArtifactByPath } from '../drive/artifacts.js';
-import { artifactContent, downloadUrl, type ContentTarget } from '../drive/content.js';
-import { blobBytes, isTextual } from '../drive/text.js';
-import { AppError } from '../errors.js';
-import type { RequestContext } from '../request-context.js';
+import { fileTypeOf } from '../files/artifact-rules.js';
+import { getArtifact, getArtifactByPath } from '../files/artifacts.js';
+import { artifactContent, downloadUrl, type ContentTarget } from '../files/content.js';
+import { blobBytes, isTextual } from '../files/text.js';
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
 import { downloadUrlOutSchema } from '../api/schemas/artifacts.js';
 import { defineTool, isArtId, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';

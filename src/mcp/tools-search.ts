@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { grepArtifacts, type GrepResult } from '../drive/grep.js';
+import { grepArtifacts, type GrepResult } from '../files/grep.js';
 import { MODALITIES } from '../search/engine.js';
 import { findHitOut, searchHitOut } from '../shapes/search.js';
 import { findHitSchema, searchHitSchema } from '../api/routes/search.js';

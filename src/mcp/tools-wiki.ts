@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { grepArtifacts } from '../drive/grep.js';
+import { grepArtifacts } from '../files/grep.js';
 import { listWikiPages, searchWiki, type WikiPageInfo } from '../wiki/browse.js';
 import { cursorArg, defineTool, fitPage, READ_ONLY, type ToolEnv } from './tool-kit.js';
 import { grepAnswer, grepOutput } from './tools-search.js';

@@ -1,18 +1,18 @@
 import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { setArtifactMetadata } from '../drive/artifact-metadata.js';
+import { setArtifactMetadata } from '../files/artifact-metadata.js';
 import {
   checkChangeSummary,
   checkLabels,
   checkMetadata,
   checkSource,
   checkVisibility,
-} from '../drive/artifact-rules.js';
-import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact } from '../drive/artifacts.js';
-import { createFolder, deleteFolder, moveFolder } from '../drive/folders.js';
-import { deleteArtifact } from '../drive/trash.js';
-import { AppError } from '../errors.js';
+} from '../files/artifact-rules.js';
+import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact } from '../files/artifacts.js';
+import { createFolder, deleteFolder, moveFolder } from '../files/folders.js';
+import { deleteArtifact } from '../files/trash.js';
+import { AppError } from '../lib/errors.js';
 import { artifactDeleteOut, artifactOut } from '../shapes/artifacts.js';
 import { folderDeleteOut, folderOut } from '../shapes/folders.js';
 import { mintUploadToken } from '../uploads/upload-tokens.js';

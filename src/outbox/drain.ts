@@ -1,5 +1,5 @@
 import type { SqlPool } from '../db/pool.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { claimBatch, outboxDepth, settleBatch, type OutboxHandler, type BatchProgress } from './outbox.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import type { Sql } from '../db/pool.js';
 import { rows, type Db } from '../db/sql.js';
-import { changeKindOf, type ArtifactChange } from '../drive/artifact-hooks.js';
+import { changeKindOf, type ArtifactChange } from './artifact-changes.js';
 
 /**
  * The transactional outbox (docs/decisions.md, Indexing). A change that affects what an artifact

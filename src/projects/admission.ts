@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
-import { rateLimited } from '../usage/rate-limits.js';
+import { rateLimited } from '../platform/rate-limits.js';
 
 /**
  * Fair compile scheduling (docs/decisions.md, "Fair compile scheduling"). Compile slots are few

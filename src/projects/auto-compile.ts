@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
-import { systemRequestContext } from '../request-context.js';
+import { systemRequestContext } from '../platform/request-context.js';
 import { signalProjectChanged } from '../temporal/start.js';
 import { enqueueCompile, type JobRow } from './jobs.js';
 import { autoCompileProjectsFor, findProjectRow, outputPathOf } from './projects.js';

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { AppError } from '../errors.js';
+import { AppError } from '../lib/errors.js';
 import { ENGINES, type Engine } from './projects.js';
 
 /**

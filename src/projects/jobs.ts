@@ -1,12 +1,12 @@
-import { AppError, type ErrorCode } from '../errors.js';
-import { newId } from '../ids.js';
-import type { AppContext } from '../context.js';
-import type { RequestContext } from '../request-context.js';
-import type { Timestamp } from '../time.js';
+import { AppError, type ErrorCode } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { AppContext } from '../platform/context.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { Timestamp } from '../lib/time.js';
 import type { CompileStatus } from '../temporal/compile-messages.js';
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
-import type { Capability } from '../sharing/authorize.js';
+import type { Capability } from '../access/authorize.js';
 import { checkOpenJobBound } from './admission.js';
 import { engineUnavailable } from './engine-availability.js';
 import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Engine } from './projects.js';

@@ -1,9 +1,9 @@
-import { AppError } from '../errors.js';
-import type { RequestContext } from '../request-context.js';
-import type { Timestamp } from '../time.js';
-import { checkPath } from '../drive/artifact-rules.js';
-import { getFolder, type FolderRow } from '../drive/folders.js';
-import { authorizeThrough, type Capability } from '../sharing/authorize.js';
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { Timestamp } from '../lib/time.js';
+import { checkPath } from '../files/artifact-rules.js';
+import { getFolder, type FolderRow } from '../files/folders.js';
+import { authorizeThrough, type Capability } from '../access/authorize.js';
 import { one, rows, type Db } from '../db/sql.js';
 
 /**

@@ -1,5 +1,5 @@
-import { onArtifactChanged, type ArtifactChange } from '../drive/artifact-hooks.js';
-import { EventAction } from '../drive/events.js';
+import { onArtifactChanged, type ArtifactChange } from '../outbox/artifact-changes.js';
+import { EventAction } from '../files/events.js';
 import type { SearchEngine } from './engine.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
-import { findLiveArtifactRecords, markArtifactsIndexed, type ArtifactRow } from '../drive/artifact-records.js';
-import { readContentBytes } from '../drive/versions.js';
+import type { AppContext } from '../platform/context.js';
+import { findLiveArtifactRecords, markArtifactsIndexed, type ArtifactRow } from '../records/artifact-records.js';
+import { readContentBytes } from '../files/versions.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 
 /**

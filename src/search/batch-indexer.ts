@@ -3,7 +3,7 @@ import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
-import { extract, previewOf, readsContent } from './extract.js';
+import { extract, previewOf, readsContent } from '../lib/extract.js';
 import { passagesOf } from './split.js';
 import type { UsageRecorder } from './usage.js';
 

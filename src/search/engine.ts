@@ -4,8 +4,8 @@
  * query; ranking fusion, embeddings and the `_wiki/` rule live in the search service.
  */
 
-export const MODALITIES = ['text', 'code', 'pdf', 'image', 'audio', 'video'] as const;
-export type Modality = (typeof MODALITIES)[number];
+import type { Modality } from '../lib/extract.js';
+export { MODALITIES, type Modality } from '../lib/extract.js';
 
 /** The artifact record fields the index keeps (read from the artifacts domain). */
 export interface ArtifactFields {

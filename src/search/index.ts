@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import type { SqlPool } from '../db/pool.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource } from './artifact-source.js';

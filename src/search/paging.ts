@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { decodeCursor, encodeCursor } from '../drive/cursors.js';
-import { AppError } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../lib/cursors.js';
+import { AppError } from '../lib/errors.js';
 
 /**
  * Pages over ranked results (/v0/search, /v0/find). Ranking is deterministic (score, then path

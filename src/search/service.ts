@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../lib/errors.js';
 import type { Embedder } from './embeddings.js';
 import {
   WIKI_PREFIX,

@@ -1,7 +1,7 @@
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { getEncoding, type Tiktoken } from 'js-tiktoken';
 import type { Passage } from './engine.js';
-import type { Extracted } from './extract.js';
+import type { Extracted } from '../lib/extract.js';
 
 /**
  * Passage splitting. Chunks are measured in cl100k_base tokens (the tokenizer of the

@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import { EventAction } from '../drive/events.js';
+import type { AppContext } from '../platform/context.js';
+import { EventAction } from '../files/events.js';
 import { rows, transaction } from '../db/sql.js';
 import { enqueueArtifacts, type OutboxItem } from '../outbox/outbox.js';
 import { CACHE_DAYS } from './embedding-cache.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 
 /**
  * The one place search counts usage (SPEC 2.9: indexing ops and retrieval queries per UTC month),

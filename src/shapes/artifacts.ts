@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
-import type { ArtifactRow } from '../drive/artifact-records.js';
-import type { DownloadUrl } from '../drive/content.js';
-import { iso } from '../time.js';
+import type { Config } from '../lib/config.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import type { DownloadUrl } from '../files/content.js';
+import { iso } from '../lib/time.js';
 
 /**
  * The public shapes of artifacts (spec 2.2), shared by every adapter (REST, MCP, web): the domain

@@ -1,5 +1,5 @@
-import type { DriveOverview } from '../drive/drives.js';
-import type { Principal } from '../request-context.js';
+import type { DriveOverview } from '../drives/drives.js';
+import type { Principal } from '../platform/request-context.js';
 
 /** The drive overview (spec 2.9; fields in docs/decisions.md, Drive overview). */
 export function driveOverviewOut(drive: DriveOverview, principal: Principal) {

@@ -1,5 +1,5 @@
-import type { EventRow } from '../drive/events.js';
-import { iso } from '../time.js';
+import type { EventRow } from '../files/events.js';
+import { iso } from '../lib/time.js';
 
 /** The public event shape (spec 2.7; fields in docs/decisions.md, Events). */
 export function eventOut(r: EventRow) {

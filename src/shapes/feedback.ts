@@ -1,5 +1,5 @@
 import type { Ticket } from '../feedback/feedback.js';
-import { iso } from '../time.js';
+import { iso } from '../lib/time.js';
 
 /** The public feedback ticket (docs/decisions.md, Feedback). Attachments are the submit-time snapshots. */
 export function feedbackOut({ ticket: t, attachments }: Ticket) {

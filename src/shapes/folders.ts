@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import type { FolderRow } from '../drive/folders.js';
-import { iso } from '../time.js';
+import type { Config } from '../lib/config.js';
+import type { FolderRow } from '../files/folders.js';
+import { iso } from '../lib/time.js';
 
 /** The public folder shapes (spec 2.6; REFERENCE FolderOut and FolderDeleteOut). Paths carry both slashes. */
 export function folderOut(r: FolderRow) {

@@ -1,9 +1,9 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import type { JobRow } from '../projects/jobs.js';
 import { resolveEngine, type Project } from '../projects/projects.js';
 import { engineAvailable } from '../projects/engine-availability.js';
 import { compileWorkflowId } from '../temporal/compile-messages.js';
-import { iso } from '../time.js';
+import { iso } from '../lib/time.js';
 
 /** Public shapes of a project config and a compile job (docs/decisions.md, Projects and compile jobs). */
 export function projectOut(config: Config, p: Project) {

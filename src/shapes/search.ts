@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import type { PassageHit, SearchHit } from '../search/engine.js';
 import type { FusedPassageHit } from '../search/service.js';
 import { artifactPermalink, artifactUrl } from './artifacts.js';

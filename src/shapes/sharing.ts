@@ -1,8 +1,8 @@
-import type { Config } from '../config.js';
-import { ROLE_CAPABILITIES } from '../sharing/authorize.js';
-import type { GrantRow } from '../sharing/grant-records.js';
+import type { Config } from '../lib/config.js';
+import { ROLE_CAPABILITIES } from '../access/authorize.js';
+import type { GrantRow } from '../access/grant-records.js';
 import type { ShareRow } from '../sharing/shares.js';
-import { iso } from '../time.js';
+import { iso } from '../lib/time.js';
 
 /** Public shapes of grants and share links (REFERENCE §2.8 GrantOut, ShareOut, ShareMintOut). */
 const resourceOf = (r: { art_id: string | null; fld_id: string | null }) =>

@@ -1,5 +1,5 @@
-import type { VersionRow } from '../drive/versions.js';
-import { iso } from '../time.js';
+import type { VersionRow } from '../files/versions.js';
+import { iso } from '../lib/time.js';
 
 /** The public version shape (REFERENCE VersionOut). */
 export function versionOut(v: VersionRow) {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import type { BlobRef } from '../drive/content.js';
-import { safeEqual } from '../identity/secrets.js';
+import type { AppContext } from '../platform/context.js';
+import type { BlobRef } from '../files/content.js';
+import { safeEqual } from '../lib/secrets.js';
 
 /**
  * Content links: the credential of the content origin (CONTENT_URL). The viewer mints one only

@@ -1,6 +1,6 @@
-import { AppError } from '../errors.js';
-import type { RequestContext } from '../request-context.js';
-import { EventAction, writeTransaction, type WriteTx } from '../drive/events.js';
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { EventAction, writeTransaction, type WriteTx } from '../files/events.js';
 import { one, rows, type Db } from '../db/sql.js';
 import {
   authorize,
@@ -10,10 +10,10 @@ import {
   type Access,
   type Capability,
   type Role,
-} from './authorize.js';
-import { checkPrincipal, insertGrant, type GrantRow, type PrincipalIn } from './grant-records.js';
+} from '../access/authorize.js';
+import { checkPrincipal, insertGrant, type GrantRow, type PrincipalIn } from '../access/grant-records.js';
 import { resolveResource, resourceOf } from './resources.js';
-import { syncVisibility } from './visibility.js';
+import { syncVisibility } from '../files/visibility.js';
 
 /**
  * Grants (spec 4.6, 3.7): create-or-fetch, list, patch and revoke. Each asks the one rule

@@ -1,11 +1,11 @@
-import { AppError } from '../errors.js';
-import { hasPrefix } from '../ids.js';
-import type { RequestContext } from '../request-context.js';
-import { getLiveArtifactByPath } from '../drive/artifact-records.js';
-import { checkPath } from '../drive/artifact-rules.js';
-import { canonicalFolderPath } from '../drive/folders.js';
+import { AppError } from '../lib/errors.js';
+import { hasPrefix } from '../lib/ids.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { getLiveArtifactByPath } from '../records/artifact-records.js';
+import { checkPath } from '../files/artifact-rules.js';
+import { canonicalFolderPath } from '../files/folders.js';
 import { one } from '../db/sql.js';
-import type { Resource } from './authorize.js';
+import type { Resource } from '../access/authorize.js';
 
 /**
  * The resource a grant or share names: an `art_` or `fld_` id (on any drive; the rule decides),

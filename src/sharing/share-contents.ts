@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
-import { artifactNotFound, type ArtifactRow } from '../drive/artifact-records.js';
-import { checkPath } from '../drive/artifact-rules.js';
+import type { AppContext } from '../platform/context.js';
+import { artifactNotFound, type ArtifactRow } from '../records/artifact-records.js';
+import { checkPath } from '../files/artifact-rules.js';
 import { one, rows } from '../db/sql.js';
 import type { Redemption } from './shares.js';
 

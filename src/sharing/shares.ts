@@ -1,15 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { RequestContext } from '../request-context.js';
-import type { Timestamp } from '../time.js';
-import type { ArtifactRow } from '../drive/artifact-records.js';
-import { EventAction, writeTransaction } from '../drive/events.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { Timestamp } from '../lib/time.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import { EventAction, writeTransaction } from '../files/events.js';
 import { hashPassword, verifyPassword } from '../identity/users.js';
-import { firstThrottleReached, hitThrottles, type ThrottleKind } from '../usage/rate-limits.js';
+import { firstThrottleReached, hitThrottles, type ThrottleKind } from '../platform/rate-limits.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { authorize, authorizeThrough, roleRank, type Capability, type FolderRef, type Role } from './authorize.js';
+import {
+  authorize,
+  authorizeThrough,
+  roleRank,
+  type Capability,
+  type FolderRef,
+  type Role,
+} from '../access/authorize.js';
 import { actingCredential } from './grants.js';
 import { resolveResource, resourceOf } from './resources.js';
 

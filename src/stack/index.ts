@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import { createS3Client, ensureBucket } from '../storage/s3.js';
 import { ensureBinaries, TEMPORAL_CLI, VERSITYGW, type BinarySpec } from './binaries.js';
 import { claimDataDir, stopLeftovers } from './leftovers.js';

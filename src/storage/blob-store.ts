@@ -2,7 +2,7 @@ import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client 
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { presignerFor } from './s3.js';
 import type { Readable } from 'node:stream';
-import { AppError } from '../errors.js';
+import { AppError } from '../lib/errors.js';
 
 /** Object storage for content-addressed bytes: one object per SHA-256, under `blobs/sha256/`. */
 export const blobKey = (hash: string) => `blobs/sha256/${hash.slice(0, 2)}/${hash}`;

@@ -1,5 +1,5 @@
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 
 /**
  * Presigned URLs go to clients, which may reach the store at another address than we do

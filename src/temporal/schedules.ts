@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import { WorkflowType } from './workflow-types.js';
 
 export const CLEANUP_SCHEDULE_ID = 'drive-cleanup';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { rows } from '../db/sql.js';
 import { deleteUploadObject, listUploadObjects } from '../storage/upload-store.js';
 

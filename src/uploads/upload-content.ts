@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
 import { Crc32c } from '../storage/crc32c.js';
 import { completeMultipartUpload, listUploadedParts, planParts } from '../storage/upload-multipart.js';
 import {
@@ -11,7 +11,7 @@ import {
   isPreconditionFailed,
   readUploadObject,
 } from '../storage/upload-store.js';
-import { writeBlobOnce } from '../drive/blobs.js';
+import { writeBlobOnce } from '../files/blobs.js';
 
 /**
  * What a commit does with the uploaded object before any row changes: check its size against

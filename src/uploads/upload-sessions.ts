@@ -1,12 +1,12 @@
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
 import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
-import type { ArtifactRow } from '../drive/artifact-records.js';
-import type { PutInput } from '../drive/artifacts.js';
-import type { Source } from '../drive/artifact-rules.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import type { PutInput } from '../files/artifacts.js';
+import type { Source } from '../files/artifact-rules.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
-import { reservedBytes } from '../drive/quota.js';
+import { reservedBytes } from '../files/quota.js';
 
 /**
  * Rows of `upload_sessions` and the one state change everybody races for: leaving `begun`.

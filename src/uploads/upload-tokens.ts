@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import type { Principal, RequestContext } from '../request-context.js';
-import type { ArtifactRow } from '../drive/artifact-records.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import type { Principal, RequestContext } from '../platform/request-context.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
 import {
   checkChangeSummary,
   checkLabels,
@@ -11,14 +11,14 @@ import {
   checkPath,
   checkSource,
   type Source,
-} from '../drive/artifact-rules.js';
-import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact, type PutInput } from '../drive/artifacts.js';
-import { storeBlob } from '../drive/blobs.js';
-import { writeTransaction } from '../drive/events.js';
-import { quotaExceeded, storageCommitted } from '../drive/quota.js';
-import { hashSecret, newSecret } from '../identity/secrets.js';
+} from '../files/artifact-rules.js';
+import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact, type PutInput } from '../files/artifacts.js';
+import { storeBlob } from '../files/blobs.js';
+import { writeTransaction } from '../files/events.js';
+import { quotaExceeded, storageCommitted } from '../files/quota.js';
+import { hashSecret, newSecret } from '../lib/secrets.js';
 import { spoolBody } from '../storage/spool.js';
-import { chargeWriteOrRefuse } from '../usage/rate-limits.js';
+import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 import { one } from '../db/sql.js';
 
 /**

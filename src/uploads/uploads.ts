@@ -1,14 +1,14 @@
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
 import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
 import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
 import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
 import { signalUploadCommitted, startUploadSession } from '../temporal/start.js';
-import type { ArtifactRow } from '../drive/artifact-records.js';
-import type { RequestContext } from '../request-context.js';
-import { iso } from '../time.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { iso } from '../lib/time.js';
 import {
   checkNotWiki,
   checkPath,
@@ -17,10 +17,10 @@ import {
   checkMetadata,
   checkSource,
   type Source,
-} from '../drive/artifact-rules.js';
-import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../drive/artifacts.js';
-import { writeTransaction } from '../drive/events.js';
-import { storageCommitted } from '../drive/quota.js';
+} from '../files/artifact-rules.js';
+import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
+import { writeTransaction } from '../files/events.js';
+import { storageCommitted } from '../files/quota.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {
   claimForCommit,

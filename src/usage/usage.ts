@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { utcMonth, type UsageKind } from './counters.js';
-import type { Config } from '../config.js';
-import { storageUsedBytes } from '../drive/quota.js';
-import type { RequestContext } from '../request-context.js';
-import { driveWritesThisHour, hourWindow } from './rate-limits.js';
+import { utcMonth, type UsageKind } from '../platform/usage-counters.js';
+import type { Config } from '../lib/config.js';
+import { storageUsedBytes } from '../files/quota.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { driveWritesThisHour, hourWindow } from '../platform/rate-limits.js';
 
 /** The usage report (spec 2.9): storage now, writes this hour, operations this UTC month. */
 

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { signInAccount, signUpAccount } from '../identity/accounts.js';
 import { PASSWORD_MIN } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { decideClaimCode, lookupClaimCode } from '../identity/accounts.js';
 import { normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { loginUrl } from './auth-pages.js';

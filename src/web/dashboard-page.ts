@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../identity/accounts.js';
 import { accountEmailState } from '../identity/email-verification.js';
-import { listEvents } from '../drive/events.js';
+import { listEvents } from '../files/events.js';
 import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
 import { driveUsage } from '../usage/usage.js';
 import { loginUrl } from './auth-pages.js';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { confirmEmail, sendVerificationMail } from '../identity/email-verification.js';
-import { windowRetryAfterS } from '../usage/rate-limits.js';
+import { windowRetryAfterS } from '../platform/rate-limits.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
 import { csrfValid, readSession } from './session.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
-import { iso, type Timestamp } from '../time.js';
+import { iso, type Timestamp } from '../lib/time.js';
 
 /**
  * Server-rendered pages: plain strings, every interpolated value escaped with `esc`, no external

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
 import { rejectNulInBody } from '../api/middleware/input-gate.js';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
 import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import { html, type Html } from './html.js';
 import { readSession } from './session.js';
 

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import {
   checkAuthorizeRequest,
   grantableDrives,

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { AppContext } from '../context.js';
-import { safeEqual } from '../identity/secrets.js';
+import type { AppContext } from '../platform/context.js';
+import { safeEqual } from '../lib/secrets.js';
 import { createWebSession, liveWebSession, revokeAllWebSessions, revokeWebSession } from '../identity/web-sessions.js';
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 
 /**
  * The browser session (spec 5.11): a signed cookie `ad_session` holding the signed-in human,

@@ -1,6 +1,6 @@
-import { decodeCursor, encodeCursor } from '../drive/cursors.js';
+import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { rows } from '../db/sql.js';
-import type { RequestContext } from '../request-context.js';
+import type { RequestContext } from '../platform/request-context.js';
 import { pagePath, type PageKind } from './slug.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { forEachLimited, type BatchProgress, type OutboxHandler, type OutboxRequest } from '../outbox/outbox.js';
 import { wikiPass, type PassOutcome } from './pass.js';
 import { createWikiModel, type WikiModel } from './provider.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { rows, transaction, type Db } from '../db/sql.js';
 import type { LlmIndex } from './llm-index.js';
 import { slugOf, type PageKind } from './slug.js';

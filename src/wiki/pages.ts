@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { one, rows } from '../db/sql.js';
-import { writeTransaction } from '../drive/events.js';
-import { lockSystemArtifact, putSystemArtifact, storeSystemText, trashSystemArtifact } from '../drive/system-writes.js';
-import { systemRequestContext } from '../request-context.js';
+import { writeTransaction } from '../files/events.js';
+import { lockSystemArtifact, putSystemArtifact, storeSystemText, trashSystemArtifact } from '../files/system-writes.js';
+import { systemRequestContext } from '../platform/request-context.js';
 import { pageMentions, type MentionRow, type PageKey } from './mentions.js';
 import { pagePath } from './slug.js';
 

@@ -1,11 +1,11 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../platform/context.js';
 import { rows } from '../db/sql.js';
-import { findArtifactRecord, type ArtifactRow } from '../drive/artifact-records.js';
-import { isWikiPath } from '../drive/artifact-rules.js';
-import { findLiveDrive } from '../drive/drives.js';
-import { llmIndexForHash, recordLlmIndex } from '../drive/llm-index.js';
-import { readContentBytes } from '../drive/versions.js';
-import { extract, readsContent, type Extracted } from '../search/extract.js';
+import { findArtifactRecord, type ArtifactRow } from '../records/artifact-records.js';
+import { isWikiPath } from '../files/artifact-rules.js';
+import { findLiveDrive } from '../drives/drives.js';
+import { llmIndexForHash, recordLlmIndex } from '../files/llm-index.js';
+import { readContentBytes } from '../files/versions.js';
+import { extract, readsContent, type Extracted } from '../lib/extract.js';
 import { storedIndex, type LlmIndex } from './llm-index.js';
 import { dirtyPages, mentionsOf, replaceSourceMentions, touchSourcePages, type PageKey } from './mentions.js';
 import { refreshPage } from './pages.js';

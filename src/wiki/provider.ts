@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../lib/config.js';
 import { llmIndexJsonSchema, llmIndexSchema, normalizeIndex, type LlmIndex } from './llm-index.js';
 
 /**

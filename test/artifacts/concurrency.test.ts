@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { purgeUnreferencedBlobs } from '../../src/drive/blobs.js';
-import { purgeExpired } from '../../src/drive/purge.js';
+import { purgeUnreferencedBlobs } from '../../src/files/blobs.js';
+import { purgeExpired } from '../../src/files/purge.js';
 import type { TestApi } from '../helpers/api.js';
 import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
@@ -99,7 +99,7 @@ describe('concurrent first writes of a drive', () => {
       Array.from({ length: 12 }, (_, i) => d.put(`fresh/${i}`, `f${i}-${Math.random()}`.slice(0, 10))),
     );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
-    const { storageUsedBytes } = await import('../../src/drive/quota.js');
+    const { storageUsedBytes } = await import('../../src/files/quota.js');
     expect(await storageUsedBytes(api.ctx.orm.em.fork(), d.driveId)).toBe(
       results.reduce((n, r) => n + r.json.size_bytes, 0),
     );

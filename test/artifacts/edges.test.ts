@@ -97,8 +97,8 @@ describe('edge rules', () => {
 
 describe('service functions other features use', () => {
   it('findArtifactRecord checks the drive; readVersionBytes returns the bytes of any version', async () => {
-    const { findArtifactRecord } = await import('../../src/drive/artifact-records.js');
-    const { readVersionBytes } = await import('../../src/drive/versions.js');
+    const { findArtifactRecord } = await import('../../src/records/artifact-records.js');
+    const { readVersionBytes } = await import('../../src/files/versions.js');
     const a = (await d.put('svc/a', 'one')).json;
     await d.put('svc/a', 'two');
     expect((await findArtifactRecord(api.ctx, d.driveId, a.art_id))?.version_number).toBe(2);

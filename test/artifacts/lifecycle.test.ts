@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { purgeExpired } from '../../src/drive/purge.js';
-import { storageUsedBytes } from '../../src/drive/quota.js';
+import { purgeExpired } from '../../src/files/purge.js';
+import { storageUsedBytes } from '../../src/files/quota.js';
 import { CLEANUP_SCHEDULE_ID } from '../../src/temporal/schedules.js';
 import type { TestApi } from '../helpers/api.js';
 import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';

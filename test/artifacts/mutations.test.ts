@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { onArtifactChanged, type ArtifactChange } from '../../src/drive/artifact-hooks.js';
+import { onArtifactChanged, type ArtifactChange } from '../../src/outbox/artifact-changes.js';
 import type { TestApi } from '../helpers/api.js';
 import { driveClient, objectExistsIn, useTestApi, type DriveClient } from './client.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startS3Gateway } from '../../src/stack/s3-gateway.js';
 import { createS3Client, ensureBucket } from '../../src/storage/s3.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';

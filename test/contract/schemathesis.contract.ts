@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/middleware/methods.js';
-import { loadConfig } from '../../src/config.js';
-import { closeContext, createContext, type AppContext } from '../../src/context.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { closeContext, createContext, type AppContext } from '../../src/platform/context.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 import { runSchemathesis } from './run-schemathesis.js';
 

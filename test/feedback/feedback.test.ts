@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { purgeExpired } from '../../src/drive/purge.js';
+import { purgeExpired } from '../../src/files/purge.js';
 import { transitionFeedback } from '../../src/feedback/feedback.js';
 import { readBlob } from '../../src/storage/blob-store.js';
 import type { TestApi } from '../helpers/api.js';

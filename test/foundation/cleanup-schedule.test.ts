@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { CLEANUP_SCHEDULE_ID } from '../../src/temporal/schedules.js';
 import { createTemporalClient } from '../../src/temporal/client.js';
 import type { Client } from '@temporalio/client';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { route } from '../../src/api/http/route.js';
 import { errorHandler, unknownRoute } from '../../src/api/middleware/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 let api: TestApi;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { presignBlob } from '../../src/storage/blob-store.js';
 import { createS3Client } from '../../src/storage/s3.js';
 import { presignUploadPut } from '../../src/storage/upload-store.js';

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeGracefully } from '../../src/api/http/graceful-close.js';
-import { loadConfig } from '../../src/config.js';
-import { closeContext, createContext } from '../../src/context.js';
-import { utcMonth } from '../../src/usage/counters.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { closeContext, createContext } from '../../src/platform/context.js';
+import { utcMonth } from '../../src/platform/usage-counters.js';
 import { createTenant } from '../helpers/tenant.js';
 
 /**

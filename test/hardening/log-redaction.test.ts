@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../src/logger.js';
+import { redactUrl } from '../../src/lib/logger.js';
 import { useTestApi, type DriveClient } from '../artifacts/client.js';
 import type { TestApi } from '../helpers/api.js';
 

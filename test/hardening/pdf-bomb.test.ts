@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { extract } from '../../src/search/extract.js';
-import { extractPdfPagesBoxed } from '../../src/search/pdf-box.js';
+import { extract } from '../../src/lib/extract.js';
+import { extractPdfPagesBoxed } from '../../src/lib/pdf-box.js';
 
 /** A one-page PDF whose content stream is 153 KB deflated and `mb` MB inflated. */
 function pdfBomb(mb: number): Buffer {

@@ -2,7 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { blobKey } from '../../src/storage/blob-store.js';
 import { describe, expect, it } from 'vitest';
-import { purgeExpired } from '../../src/drive/purge.js';
+import { purgeExpired } from '../../src/files/purge.js';
 import type { TestApi } from '../helpers/api.js';
 import { type DriveClient, objectExistsIn, sqlOn, useTestApi } from '../artifacts/client.js';
 

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/api/app.js';
 import { closeGracefully } from '../../src/api/http/graceful-close.js';
 import { answerClientErrors } from '../../src/api/middleware/methods.js';
-import { loadConfig } from '../../src/config.js';
-import { closeContext, createContext, type AppContext } from '../../src/context.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { closeContext, createContext, type AppContext } from '../../src/platform/context.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';
 import { trackCheckouts } from './pool-checkouts.js';
 

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/platform/context.js';
 import { mintApiKey } from '../../src/identity/api-keys.js';
-import { createDrive } from '../../src/drive/drives.js';
+import { createDrive } from '../../src/drives/drives.js';
 
 /** A fresh claimed drive with an API key, for suites that need an authenticated caller. */
 export async function createTenant(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { hideDrive, removeDrive } from '../../src/identity/drive-lifecycle.js';
-import { createDrive } from '../../src/drive/drives.js';
+import { hideDrive, removeDrive } from '../../src/drives/drive-lifecycle.js';
+import { createDrive } from '../../src/drives/drives.js';
 import { unclaimedDriveWorkflowId } from '../../src/temporal/identity-messages.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi, JWT_BEARER, tokenRequest } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
-import { incrementUsage } from '../../src/usage/counters.js';
-import { UsageMeter } from '../../src/usage/usage-meter.js';
-import { purgeEndedWindows } from '../../src/usage/rate-limits.js';
+import { incrementUsage } from '../../src/platform/usage-counters.js';
+import { UsageMeter } from '../../src/platform/usage-meter.js';
+import { purgeEndedWindows } from '../../src/platform/rate-limits.js';
 import { accessTokenFor, bearer, registerAnonymous, startIdentityApi } from './helpers.js';
 
 let api: TestApi;

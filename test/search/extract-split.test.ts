@@ -1,6 +1,6 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { classify, extract, parseTimedText, previewOf, PREVIEW_BYTES } from '../../src/search/extract.js';
+import { classify, extract, parseTimedText, previewOf, PREVIEW_BYTES } from '../../src/lib/extract.js';
 import { countTokens, OVERLAP_TOKENS, passagesOf, splitWithOffsets } from '../../src/search/split.js';
 
 /** A long text of numbered sentences, so every passage is distinguishable. */

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
-import { purgeArtifacts } from '../../src/drive/purge.js';
+import { purgeArtifacts } from '../../src/files/purge.js';
 import type { TestApi } from '../helpers/api.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { uploadClientFor } from '../uploads/helpers.js';

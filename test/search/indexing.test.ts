@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { transaction } from '../../src/db/sql.js';
-import { createDrive } from '../../src/drive/drives.js';
-import { createLogger } from '../../src/logger.js';
+import { createDrive } from '../../src/drives/drives.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { SqlPool } from '../../src/db/pool.js';
 import { drainOutbox, ShardBusyError } from '../../src/outbox/drain.js';
 import { enqueueArtifacts, type OutboxHandler, type OutboxRequest, type OutboxTopic } from '../../src/outbox/outbox.js';

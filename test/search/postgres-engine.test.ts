@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
-import { createDrive } from '../../src/drive/drives.js';
+import { createDrive } from '../../src/drives/drives.js';
 import { engineContract } from './engine-contract.js';
 
 let orm: Orm | undefined;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/lib/errors.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { hybridCandidates, SearchService } from '../../src/search/service.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
-import { createDrive } from '../../src/drive/drives.js';
+import { createDrive } from '../../src/drives/drives.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 
 /** The search service on the PostgreSQL engine: usage counting and degraded modes. */

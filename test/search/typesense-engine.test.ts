@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { TypesenseSearchEngine } from '../../src/search/typesense-engine.js';
 import { engineContract } from './engine-contract.js';
 

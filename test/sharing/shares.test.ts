@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redeemShare } from '../../src/sharing/shares.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/lib/errors.js';
 import { grant, useParties, type Parties } from './helpers.js';
 
 let p: Parties;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeUnreferencedBlobs } from '../../src/drive/blobs.js';
+import { purgeUnreferencedBlobs } from '../../src/files/blobs.js';
 import { closeUploadSession, markExpired } from '../../src/uploads/upload-sessions.js';
-import { reservedBytes } from '../../src/drive/quota.js';
+import { reservedBytes } from '../../src/files/quota.js';
 import { uploadWorkflowId } from '../../src/temporal/upload-messages.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { bytes, sha256, uploadClient, waitFor, type UploadClient } from './helpers.js';

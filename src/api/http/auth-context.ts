@@ -1,8 +1,8 @@
 import type { Request } from 'express';
-import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import type { AppContext } from '../../platform/context.js';
+import { AppError } from '../../lib/errors.js';
 import type { Authenticated } from '../../identity/authenticate.js';
-import type { RequestContext } from '../../request-context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import { actorOf } from './headers.js';
 
 /**

@@ -7,9 +7,9 @@ import {
   checkPath,
   checkSource,
   checkVisibility,
-} from '../../drive/artifact-rules.js';
-import type { UploadInput } from '../../drive/artifacts.js';
-import { AppError, type ErrorCode } from '../../errors.js';
+} from '../../files/artifact-rules.js';
+import type { UploadInput } from '../../files/artifacts.js';
+import { AppError, type ErrorCode } from '../../lib/errors.js';
 
 /** HTTP header syntax of the artifact endpoints (spec 4.1 upload rules); the value rules live in the domain. */
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
-import { AppError, type ErrorCode } from '../../errors.js';
+import { AppError, type ErrorCode } from '../../lib/errors.js';
 
 /**
  * Routes are declared with their zod schemas once; the same declaration validates requests

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import type { AppContext } from '../../context.js';
-import { readContent, type BlobRef } from '../../drive/content.js';
+import type { AppContext } from '../../platform/context.js';
+import { readContent, type BlobRef } from '../../files/content.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { authenticate, unauthenticated, type CredentialKind } from '../../identity/authenticate.js';
 
 /** The credentials /v0 accepts (spec 5.1): API keys and access tokens, never assertions or MCP-only tokens. */

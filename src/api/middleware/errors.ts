@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '../../logger.js';
-import { dependencyFailure } from '../../dependency-errors.js';
-import { AppError } from '../../errors.js';
+import type { Logger } from '../../lib/logger.js';
+import { dependencyFailure } from '../../lib/dependency-errors.js';
+import { AppError } from '../../lib/errors.js';
 import { errorEnvelope } from '../errors.js';
 import { ValidationError } from '../http/route.js';
 

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { ServerResponse } from 'node:http';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { z } from 'zod';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../lib/errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 
 /**

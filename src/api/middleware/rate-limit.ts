@@ -1,13 +1,13 @@
 import type { RequestHandler, Response } from 'express';
 import { authOf } from '../http/auth-context.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import {
   budgetStatusOf,
   chargeWrite,
   writeBudgetSpent,
   writeLimitsOf,
   type HitResult,
-} from '../../usage/rate-limits.js';
+} from '../../platform/rate-limits.js';
 
 const MUTATING = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
 

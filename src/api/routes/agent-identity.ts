@@ -1,10 +1,10 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { startClaim } from '../../identity/claims.js';
 import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../identity/identities.js';
-import { chargeRegistration } from '../../usage/rate-limits.js';
-import { AppError } from '../../errors.js';
+import { chargeRegistration } from '../../platform/rate-limits.js';
+import { AppError } from '../../lib/errors.js';
 import { route } from '../http/route.js';
 
 const registerBody = z.discriminatedUnion('type', [

@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { artifactContent, downloadUrl, type ContentTarget } from '../../drive/content.js';
-import { listVersions, readVersion } from '../../drive/versions.js';
+import type { AppContext } from '../../platform/context.js';
+import { artifactContent, downloadUrl, type ContentTarget } from '../../files/content.js';
+import { listVersions, readVersion } from '../../files/versions.js';
 import { downloadUrlOut } from '../../shapes/artifacts.js';
 import { versionOut } from '../../shapes/versions.js';
 import { requestContextOf } from '../http/auth-context.js';

@@ -1,9 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { hasPrefix } from '../../ids.js';
-import { listArtifacts } from '../../drive/artifact-listing.js';
-import { FILE_TYPES } from '../../drive/artifact-rules.js';
+import type { AppContext } from '../../platform/context.js';
+import { hasPrefix } from '../../lib/ids.js';
+import { listArtifacts } from '../../files/artifact-listing.js';
+import { FILE_TYPES } from '../../files/artifact-rules.js';
 import {
   copyArtifact,
   getArtifact,
@@ -11,8 +11,8 @@ import {
   renameArtifact,
   uploadArtifact,
   uploadArtifactById,
-} from '../../drive/artifacts.js';
-import { deleteArtifact, restoreArtifact } from '../../drive/trash.js';
+} from '../../files/artifacts.js';
+import { deleteArtifact, restoreArtifact } from '../../files/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { ifMatchOf, uploadInputOf } from '../http/headers.js';

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { authOf, requestContextOf } from '../http/auth-context.js';
-import type { AppContext } from '../../context.js';
-import { driveOverview } from '../../drive/drives.js';
+import type { AppContext } from '../../platform/context.js';
+import { driveOverview } from '../../drives/drives.js';
 import { driveOverviewOut } from '../../shapes/drives.js';
 import { driveUsage } from '../../usage/usage.js';
 import { route } from '../http/route.js';
-import { setDriveSettings } from '../../wiki/switch.js';
+import { setDriveSettings } from '../../drives/wiki-switch.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
 

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
-import type { AppContext } from '../../context.js';
-import { deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
+import type { AppContext } from '../../platform/context.js';
+import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { folderOut } from '../../shapes/folders.js';
 import { route } from '../http/route.js';

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
-import type { AppContext } from '../../context.js';
-import { listEvents } from '../../drive/events.js';
+import type { AppContext } from '../../platform/context.js';
+import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
 import { route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../schemas/artifacts.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { FEEDBACK_STATUSES, getFeedback, submitFeedback } from '../../feedback/feedback.js';
 import { feedbackOut } from '../../shapes/feedback.js';
 import { requestContextOf } from '../http/auth-context.js';

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { hasPrefix } from '../../ids.js';
+import type { AppContext } from '../../platform/context.js';
+import { hasPrefix } from '../../lib/ids.js';
 import {
   createFolder,
   deleteFolder,
@@ -9,7 +9,7 @@ import {
   patchFolder,
   readFolder,
   type FolderRef,
-} from '../../drive/folders.js';
+} from '../../files/folders.js';
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';

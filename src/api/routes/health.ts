@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { checkDependencies, isOperator, outboxBacklog } from '../../readiness.js';
-import { AppError } from '../../errors.js';
+import type { AppContext } from '../../platform/context.js';
+import { checkDependencies, isOperator, outboxBacklog } from '../../server/readiness.js';
+import { AppError } from '../../lib/errors.js';
 import { route } from '../http/route.js';
 
 const checksSchema = z.object({ postgres: z.string(), temporal: z.string(), s3: z.string() });

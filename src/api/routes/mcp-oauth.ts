@@ -1,6 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';

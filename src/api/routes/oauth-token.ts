@@ -2,10 +2,10 @@ import express, { Router, type ErrorRequestHandler, type NextFunction, type Requ
 import { z } from 'zod';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { AgentAuthNotConfigured } from '../../identity/tokens.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
 import { exchangeAuthorizationCode, refreshMcpToken } from '../../identity/mcp-oauth.js';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../lib/errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 export function openApiRouter(ctx: AppContext): Router {

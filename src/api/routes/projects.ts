@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { cancelJob, enqueueCompile, getJob, jobLog, listJobs, waitForJob } from '../../projects/jobs.js';
 import { getProject, putProject } from '../../projects/projects.js';
 import { jobOut, projectOut } from '../../shapes/projects.js';

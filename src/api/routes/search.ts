@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../http/auth-context.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
 import { findHitOut, searchHitOut } from '../../shapes/search.js';

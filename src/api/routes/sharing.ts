@@ -1,11 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { hasPrefix } from '../../ids.js';
+import type { AppContext } from '../../platform/context.js';
+import { hasPrefix } from '../../lib/ids.js';
 import { createGrant, listGrants, patchGrant, revokeGrant } from '../../sharing/grants.js';
 import { listShares, mintShare, revokeShare, rotateShare } from '../../sharing/shares.js';
 import { grantOut, shareMintOut, shareOut } from '../../shapes/sharing.js';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../lib/errors.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
 import { actorHeader } from '../schemas/artifacts.js';

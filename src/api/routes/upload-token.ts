@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { uploadWithToken } from '../../uploads/upload-tokens.js';
 import { route } from '../http/route.js';

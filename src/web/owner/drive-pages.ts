@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import type { AppContext } from '../../context.js';
-import { deleteDrive, driveTrash, restoreDrive } from '../../drive/drive-deletion.js';
-import { driveOverview } from '../../drive/drives.js';
-import { restoreArtifact, deleteArtifact } from '../../drive/trash.js';
-import { AppError } from '../../errors.js';
-import { setDriveSettings } from '../../wiki/switch.js';
+import type { AppContext } from '../../platform/context.js';
+import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
+import { driveOverview } from '../../drives/drives.js';
+import { restoreArtifact, deleteArtifact } from '../../files/trash.js';
+import { AppError } from '../../lib/errors.js';
+import { setDriveSettings } from '../../drives/wiki-switch.js';
 import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../../identity/accounts.js';
 import { csrfField, html, shortTime } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../platform/context.js';
 import { webRequestContext, webSessionPrincipal } from '../../identity/web-principal.js';
-import type { RequestContext } from '../../request-context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import { loginUrl } from '../auth-pages.js';
 import { html, sendPage, type Html } from '../html.js';
 import { navFor } from '../nav.js';

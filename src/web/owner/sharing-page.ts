@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import type { AppContext } from '../../platform/context.js';
+import { AppError } from '../../lib/errors.js';
 import { createGrant, listGrants, revokeGrant } from '../../sharing/grants.js';
 import { listShares, mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from '../../sharing/shares.js';
-import type { Role } from '../../sharing/authorize.js';
+import type { Role } from '../../access/authorize.js';
 import { shareUrl } from '../../shapes/sharing.js';
 import { csrfField, html, shortTime } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import type { AppContext } from '../../platform/context.js';
+import { AppError } from '../../lib/errors.js';
 import { authenticate } from '../../identity/authenticate.js';
 import { anonymousPrincipal, webRequestContext, webSessionPrincipal } from '../../identity/web-principal.js';
-import type { RequestContext } from '../../request-context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import { readSession } from '../session.js';
 
 /**

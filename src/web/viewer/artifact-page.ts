@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Response } from 'express';
-import type { AppContext } from '../../context.js';
-import type { ArtifactRow } from '../../drive/artifact-records.js';
-import { readContent, type BlobRef } from '../../drive/content.js';
-import type { VersionRow } from '../../drive/versions.js';
+import type { AppContext } from '../../platform/context.js';
+import type { ArtifactRow } from '../../records/artifact-records.js';
+import { readContent, type BlobRef } from '../../files/content.js';
+import type { VersionRow } from '../../files/versions.js';
 import { mintContentLink } from '../../sharing/content-links.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
-import type { Timestamp } from '../../time.js';
+import type { Timestamp } from '../../lib/time.js';
 import {
   isTextType,
   kindOf,

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../context.js';
-import { readContent } from '../../drive/content.js';
+import type { AppContext } from '../../platform/context.js';
+import { readContent } from '../../files/content.js';
 import { verifyContentLink } from '../../sharing/content-links.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ArtifactRow } from '../../drive/artifact-records.js';
+import type { ArtifactRow } from '../../records/artifact-records.js';
 import { html, sendPage, type Html } from '../html.js';
 
 /**

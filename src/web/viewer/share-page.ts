@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../../context.js';
-import { blobOfRow } from '../../drive/content.js';
-import { AppError } from '../../errors.js';
+import type { AppContext } from '../../platform/context.js';
+import { blobOfRow } from '../../files/content.js';
+import { AppError } from '../../lib/errors.js';
 import { listSharedFolder, sharedArtifactAt } from '../../sharing/share-contents.js';
 import { redeemShare, type Redemption } from '../../sharing/shares.js';
 import { csrfField, html, sendPage } from '../html.js';

@@ -1,0 +1,124 @@
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { iso, type Timestamp } from '../lib/time.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import { decodeCursor, encodeCursor } from '../lib/cursors.js';
+import { EventAction, writeTransaction } from '../files/events.js';
+import type { FolderRow } from '../files/folders.js';
+import { one, rows } from '../db/sql.js';
+
+/**
+ * Drive soft delete, restore and trash (spec 3.2, 4.4). While a drive is soft-deleted the bearer
+ * middleware refuses its credentials everywhere except these endpoints, so all tenant data is
+ * hidden at once by a single row update.
+ */
+interface DriveState {
+  id: string;
+  deleted_at: Timestamp | null;
+  purge_at: Timestamp | null;
+}
+
+/** Drive delete, restore and trash name the drive in the path; it must be the caller's own. */
+function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
+  if (authDriveId !== pathDriveId) throw new AppError('FORBIDDEN', 'drive_id must be the authenticated drive');
+}
+
+const driveState = (d: DriveState) => ({ drive_id: d.id, deleted_at: iso(d.deleted_at), purge_at: iso(d.purge_at) });
+
+export async function deleteDrive(rc: RequestContext, driveId: string) {
+  checkOwnDrive(rc.driveId, driveId);
+  const ctx = rc.app;
+  const a = { driveId, actor: rc.actor };
+  return writeTransaction(ctx, async (w) => {
+    const d = await one<DriveState>(
+      w.tx,
+      `update drives set deleted_at = clock_timestamp(), purge_at = clock_timestamp() + make_interval(secs => ?)
+        where id = ? and deleted_at is null returning id, deleted_at, purge_at`,
+      [ctx.config.durations.trashRetentionS, a.driveId],
+    );
+    if (!d) throw new AppError('NOT_FOUND', 'drive is not live');
+    await w.event({
+      driveId: a.driveId,
+      action: EventAction.driveDeleted,
+      actor: a.actor,
+      metadata: { purge_at: iso(d.purge_at) },
+    });
+    return {
+      ok: true as const,
+      ...driveState(d),
+      retention_days: ctx.config.durations.trashRetentionS / 86400,
+      restore_url: `${ctx.config.http.baseUrl}/v0/drives/${d.id}/restore`,
+    };
+  });
+}
+
+/** Restore while in trash; trashed artifacts and folders get their retention window rebased to now. */
+export async function restoreDrive(rc: RequestContext, driveId: string) {
+  checkOwnDrive(rc.driveId, driveId);
+  const ctx = rc.app;
+  const a = { driveId, actor: rc.actor };
+  return writeTransaction(ctx, async (w) => {
+    const d = await one<DriveState>(
+      w.tx,
+      `update drives set deleted_at = null, purge_at = null
+        where id = ? and deleted_at is not null and purge_at > now() returning id, deleted_at, purge_at`,
+      [a.driveId],
+    );
+    if (!d) throw new AppError('NOT_FOUND', 'drive is not in trash');
+    const retention = ctx.config.durations.trashRetentionS;
+    const arts = await rows(
+      w.tx,
+      `update artifacts set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
+      [retention, a.driveId],
+    );
+    const flds = await rows(
+      w.tx,
+      `update folders set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
+      [retention, a.driveId],
+    );
+    await w.event({
+      driveId: a.driveId,
+      action: EventAction.driveRestored,
+      actor: a.actor,
+      metadata: { rebased_artifacts: arts.length, rebased_folders: flds.length },
+    });
+    return { ok: true as const, ...driveState(d) };
+  });
+}
+
+/** Trashed artifacts newest-deleted first (keyset cursor), trashed folders, and the drive's own soft-delete state. */
+export async function driveTrash(rc: RequestContext, driveId: string, q: { cursor?: string; limit: number }) {
+  checkOwnDrive(rc.driveId, driveId);
+  const db = rc.app.orm.em.fork();
+  const d = (await one<DriveState>(db, `select id, deleted_at, purge_at from drives where id = ?`, [driveId]))!;
+  const params: unknown[] = [driveId];
+  let after = '';
+  if (q.cursor) {
+    const c = decodeCursor(
+      q.cursor,
+      (v): v is { d: string; i: string } =>
+        typeof (v as { d?: unknown }).d === 'string' && typeof (v as { i?: unknown }).i === 'string',
+    );
+    after = ' and (deleted_at, id) < (?::timestamptz, ?)';
+    params.push(c.d, c.i);
+  }
+  params.push(q.limit + 1);
+  const found = await rows<ArtifactRow>(
+    db,
+    `select * from artifacts where drive_id = ? and deleted_at is not null${after} order by deleted_at desc, id desc limit ?`,
+    params,
+  );
+  const page = found.slice(0, q.limit);
+  const last = page[page.length - 1];
+  const folders = await rows<FolderRow>(
+    db,
+    `select * from folders where drive_id = ? and deleted_at is not null order by deleted_at desc, id desc limit 100`,
+    [driveId],
+  );
+  return {
+    drive: d.deleted_at ? driveState(d) : null,
+    items: page,
+    folders,
+    next_cursor: found.length > q.limit ? encodeCursor({ d: iso(last.deleted_at), i: last.id }) : null,
+  };
+}

@@ -1,0 +1,409 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { spoolBody, type SpooledBody } from '../storage/spool.js';
+import {
+  artifactNotFound,
+  getLiveArtifact,
+  getLiveArtifactByPath,
+  type ArtifactRow,
+} from '../records/artifact-records.js';
+import {
+  checkNotWiki,
+  checkPath,
+  fileTypeOf,
+  preconditionFailed,
+  type Source,
+  type Visibility,
+} from './artifact-rules.js';
+import { pinBlob, storeBlob } from './blobs.js';
+import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
+import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
+import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
+import { applyVisibility } from './visibility.js';
+
+/** Read, create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
+
+/** GET by id (record or meta): the caller's own artifact, or one a grant lets it read. */
+export async function getArtifact(rc: RequestContext, artId: string): Promise<ArtifactRow> {
+  return (await authorize(rc, { artId }, 'read')).artifact!;
+}
+
+/** GET by path (meta). */
+export async function getArtifactByPath(rc: RequestContext, path: string): Promise<ArtifactRow> {
+  const row = await getLiveArtifactByPath(rc.app.orm.em.fork(), rc.driveId, checkPath(path));
+  if (!row) throw artifactNotFound();
+  return row;
+}
+
+/**
+ * The viewer's path form `{web_url}/{drive_id}/{path}`: the live artifact at a path of a named
+ * drive, when the caller may read it (its own drive, a grant, `anyone:viewer`); otherwise the same
+ * 404 as an absent path, so a path's existence never leaks.
+ */
+export async function getArtifactAt(rc: RequestContext, driveId: string, path: string): Promise<ArtifactRow> {
+  const db = rc.app.orm.em.fork();
+  const row = await getLiveArtifactByPath(db, driveId, checkPath(path));
+  if (!row) throw artifactNotFound();
+  return (await authorize(rc, { artId: row.id }, 'read', db)).artifact!;
+}
+
+export interface PutInput {
+  driveId: string;
+  path: string;
+  /** Each optional field: undefined = header omitted (keep on overwrite, default on create). */
+  contentType?: string;
+  labels?: string[];
+  metadata?: Record<string, unknown>;
+  source?: Source;
+  visibility?: Visibility;
+  actor: string | null;
+  changeSummary: string | null;
+  ifMatch?: number;
+  /** Write only over this artifact (upload by id): 404 when the path no longer holds it. */
+  artId?: string;
+  /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
+  grantee?: { drive_id: string; identity_id: string | null; role: string };
+  /**
+   * The service's own write under `_wiki/` (src/drive/system-writes.ts): counted in storage, never refused by the
+   * quota.
+   */
+  system?: true;
+}
+
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+/** The upload's fields; each optional one undefined when its header was omitted. */
+export type UploadInput = Omit<PutInput, 'driveId' | 'actor' | 'artId' | 'grantee' | 'system'>;
+
+/** An upload body as it arrives: read once, at most the per-artifact limit. */
+export interface IncomingBody {
+  stream: Readable;
+  /** The declared length (Content-Length), refused early when over the limit. */
+  declaredBytes?: number;
+}
+
+/**
+ * PUT /v0/artifacts/{path}: checks what can be checked before reading (path, _wiki/, If-Match,
+ * declared size), spools and hashes the body, stores the bytes and commits the version with its event.
+ */
+export async function uploadArtifact(
+  rc: RequestContext,
+  upload: UploadInput,
+  incoming: IncomingBody,
+): Promise<ArtifactRow> {
+  return uploadWith(rc, { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) }, incoming);
+}
+
+/**
+ * PUT /v0/artifacts/{art_id}: a new version of an existing artifact, on whichever drive it lives
+ * (the caller's own, or another's through a grant with `write`). Omitted fields keep their values.
+ */
+export async function uploadArtifactById(
+  rc: RequestContext,
+  artId: string,
+  upload: Omit<UploadInput, 'path'>,
+  incoming: IncomingBody,
+): Promise<ArtifactRow> {
+  const access = await authorize(rc, { artId }, 'write');
+  const current = access.artifact!;
+  // Visibility is an anyone:viewer grant, so changing it takes can_manage.
+  if (upload.visibility !== undefined && !roleCan(access.role, 'can_manage'))
+    throw permissionDenied('can_manage', access.role as Role);
+  const grantee = access.owner
+    ? undefined
+    : { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role };
+  return uploadWith(
+    rc,
+    { ...upload, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee },
+    incoming,
+  );
+}
+
+async function uploadWith(rc: RequestContext, input: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  await preflightPut(ctx, input);
+  const maxBytes = ctx.config.limits.maxUploadBytes;
+  if ((incoming.declaredBytes ?? 0) > maxBytes) throw tooLarge(maxBytes);
+  const spooled = await spoolBody(incoming.stream, { maxBytes, memoryBytes: ctx.config.limits.uploadSpoolMemoryBytes });
+  if (spooled.tooLarge) throw tooLarge(maxBytes);
+  try {
+    return await putArtifact(ctx, input, spooled);
+  } finally {
+    await spooled.dispose();
+  }
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError('ARTIFACT_TOO_LARGE', `upload body is over the ${maxBytes}-byte limit`, { limit_bytes: maxBytes });
+
+/** Cheap checks before any byte is read or stored, so a doomed upload writes nothing. They are repeated under lock. */
+export async function preflightPut(ctx: AppContext, input: PutInput): Promise<void> {
+  checkPath(input.path);
+  checkNotWiki(input.path);
+  if (input.ifMatch === undefined) return;
+  const current = await getLiveArtifactByPath(ctx.orm.em.fork(), input.driveId, input.path);
+  if (input.artId && current?.id !== input.artId) throw artifactNotFound();
+  if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
+}
+
+/** Stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
+async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
+  // Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3.
+  const quota = ctx.config.limits.storageQuotaBytes;
+  const db = ctx.orm.em.fork();
+  const { used, reserved } = await storageCommitted(db, input.driveId);
+  if (used + reserved + body.size > quota) throw quotaExceeded(used + reserved, quota, body.size);
+  const { written } = await storeBlob(ctx, body);
+  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, written));
+}
+
+/** Bytes already in object storage under their hash (a spooled body after storeBlob, or a committed large upload). */
+export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
+
+/**
+ * The create-or-append step of putArtifact inside the caller's write transaction (the large-upload
+ * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
+ * transaction marks the blob stored.
+ */
+export async function putStoredArtifact(
+  ctx: AppContext,
+  w: WriteTx,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow> {
+  for (;;) {
+    const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+    // Upload by id: the artifact moved or went to the trash since it was authorized.
+    if (input.artId && current?.id !== input.artId) throw artifactNotFound();
+    if (current) return appendVersion(ctx, w, current, input, body, written);
+    if (input.ifMatch !== undefined) throw preconditionFailed(null);
+    const created = await insertArtifact(ctx, w, input, body, written);
+    if (created) return created;
+    // Another request created the path first and has committed: overwrite it instead.
+  }
+}
+
+async function insertArtifact(
+  ctx: AppContext,
+  w: WriteTx,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow | undefined> {
+  const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
+  const row = await one<ArtifactRow>(
+    w.tx,
+    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
+     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+     on conflict (drive_id, path) where deleted_at is null do nothing
+     returning *`,
+    [
+      newId('art'),
+      input.driveId,
+      input.path,
+      contentType,
+      fileTypeOf(input.path, contentType),
+      body.size,
+      body.hash,
+      input.labels ?? [],
+      JSON.stringify(input.metadata ?? {}),
+      input.source ? JSON.stringify(input.source) : null,
+      'private',
+    ],
+  );
+  if (!row) return undefined;
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
+  await w.event({
+    driveId: row.drive_id,
+    artId: row.id,
+    action: EventAction.artifactCreated,
+    actor: input.actor,
+    metadata: {
+      path: row.path,
+      version_number: 1,
+      size_bytes: body.size,
+      hash: body.hash,
+      change_summary: input.changeSummary,
+    },
+  });
+  return applyVisibility(w, row, input.visibility, input.actor);
+}
+
+async function appendVersion(
+  ctx: AppContext,
+  w: WriteTx,
+  current: ArtifactRow,
+  input: PutInput,
+  body: StoredBody,
+  written: boolean,
+): Promise<ArtifactRow> {
+  if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
+    throw preconditionFailed(current.version_number);
+  const contentType = input.contentType ?? current.content_type;
+  const row = (await one<ArtifactRow>(
+    w.tx,
+    `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
+       labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
+       source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
+     where id = ? returning *`,
+    [
+      body.size,
+      body.hash,
+      contentType,
+      fileTypeOf(current.path, contentType),
+      input.labels !== undefined,
+      input.labels ?? [],
+      input.metadata ? JSON.stringify(input.metadata) : null,
+      input.source !== undefined,
+      input.source ? JSON.stringify(input.source) : null,
+      current.id,
+    ],
+  ))!;
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
+  await w.event({
+    driveId: row.drive_id,
+    artId: row.id,
+    action: EventAction.artifactUpdated,
+    actor: input.actor,
+    metadata: {
+      path: row.path,
+      version_number: row.version_number,
+      size_bytes: body.size,
+      hash: body.hash,
+      change_summary: input.changeSummary,
+      ...(input.grantee ? { grantee: input.grantee } : {}),
+    },
+  });
+  return applyVisibility(w, row, input.visibility, input.actor);
+}
+
+/** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
+async function addVersion(
+  ctx: AppContext,
+  tx: Db,
+  a: ArtifactRow,
+  actor: string | null,
+  changeSummary: string | null,
+  justWritten = false,
+  system = false,
+): Promise<void> {
+  await rows(
+    tx,
+    `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
+  );
+  await pinBlob(tx, a.hash, justWritten);
+  await reserveStorage(
+    tx,
+    a.drive_id,
+    Number(a.size_bytes),
+    system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes,
+  );
+}
+
+const pathConflict = (path: string) =>
+  new AppError('PATH_CONFLICT', `a live artifact already exists at ${path}`, { path });
+
+/** PATCH /v0/artifacts/{art_id}: only path and updated_at change; emits artifact.renamed. */
+export async function renameArtifact(
+  rc: RequestContext,
+  input: { artId: string; path: string; ifMatch?: number },
+): Promise<ArtifactRow> {
+  checkPath(input.path);
+  const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
+  return writeTransaction(rc.app, async (w) => {
+    const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
+    checkNotWiki(current.path);
+    checkNotWiki(a.path);
+    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number)
+      throw preconditionFailed(current.version_number);
+    if (current.path === a.path) return current;
+    if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
+    let row: ArtifactRow;
+    try {
+      row = (await one<ArtifactRow>(
+        w.tx,
+        `update artifacts set path = ?, file_type = ?, updated_at = clock_timestamp() where id = ? returning *`,
+        [a.path, fileTypeOf(a.path, current.content_type), current.id],
+      ))!;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw pathConflict(a.path);
+      throw err;
+    }
+    await w.event({
+      driveId: a.driveId,
+      artId: row.id,
+      action: EventAction.artifactRenamed,
+      actor: a.actor,
+      metadata: { from: current.path, to: row.path, path: row.path },
+    });
+    return row;
+  });
+}
+
+/** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */
+export async function copyArtifact(
+  rc: RequestContext,
+  input: { artId: string; path: string; source?: Source | null },
+): Promise<ArtifactRow> {
+  const ctx = rc.app;
+  checkPath(input.path);
+  checkNotWiki(input.path);
+  const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
+  return writeTransaction(ctx, async (w) => {
+    const src = await one<ArtifactRow>(
+      w.tx,
+      `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for share`,
+      [a.artId, a.driveId],
+    );
+    if (!src) throw artifactNotFound();
+    const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
+    let row: ArtifactRow | undefined;
+    try {
+      row = await one<ArtifactRow>(
+        w.tx,
+        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
+         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+         on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
+        [
+          newId('art'),
+          a.driveId,
+          a.path,
+          src.content_type,
+          fileTypeOf(a.path, src.content_type),
+          src.size_bytes,
+          src.hash,
+          src.labels,
+          JSON.stringify(src.metadata),
+          JSON.stringify(source),
+          'private',
+        ],
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw pathConflict(a.path);
+      throw err;
+    }
+    if (!row) throw pathConflict(a.path);
+    await addVersion(ctx, w.tx, row, a.actor, null);
+    await w.event({
+      driveId: a.driveId,
+      artId: row.id,
+      action: EventAction.artifactCopied,
+      actor: a.actor,
+      metadata: {
+        path: row.path,
+        version_number: 1,
+        source_art_id: src.id,
+        source_version_number: src.version_number,
+        hash: src.hash,
+      },
+    });
+    return row;
+  });
+}

@@ -1,0 +1,123 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } from '../storage/blob-store.js';
+import { artifactNotFound, getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
+import { authorize } from '../access/authorize.js';
+import { checkPath } from './artifact-rules.js';
+import { getVersion } from './versions.js';
+
+/** Reading stored bytes: which blob an artifact (or one of its versions) is, its bytes, and download URLs. */
+
+/** The bytes of an artifact at one version, as a download needs them. */
+export interface BlobRef {
+  artId: string;
+  hash: string;
+  size: number;
+  contentType: string;
+  /** The artifact's current path (the download's filename). */
+  path: string;
+  versionNumber: number;
+}
+
+export type ContentTarget = { artId: string; versionNumber?: number } | { path: string };
+
+/**
+ * The current bytes (or one version's) of a live artifact: by path in the caller's drive, by id
+ * wherever the caller may read it (authorize); 404 otherwise.
+ */
+export async function artifactContent(rc: RequestContext, target: ContentTarget): Promise<BlobRef> {
+  const db = rc.app.orm.em.fork();
+  const a =
+    'path' in target
+      ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path))
+      : (await authorize(rc, { artId: target.artId }, 'read', db)).artifact;
+  if (!a) throw artifactNotFound();
+  const at =
+    'versionNumber' in target && target.versionNumber !== undefined
+      ? await getVersion(db, a.drive_id, a.id, target.versionNumber)
+      : a;
+  return {
+    artId: a.id,
+    hash: at.hash,
+    size: Number(at.size_bytes),
+    contentType: at.content_type,
+    path: a.path,
+    versionNumber: at.version_number,
+  };
+}
+
+/**
+ * The bytes of a blob, whole or one range. Small blobs come from the in-process cache (filled on
+ * first read; immutable under their hash, so never stale); larger ones stream from S3.
+ */
+export async function readContent(app: AppContext, blob: BlobRef, range?: BlobRange): Promise<Buffer | Readable> {
+  if (app.blobCache.accepts(blob.size)) {
+    const whole = await app.blobCache.getOrLoad(blob.hash, () => loadWhole(app, blob));
+    return range ? whole.subarray(range.start, range.end + 1) : whole;
+  }
+  return getBlobStream(app.s3, app.config.s3.bucket, blob.hash, range);
+}
+
+/** The whole object, checked against the recorded size so a short read is never cached. */
+async function loadWhole(app: AppContext, blob: BlobRef): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBlob(app.s3, app.config.s3.bucket, blob.hash);
+  } catch (err) {
+    throw err instanceof AppError ? err : storageFailure(err);
+  }
+  if (bytes.length !== blob.size) throw storageFailure(new Error(`read ${bytes.length} of ${blob.size} bytes`));
+  return bytes;
+}
+
+export interface DownloadUrl {
+  url: string;
+  /** true: a short-lived signed object-storage URL; false: the API's proxy download. */
+  direct: boolean;
+  expiresAt: Date | null;
+  blob: BlobRef;
+  filename: string;
+}
+
+/**
+ * A download URL (spec 2.5): a signed S3 URL above the signed-download threshold, else the proxy
+ * download by id (the version download for a version). A by-path request still gets the by-id URL.
+ */
+export async function downloadUrl(rc: RequestContext, target: ContentTarget): Promise<DownloadUrl> {
+  const { config } = rc.app;
+  const blob = await artifactContent(rc, target);
+  const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
+  if (blob.size <= config.limits.signedDownloadThresholdBytes) {
+    const byId = `${config.http.baseUrl}/v0/artifacts/${blob.artId}`;
+    const url =
+      'versionNumber' in target && target.versionNumber !== undefined
+        ? `${byId}/versions/${blob.versionNumber}/download`
+        : `${byId}/download`;
+    return { url, direct: false, expiresAt: null, blob, filename };
+  }
+  const expiresInS = config.durations.downloadUrlS;
+  try {
+    const url = await presignBlob(rc.app.s3, config.s3.bucket, blob.hash, {
+      expiresInS,
+      contentType: blob.contentType,
+      filename,
+    });
+    return { url, direct: true, expiresAt: new Date(Date.now() + expiresInS * 1000), blob, filename };
+  } catch (err) {
+    throw storageFailure(err);
+  }
+}
+
+/** The current bytes of an artifact row already authorized (a redeemed share link's artifact). */
+export function blobOfRow(a: ArtifactRow): BlobRef {
+  return {
+    artId: a.id,
+    hash: a.hash,
+    size: Number(a.size_bytes),
+    contentType: a.content_type,
+    path: a.path,
+    versionNumber: a.version_number,
+  };
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../lib/errors.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { putBlob } from '../storage/blob-store.js';
+import { getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
+import { checkPath, isWikiPath } from './artifact-rules.js';
+import { putStoredArtifact } from './artifacts.js';
+import { writeBlobOnce } from './blobs.js';
+import type { WriteTx } from './events.js';
+import { trashRow } from './trash.js';
+
+/**
+ * The service's own writes under `_wiki/` (the wiki's pages, src/wiki). Every caller-facing write
+ * refuses `_wiki/` with WIKI_RESERVED (checkNotWiki); these operations are the one way in, and only
+ * for a system principal (systemRequestContext). They go through the same version, blob, quota and
+ * event steps as any upload, inside the caller's write transaction (which holds the page's lock).
+ */
+function checkSystemWiki(rc: RequestContext, path: string): void {
+  if (rc.principal.kind !== 'system')
+    throw new AppError('WIKI_RESERVED', '_wiki/ is reserved for system-generated wiki pages');
+  checkPath(path);
+  if (!isWikiPath(path)) throw new AppError('INVALID_PATH', `system writes are limited to _wiki/, not ${path}`);
+}
+
+export interface StoredText {
+  hash: string;
+  size: number;
+  written: boolean;
+  bytes: Buffer;
+}
+
+/** Puts the bytes of a page in object storage under their hash (before the transaction that references them). */
+export async function storeSystemText(rc: RequestContext, text: string): Promise<StoredText> {
+  const bytes = Buffer.from(text, 'utf8');
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const ctx = rc.app;
+  const { written } = await writeBlobOnce(ctx, { hash, size: bytes.length }, () =>
+    putBlob(ctx.s3, ctx.config.s3.bucket, hash, bytes, bytes.length),
+  );
+  return { hash, size: bytes.length, written, bytes };
+}
+
+/** The live artifact at a `_wiki/` path, locked for the rest of the transaction, or undefined. */
+export async function lockSystemArtifact(
+  rc: RequestContext,
+  w: WriteTx,
+  path: string,
+): Promise<ArtifactRow | undefined> {
+  checkSystemWiki(rc, path);
+  return getLiveArtifactByPath(w.tx, rc.driveId, path, true);
+}
+
+/** Creates the page or appends a version (artifact.created / artifact.updated, attributed to rc.actor). */
+export async function putSystemArtifact(
+  rc: RequestContext,
+  w: WriteTx,
+  input: { path: string; contentType: string; body: StoredText; changeSummary: string | null },
+): Promise<ArtifactRow> {
+  checkSystemWiki(rc, input.path);
+  return putStoredArtifact(
+    rc.app,
+    w,
+    {
+      driveId: rc.driveId,
+      path: input.path,
+      contentType: input.contentType,
+      actor: rc.actor,
+      changeSummary: input.changeSummary,
+      system: true,
+    },
+    input.body,
+    input.body.written,
+  );
+}
+
+/** Moves a system artifact to the trash (artifact.deleted with `cause`), like any delete. */
+export async function trashSystemArtifact(
+  rc: RequestContext,
+  w: WriteTx,
+  row: ArtifactRow,
+  cause: string,
+): Promise<ArtifactRow> {
+  checkSystemWiki(rc, row.path);
+  return trashRow(rc.app, w, row, rc.actor, cause);
+}

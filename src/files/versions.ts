@@ -1,0 +1,75 @@
+import type { AppContext } from '../platform/context.js';
+import { AppError } from '../lib/errors.js';
+import { readBlob } from '../storage/blob-store.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { Timestamp } from '../lib/time.js';
+import { getLiveArtifact } from '../records/artifact-records.js';
+import { decodeCursor, encodeCursor } from '../lib/cursors.js';
+import { one, rows, type Db } from '../db/sql.js';
+import { driveFor } from '../access/authorize.js';
+
+/** Versions of an artifact (spec 2.3): list newest first with keyset cursors, get one, read its bytes. */
+export interface VersionRow {
+  art_id: string;
+  drive_id: string;
+  version_number: number;
+  size_bytes: string | number;
+  hash: string;
+  content_type: string;
+  actor_name: string | null;
+  change_summary: string | null;
+  created_at: Timestamp;
+}
+
+export async function listVersions(rc: RequestContext, artId: string, q: { cursor?: string; limit: number }) {
+  const db = rc.app.orm.em.fork();
+  const driveId = await driveFor(rc, { artId }, 'read', db);
+  const before = q.cursor
+    ? decodeCursor(q.cursor, (v): v is { v: number } => Number.isInteger((v as { v?: unknown }).v)).v
+    : 2 ** 31 - 1;
+  const found = await rows<VersionRow>(
+    db,
+    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number < ? order by version_number desc limit ?`,
+    [artId, driveId, before, q.limit + 1],
+  );
+  const page = found.slice(0, q.limit);
+  return {
+    items: page,
+    next_cursor: found.length > q.limit ? encodeCursor({ v: page[page.length - 1].version_number }) : null,
+    pruned_before: null,
+  };
+}
+
+/** GET one version record (of an artifact the caller may read). */
+export async function readVersion(rc: RequestContext, artId: string, versionNumber: number): Promise<VersionRow> {
+  const db = rc.app.orm.em.fork();
+  return getVersion(db, await driveFor(rc, { artId }, 'read', db), artId, versionNumber);
+}
+
+/** One version of a live artifact of this drive, or 404 NOT_FOUND. */
+export async function getVersion(db: Db, driveId: string, artId: string, versionNumber: number): Promise<VersionRow> {
+  await getLiveArtifact(db, driveId, artId);
+  const v = await one<VersionRow>(
+    db,
+    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`,
+    [artId, driveId, versionNumber],
+  );
+  if (!v) throw new AppError('NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
+  return v;
+}
+
+/** The bytes of one version (for indexers and other services); checks that the artifact belongs to the drive. */
+/** The bytes stored under a content hash (an artifact row's `hash` is its current version's). */
+export function readContentBytes(ctx: AppContext, hash: string): Promise<Buffer> {
+  return readBlob(ctx.s3, ctx.config.s3.bucket, hash);
+}
+
+export async function readVersionBytes(
+  ctx: AppContext,
+  driveId: string,
+  artId: string,
+  versionNumber: number,
+): Promise<Buffer> {
+  const v = await getVersion(ctx.orm.em.fork(), driveId, artId, versionNumber);
+  return readBlob(ctx.s3, ctx.config.s3.bucket, v.hash);
+}

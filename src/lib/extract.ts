@@ -1,0 +1,227 @@
+import { extractPdfPagesBoxed } from './pdf-box.js';
+
+/**
+ * Text extraction per content kind. Text and code are decoded as UTF-8; PDFs give one text per
+ * page (unpdf, a serverless build of pdf.js); WebVTT/SRT give timed cues. Everything else
+ * (images, audio, video, archives, binaries) yields no text: only path and metadata are indexed.
+ */
+
+/** What kind of content a passage came from; search filters by it. */
+export const MODALITIES = ['text', 'code', 'pdf', 'image', 'audio', 'video'] as const;
+export type Modality = (typeof MODALITIES)[number];
+
+export type Extracted =
+  | { kind: 'text'; modality: 'text' | 'code'; text: string }
+  | { kind: 'pdf'; pages: string[] }
+  | { kind: 'timed'; cues: Cue[] }
+  | { kind: 'none'; modality: Modality | null; reason?: string };
+
+export interface Cue {
+  startMs: number;
+  endMs: number;
+  text: string;
+}
+
+const CODE_EXTENSIONS = new Set([
+  'ts',
+  'tsx',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'py',
+  'rb',
+  'go',
+  'rs',
+  'java',
+  'kt',
+  'kts',
+  'scala',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'cs',
+  'swift',
+  'php',
+  'pl',
+  'lua',
+  'r',
+  'jl',
+  'sh',
+  'bash',
+  'zsh',
+  'ps1',
+  'sql',
+  'tex',
+  'css',
+  'scss',
+  'vue',
+  'svelte',
+  'hs',
+  'ml',
+  'ex',
+  'exs',
+  'erl',
+  'clj',
+  'dart',
+  'zig',
+  'nim',
+  'proto',
+  'graphql',
+  'tf',
+  'dockerfile',
+  'makefile',
+]);
+const TEXT_EXTENSIONS = new Set([
+  'txt',
+  'md',
+  'markdown',
+  'rst',
+  'adoc',
+  'org',
+  'csv',
+  'tsv',
+  'json',
+  'jsonl',
+  'yaml',
+  'yml',
+  'toml',
+  'ini',
+  'xml',
+  'html',
+  'htm',
+  'log',
+  'cfg',
+  'conf',
+  'env',
+]);
+const TIMED_EXTENSIONS = new Set(['vtt', 'srt']);
+const CODE_MIME = /^(text\/x-|application\/(x-)?(javascript|typescript|sh|python|sql|httpd-php|ruby|perl))/;
+const TEXT_MIME = /^(text\/|application\/(json|ld\+json|xml|x-yaml|yaml|toml|x-ndjson|csv|markdown|x-tex)\b)/;
+
+function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  if (name === 'dockerfile' || name === 'makefile') return name;
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1) : '';
+}
+
+const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
+
+/** How an artifact is read, from its content type and, for generic types, its file extension. */
+export function classify(contentType: string, path: string): 'pdf' | 'timed' | 'code' | 'text' | Modality | 'binary' {
+  const type = baseType(contentType);
+  const ext = extensionOf(path);
+  if (type === 'application/pdf') return 'pdf';
+  if (type === 'text/vtt' || type === 'application/x-subrip' || type === 'text/srt' || TIMED_EXTENSIONS.has(ext)) {
+    if (type.startsWith('text/') || type === 'application/x-subrip' || type === 'application/octet-stream')
+      return 'timed';
+  }
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type.startsWith('video/')) return 'video';
+  if (
+    CODE_MIME.test(type) ||
+    (CODE_EXTENSIONS.has(ext) && (type.startsWith('text/') || type === 'application/octet-stream'))
+  )
+    return 'code';
+  if (TEXT_MIME.test(type)) return 'text';
+  if (type === 'application/octet-stream' && TEXT_EXTENSIONS.has(ext)) return 'text';
+  return 'binary';
+}
+
+/** Whether extraction reads the bytes at all: images, audio, video and binaries index by path and metadata only. */
+export function readsContent(contentType: string, path: string): boolean {
+  return ['pdf', 'timed', 'code', 'text'].includes(classify(contentType, path));
+}
+
+/** Strict UTF-8 decode; null for bytes that are not text (invalid UTF-8 or NUL bytes). */
+export function decodeText(bytes: Buffer): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    return null;
+  }
+}
+
+export async function extract(contentType: string, path: string, bytes: Buffer): Promise<Extracted> {
+  const kind = classify(contentType, path);
+  switch (kind) {
+    case 'pdf': {
+      // Parsing is deterministic: bytes that are not a readable PDF (corrupt, encrypted) never
+      // become one, so they index like other unreadable content (path and metadata) instead of
+      // failing the pass on every retry.
+      // A PDF the box gives up on (a decompression bomb) indexes the same way, with the reason.
+      try {
+        return { kind: 'pdf', pages: await extractPdfPagesBoxed(bytes) };
+      } catch (err) {
+        return { kind: 'none', modality: 'pdf', reason: (err as Error).message };
+      }
+    }
+    case 'timed': {
+      const text = decodeText(bytes);
+      return text === null ? { kind: 'none', modality: null } : { kind: 'timed', cues: parseTimedText(text) };
+    }
+    case 'text':
+    case 'code': {
+      const text = decodeText(bytes);
+      return text === null ? { kind: 'none', modality: null } : { kind: 'text', modality: kind, text };
+    }
+    case 'binary':
+      return { kind: 'none', modality: null };
+    default:
+      return { kind: 'none', modality: kind };
+  }
+}
+
+const TIMESTAMP = /(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;
+const CUE_TIMING = new RegExp(`^\\s*${TIMESTAMP.source}\\s*-->\\s*${TIMESTAMP.source}`);
+
+function toMs(h: string | undefined, m: string, s: string, frac: string): number {
+  return ((Number(h ?? 0) * 60 + Number(m)) * 60 + Number(s)) * 1000 + Number(frac.padEnd(3, '0'));
+}
+
+/**
+ * WebVTT and SRT cues. A cue is a timing line (`00:00:01.000 --> 00:00:04.000`, SRT uses a comma)
+ * followed by text lines up to a blank line; cue identifiers, NOTE/STYLE/REGION blocks and the
+ * WEBVTT header are skipped, and inline tags such as `<v Speaker>` are removed.
+ */
+export function parseTimedText(source: string): Cue[] {
+  const cues: Cue[] = [];
+  const blocks = source.replace(/\r\n?/g, '\n').split(/\n{2,}/);
+  for (const block of blocks) {
+    const lines = block.split('\n');
+    const timingAt = lines.findIndex((l) => CUE_TIMING.test(l));
+    if (timingAt < 0) continue;
+    const m = CUE_TIMING.exec(lines[timingAt]!)!;
+    const text = lines
+      .slice(timingAt + 1)
+      .map((l) => l.replace(/<[^>]*>/g, '').trim())
+      .filter(Boolean)
+      .join(' ');
+    if (!text) continue;
+    cues.push({ startMs: toMs(m[1], m[2]!, m[3]!, m[4]!), endMs: toMs(m[5], m[6]!, m[7]!, m[8]!), text });
+  }
+  return cues;
+}
+
+/** Bytes in the search preview (SPEC 8: "first ~16 KB of each artifact"). */
+export const PREVIEW_BYTES = 16 * 1024;
+
+/** The searchable preview: the first 16 KB of a text or code artifact (PDFs and media have none, SPEC 4.2). */
+export function previewOf(extracted: Extracted): string {
+  let text: string;
+  if (extracted.kind === 'text') text = extracted.text;
+  else if (extracted.kind === 'timed') text = extracted.cues.map((c) => c.text).join('\n');
+  else return '';
+  const bytes = Buffer.from(text.slice(0, PREVIEW_BYTES), 'utf8');
+  if (bytes.length <= PREVIEW_BYTES) return text.slice(0, PREVIEW_BYTES);
+  return bytes
+    .subarray(0, PREVIEW_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+}

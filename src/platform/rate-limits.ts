@@ -1,0 +1,238 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from './context.js';
+import { AppError } from '../lib/errors.js';
+import type { Principal } from './request-context.js';
+
+/**
+ * Fixed-window counters in PostgreSQL, so every API process enforces one budget. A hit is one
+ * atomic upsert that only increments while under the limit: a refused hit is not counted.
+ */
+const HOUR_MS = 3600_000;
+
+export interface Window {
+  start: Date;
+  /** Epoch seconds at which the window ends. */
+  resetS: number;
+}
+
+export function hourWindow(now = Date.now()): Window {
+  const start = Math.floor(now / HOUR_MS) * HOUR_MS;
+  return { start: new Date(start), resetS: (start + HOUR_MS) / 1000 };
+}
+
+/** Seconds until the current window ends: a spent counter's Retry-After. */
+export const windowRetryAfterS = () => Math.max(1, Math.ceil(hourWindow().resetS - Date.now() / 1000));
+
+export interface HitResult {
+  allowed: boolean;
+  count: number;
+  limit: number;
+  remaining: number;
+  resetS: number;
+  retryAfterS: number;
+}
+
+async function hit(em: EntityManager, bucket: string, driveId: string | null, limit: number): Promise<HitResult> {
+  const w = hourWindow();
+  const rows = await em.execute<{ count: number }[]>(
+    `insert into rate_counters (bucket, window_start, drive_id, count) values (?, ?, ?, 1)
+     on conflict (bucket, window_start) do update set count = rate_counters.count + 1
+     where rate_counters.count < ?
+     returning count`,
+    [bucket, w.start, driveId, limit],
+  );
+  return resultOf(rows.length ? rows[0].count : null, limit, w);
+}
+
+/** A hit's outcome from the counter it returned (null: refused, the window is full). */
+function resultOf(counted: number | string | null, limit: number, w: Window): HitResult {
+  const allowed = counted !== null;
+  const count = allowed ? Number(counted) : limit;
+  return {
+    allowed,
+    count,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetS: w.resetS,
+    retryAfterS: Math.max(1, Math.ceil(w.resetS - Date.now() / 1000)),
+  };
+}
+
+async function peek(em: EntityManager, bucket: string): Promise<number> {
+  const rows = await em.execute<{ count: number }[]>(
+    'select count from rate_counters where bucket = ? and window_start = ?',
+    [bucket, hourWindow().start],
+  );
+  return rows.length ? Number(rows[0].count) : 0;
+}
+
+/**
+ * A credential's write budget counter is `write:<credential id>`; its drive's is `drive-write:<drive id>` (credential-
+ * state.ts reads both).
+ */
+export const WRITE_BUCKET_PREFIX = 'write:';
+export const writeBucket = (credentialId: string) => `${WRITE_BUCKET_PREFIX}${credentialId}`;
+export const DRIVE_WRITE_BUCKET_PREFIX = 'drive-write:';
+export const driveWriteBucket = (driveId: string) => `${DRIVE_WRITE_BUCKET_PREFIX}${driveId}`;
+
+export interface WriteLimits {
+  perToken: number;
+  perDrive: number;
+}
+
+export const writeLimitsOf = (app: AppContext): WriteLimits => ({
+  perToken: app.config.limits.writeBudgetPerHour,
+  perDrive: app.config.limits.writeBudgetPerDrivePerHour,
+});
+
+/** The 429 of a spent write budget, naming which one (the credential's or the drive's). */
+export function writeBudgetSpent(r: HitResult, limits: WriteLimits): AppError {
+  return rateLimited(
+    `write budget of ${r.limit} per hour ${r.limit === limits.perToken ? 'for this credential' : 'for this drive'} is spent`,
+    r.retryAfterS,
+  );
+}
+
+/** Charges one write to both budgets, or refuses with 429 RATE_LIMITED (every door's writes). */
+export async function chargeWriteOrRefuse(app: AppContext, principal: Principal): Promise<HitResult> {
+  const limits = writeLimitsOf(app);
+  const r = await chargeWrite(app, principal, limits);
+  if (!r.allowed) throw writeBudgetSpent(r, limits);
+  return r;
+}
+
+/** The budget headers' numbers for an authenticated credential, from the counts loaded with it. */
+export const budgetStatusOf = (app: AppContext, state: { writesThisHour: number; driveWritesThisHour: number }) =>
+  writeBudgetStatus({ token: state.writesThisHour, drive: state.driveWritesThisHour }, writeLimitsOf(app));
+
+/** Counts a registration from this client IP (REGISTRATIONS_PER_IP_PER_HOUR); 429 over the limit. */
+export async function chargeRegistration(app: AppContext, ip: string): Promise<void> {
+  const limit = await hitThrottle(app.orm.em.fork(), 'register', ip, app.config.limits.registrationsPerIpPerHour);
+  if (!limit.allowed) throw rateLimited('too many registrations from this address', limit.retryAfterS);
+}
+
+/**
+ * Charges one write to the drive's and the credential's hourly budgets, both or neither, in one
+ * statement: each counter only increments while under its limit, and the credential's only when
+ * the drive's did (the drive row's lock orders a drive's writes). When the credential's budget
+ * refuses, the drive's increment is given back by a second statement (the only path with two).
+ */
+export async function chargeWrite(app: AppContext, principal: Principal, limits: WriteLimits): Promise<HitResult> {
+  const { credentialId, driveId } = principal;
+  const w = hourWindow();
+  const [r] = await app.orm.em.fork().execute<{ drive: number | null; token: number | null }[]>(
+    `with d as (
+       insert into rate_counters (bucket, window_start, drive_id, count) values (?, ?, ?, 1)
+       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
+       returning count
+     ), t as (
+       insert into rate_counters (bucket, window_start, drive_id, count) select ?, ?, ?, 1 where exists (select 1 from d)
+       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
+       returning count
+     )
+     select (select count from d) as drive, (select count from t) as token`,
+    [
+      driveWriteBucket(driveId),
+      w.start,
+      driveId,
+      limits.perDrive,
+      writeBucket(credentialId),
+      w.start,
+      driveId,
+      limits.perToken,
+    ],
+  );
+  const drive = resultOf(r.drive, limits.perDrive, w);
+  if (!drive.allowed) return drive;
+  const token = resultOf(r.token, limits.perToken, w);
+  if (!token.allowed) {
+    await app.orm.em
+      .fork()
+      .execute('update rate_counters set count = count - 1 where bucket = ? and window_start = ?', [
+        driveWriteBucket(driveId),
+        w.start,
+      ]);
+    return token;
+  }
+  return token.remaining <= drive.remaining ? token : drive;
+}
+
+/** The budget headers' numbers from this hour's counts: whichever budget has less left. */
+export function writeBudgetStatus(counts: { token: number; drive: number }, limits: WriteLimits): HitResult {
+  const w = hourWindow();
+  const token = { limit: limits.perToken, count: counts.token, remaining: Math.max(0, limits.perToken - counts.token) };
+  const drive = { limit: limits.perDrive, count: counts.drive, remaining: Math.max(0, limits.perDrive - counts.drive) };
+  const binding = token.remaining <= drive.remaining ? token : drive;
+  return {
+    allowed: binding.remaining > 0,
+    ...binding,
+    resetS: w.resetS,
+    retryAfterS: Math.max(1, Math.ceil(w.resetS - Date.now() / 1000)),
+  };
+}
+
+/** Writes charged this hour across every credential of the drive (usage report). */
+export async function driveWritesThisHour(em: EntityManager, driveId: string): Promise<number> {
+  return peek(em, driveWriteBucket(driveId));
+}
+
+/**
+ * Throttles on doors that need no credential or guard a guessable secret, each a counter of its own
+ * keyed by client IP, account or link: agent and MCP client registrations, sign-ups, failed sign-ins,
+ * unknown claim codes (per IP and per account), wrong share-link passwords (per IP and per link),
+ * verification mails (per account). Failures are counted once known; a door checks first.
+ */
+export type ThrottleKind =
+  | 'register'
+  | 'oauth_register'
+  | 'signup'
+  | 'login_failure'
+  | 'claim_code_miss'
+  | 'claim_code_miss_account'
+  | 'share_password_ip'
+  | 'share_password_link'
+  | 'verification_mail';
+
+export function hitThrottle(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
+  return hit(em, `${kind}:${key}`, null, limit);
+}
+
+export async function throttleReached(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
+  return (await peek(em, `${kind}:${key}`)) >= limit;
+}
+
+/** The first throttle of `checks` already at its limit, as the 429 to answer; undefined when all have room. */
+export async function firstThrottleReached(
+  em: EntityManager,
+  checks: [ThrottleKind, string, number][],
+  message: string,
+): Promise<AppError | undefined> {
+  for (const [kind, key, limit] of checks) {
+    if (await throttleReached(em, kind, key, limit)) return rateLimited(message, windowRetryAfterS());
+  }
+  return undefined;
+}
+
+/** Counts one failure on each of `checks`' counters. */
+export async function hitThrottles(em: EntityManager, checks: [ThrottleKind, string, number][]): Promise<void> {
+  for (const [kind, key, limit] of checks) await hitThrottle(em, kind, key, limit);
+}
+
+/** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */
+export async function purgeEndedWindows(em: EntityManager): Promise<number> {
+  const rows = await em.execute<{ bucket: string }[]>(
+    'delete from rate_counters where window_start < ? returning bucket',
+    [hourWindow().start],
+  );
+  return rows.length;
+}
+
+/** The 429 of every budget: `RATE_LIMITED`, with Retry-After and the same number in the envelope. */
+export function rateLimited(message: string, retryAfterS: number) {
+  return new AppError(
+    'RATE_LIMITED',
+    `${message}; retry after ${retryAfterS} s`,
+    { retry_after: retryAfterS },
+    { 'Retry-After': String(retryAfterS) },
+  );
+}
