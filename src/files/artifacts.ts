@@ -23,6 +23,7 @@ import { EventAction, writeTransaction, type WriteTx } from './events.js';
 import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
 import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
+import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
 
 /** Read, create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
@@ -76,8 +77,8 @@ export interface PutInput {
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
-/** The upload's fields; each optional one undefined when its header was omitted. */
-export type UploadInput = Omit<PutInput, 'driveId' | 'actor' | 'artId' | 'grantee' | 'system'>;
+/** An upload as a door received it: the path and the fields, checked by the upload itself. */
+export type UploadInput = UploadFields & { path: string };
 
 /** An upload body as it arrives: read once, at most the per-artifact limit. */
 export interface IncomingBody {
@@ -95,7 +96,8 @@ export async function uploadArtifact(
   upload: UploadInput,
   incoming: IncomingBody,
 ): Promise<ArtifactRow> {
-  return uploadWith(rc, { ...upload, driveId: rc.driveId, actor: rc.actor, path: checkPath(upload.path) }, incoming);
+  const fields = checkUploadFields(upload, upload.path);
+  return uploadWith(rc, { ...fields, driveId: rc.driveId, actor: rc.actor, path: upload.path }, incoming);
 }
 
 /**
@@ -105,20 +107,21 @@ export async function uploadArtifact(
 export async function uploadArtifactById(
   rc: RequestContext,
   artId: string,
-  upload: Omit<UploadInput, 'path'>,
+  upload: UploadFields,
   incoming: IncomingBody,
 ): Promise<ArtifactRow> {
+  const fields = checkUploadFields(upload);
   const access = await authorize(rc, { artId }, 'write');
   const current = access.artifact!;
   // Visibility is an anyone:viewer grant, so changing it takes can_manage.
-  if (upload.visibility !== undefined && !roleCan(access.role, 'can_manage'))
+  if (fields.visibility !== undefined && !roleCan(access.role, 'can_manage'))
     throw permissionDenied('can_manage', access.role as Role);
   const grantee = access.owner
     ? undefined
     : { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role };
   return uploadWith(
     rc,
-    { ...upload, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee },
+    { ...fields, driveId: access.driveId, actor: rc.actor, path: current.path, artId, grantee },
     incoming,
   );
 }

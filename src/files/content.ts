@@ -48,6 +48,18 @@ export async function artifactContent(rc: RequestContext, target: ContentTarget)
   };
 }
 
+/** A download: the blob's record, read (whole or one range) only once the door knows it sends the bytes. */
+export interface OpenedContent {
+  blob: BlobRef;
+  read: (range?: BlobRange) => Promise<Buffer | Readable>;
+}
+
+/** GET …/download: the blob of the artifact (or version) the caller may read, and its reader. */
+export async function openContent(rc: RequestContext, target: ContentTarget): Promise<OpenedContent> {
+  const blob = await artifactContent(rc, target);
+  return { blob, read: (range) => readContent(rc.app, blob, range) };
+}
+
 /**
  * The bytes of a blob, whole or one range. Small blobs come from the in-process cache (filled on
  * first read; immutable under their hash, so never stale); larger ones stream from S3.

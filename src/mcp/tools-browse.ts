@@ -2,23 +2,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { listArtifacts } from '../files/artifact-listing.js';
 import { FILE_TYPES } from '../files/artifact-rules.js';
-import { getArtifact, getArtifactByPath } from '../files/artifacts.js';
-import { artifactsByTopFolder } from '../drives/drive-stats.js';
-import { driveOverview } from '../drives/drives.js';
 import { listEvents } from '../files/events.js';
-import { readFolder } from '../files/folders.js';
-import { listVersions } from '../files/versions.js';
-import { AppError } from '../lib/errors.js';
-import type { RequestContext } from '../platform/request-context.js';
+import { resolveRef, versionsByRef } from '../files/refs.js';
 import { artifactOut, type ArtifactOut } from '../shapes/artifacts.js';
 import { driveOverviewOut } from '../shapes/drives.js';
 import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
-import { driveUsage } from '../usage/usage.js';
-import { topWikiPages } from '../wiki/browse.js';
+import { driveSummary } from '../wiki/drive-summary.js';
 import { artifactOutSchema, eventOutSchema, folderOutSchema, versionOutSchema } from '../api/schemas/artifacts.js';
-import { cursorArg, defineTool, fitPage, isArtId, isFldId, READ_ONLY, refArg, type ToolEnv } from './tool-kit.js';
+import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */
 
@@ -35,25 +28,6 @@ const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | n
 
 export const artifactLine = (a: ArtifactOut) =>
   `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}`;
-
-/** An artifact by art_ id or path, then (for lookup, move, delete) a folder by fld_ id or path. */
-export async function resolveRef(rc: RequestContext, ref: string) {
-  if (isArtId(ref)) return { kind: 'artifact' as const, artifact: await getArtifact(rc, ref) };
-  if (isFldId(ref)) return { kind: 'folder' as const, folder: await readFolder(rc, { id: ref }) };
-  const path = ref.replace(/^\/+/, '');
-  try {
-    if (!path.endsWith('/')) return { kind: 'artifact' as const, artifact: await getArtifactByPath(rc, path) };
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'ARTIFACT_NOT_FOUND') throw err;
-  }
-  try {
-    return { kind: 'folder' as const, folder: await readFolder(rc, { path }) };
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND')
-      throw new AppError('NOT_FOUND', `no live artifact or folder at ${ref}`);
-    throw err;
-  }
-}
 
 /** overview's top_entities/top_concepts items (REFERENCE §1: name, slug, summary, mention_count, url). */
 const TOP_PAGES = 10;
@@ -94,14 +68,9 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
       budget: 'read',
     },
     async (_args, rc) => {
-      const [drive, stats, folders, events, entities, concepts] = await Promise.all([
-        driveOverview(rc),
-        driveUsage(rc),
-        artifactsByTopFolder(rc),
-        listEvents(rc, { limit: 10 }),
-        topWikiPages(rc, 'entity', TOP_PAGES),
-        topWikiPages(rc, 'concept', TOP_PAGES),
-      ]);
+      const summary = await driveSummary(rc, { recentEvents: 10, topPages: TOP_PAGES });
+      const { drive, usage: stats, byFolder: folders, entities, concepts } = summary;
+      const events = { items: summary.recentEvents };
       const top = (p: (typeof entities)[number]) => ({
         name: p.name,
         slug: p.slug,
@@ -230,12 +199,13 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const a = isArtId(args.ref) ? await getArtifact(rc, args.ref) : await getArtifactByPath(rc, args.ref);
+      let a!: Awaited<ReturnType<typeof versionsByRef>>['artifact'];
       return fitPage(
         cap,
         args.limit,
         async (limit) => {
-          const page = await listVersions(rc, a.id, { cursor: args.cursor, limit });
+          const { artifact, page } = await versionsByRef(rc, args.ref, { cursor: args.cursor, limit });
+          a = artifact;
           return { art_id: a.id, path: a.path, items: page.items.map(versionOut), next_cursor: page.next_cursor };
         },
         (page) => ({

@@ -1,11 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { readFolder } from '../files/folders.js';
-import { enqueueCompile, getJob, waitForJob, type JobRow } from '../projects/jobs.js';
+import { compileAndWait } from '../projects/compile-and-wait.js';
+import { getJob, type JobRow } from '../projects/jobs.js';
 import { ENGINES } from '../projects/projects.js';
 import { jobOut } from '../shapes/projects.js';
 import { jobOutSchema } from '../api/schemas/projects.js';
-import { actorArg, defineTool, isFldId, READ_ONLY, refArg, writes, type ToolEnv } from './tool-kit.js';
+import { actorArg, defineTool, READ_ONLY, refArg, writes, type ToolEnv } from './tool-kit.js';
 
 /**
  * Compile tools (REFERENCE: `compile(folder=…, wait=true)`, then `get_compile`): the same operations as
@@ -55,13 +55,12 @@ export function registerCompileTools(server: McpServer, env: ToolEnv): void {
       budget: 'write',
     },
     async (args, rc) => {
-      const folder = await readFolder(rc, isFldId(args.folder) ? { id: args.folder } : { path: args.folder });
-      const job = await enqueueCompile(rc, folder.id, {
-        entrypoint: args.entrypoint,
-        engine: args.engine,
-        task: 'compile',
-      });
-      return answer(args.wait ? await waitForJob(rc, job.id) : job);
+      const job = await compileAndWait(
+        rc,
+        { ref: args.folder },
+        { entrypoint: args.entrypoint, engine: args.engine, task: 'compile', wait: args.wait },
+      );
+      return answer(job);
     },
   );
 

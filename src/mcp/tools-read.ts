@@ -1,14 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { fileTypeOf } from '../files/artifact-rules.js';
-import { getArtifact, getArtifactByPath } from '../files/artifacts.js';
-import { artifactContent, downloadUrl, type ContentTarget } from '../files/content.js';
-import { blobBytes, isTextual } from '../files/text.js';
-import { AppError } from '../lib/errors.js';
+import { readArtifactRange, type RangeAsked, type RangeRead } from '../files/read-range.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
 import { downloadUrlOutSchema } from '../api/schemas/artifacts.js';
-import { defineTool, isArtId, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
+import { defineTool, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
 
 /**
  * read and read_version, built for context windows: text by character or line range with the
@@ -46,39 +42,9 @@ const readOutput = {
   download: downloadUrlOutSchema.nullable().describe('binary (and oversized image) kind: where to fetch the bytes'),
 };
 
-type RangeArgs = { offset?: number; length?: number; line_start?: number; line_count?: number };
-
-/** Character offsets where each line starts. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  if (starts.length > 1 && starts[starts.length - 1] === text.length) starts.pop();
-  return starts;
-}
-
-/** The line (1-based) holding character `pos`. */
-function lineAt(starts: number[], pos: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-
-async function readTarget(
-  rc: RequestContext,
-  ref: string,
-  version: number | undefined,
-  args: RangeArgs,
-  cap: number,
-  imageMax: number,
-): Promise<ToolAnswer> {
-  const a = isArtId(ref) ? await getArtifact(rc, ref) : await getArtifactByPath(rc, ref);
-  const target: ContentTarget = { artId: a.id, versionNumber: version };
-  const blob = await artifactContent(rc, target);
+/** Shapes a read: the structured answer and its text rendering. */
+function answerOf(read: RangeRead, args: RangeAsked, imageMax: number): ToolAnswer {
+  const blob = read.blob;
   const base = {
     art_id: blob.artId,
     path: blob.path,
@@ -96,85 +62,66 @@ async function readTarget(
     next_line: null,
     download: null,
   };
-  const fileType = fileTypeOf(blob.path, blob.contentType);
   const label = `${blob.path} v${blob.versionNumber} (${blob.contentType}, ${blob.size} bytes)`;
-  if (!isTextual(fileType, blob.contentType)) {
-    if (fileType === 'image' && blob.size <= imageMax && /^image\/(png|jpeg|gif|webp)$/i.test(blob.contentType)) {
-      const data = (await blobBytes(rc, blob)).toString('base64');
-      return {
-        structured: { ...base, kind: 'image' },
-        text: `Image ${label}.`,
-        extra: [{ type: 'image', data, mimeType: blob.contentType.toLowerCase() }],
-      };
-    }
-    const download = downloadUrlOut(await downloadUrl(rc, target));
-    const why =
-      fileType === 'image'
-        ? `an image over the ${imageMax}-byte inline cap or in a format not sent inline`
-        : 'not text';
+  if (read.kind === 'image') {
     return {
-      structured: { ...base, kind: fileType === 'image' ? 'image' : 'binary', download },
+      structured: { ...base, kind: 'image' },
+      text: `Image ${label}.`,
+      extra: [{ type: 'image', data: read.bytes.toString('base64'), mimeType: blob.contentType.toLowerCase() }],
+    };
+  }
+  if (read.kind === 'download') {
+    const download = downloadUrlOut(read.download);
+    const why = read.image
+      ? `an image over the ${imageMax}-byte inline cap or in a format not sent inline`
+      : 'not text';
+    return {
+      structured: { ...base, kind: read.image ? 'image' : 'binary', download },
       text: `${label} is ${why}; download it from ${download.url}`,
     };
   }
-  if (args.line_start !== undefined && (args.offset !== undefined || args.length !== undefined)) {
-    throw new AppError('INVALID_ARGUMENT', 'give either offset/length or line_start/line_count, not both');
-  }
-  const text = (await blobBytes(rc, blob)).toString('utf8');
-  const starts = lineStarts(text);
-  const total = text.length;
-  let start: number;
-  let end: number;
-  if (args.line_start !== undefined) {
-    if (args.line_start > starts.length && total > 0)
-      throw new AppError('INVALID_ARGUMENT', `line_start ${args.line_start} is past the last line (${starts.length})`);
-    start = starts[args.line_start - 1] ?? total;
-    const stopLine = args.line_count !== undefined ? args.line_start - 1 + args.line_count : starts.length;
-    end = stopLine < starts.length ? starts[stopLine] : total;
-  } else {
-    start = Math.min(args.offset ?? 0, total);
-    end = Math.min(total, start + (args.length ?? total));
-  }
-  const render = (stop: number): ToolAnswer => {
-    const content = text.slice(start, stop);
-    const more = stop < total;
-    const byLines = args.line_start !== undefined;
-    const lastLine = stop > start ? lineAt(starts, stop - 1) : null;
-    const structured = {
-      ...base,
-      kind: 'text',
-      content,
-      total_chars: total,
-      total_lines: starts.length,
-      start,
-      end: stop,
-      next_offset: more ? stop : null,
-      line_start: byLines ? args.line_start! : null,
-      line_end: byLines ? lastLine : null,
-      next_line: byLines && more && lastLine !== null ? lastLine + 1 : null,
-    };
-    const where = byLines
-      ? `lines ${args.line_start}-${lastLine ?? args.line_start} of ${starts.length}`
-      : `chars ${start}-${stop} of ${total}`;
-    const hint = more
-      ? byLines
-        ? `; continue with line_start=${lastLine !== null ? lastLine + 1 : args.line_start}`
-        : `; continue with offset=${stop}`
-      : '; end of file';
-    return { structured, text: `${label}, ${where}${hint}\n${content}` };
+  const { content, totalChars, totalLines, start, stop, lastLine } = read.range;
+  const more = stop < totalChars;
+  const byLines = args.line_start !== undefined;
+  const structured = {
+    ...base,
+    kind: 'text',
+    content,
+    total_chars: totalChars,
+    total_lines: totalLines,
+    start,
+    end: stop,
+    next_offset: more ? stop : null,
+    line_start: byLines ? args.line_start! : null,
+    line_end: byLines ? lastLine : null,
+    next_line: byLines && more && lastLine !== null ? lastLine + 1 : null,
   };
-  // Shrink until the answer fits the cap (JSON escaping can make it larger than the characters themselves); cut at a
-  // line end when one is near.
-  let stop = end;
-  for (;;) {
-    const answer = render(stop);
-    const size = resultChars(answer);
-    if (size <= cap || stop <= start) return answer;
-    let next = start + Math.floor((stop - start) * (cap / size) * 0.95);
-    const nl = text.lastIndexOf('\n', next - 1);
-    if (nl >= start && next - nl < 2000) next = nl + 1;
-    stop = Math.max(start, Math.min(next, stop - 1));
-  }
+  const where = byLines
+    ? `lines ${args.line_start}-${lastLine ?? args.line_start} of ${totalLines}`
+    : `chars ${start}-${stop} of ${totalChars}`;
+  const hint = more
+    ? byLines
+      ? `; continue with line_start=${lastLine !== null ? lastLine + 1 : args.line_start}`
+      : `; continue with offset=${stop}`
+    : '; end of file';
+  return { structured, text: `${label}, ${where}${hint}\n${content}` };
+}
+
+async function readTarget(
+  rc: RequestContext,
+  args: RangeAsked & { ref: string; version?: number },
+  cap: number,
+  imageMax: number,
+): Promise<ToolAnswer> {
+  const read = await readArtifactRange(rc, {
+    ref: args.ref,
+    version: args.version,
+    range: args,
+    imageMaxBytes: imageMax,
+    capChars: cap,
+    sizeOf: (text) => resultChars(answerOf({ kind: 'text', ...text }, args, imageMax)),
+  });
+  return answerOf(read, args, imageMax);
 }
 
 export function registerReadTools(server: McpServer, env: ToolEnv): void {
@@ -201,7 +148,7 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
       annotations: READ_ONLY,
       budget: 'read',
     },
-    (args, rc) => readTarget(rc, args.ref, args.version, args, cap, imageMax),
+    (args, rc) => readTarget(rc, args, cap, imageMax),
   );
 
   defineTool(
@@ -216,6 +163,6 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
       annotations: READ_ONLY,
       budget: 'read',
     },
-    (args, rc) => readTarget(rc, args.ref, args.version, args, cap, imageMax),
+    (args, rc) => readTarget(rc, args, cap, imageMax),
   );
 }

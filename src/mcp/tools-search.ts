@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { grepArtifacts, type GrepResult } from '../files/grep.js';
 import { MODALITIES } from '../search/engine.js';
+import { findPage, searchPage } from '../search/search-page.js';
 import { findHitOut, searchHitOut } from '../shapes/search.js';
 import { findHitSchema, searchHitSchema } from '../api/routes/search.js';
 import { cursorArg, defineTool, READ_ONLY, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
@@ -65,7 +66,8 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const hits = (await env.search.search(rc.driveId, args.q, filtersOf(args))).map((h) => searchHitOut(config, h));
+      const page = await searchPage(rc, env.search, { q: args.q, filters: filtersOf(args) });
+      const hits = page.items.map((h) => searchHitOut(config, h));
       return fitHits(cap, hits, (items, dropped) => ({
         structured: { items, next_cursor: null, truncated: dropped > 0 },
         text:
@@ -96,14 +98,10 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const hits = (
-        await env.search.find(rc.driveId, {
-          q: args.q,
-          mode: args.mode,
-          modalities: args.modality ?? [],
-          ...filtersOf(args),
-        })
-      ).map((h) => findHitOut(config, h));
+      const page = await findPage(rc, env.search, {
+        find: { q: args.q, mode: args.mode, modalities: args.modality ?? [], ...filtersOf(args) },
+      });
+      const hits = page.items.map((h) => findHitOut(config, h));
       return fitHits(cap, hits, (items, dropped) => ({
         structured: { items, next_cursor: null, truncated: dropped > 0 },
         text:

@@ -2,16 +2,9 @@ import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { setArtifactMetadata } from '../files/artifact-metadata.js';
-import {
-  checkChangeSummary,
-  checkLabels,
-  checkMetadata,
-  checkSource,
-  checkVisibility,
-} from '../files/artifact-rules.js';
-import { copyArtifact, getArtifact, getArtifactByPath, renameArtifact, uploadArtifact } from '../files/artifacts.js';
-import { createFolder, deleteFolder, moveFolder } from '../files/folders.js';
-import { deleteArtifact } from '../files/trash.js';
+import { uploadArtifact } from '../files/artifacts.js';
+import { createFolder } from '../files/folders.js';
+import { copyByRef, deleteByRef, moveByRef } from '../files/ref-writes.js';
 import { AppError } from '../lib/errors.js';
 import { artifactDeleteOut, artifactOut } from '../shapes/artifacts.js';
 import { folderDeleteOut, folderOut } from '../shapes/folders.js';
@@ -24,7 +17,7 @@ import {
   sourceSchema,
 } from '../api/schemas/artifacts.js';
 import { actorArg, defineTool, isArtId, refArg, writes, type ToolEnv } from './tool-kit.js';
-import { artifactLine, resolveRef } from './tools-browse.js';
+import { artifactLine } from './tools-browse.js';
 
 /** Changing the drive: upload, move, copy, delete, mkdir, set_metadata, upload_url. Each charges one write. */
 
@@ -96,22 +89,17 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
     },
     async (args, rc) => {
       const bytes = decode(args.content, args.encoding);
-      const defaultType =
-        args.encoding === 'base64'
-          ? undefined
-          : /\.(md|markdown)$/i.test(args.path)
-            ? 'text/markdown; charset=utf-8'
-            : 'text/plain; charset=utf-8';
       const row = await uploadArtifact(
         rc,
         {
           path: args.path,
-          contentType: args.content_type ?? defaultType,
-          labels: args.labels !== undefined ? checkLabels(args.labels) : undefined,
-          metadata: args.metadata !== undefined ? checkMetadata(args.metadata) : undefined,
-          source: args.source !== undefined ? checkSource(args.source) : undefined,
-          visibility: args.visibility !== undefined ? checkVisibility(args.visibility) : undefined,
-          changeSummary: checkChangeSummary(args.change_summary),
+          contentType: args.content_type,
+          sentAsText: args.encoding === 'text',
+          labels: args.labels,
+          metadata: args.metadata,
+          source: args.source,
+          visibility: args.visibility,
+          changeSummary: args.change_summary,
           ifMatch: args.if_match,
         },
         { stream: Readable.from([bytes]), declaredBytes: bytes.length },
@@ -146,16 +134,16 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
       budget: 'write',
     },
     async (args, rc) => {
-      const found = await resolveRef(rc, args.from);
-      if (found.kind === 'artifact') {
-        const a = out(await renameArtifact(rc, { artId: found.artifact.id, path: args.to, ifMatch: args.if_match }));
+      const moved = await moveByRef(rc, { ref: args.from, path: args.to, ifMatch: args.if_match });
+      if (moved.kind === 'artifact') {
+        const a = out(moved.artifact);
         return {
           structured: { kind: 'artifact', artifact: a },
-          text: `Moved ${found.artifact.path} → ${a.path} (${a.art_id})`,
+          text: `Moved ${moved.from.path} → ${a.path} (${a.art_id})`,
         };
       }
-      const f = folderOut(await moveFolder(rc, { ref: { id: found.folder.id }, path: args.to }));
-      return { structured: { kind: 'folder', folder: f }, text: `Moved folder /${found.folder.path}/ → ${f.path}` };
+      const f = folderOut(moved.folder);
+      return { structured: { kind: 'folder', folder: f }, text: `Moved folder /${moved.from.path}/ → ${f.path}` };
     },
   );
 
@@ -179,15 +167,9 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
       budget: 'write',
     },
     async (args, rc) => {
-      const src = isArtId(args.from) ? await getArtifact(rc, args.from) : await getArtifactByPath(rc, args.from);
-      const a = out(
-        await copyArtifact(rc, {
-          artId: src.id,
-          path: args.to,
-          source: args.source !== undefined ? checkSource(args.source) : null,
-        }),
-      );
-      return { structured: a, text: `Copied ${src.path} → ${artifactLine(a)}` };
+      const { from, copy } = await copyByRef(rc, { ref: args.from, path: args.to, source: args.source });
+      const a = out(copy);
+      return { structured: a, text: `Copied ${from.path} → ${artifactLine(a)}` };
     },
   );
 
@@ -210,21 +192,15 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
       budget: 'write',
     },
     async (args, rc) => {
-      const found = await resolveRef(rc, args.ref);
-      if (found.kind === 'artifact') {
-        const d = artifactDeleteOut(
-          config,
-          await deleteArtifact(rc, { artId: found.artifact.id, ifMatch: args.if_match }),
-        );
+      const deleted = await deleteByRef(rc, { ref: args.ref, recursive: args.recursive, ifMatch: args.if_match });
+      if (deleted.kind === 'artifact') {
+        const d = artifactDeleteOut(config, deleted.artifact);
         return {
           structured: { kind: 'artifact', artifact: d },
           text: `Deleted ${d.path} (${d.art_id}); restorable until ${d.purge_at}`,
         };
       }
-      const d = folderDeleteOut(
-        config,
-        await deleteFolder(rc, { ref: { id: found.folder.id }, recursive: args.recursive }),
-      );
+      const d = folderDeleteOut(config, deleted.folder);
       return {
         structured: { kind: 'folder', folder: d },
         text: `Deleted folder ${d.path} with ${d.n_artifacts_deleted} artifact(s) and ${d.n_subfolders_deleted} subfolder(s); restorable until ${d.purge_at}`,

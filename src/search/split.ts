@@ -2,6 +2,7 @@ import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { getEncoding, type Tiktoken } from 'js-tiktoken';
 import type { Passage } from './engine.js';
 import type { Extracted } from '../lib/extract.js';
+import { pieceAt } from '../lib/line-starts.js';
 
 /**
  * Passage splitting. Chunks are measured in cl100k_base tokens (the tokenizer of the
@@ -79,18 +80,6 @@ export async function splitWithOffsets(
   return spans;
 }
 
-/** Index of the segment containing `offset`, given sorted segment start offsets. */
-function segmentAt(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 /** Joins segments with a separator and records where each starts in the joined text. */
 function joinSegments(segments: string[], separator: string): { text: string; starts: number[] } {
   const starts: number[] = [];
@@ -124,8 +113,8 @@ export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
       ord,
       text: text.slice(s.start, s.end),
       modality: 'pdf',
-      pageStart: segmentAt(starts, s.start) + 1,
-      pageEnd: segmentAt(starts, s.end - 1) + 1,
+      pageStart: pieceAt(starts, s.start) + 1,
+      pageEnd: pieceAt(starts, s.end - 1) + 1,
       embedding: null,
     }));
   }
@@ -138,8 +127,8 @@ export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
     ord,
     text: text.slice(s.start, s.end),
     modality: 'video',
-    timeStartMs: extracted.cues[segmentAt(starts, s.start)]!.startMs,
-    timeEndMs: extracted.cues[segmentAt(starts, s.end - 1)]!.endMs,
+    timeStartMs: extracted.cues[pieceAt(starts, s.start)]!.startMs,
+    timeEndMs: extracted.cues[pieceAt(starts, s.end - 1)]!.endMs,
     embedding: null,
   }));
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
-import { newId } from '../lib/ids.js';
+import { hasPrefix, newId } from '../lib/ids.js';
 import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
 import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
@@ -32,6 +32,7 @@ import {
   quotaExceeded,
   recordCommitResult,
   uploadExpired,
+  uploadNotFound,
   type UploadSessionRow,
 } from './upload-sessions.js';
 
@@ -101,7 +102,8 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
 /** POST /v0/uploads: validates and freezes the write, reserves quota, starts the session timer, presigns the upload. */
 export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'driveId'>) {
   const ctx = rc.app;
-  const b: BeginInput = { ...input, driveId: rc.driveId };
+  // actor_name, else the request's (checked) X-Drive-Actor.
+  const b: BeginInput = { ...input, driveId: rc.driveId, actorName: input.actorName ?? rc.actor };
   const frozen = validateBegin(ctx, b);
   // Cheap check first so a hopeless begin starts no workflow; the locked check at insert decides.
   const db = ctx.orm.em.fork();
@@ -179,6 +181,8 @@ async function endedOutcome(ctx: AppContext, s: UploadSessionRow): Promise<Artif
 
 /** POST /v0/uploads/{id}/commit (idempotent): verifies the object and creates the artifact or its new version. */
 export async function commitUpload(rc: RequestContext, uploadId: string): Promise<ArtifactRow> {
+  // Any malformed id is simply an unknown upload (404), like another drive's.
+  if (!hasPrefix(uploadId, 'upl')) throw uploadNotFound();
   const ctx = rc.app;
   const { driveId } = rc;
   const s = await getUploadSession(ctx.orm.em.fork(), driveId, uploadId);

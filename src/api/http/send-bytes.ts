@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import type { AppContext } from '../../platform/context.js';
-import { readContent, type BlobRef } from '../../files/content.js';
+import type { OpenedContent } from '../../files/content.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
  * with a strong ETag (the content hash), If-None-Match (304) and single-range Range (206/416).
  */
-export async function sendBytes(ctx: AppContext, req: Request, res: Response, blob: BlobRef): Promise<void> {
+export async function sendBytes(req: Request, res: Response, content: OpenedContent): Promise<void> {
+  const { blob } = content;
   const etag = `"${blob.hash}"`;
   const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
   res.setHeader('ETag', etag);
@@ -39,7 +39,7 @@ export async function sendBytes(ctx: AppContext, req: Request, res: Response, bl
     res.status(200).end();
     return;
   }
-  const body = await readContent(ctx, blob, useRange);
+  const body = await content.read(useRange);
   if (useRange) {
     res.status(206);
     res.setHeader('Content-Range', `bytes ${useRange.start}-${useRange.end}/${blob.size}`);

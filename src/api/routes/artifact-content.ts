@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
-import { artifactContent, downloadUrl, type ContentTarget } from '../../files/content.js';
+import { downloadUrl, openContent, type ContentTarget } from '../../files/content.js';
 import { listVersions, readVersion } from '../../files/versions.js';
 import { downloadUrlOut } from '../../shapes/artifacts.js';
 import { versionOut } from '../../shapes/versions.js';
@@ -36,8 +36,8 @@ const downloadUrlResponse = { 200: { description: 'download URL record', schema:
 export function artifactContentRouter(ctx: AppContext): Router {
   const router = Router();
   const rc = (req: Request) => requestContextOf(ctx, req);
-  const download = async (req: Request, res: Parameters<typeof sendBytes>[2], target: ContentTarget) =>
-    sendBytes(ctx, req, res, await artifactContent(rc(req), target));
+  const download = async (req: Request, res: Parameters<typeof sendBytes>[1], target: ContentTarget) =>
+    sendBytes(req, res, await openContent(rc(req), target));
   const urlOf = async (req: Request, target: ContentTarget) => downloadUrlOut(await downloadUrl(rc(req), target));
 
   route(

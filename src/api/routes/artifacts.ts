@@ -15,7 +15,7 @@ import {
 import { deleteArtifact, restoreArtifact } from '../../files/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { ifMatchOf, uploadInputOf } from '../http/headers.js';
+import { ifMatchOf, uploadFieldsOf } from '../http/headers.js';
 import { route } from '../http/route.js';
 import {
   actorHeader,
@@ -210,7 +210,7 @@ export function artifactsRouter(ctx: AppContext): Router {
       responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
     },
     async ({ params, req, res }) => {
-      const { path: _path, ...upload } = uploadInputOf(req, params.art_id);
+      const upload = uploadFieldsOf(req);
       return streamUpload(req, res, () => uploadArtifactById(rc(req), params.art_id, upload, incomingOf(req)));
     },
     onlyArtId,
@@ -244,7 +244,9 @@ export function artifactsRouter(ctx: AppContext): Router {
       responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
     },
     async ({ params, req, res }) =>
-      streamUpload(req, res, () => uploadArtifact(rc(req), uploadInputOf(req, params.path), incomingOf(req))),
+      streamUpload(req, res, () =>
+        uploadArtifact(rc(req), { ...uploadFieldsOf(req), path: params.path }, incomingOf(req)),
+      ),
   );
 
   route(

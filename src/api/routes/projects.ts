@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
-import { cancelJob, enqueueCompile, getJob, jobLog, listJobs, waitForJob } from '../../projects/jobs.js';
+import { compileAndWait } from '../../projects/compile-and-wait.js';
+import { cancelJob, getJob, jobLog, listJobs } from '../../projects/jobs.js';
 import { getProject, putProject } from '../../projects/projects.js';
 import { jobOut, projectOut } from '../../shapes/projects.js';
 import { requestContextOf } from '../http/auth-context.js';
@@ -80,13 +81,12 @@ export function projectsRouter(ctx: AppContext): Router {
       },
     },
     async ({ params, body, req }) => {
-      const r = rc(req);
-      const job = await enqueueCompile(r, params.fld_id, {
-        task: body.task,
-        entrypoint: body.options.entrypoint,
-        engine: body.options.engine,
-      });
-      return jobOut(ctx.config, body.options.wait ? await waitForJob(r, job.id) : job);
+      const job = await compileAndWait(
+        rc(req),
+        { fldId: params.fld_id },
+        { task: body.task, entrypoint: body.options.entrypoint, engine: body.options.engine, wait: body.options.wait },
+      );
+      return jobOut(ctx.config, job);
     },
   );
 

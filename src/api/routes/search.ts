@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/auth-context.js';
+import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
 import { findHitOut, searchHitOut } from '../../shapes/search.js';
 import { route } from '../http/route.js';
-import { pageWindow, queryFingerprint, rankedPage } from '../../search/paging.js';
+import { findPage, searchPage } from '../../search/search-page.js';
 import { cursorParam } from '../schemas/artifacts.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
@@ -74,13 +74,13 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
   const router = Router();
   const base = (h: SearchHit) => searchHitOut(ctx.config, h);
   const findHit = (h: FusedPassageHit) => findHitOut(ctx.config, h);
-  const filtersOf = (q: z.output<typeof searchQuery>, fetch: number) => ({
+  const filtersOf = (q: z.output<typeof searchQuery>) => ({
     labels: q.label,
     fileType: q.file_type,
     prefix: q.prefix,
     updatedAfter: q.updated_after,
     updatedBefore: q.updated_before,
-    limit: fetch,
+    limit: q.limit,
   });
 
   route(
@@ -100,10 +100,11 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
       },
     },
     async ({ query, req }) => {
-      const f = queryFingerprint(query);
-      const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
-      const hits = await service.search(authOf(req).driveId, query.q, filtersOf(query, fetch));
-      const page = rankedPage(hits, offset, query.limit, f);
+      const page = await searchPage(requestContextOf(ctx, req), service, {
+        q: query.q,
+        filters: filtersOf(query),
+        paging: { cursor: query.cursor, query },
+      });
       return { items: page.items.map(base), next_cursor: page.next_cursor };
     },
   );
@@ -127,16 +128,10 @@ export function searchRouter(ctx: AppContext, service: SearchService): Router {
       },
     },
     async ({ query, req }) => {
-      const f = queryFingerprint(query);
-      const { offset, fetch } = pageWindow(query.cursor, f, query.limit);
-      const hits = await service.find(authOf(req).driveId, {
-        q: query.q,
-        mode: query.mode,
-        modalities: query.modality,
-        ...filtersOf(query, fetch),
+      const page = await findPage(requestContextOf(ctx, req), service, {
+        find: { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query) },
+        paging: { cursor: query.cursor, query },
       });
-      ctx.logger.debug({ mode: query.mode, hits: hits.length }, 'find');
-      const page = rankedPage(hits, offset, query.limit, f);
       return { items: page.items.map(findHit), next_cursor: page.next_cursor };
     },
   );

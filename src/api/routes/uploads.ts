@@ -4,8 +4,6 @@ import { requestContextOf } from '../http/auth-context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import type { AppContext } from '../../platform/context.js';
 import { beginUpload, commitUpload } from '../../uploads/uploads.js';
-import { uploadNotFound } from '../../uploads/upload-sessions.js';
-import { hasPrefix } from '../../lib/ids.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema } from '../schemas/artifacts.js';
 import { uploadBeginInSchema, uploadBeginOutSchema } from '../schemas/uploads.js';
@@ -37,7 +35,7 @@ export function uploadsRouter(ctx: AppContext): Router {
         labels: body.labels,
         metadata: body.metadata,
         source: body.source,
-        actorName: body.actor_name ?? req.get('x-drive-actor'),
+        actorName: body.actor_name,
         changeSummary: body.change_summary,
         ifMatch: body.if_match,
       }),
@@ -54,11 +52,8 @@ export function uploadsRouter(ctx: AppContext): Router {
       params: z.object({ upload_id: z.string() }),
       responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
     },
-    ({ params, req }) => {
-      // Any malformed id is simply an unknown upload (404), like another drive's.
-      if (!hasPrefix(params.upload_id, 'upl')) throw uploadNotFound();
-      return commitUpload(requestContextOf(ctx, req), params.upload_id).then((row) => artifactOut(ctx.config, row));
-    },
+    async ({ params, req }) =>
+      artifactOut(ctx.config, await commitUpload(requestContextOf(ctx, req), params.upload_id)),
   );
 
   return router;

@@ -1,0 +1,102 @@
+import { AppError } from '../lib/errors.js';
+import { lineStarts, pieceAt } from '../lib/line-starts.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { fileTypeOf } from './artifact-rules.js';
+import { artifactContent, downloadUrl, type BlobRef, type ContentTarget, type DownloadUrl } from './content.js';
+import { artifactByRef } from './refs.js';
+import { blobBytes, isTextual } from './text.js';
+
+/**
+ * Reading an artifact for a context window (MCP read, read_version): text by character or line range with the totals
+ * (a 5 MB log is read page by page), small images inline, anything else as a download URL.
+ */
+
+export interface RangeAsked {
+  offset?: number;
+  length?: number;
+  line_start?: number;
+  line_count?: number;
+}
+
+/** A text range: characters [start, stop) of a text of `totalChars` characters and `totalLines` lines. */
+export interface TextRange {
+  content: string;
+  totalChars: number;
+  totalLines: number;
+  start: number;
+  stop: number;
+  /** Last line included (1-based), null for an empty range. */
+  lastLine: number | null;
+}
+
+export type RangeRead =
+  | { kind: 'text'; blob: BlobRef; range: TextRange }
+  | { kind: 'image'; blob: BlobRef; bytes: Buffer }
+  | { kind: 'download'; blob: BlobRef; image: boolean; download: DownloadUrl };
+
+const INLINE_IMAGE = /^image\/(png|jpeg|gif|webp)$/i;
+
+/**
+ * Reads the artifact `ref` names (its current version, or `version`). A text range shrinks until the caller's answer
+ * for it fits the caller's size cap, cut at a line end when one is near.
+ */
+export async function readArtifactRange(
+  rc: RequestContext,
+  input: {
+    ref: string;
+    version?: number;
+    range: RangeAsked;
+    imageMaxBytes: number;
+    /** The caller's answer size cap, and the size of its answer for a range. */
+    capChars: number;
+    sizeOf: (read: { blob: BlobRef; range: TextRange }) => number;
+  },
+): Promise<RangeRead> {
+  const a = await artifactByRef(rc, input.ref);
+  const target: ContentTarget = { artId: a.id, versionNumber: input.version };
+  const blob = await artifactContent(rc, target);
+  const fileType = fileTypeOf(blob.path, blob.contentType);
+  if (!isTextual(fileType, blob.contentType)) {
+    if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))
+      return { kind: 'image', blob, bytes: await blobBytes(rc, blob) };
+    return { kind: 'download', blob, image: fileType === 'image', download: await downloadUrl(rc, target) };
+  }
+  const args = input.range;
+  if (args.line_start !== undefined && (args.offset !== undefined || args.length !== undefined)) {
+    throw new AppError('INVALID_ARGUMENT', 'give either offset/length or line_start/line_count, not both');
+  }
+  const text = (await blobBytes(rc, blob)).toString('utf8');
+  const starts = lineStarts(text);
+  const total = text.length;
+  let start: number;
+  let end: number;
+  if (args.line_start !== undefined) {
+    if (args.line_start > starts.length && total > 0)
+      throw new AppError('INVALID_ARGUMENT', `line_start ${args.line_start} is past the last line (${starts.length})`);
+    start = starts[args.line_start - 1] ?? total;
+    const stopLine = args.line_count !== undefined ? args.line_start - 1 + args.line_count : starts.length;
+    end = stopLine < starts.length ? starts[stopLine] : total;
+  } else {
+    start = Math.min(args.offset ?? 0, total);
+    end = Math.min(total, start + (args.length ?? total));
+  }
+  const rangeTo = (stop: number): TextRange => ({
+    content: text.slice(start, stop),
+    totalChars: total,
+    totalLines: starts.length,
+    start,
+    stop,
+    lastLine: stop > start ? pieceAt(starts, stop - 1) + 1 : null,
+  });
+  // Shrink until the answer fits (JSON escaping can make it larger than the characters themselves).
+  let stop = end;
+  for (;;) {
+    const range = rangeTo(stop);
+    const size = input.sizeOf({ blob, range });
+    if (size <= input.capChars || stop <= start) return { kind: 'text', blob, range };
+    let next = start + Math.floor((stop - start) * (input.capChars / size) * 0.95);
+    const nl = text.lastIndexOf('\n', next - 1);
+    if (nl >= start && next - nl < 2000) next = nl + 1;
+    stop = Math.max(start, Math.min(next, stop - 1));
+  }
+}

@@ -1,0 +1,44 @@
+import type { RequestContext } from '../platform/request-context.js';
+import { checkSource } from './artifact-rules.js';
+import { copyArtifact, renameArtifact } from './artifacts.js';
+import { deleteFolder, moveFolder } from './folders.js';
+import { artifactByRef, resolveRef } from './refs.js';
+import { deleteArtifact } from './trash.js';
+
+/** Move, copy and delete by a ref as agents give it (art_/fld_ id or path): the artifact or the folder it names. */
+
+/** Moves (renames) the artifact or the folder a ref names; `from` is the record before the move. */
+export async function moveByRef(rc: RequestContext, input: { ref: string; path: string; ifMatch?: number }) {
+  const found = await resolveRef(rc, input.ref);
+  if (found.kind === 'artifact') {
+    const artifact = await renameArtifact(rc, { artId: found.artifact.id, path: input.path, ifMatch: input.ifMatch });
+    return { kind: 'artifact' as const, from: found.artifact, artifact };
+  }
+  const folder = await moveFolder(rc, { ref: { id: found.folder.id }, path: input.path });
+  return { kind: 'folder' as const, from: found.folder, folder };
+}
+
+/** Soft-deletes the artifact or the folder (with `recursive`, everything under it) a ref names. */
+export async function deleteByRef(rc: RequestContext, input: { ref: string; recursive: boolean; ifMatch?: number }) {
+  const found = await resolveRef(rc, input.ref);
+  if (found.kind === 'artifact')
+    return {
+      kind: 'artifact' as const,
+      artifact: await deleteArtifact(rc, { artId: found.artifact.id, ifMatch: input.ifMatch }),
+    };
+  return {
+    kind: 'folder' as const,
+    folder: await deleteFolder(rc, { ref: { id: found.folder.id }, recursive: input.recursive }),
+  };
+}
+
+/** Copies the artifact a ref names to a new path; `source` (checked here) replaces the default back-reference. */
+export async function copyByRef(rc: RequestContext, input: { ref: string; path: string; source?: unknown }) {
+  const from = await artifactByRef(rc, input.ref);
+  const copy = await copyArtifact(rc, {
+    artId: from.id,
+    path: input.path,
+    source: input.source !== undefined ? checkSource(input.source) : null,
+  });
+  return { from, copy };
+}

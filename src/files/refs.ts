@@ -1,0 +1,44 @@
+import { AppError } from '../lib/errors.js';
+import { hasPrefix } from '../lib/ids.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import { getArtifact, getArtifactByPath } from './artifacts.js';
+import { readFolder, type FolderRow } from './folders.js';
+import { listVersions } from './versions.js';
+
+/**
+ * References as agents give them (the MCP tools' `ref`): an art_ id, a fld_ id or a path, which may name an
+ * artifact or a folder.
+ */
+
+export type Resolved = { kind: 'artifact'; artifact: ArtifactRow } | { kind: 'folder'; folder: FolderRow };
+
+/** The artifact an art_ id or a path names. */
+export async function artifactByRef(rc: RequestContext, ref: string): Promise<ArtifactRow> {
+  return hasPrefix(ref, 'art') ? getArtifact(rc, ref) : getArtifactByPath(rc, ref);
+}
+
+/** Which kind a ref names: an artifact by art_ id or path, else a folder by fld_ id or folder path. */
+export async function resolveRef(rc: RequestContext, ref: string): Promise<Resolved> {
+  if (hasPrefix(ref, 'art')) return { kind: 'artifact', artifact: await getArtifact(rc, ref) };
+  if (hasPrefix(ref, 'fld')) return { kind: 'folder', folder: await readFolder(rc, { id: ref }) };
+  const path = ref.replace(/^\/+/, '');
+  try {
+    if (!path.endsWith('/')) return { kind: 'artifact', artifact: await getArtifactByPath(rc, path) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'ARTIFACT_NOT_FOUND') throw err;
+  }
+  try {
+    return { kind: 'folder', folder: await readFolder(rc, { path }) };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND')
+      throw new AppError('NOT_FOUND', `no live artifact or folder at ${ref}`);
+    throw err;
+  }
+}
+
+/** The versions of the artifact a ref names, newest first, with the artifact itself. */
+export async function versionsByRef(rc: RequestContext, ref: string, page: { cursor?: string; limit: number }) {
+  const artifact = await artifactByRef(rc, ref);
+  return { artifact, page: await listVersions(rc, artifact.id, page) };
+}

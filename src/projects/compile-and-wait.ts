@@ -1,0 +1,24 @@
+import { hasPrefix } from '../lib/ids.js';
+import { readFolder } from '../files/folders.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { enqueueCompile, waitForJob, type EnqueueInput, type JobRow } from './jobs.js';
+
+/** The project folder: its fld_ id (REST's path parameter), or a fld_ id or folder path as an agent gives it. */
+export type ProjectFolder = { fldId: string } | { ref: string };
+
+/**
+ * Compile on request (POST /v0/projects/{fld_id}/jobs, MCP compile): enqueues the job and, with `wait`, answers when it
+ * ends (or when the wait runs out).
+ */
+export async function compileAndWait(
+  rc: RequestContext,
+  folder: ProjectFolder,
+  input: Pick<EnqueueInput, 'task' | 'entrypoint' | 'engine'> & { wait: boolean },
+): Promise<JobRow> {
+  const fldId =
+    'fldId' in folder
+      ? folder.fldId
+      : (await readFolder(rc, hasPrefix(folder.ref, 'fld') ? { id: folder.ref } : { path: folder.ref })).id;
+  const job = await enqueueCompile(rc, fldId, { task: input.task, entrypoint: input.entrypoint, engine: input.engine });
+  return input.wait ? waitForJob(rc, job.id) : job;
+}

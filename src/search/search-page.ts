@@ -1,0 +1,55 @@
+import type { RequestContext } from '../platform/request-context.js';
+import type { SearchFilters, SearchHit } from './engine.js';
+import { pageWindow, queryFingerprint, rankedPage } from './paging.js';
+import type { FindInput, FusedPassageHit, SearchService } from './service.js';
+
+/**
+ * One page of ranked hits for the caller's drive (GET /v0/search and /v0/find, MCP search and find). With `paging`
+ * (REST) a page is a slice of the ranking at the cursor's offset, and next_cursor continues it; without (MCP: one
+ * ranked page) the engine is asked for `limit` hits and next_cursor is null.
+ */
+export interface Paging {
+  cursor?: string;
+  /** The query as the door parsed it: everything but cursor and limit fingerprints the cursor. */
+  query: Record<string, unknown>;
+}
+
+export interface HitPage<H> {
+  items: H[];
+  next_cursor: string | null;
+}
+
+async function rankedHits<H>(
+  limit: number,
+  paging: Paging | undefined,
+  fetch: (fetchLimit: number) => Promise<H[]>,
+): Promise<HitPage<H>> {
+  if (!paging) return { items: await fetch(limit), next_cursor: null };
+  const fingerprint = queryFingerprint(paging.query);
+  const { offset, fetch: fetchLimit } = pageWindow(paging.cursor, fingerprint, limit);
+  return rankedPage(await fetch(fetchLimit), offset, limit, fingerprint);
+}
+
+/** Lexical full-text search: one hit per file. */
+export function searchPage(
+  rc: RequestContext,
+  service: SearchService,
+  input: { q: string; filters: SearchFilters; paging?: Paging },
+): Promise<HitPage<SearchHit>> {
+  return rankedHits(input.filters.limit, input.paging, (limit) =>
+    service.search(rc.driveId, input.q, { ...input.filters, limit }),
+  );
+}
+
+/** Passage retrieval (hybrid, lexical or semantic): several hits may come from one file. */
+export function findPage(
+  rc: RequestContext,
+  service: SearchService,
+  input: { find: FindInput; paging?: Paging },
+): Promise<HitPage<FusedPassageHit>> {
+  return rankedHits(input.find.limit, input.paging, async (limit) => {
+    const hits = await service.find(rc.driveId, { ...input.find, limit });
+    rc.app.logger.debug({ mode: input.find.mode, hits: hits.length }, 'find');
+    return hits;
+  });
+}
