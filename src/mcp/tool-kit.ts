@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppContext } from '../platform/context.js';
 import { checkActorName } from '../files/artifact-rules.js';
 import { AppError } from '../lib/errors.js';
+import { hasPrefix } from '../lib/ids.js';
 import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
@@ -156,10 +157,9 @@ export const writes = (destructive: boolean, idempotent: boolean): ToolAnnotatio
   openWorldHint: false,
 });
 
-/** `ref` arguments: an art_ id, a fld_ id or a path. */
+/** `ref` arguments: an art_ id, a fld_ id or a path (src/files/refs.ts resolves them). */
 export const refArg = z.string().min(1).max(300);
-export const isArtId = (ref: string) => /^art_[0-9a-z]{26}$/.test(ref);
-export const isFldId = (ref: string) => /^fld_[0-9a-z]{26}$/.test(ref);
+export const isArtId = (ref: string) => hasPrefix(ref, 'art');
 export const cursorArg = z
   .string()
   .max(2048)
