@@ -77,9 +77,6 @@ export interface PutInput {
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
-/** An upload as a door received it: the path and the fields, checked by the upload itself. */
-export type UploadInput = UploadFields & { path: string };
-
 /** An upload body as it arrives: read once, at most the per-artifact limit. */
 export interface IncomingBody {
   stream: Readable;
@@ -93,7 +90,7 @@ export interface IncomingBody {
  */
 export async function uploadArtifact(
   rc: RequestContext,
-  upload: UploadInput,
+  upload: UploadFields & { path: string },
   incoming: IncomingBody,
 ): Promise<ArtifactRow> {
   const fields = checkUploadFields(upload, upload.path);

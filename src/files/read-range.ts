@@ -11,11 +11,12 @@ import { blobBytes, isTextual } from './text.js';
  * (a 5 MB log is read page by page), small images inline, anything else as a download URL.
  */
 
+/** Characters from `offset` (`length` of them), or lines from `lineStart` (1-based, `lineCount` of them). */
 export interface RangeAsked {
   offset?: number;
   length?: number;
-  line_start?: number;
-  line_count?: number;
+  lineStart?: number;
+  lineCount?: number;
 }
 
 /** A text range: characters [start, stop) of a text of `totalChars` characters and `totalLines` lines. */
@@ -62,7 +63,7 @@ export async function readArtifactRange(
     return { kind: 'download', blob, image: fileType === 'image', download: await downloadUrl(rc, target) };
   }
   const args = input.range;
-  if (args.line_start !== undefined && (args.offset !== undefined || args.length !== undefined)) {
+  if (args.lineStart !== undefined && (args.offset !== undefined || args.length !== undefined)) {
     throw new AppError('INVALID_ARGUMENT', 'give either offset/length or line_start/line_count, not both');
   }
   const text = (await blobBytes(rc, blob)).toString('utf8');
@@ -70,11 +71,11 @@ export async function readArtifactRange(
   const total = text.length;
   let start: number;
   let end: number;
-  if (args.line_start !== undefined) {
-    if (args.line_start > starts.length && total > 0)
-      throw new AppError('INVALID_ARGUMENT', `line_start ${args.line_start} is past the last line (${starts.length})`);
-    start = starts[args.line_start - 1] ?? total;
-    const stopLine = args.line_count !== undefined ? args.line_start - 1 + args.line_count : starts.length;
+  if (args.lineStart !== undefined) {
+    if (args.lineStart > starts.length && total > 0)
+      throw new AppError('INVALID_ARGUMENT', `line_start ${args.lineStart} is past the last line (${starts.length})`);
+    start = starts[args.lineStart - 1] ?? total;
+    const stopLine = args.lineCount !== undefined ? args.lineStart - 1 + args.lineCount : starts.length;
     end = stopLine < starts.length ? starts[stopLine] : total;
   } else {
     start = Math.min(args.offset ?? 0, total);

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { readArtifactRange, type RangeAsked, type RangeRead } from '../files/read-range.js';
+import { readArtifactRange, type RangeRead } from '../files/read-range.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
 import { downloadUrlOutSchema } from '../api/schemas/artifacts.js';
@@ -42,8 +42,10 @@ const readOutput = {
   download: downloadUrlOutSchema.nullable().describe('binary (and oversized image) kind: where to fetch the bytes'),
 };
 
+type RangeArgs = { offset?: number; length?: number; line_start?: number; line_count?: number };
+
 /** Shapes a read: the structured answer and its text rendering. */
-function answerOf(read: RangeRead, args: RangeAsked, imageMax: number): ToolAnswer {
+function answerOf(read: RangeRead, args: RangeArgs, imageMax: number): ToolAnswer {
   const blob = read.blob;
   const base = {
     art_id: blob.artId,
@@ -109,14 +111,14 @@ function answerOf(read: RangeRead, args: RangeAsked, imageMax: number): ToolAnsw
 
 async function readTarget(
   rc: RequestContext,
-  args: RangeAsked & { ref: string; version?: number },
+  args: RangeArgs & { ref: string; version?: number },
   cap: number,
   imageMax: number,
 ): Promise<ToolAnswer> {
   const read = await readArtifactRange(rc, {
     ref: args.ref,
     version: args.version,
-    range: args,
+    range: { offset: args.offset, length: args.length, lineStart: args.line_start, lineCount: args.line_count },
     imageMaxBytes: imageMax,
     capChars: cap,
     sizeOf: (text) => resultChars(answerOf({ kind: 'text', ...text }, args, imageMax)),
