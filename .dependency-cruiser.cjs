@@ -18,7 +18,7 @@ const LAYERS = [
   ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects'], // concepts over files
   ['identity', 'wiki'], // concepts over drives
   ['sharing'], // grants and share links (over identity)
-  ['shapes'], // record → public JSON and the zod schemas of both
+  ['shapes', 'edge'], // record → public JSON and the zod schemas of both; the HTTP edge every door shares
   ['api', 'mcp', 'web'], // the doors
   ['server', 'activities'], // the API process's composition root; the worker's activities
   ['workflows'], // deterministic workflow code (type-only imports of activities)

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { createApp } from '../src/api/app.js';
+import { createApp } from '../src/server/app.js';
 import { loadConfig } from '../src/lib/config.js';
 import { closeContext, createContext } from '../src/platform/context.js';
 import { createOrm, migrate } from '../src/db/orm.js';

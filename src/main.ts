@@ -1,8 +1,8 @@
-import { createApp } from './api/app.js';
-import { closeGracefully } from './api/http/graceful-close.js';
-import { answerClientErrors } from './api/middleware/methods.js';
+import { answerClientErrors } from './edge/client-errors.js';
 import { loadConfig } from './lib/config.js';
 import { closeContext, createContext } from './platform/context.js';
+import { createApp } from './server/app.js';
+import { closeGracefully } from './server/graceful-close.js';
 import { createContentApp } from './web/viewer/content-origin.js';
 
 /** The API process: the HTTP listener over the app factory. */

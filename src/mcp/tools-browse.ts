@@ -10,7 +10,7 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveSummary } from '../wiki/drive-summary.js';
-import { artifactOutSchema, eventOutSchema, folderOutSchema, versionOutSchema } from '../api/schemas/artifacts.js';
+import { artifactOutSchema, eventOutSchema, folderOutSchema, versionOutSchema } from '../shapes/artifact-schemas.js';
 import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */

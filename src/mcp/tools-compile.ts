@@ -4,7 +4,7 @@ import { compileAndWait } from '../projects/compile-and-wait.js';
 import { getJob, type JobRow } from '../projects/jobs.js';
 import { ENGINES } from '../projects/projects.js';
 import { jobOut } from '../shapes/projects.js';
-import { jobOutSchema } from '../api/schemas/projects.js';
+import { jobOutSchema } from '../shapes/project-schemas.js';
 import { actorArg, defineTool, READ_ONLY, refArg, writes, type ToolEnv } from './tool-kit.js';
 
 /**

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { editArtifact } from '../files/edit.js';
 import { artifactOut } from '../shapes/artifacts.js';
-import { artifactOutSchema } from '../api/schemas/artifacts.js';
+import { artifactOutSchema } from '../shapes/artifact-schemas.js';
 import { actorArg, defineTool, isArtId, refArg, resultChars, writes, type ToolEnv } from './tool-kit.js';
 
 /** edit: exact old_text → new_text replacements on a text artifact, with a dry-run diff and If-Match semantics. */

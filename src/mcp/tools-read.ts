@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { readArtifactRange, type RangeRead } from '../files/read-range.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
-import { downloadUrlOutSchema } from '../api/schemas/artifacts.js';
+import { downloadUrlOutSchema } from '../shapes/artifact-schemas.js';
 import { defineTool, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
 
 /**

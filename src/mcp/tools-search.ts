@@ -4,7 +4,7 @@ import { grepArtifacts, type GrepResult } from '../files/grep.js';
 import { MODALITIES } from '../search/engine.js';
 import { findPage, searchPage } from '../search/search-page.js';
 import { findHitOut, searchHitOut } from '../shapes/search.js';
-import { findHitSchema, searchHitSchema } from '../api/routes/search.js';
+import { findHitSchema, searchHitSchema } from '../shapes/search.js';
 import { cursorArg, defineTool, READ_ONLY, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
 import { labelsArg } from './tools-browse.js';
 

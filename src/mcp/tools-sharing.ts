@@ -4,7 +4,7 @@ import {
   grantOutSchema,
   shareCreateInSchema,
   shareMintOutSchema,
-} from '../api/schemas/sharing.js';
+} from '../shapes/sharing-schemas.js';
 import { grantOut, shareMintOut } from '../shapes/sharing.js';
 import { createGrant } from '../sharing/grants.js';
 import { mintShare } from '../sharing/shares.js';

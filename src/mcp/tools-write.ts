@@ -15,7 +15,7 @@ import {
   folderDeleteOutSchema,
   folderOutSchema,
   sourceSchema,
-} from '../api/schemas/artifacts.js';
+} from '../shapes/artifact-schemas.js';
 import { actorArg, defineTool, isArtId, refArg, writes, type ToolEnv } from './tool-kit.js';
 import { artifactLine } from './tools-browse.js';
 

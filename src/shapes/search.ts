@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import type { Config } from '../lib/config.js';
-import type { PassageHit, SearchHit } from '../search/engine.js';
+import { MODALITIES, type PassageHit, type SearchHit } from '../search/engine.js';
 import type { FusedPassageHit } from '../search/service.js';
 import { artifactPermalink, artifactUrl } from './artifacts.js';
 
@@ -44,3 +45,35 @@ export function findHitOut(config: Config, h: FusedPassageHit) {
     ...spans(h),
   };
 }
+
+/** The hits' response schemas (REST OpenAPI and MCP output schemas). */
+const hitBase = {
+  art_id: z.string(),
+  drive_id: z.string(),
+  path: z.string(),
+  url: z.string().describe('{web_url}/{drive_id}/{path}, as ArtifactOut.url'),
+  permalink: z.string().describe('{web_url}/a/{art_id}, as ArtifactOut.permalink'),
+  content_type: z.string(),
+  file_type: z.string(),
+  labels: z.array(z.string()),
+  updated_at: z.string(),
+  version_number: z.number().int(),
+  snippet: z.string().describe('matches wrapped in <mark>…</mark>'),
+  score: z.number(),
+};
+export const searchHitSchema = z.object(hitBase);
+const span = z.number().int().optional();
+export const findHitSchema = z.object({
+  ...hitBase,
+  modality: z.enum(MODALITIES),
+  ord: z.number().int(),
+  text: z.string(),
+  rank_lexical: z.number().int().nullable(),
+  rank_semantic: z.number().int().nullable(),
+  char_start: span,
+  char_end: span,
+  page_start: span,
+  page_end: span,
+  time_start_ms: span,
+  time_end_ms: span,
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler } from 'express';
-import { rejectNulInBody } from '../api/middleware/input-gate.js';
+import { rejectNulInBody } from '../edge/input-gate.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authPagesRouter } from './auth-pages.js';

@@ -2,7 +2,7 @@ import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeGracefully } from '../../src/api/http/graceful-close.js';
+import { closeGracefully } from '../../src/server/graceful-close.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { closeContext, createContext } from '../../src/platform/context.js';
 import { utcMonth } from '../../src/platform/usage-counters.js';

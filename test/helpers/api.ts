@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/api/app.js';
-import { closeGracefully } from '../../src/api/http/graceful-close.js';
-import { answerClientErrors } from '../../src/api/middleware/methods.js';
+import { createApp } from '../../src/server/app.js';
+import { closeGracefully } from '../../src/server/graceful-close.js';
+import { answerClientErrors } from '../../src/edge/client-errors.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/platform/context.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';

@@ -14,7 +14,7 @@ import {
   versionOutSchema,
   versionPageSchema,
   cursorParam,
-} from '../schemas/artifacts.js';
+} from '../../shapes/artifact-schemas.js';
 import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
 
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */

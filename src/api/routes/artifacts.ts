@@ -28,7 +28,7 @@ import {
   repeatable,
   sourceSchema,
   cursorParam,
-} from '../schemas/artifacts.js';
+} from '../../shapes/artifact-schemas.js';
 
 /**
  * Artifact endpoints of spec 4.1 (downloads and versions live in artifact-content.ts). Id forms are declared before

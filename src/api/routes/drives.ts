@@ -6,7 +6,13 @@ import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deleti
 import { artifactOut } from '../../shapes/artifacts.js';
 import { folderOut } from '../../shapes/folders.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactOutSchema, folderOutSchema, limitParam, cursorParam } from '../schemas/artifacts.js';
+import {
+  actorHeader,
+  artifactOutSchema,
+  folderOutSchema,
+  limitParam,
+  cursorParam,
+} from '../../shapes/artifact-schemas.js';
 
 /**
  * Drive delete, restore and trash (spec 4.4). Mounted ahead of the /v0 bearer middleware with an

@@ -5,7 +5,7 @@ import type { AppContext } from '../../platform/context.js';
 import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
 import { route } from '../http/route.js';
-import { eventPageSchema, limitParam, cursorParam } from '../schemas/artifacts.js';
+import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
 
 export function eventsRouter(ctx: AppContext): Router {
   const router = Router();

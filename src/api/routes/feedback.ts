@@ -5,7 +5,7 @@ import { FEEDBACK_STATUSES, getFeedback, submitFeedback } from '../../feedback/f
 import { feedbackOut } from '../../shapes/feedback.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader } from '../schemas/artifacts.js';
+import { actorHeader } from '../../shapes/artifact-schemas.js';
 
 /** Feedback tickets (spec 4.8). Status changes are for operators only (scripts/feedback.ts), not on this surface. */
 const tags = ['feedback'];

@@ -13,7 +13,7 @@ import {
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader, folderDeleteOutSchema, folderOutSchema, folderPath } from '../schemas/artifacts.js';
+import { actorHeader, folderDeleteOutSchema, folderOutSchema, folderPath } from '../../shapes/artifact-schemas.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
 const onlyFldId: RequestHandler = (req, _res, next) =>

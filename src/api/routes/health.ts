@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
-import { checkDependencies, isOperator, outboxBacklog } from '../../server/readiness.js';
+import { checkDependencies, isOperator, outboxBacklog } from '../../edge/readiness.js';
 import { AppError } from '../../lib/errors.js';
 import { route } from '../http/route.js';
 

@@ -7,7 +7,7 @@ import { getProject, putProject } from '../../projects/projects.js';
 import { jobOut, projectOut } from '../../shapes/projects.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader, limitParam } from '../schemas/artifacts.js';
+import { actorHeader, limitParam } from '../../shapes/artifact-schemas.js';
 import {
   compileJobInSchema,
   jobListSchema,
@@ -15,7 +15,7 @@ import {
   jobStatusSchema,
   projectConfigInSchema,
   projectOutSchema,
-} from '../schemas/projects.js';
+} from '../../shapes/project-schemas.js';
 
 /** Projects and compile jobs (spec 4.9). */
 const tags = ['projects'];

@@ -4,10 +4,10 @@ import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
-import { findHitOut, searchHitOut } from '../../shapes/search.js';
+import { findHitOut, findHitSchema, searchHitOut, searchHitSchema } from '../../shapes/search.js';
 import { route } from '../http/route.js';
 import { findPage, searchPage } from '../../search/search-page.js';
-import { cursorParam } from '../schemas/artifacts.js';
+import { cursorParam } from '../../shapes/artifact-schemas.js';
 
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
 
@@ -37,36 +37,6 @@ const findQuery = z.object({
   ...commonQuery,
 });
 
-const hitBase = {
-  art_id: z.string(),
-  drive_id: z.string(),
-  path: z.string(),
-  url: z.string().describe('{web_url}/{drive_id}/{path}, as ArtifactOut.url'),
-  permalink: z.string().describe('{web_url}/a/{art_id}, as ArtifactOut.permalink'),
-  content_type: z.string(),
-  file_type: z.string(),
-  labels: z.array(z.string()),
-  updated_at: z.string(),
-  version_number: z.number().int(),
-  snippet: z.string().describe('matches wrapped in <mark>…</mark>'),
-  score: z.number(),
-};
-export const searchHitSchema = z.object(hitBase);
-const span = z.number().int().optional();
-export const findHitSchema = z.object({
-  ...hitBase,
-  modality: z.enum(MODALITIES),
-  ord: z.number().int(),
-  text: z.string(),
-  rank_lexical: z.number().int().nullable(),
-  rank_semantic: z.number().int().nullable(),
-  char_start: span,
-  char_end: span,
-  page_start: span,
-  page_end: span,
-  time_start_ms: span,
-  time_end_ms: span,
-});
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 /** Hit `url` and `permalink` are built like ArtifactOut's (docs/decisions.md, Search). */

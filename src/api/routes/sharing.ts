@@ -8,7 +8,7 @@ import { grantOut, shareMintOut, shareOut } from '../../shapes/sharing.js';
 import { AppError } from '../../lib/errors.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader } from '../schemas/artifacts.js';
+import { actorHeader } from '../../shapes/artifact-schemas.js';
 import {
   grantCreateInSchema,
   grantOutSchema,
@@ -17,7 +17,7 @@ import {
   shareCreateInSchema,
   shareMintOutSchema,
   shareOutSchema,
-} from '../schemas/sharing.js';
+} from '../../shapes/sharing-schemas.js';
 
 /** Grants and share links (spec 4.6). Every rule is in src/sharing; this only parses and shapes. */
 const headers = z.object({ 'x-drive-actor': actorHeader });

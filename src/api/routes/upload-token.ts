@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { uploadWithToken } from '../../uploads/upload-tokens.js';
 import { route } from '../http/route.js';
-import { artifactOutSchema } from '../schemas/artifacts.js';
+import { artifactOutSchema } from '../../shapes/artifact-schemas.js';
 
 /**
  * PUT /v0/upload/{token} (spec 4.7): the single-use token minted by the MCP `upload_url` tool is

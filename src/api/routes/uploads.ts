@@ -5,8 +5,8 @@ import { artifactOut } from '../../shapes/artifacts.js';
 import type { AppContext } from '../../platform/context.js';
 import { beginUpload, commitUpload } from '../../uploads/uploads.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactOutSchema } from '../schemas/artifacts.js';
-import { uploadBeginInSchema, uploadBeginOutSchema } from '../schemas/uploads.js';
+import { actorHeader, artifactOutSchema } from '../../shapes/artifact-schemas.js';
+import { uploadBeginInSchema, uploadBeginOutSchema } from '../../shapes/upload-schemas.js';
 
 /** Large uploads (spec 4.7): begin hands out a presigned PUT; commit turns the uploaded object into the artifact. */
 const tags = ['uploads'];

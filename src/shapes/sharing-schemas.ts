@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ROLES } from '../../access/authorize.js';
-import { PRINCIPAL_TYPES } from '../../access/grant-records.js';
-import { SHARE_PASSWORD_MAX, SHARE_ROLES } from '../../sharing/shares.js';
+import { ROLES } from '../access/authorize.js';
+import { PRINCIPAL_TYPES } from '../access/grant-records.js';
+import { SHARE_PASSWORD_MAX, SHARE_ROLES } from '../sharing/shares.js';
 
 /** Request and response shapes of /v0/grants and /v0/shares (REFERENCE §2.8, §4). */
 const ts = z.string().describe('RFC 3339 timestamp');

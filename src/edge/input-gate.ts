@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { UNSTORABLE_JSON_MESSAGE, unstorableJson } from '../../files/artifact-rules.js';
-import { AppError } from '../../lib/errors.js';
+import { UNSTORABLE_JSON_MESSAGE, unstorableJson } from '../files/artifact-rules.js';
+import { AppError } from '../lib/errors.js';
 
 /**
  * One gate for every route, before any operation runs: a path segment that does not decode as

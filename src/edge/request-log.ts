@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { redactUrl, type Logger } from '../../lib/logger.js';
+import { redactUrl, type Logger } from '../lib/logger.js';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { llmIndexSchema } from '../../wiki/llm-index.js';
+import { llmIndexSchema } from '../wiki/llm-index.js';
 
 /**
  * Response and request shapes of the artifact, version, folder, trash and event endpoints (for validation and OpenAPI).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { artifactPath } from './artifacts.js';
+import { artifactPath } from './artifact-schemas.js';
 
 /** UploadBeginIn / UploadBeginOut (names from the product's published interface; see REFERENCE.md §4, §2). */
 export const uploadBeginInSchema = z.object({

@@ -1,0 +1,73 @@
+import express, { Router } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { rejectNulInBody } from '../edge/input-gate.js';
+import type { AppContext } from '../platform/context.js';
+import type { SearchService } from '../search/service.js';
+import { bearerAuth } from './middleware/bearer.js';
+import { writeBudget } from './middleware/rate-limit.js';
+import { agentIdentityRouter } from './routes/agent-identity.js';
+import { artifactContentRouter } from './routes/artifact-content.js';
+import { artifactsRouter } from './routes/artifacts.js';
+import { drivesMeRouter } from './routes/drives-me.js';
+import { drivesRouter } from './routes/drives.js';
+import { eventsRouter } from './routes/events.js';
+import { feedbackRouter } from './routes/feedback.js';
+import { foldersRouter } from './routes/folders.js';
+import { healthRouter } from './routes/health.js';
+import { mcpOAuthRouter } from './routes/mcp-oauth.js';
+import { oauthTokenRouter } from './routes/oauth-token.js';
+import { openApiRouter } from './routes/openapi.js';
+import { projectsRouter } from './routes/projects.js';
+import { searchRouter } from './routes/search.js';
+import { sharingRouter } from './routes/sharing.js';
+import { uploadTokenRouter } from './routes/upload-token.js';
+import { uploadsRouter } from './routes/uploads.js';
+
+export { methodGuard } from './middleware/methods.js';
+export { errorHandler, unknownRoute } from './middleware/errors.js';
+
+/**
+ * The REST door's OAuth endpoints: the token endpoint (form-encoded, RFC 6749 errors, so it parses its own body
+ * before any JSON parser) and the MCP OAuth metadata, registration and revocation (the consent page is a web page).
+ */
+export function oauthRouter(ctx: AppContext): Router {
+  return Router().use(oauthTokenRouter(ctx), mcpOAuthRouter(ctx));
+}
+
+/** The REST door: public routes, then everything under /v0 behind a bearer credential and the write budget. */
+export function restRouter(ctx: AppContext, search: SearchService): Router {
+  const router = Router();
+  // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
+  router.use(
+    express.json({
+      limit: '1mb',
+      type: (req) => !isRawUpload(req) && JSON_TYPE.test(req.headers['content-type'] ?? ''),
+    }),
+  );
+  router.use(rejectNulInBody);
+  router.use(healthRouter(ctx), openApiRouter(ctx), agentIdentityRouter(ctx));
+  // Token uploads: the single-use token in the URL is the credential (no Authorization header).
+  router.use(uploadTokenRouter(ctx));
+
+  // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
+  router.use(drivesRouter(ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
+
+  // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
+  router.use('/v0', bearerAuth(ctx), writeBudget(ctx));
+  router.use(
+    drivesMeRouter(ctx),
+    artifactsRouter(ctx),
+    artifactContentRouter(ctx),
+    foldersRouter(ctx),
+    eventsRouter(ctx),
+    sharingRouter(ctx),
+    uploadsRouter(ctx),
+    projectsRouter(ctx),
+    feedbackRouter(ctx),
+    searchRouter(ctx, search),
+  );
+  return router;
+}
+
+const isRawUpload = (req: IncomingMessage) => req.method === 'PUT' && /^\/v0\/(artifacts|upload)\//.test(req.url ?? '');
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;

@@ -1,0 +1,62 @@
+import express, { type Express } from 'express';
+import { errorHandler, methodGuard, oauthRouter, restRouter, unknownRoute } from '../api/index.js';
+import { inputGate } from '../edge/input-gate.js';
+import { requestLog } from '../edge/request-log.js';
+import { mcpRouter } from '../mcp/server.js';
+import type { AppContext } from '../platform/context.js';
+import { bindSearchToArtifacts } from '../search/artifact-hook-binding.js';
+import type { SearchEngine } from '../search/engine.js';
+import { createEmbedder, createSearchEngine } from '../search/index.js';
+import { SearchService } from '../search/service.js';
+import { usageRecorderFor } from '../search/usage.js';
+import { webRouter } from '../web/index.js';
+
+/**
+ * The API process's composition root: the three doors (REST, MCP, web pages) mounted side by side behind the shared
+ * edge (request log, input gate, OPTIONS/405), each answering its own errors; the REST envelope answers the rest.
+ */
+export interface AppOptions {
+  /** The search service; built from the configuration when absent (tests pass their own). */
+  search?: SearchService;
+}
+
+/** The configured search engine of a process, on the process's one pool. */
+export function defaultSearchEngine(ctx: AppContext): SearchEngine {
+  return createSearchEngine(ctx.config, ctx.pool);
+}
+
+/** The search service of an API process: configured engine and embedder, usage counted through src/search/usage.ts. */
+export function defaultSearchService(ctx: AppContext, engine: SearchEngine = defaultSearchEngine(ctx)): SearchService {
+  return new SearchService({
+    engine,
+    embedder: createEmbedder(ctx.config),
+    usage: usageRecorderFor(ctx),
+    onWarning: (message, err) => ctx.logger.warn({ err }, message),
+  });
+}
+
+/** Builds the Express app for a context; the listener lives in src/main.ts so tests can mount the app themselves. */
+export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
+  const app = express();
+  // Every artifact change made through this app reaches the search index (one binding per process).
+  const engine = defaultSearchEngine(ctx);
+  bindSearchToArtifacts(engine);
+  const search = opts.search ?? defaultSearchService(ctx, engine);
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestLog(ctx.logger));
+  app.use(inputGate);
+  // OPTIONS and 405 answer from the declared routes, ahead of authentication.
+  app.use(methodGuard());
+
+  app.use(oauthRouter(ctx));
+  // Server-rendered pages (sign-in, claim, dashboard, viewer): form bodies, HTML errors.
+  app.use(webRouter(ctx));
+  // MCP (Streamable HTTP): its own bearer rule (assertions too), JSON parser and 401 shape.
+  app.use(mcpRouter(ctx, search));
+  app.use(restRouter(ctx, search));
+
+  app.use(unknownRoute);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}
