@@ -3,7 +3,7 @@ import type { RequestContext } from '../platform/request-context.js';
 import { iso, type Timestamp } from '../lib/time.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
-import { EventAction, writeTransaction } from '../files/events.js';
+import { EventAction, writeTransaction, type WriteTx } from '../files/events.js';
 import type { FolderRow } from '../files/folders.js';
 import { one, rows } from '../db/sql.js';
 
@@ -12,7 +12,7 @@ import { one, rows } from '../db/sql.js';
  * middleware refuses its credentials everywhere except these endpoints, so all tenant data is
  * hidden at once by a single row update.
  */
-interface DriveState {
+export interface DriveState {
   id: string;
   deleted_at: Timestamp | null;
   purge_at: Timestamp | null;
@@ -23,66 +23,61 @@ function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
   if (authDriveId !== pathDriveId) throw new AppError('FORBIDDEN', 'drive_id must be the authenticated drive');
 }
 
-const driveState = (d: DriveState) => ({ drive_id: d.id, deleted_at: iso(d.deleted_at), purge_at: iso(d.purge_at) });
-
-export async function deleteDrive(rc: RequestContext, driveId: string) {
+/**
+ * Delete and restore are one move each way: flip the drive row (refused with 404 when the drive is not in the
+ * state the move starts from), let the move do its extra work, and record the event, in one transaction.
+ */
+async function moveDrive(
+  rc: RequestContext,
+  driveId: string,
+  move: {
+    update: string;
+    params: unknown[];
+    notInState: string;
+    action: string;
+    after: (w: WriteTx, d: DriveState) => Promise<Record<string, unknown>>;
+  },
+): Promise<DriveState> {
   checkOwnDrive(rc.driveId, driveId);
-  const ctx = rc.app;
-  const a = { driveId, actor: rc.actor };
-  return writeTransaction(ctx, async (w) => {
-    const d = await one<DriveState>(
-      w.tx,
-      `update drives set deleted_at = clock_timestamp(), purge_at = clock_timestamp() + make_interval(secs => ?)
-        where id = ? and deleted_at is null returning id, deleted_at, purge_at`,
-      [ctx.config.durations.trashRetentionS, a.driveId],
-    );
-    if (!d) throw new AppError('NOT_FOUND', 'drive is not live');
-    await w.event({
-      driveId: a.driveId,
-      action: EventAction.driveDeleted,
-      actor: a.actor,
-      metadata: { purge_at: iso(d.purge_at) },
-    });
-    return {
-      ok: true as const,
-      ...driveState(d),
-      retention_days: ctx.config.durations.trashRetentionS / 86400,
-      restore_url: `${ctx.config.http.baseUrl}/v0/drives/${d.id}/restore`,
-    };
+  return writeTransaction(rc.app, async (w) => {
+    const d = await one<DriveState>(w.tx, `${move.update} returning id, deleted_at, purge_at`, move.params);
+    if (!d) throw new AppError('NOT_FOUND', move.notInState);
+    const metadata = await move.after(w, d);
+    await w.event({ driveId, action: move.action, actor: rc.actor, metadata });
+    return d;
+  });
+}
+
+export function deleteDrive(rc: RequestContext, driveId: string): Promise<DriveState> {
+  return moveDrive(rc, driveId, {
+    update: `update drives set deleted_at = clock_timestamp(), purge_at = clock_timestamp() + make_interval(secs => ?)
+        where id = ? and deleted_at is null`,
+    params: [rc.app.config.durations.trashRetentionS, driveId],
+    notInState: 'drive is not live',
+    action: EventAction.driveDeleted,
+    after: (_w, d) => Promise.resolve({ purge_at: iso(d.purge_at) }),
   });
 }
 
 /** Restore while in trash; trashed artifacts and folders get their retention window rebased to now. */
-export async function restoreDrive(rc: RequestContext, driveId: string) {
-  checkOwnDrive(rc.driveId, driveId);
-  const ctx = rc.app;
-  const a = { driveId, actor: rc.actor };
-  return writeTransaction(ctx, async (w) => {
-    const d = await one<DriveState>(
+export function restoreDrive(rc: RequestContext, driveId: string): Promise<DriveState> {
+  const retention = rc.app.config.durations.trashRetentionS;
+  const rebase = (w: WriteTx, table: 'artifacts' | 'folders') =>
+    rows(
       w.tx,
-      `update drives set deleted_at = null, purge_at = null
-        where id = ? and deleted_at is not null and purge_at > now() returning id, deleted_at, purge_at`,
-      [a.driveId],
+      `update ${table} set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
+      [retention, driveId],
     );
-    if (!d) throw new AppError('NOT_FOUND', 'drive is not in trash');
-    const retention = ctx.config.durations.trashRetentionS;
-    const arts = await rows(
-      w.tx,
-      `update artifacts set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
-      [retention, a.driveId],
-    );
-    const flds = await rows(
-      w.tx,
-      `update folders set purge_at = now() + make_interval(secs => ?) where drive_id = ? and deleted_at is not null returning id`,
-      [retention, a.driveId],
-    );
-    await w.event({
-      driveId: a.driveId,
-      action: EventAction.driveRestored,
-      actor: a.actor,
-      metadata: { rebased_artifacts: arts.length, rebased_folders: flds.length },
-    });
-    return { ok: true as const, ...driveState(d) };
+  return moveDrive(rc, driveId, {
+    update: `update drives set deleted_at = null, purge_at = null
+        where id = ? and deleted_at is not null and purge_at > now()`,
+    params: [driveId],
+    notInState: 'drive is not in trash',
+    action: EventAction.driveRestored,
+    after: async (w) => ({
+      rebased_artifacts: (await rebase(w, 'artifacts')).length,
+      rebased_folders: (await rebase(w, 'folders')).length,
+    }),
   });
 }
 
@@ -116,7 +111,7 @@ export async function driveTrash(rc: RequestContext, driveId: string, q: { curso
     [driveId],
   );
   return {
-    drive: d.deleted_at ? driveState(d) : null,
+    drive: d.deleted_at ? d : null,
     items: page,
     folders,
     next_cursor: found.length > q.limit ? encodeCursor({ d: iso(last.deleted_at), i: last.id }) : null,

@@ -3,6 +3,7 @@ import { Drive, type DriveRow } from '../db/entities/drive.js';
 
 export type { DriveRow };
 import { AppError } from '../lib/errors.js';
+import { wikiIndexingOf } from './drive-settings.js';
 import { newId } from '../lib/ids.js';
 import type { RequestContext } from '../platform/request-context.js';
 
@@ -53,8 +54,8 @@ export async function findDrive(em: EntityManager, driveId: string): Promise<Dri
 /** GET /v0/drives/me: the caller's drive (its public shape is src/shapes/drives.ts). */
 export type DriveOverview = Pick<
   DriveRow,
-  'id' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt' | 'settings'
->;
+  'id' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt'
+> & { wikiIndexing: boolean };
 
 /**
  * The caller's live drive, read with one prepared statement and no entity: this is the
@@ -84,8 +85,9 @@ export async function driveOverview(rc: RequestContext): Promise<DriveOverview> 
     organizationId: row.organization_id,
     claimedAt: row.claimed_at,
     createdAt: row.created_at,
-    expiresAt: row.expires_at,
+    // A claimed drive is permanent (spec 3.3), whatever its row kept from before the claim.
+    expiresAt: row.claimed_at ? null : row.expires_at,
     lastActivityAt: row.last_activity_at,
-    settings: row.settings ?? {},
+    wikiIndexing: wikiIndexingOf(row.settings),
   };
 }

@@ -15,8 +15,6 @@ import { driveFor } from '../access/authorize.js';
 
 /** Soft delete and restore of artifacts (spec 3.1). */
 
-export const retentionDays = (ctx: AppContext) => ctx.config.durations.trashRetentionS / 86400;
-
 /** Moves a live artifact row to the trash, freezing its purge_at, and records artifact.deleted. */
 export async function trashRow(
   ctx: AppContext,

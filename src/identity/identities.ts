@@ -11,6 +11,7 @@ import { newId } from '../lib/ids.js';
 import { startUnclaimedDrive } from '../temporal/start.js';
 import { recordDriveActivity } from '../drives/drive-lifecycle.js';
 import { createDrive, findDriveForVerifiedEmail, findLiveDrive } from '../drives/drives.js';
+import { chargeRegistration } from '../platform/rate-limits.js';
 import { consumeIdJagJti, verifyIdJag } from './id-jag.js';
 
 /**
@@ -29,7 +30,7 @@ export function workflowsUnavailable(): never {
   );
 }
 
-export function agentAuthUnavailable() {
+function agentAuthUnavailable() {
   return new AppError(
     'AGENT_AUTH_NOT_CONFIGURED',
     'agent registration is not configured on this server; retry later',
@@ -56,32 +57,60 @@ async function issueAssertion(
   ctx: AppContext,
   identity: Pick<AgentIdentityRow, 'id' | 'driveId' | 'assertionJti'>,
   scope: Scope,
-) {
-  return signServiceToken(
-    ctx.config,
-    {
-      sub: identity.id,
-      drv: identity.driveId,
-      scope,
-      token_use: 'identity_assertion',
-      jti: identity.assertionJti ?? undefined,
-    },
-    assertionTtl(ctx, scope),
-  );
+): Promise<IssuedToken> {
+  const jti = identity.assertionJti ?? undefined;
+  const lifetimeS = assertionTtl(ctx, scope);
+  const claims = { sub: identity.id, drv: identity.driveId, scope, token_use: 'identity_assertion' as const, jti };
+  const { token, expiresAt } = await signServiceToken(ctx.config, claims, lifetimeS);
+  return { token, expiresAt, lifetimeS, scope };
 }
 
-async function issueAccessToken(ctx: AppContext, identity: { id: string; driveId: string }, scope: Scope) {
-  const ttl = ctx.config.durations.accessTokenS;
-  const { token } = await signServiceToken(
-    ctx.config,
-    { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' },
-    ttl,
-  );
-  return { access_token: token, token_type: 'Bearer' as const, expires_in: ttl, scope };
+/** A signed credential: a 15-minute access token or an identity assertion. */
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+  lifetimeS: number;
+  scope: Scope;
+}
+
+/** A registered agent: its first assertion, the claim secret (shown once), its drive and identity. */
+export interface Registration {
+  assertion: IssuedToken;
+  claimToken: string;
+  driveId: string;
+  identityId: string;
+  anonymous: boolean;
+}
+
+async function issueAccessToken(
+  ctx: AppContext,
+  identity: { id: string; driveId: string },
+  scope: Scope,
+): Promise<IssuedToken> {
+  const lifetimeS = ctx.config.durations.accessTokenS;
+  const claims = { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' as const };
+  const { token, expiresAt } = await signServiceToken(ctx.config, claims, lifetimeS);
+  return { token, expiresAt, lifetimeS, scope };
+}
+
+/**
+ * POST /agent/identity: registration needs the signing key and is rate-limited per client IP (a refusal costs no
+ * drive), then an anonymous agent gets a new unclaimed drive and an ID-JAG one the asserted user's drive.
+ */
+export async function registerAgent(
+  ctx: AppContext,
+  clientIp: string,
+  request: { type: 'anonymous' } | { type: 'identity_assertion'; agent_provider: string; assertion: string },
+): Promise<Registration> {
+  if (!ctx.config.secrets.agentSigningKey) throw agentAuthUnavailable();
+  await chargeRegistration(ctx, clientIp);
+  return request.type === 'anonymous'
+    ? registerAnonymous(ctx)
+    : registerWithIdJag(ctx, request.agent_provider, request.assertion);
 }
 
 /** Creates an unclaimed drive and its identity. The lifecycle workflow starts first, so no drive exists without one. */
-export async function registerAnonymous(ctx: AppContext) {
+async function registerAnonymous(ctx: AppContext): Promise<Registration> {
   return withSigning(async () => {
     const { durations } = ctx.config;
     const now = Date.now();
@@ -110,23 +139,12 @@ export async function registerAnonymous(ctx: AppContext) {
       tx.persist(tx.create(AgentIdentity, { ...identity, claimTokenHash: hashSecret(claimToken) }));
       await tx.flush();
     });
-    return {
-      identity_assertion: assertion.token,
-      claim_token: claimToken,
-      claim_metadata: {
-        claim_endpoint: `${ctx.config.http.baseUrl}/agent/identity/claim`,
-        supported_email_hints: true,
-      },
-      drive_id: identity.driveId,
-      agent_identity_id: identity.id,
-      scope: 'pre_claim' as const,
-      expires_at: assertion.expiresAt.toISOString(),
-    };
+    return { assertion, claimToken, driveId: identity.driveId, identityId: identity.id, anonymous: true };
   });
 }
 
 /** ID-JAG registration: a claimed identity bound to the asserted user's drive (created when the user has none). */
-export async function registerWithIdJag(ctx: AppContext, agentProvider: string, assertion: string) {
+async function registerWithIdJag(ctx: AppContext, agentProvider: string, assertion: string): Promise<Registration> {
   return withSigning(async () => {
     const jag = await verifyIdJag(ctx.config, agentProvider, assertion);
     const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
@@ -152,14 +170,7 @@ export async function registerWithIdJag(ctx: AppContext, agentProvider: string, 
       // Signed inside the transaction: an unusable key rolls the rows back.
       return { identity: row, signed: await issueAssertion(ctx, row, 'full') };
     });
-    return {
-      identity_assertion: signed.token,
-      claim_token: claimToken,
-      drive_id: identity.driveId,
-      agent_identity_id: identity.id,
-      scope: 'full' as const,
-      expires_at: signed.expiresAt.toISOString(),
-    };
+    return { assertion: signed, claimToken, driveId: identity.driveId, identityId: identity.id, anonymous: false };
   });
 }
 
@@ -203,7 +214,7 @@ export async function verifyCurrentAssertion(
 }
 
 /** RFC 7523 exchange: a current identity assertion for a 15-minute access token. */
-export async function exchangeAssertion(ctx: AppContext, assertion: string) {
+export async function exchangeAssertion(ctx: AppContext, assertion: string): Promise<IssuedToken> {
   const { identity, scope } = await verifyCurrentAssertion(ctx, assertion);
   return issueAccessToken(ctx, identity, scope);
 }
@@ -212,7 +223,11 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string) {
  * The claim grant: the ceremony's state, read from PostgreSQL. Once the identity is claimed it
  * re-issues a 90-day assertion (rotating the previous one) with a fresh access token.
  */
-export async function claimGrant(ctx: AppContext, claimToken: string, attemptToken?: string) {
+export async function claimGrant(
+  ctx: AppContext,
+  claimToken: string,
+  attemptToken?: string,
+): Promise<{ access: IssuedToken; assertion: IssuedToken }> {
   const em = ctx.orm.em.fork();
   const identity = await liveIdentity(em, { claimTokenHash: hashSecret(claimToken) });
   if (!identity)
@@ -225,11 +240,7 @@ export async function claimGrant(ctx: AppContext, claimToken: string, attemptTok
       const access = await issueAccessToken(ctx, rotated, 'full');
       identity.assertionJti = rotated.assertionJti;
       await em.flush();
-      return {
-        ...access,
-        identity_assertion: signed.token,
-        identity_assertion_expires_at: signed.expiresAt.toISOString(),
-      };
+      return { access, assertion: signed };
     });
   }
   const attempt = attemptToken

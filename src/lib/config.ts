@@ -342,3 +342,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };
 }
+
+/** The trash retention window in days, as answers and pages state it. */
+export const retentionDays = (config: Config) => config.durations.trashRetentionS / 86400;

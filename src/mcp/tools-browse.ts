@@ -6,6 +6,7 @@ import { listEvents } from '../files/events.js';
 import { resolveRef, versionsByRef } from '../files/refs.js';
 import { artifactOut, type ArtifactOut } from '../shapes/artifacts.js';
 import { driveOverviewOut } from '../shapes/drives.js';
+import { driveUsageOut } from '../shapes/usage.js';
 import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
@@ -82,7 +83,7 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
       const byFolder = Object.fromEntries(folders.map((f) => [f.folder === '' ? '/' : f.folder, f.count]));
       const structured = {
         drive: driveOverviewOut(drive, rc.principal),
-        stats,
+        stats: driveUsageOut(stats),
         by_folder: byFolder,
         recent_activity: events.items.map(eventOut),
         top_entities: entities.map(top),

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { compileAndWait } from '../projects/compile-and-wait.js';
-import { getJob, type JobRow } from '../projects/jobs.js';
-import { ENGINES } from '../projects/projects.js';
+import { getJob, type JobRecord } from '../projects/jobs.js';
+import { ENGINES } from '../projects/engine-availability.js';
 import { jobOut } from '../shapes/projects.js';
 import { jobOutSchema } from '../shapes/project-schemas.js';
 import { actorArg, defineTool, READ_ONLY, refArg, writes, type ToolEnv } from './tool-kit.js';
@@ -27,7 +27,7 @@ function render(j: ReturnType<typeof jobOut>): string {
 
 export function registerCompileTools(server: McpServer, env: ToolEnv): void {
   const { config } = env.app;
-  const answer = (row: JobRow) => {
+  const answer = (row: JobRecord) => {
     const j = jobOut(config, row);
     return { structured: j as unknown as Record<string, unknown>, text: render(j) };
   };

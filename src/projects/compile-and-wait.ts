@@ -1,7 +1,7 @@
 import { hasPrefix } from '../lib/ids.js';
 import { readFolder } from '../files/folders.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { enqueueCompile, waitForJob, type EnqueueInput, type JobRow } from './jobs.js';
+import { enqueueCompile, jobRecord, waitForJob, type EnqueueInput, type JobRecord } from './jobs.js';
 
 /** The project folder: its fld_ id (REST's path parameter), or a fld_ id or folder path as an agent gives it. */
 export type ProjectFolder = { fldId: string } | { ref: string };
@@ -14,11 +14,11 @@ export async function compileAndWait(
   rc: RequestContext,
   folder: ProjectFolder,
   input: Pick<EnqueueInput, 'task' | 'entrypoint' | 'engine'> & { wait: boolean },
-): Promise<JobRow> {
+): Promise<JobRecord> {
   const fldId =
     'fldId' in folder
       ? folder.fldId
       : (await readFolder(rc, hasPrefix(folder.ref, 'fld') ? { id: folder.ref } : { path: folder.ref })).id;
   const job = await enqueueCompile(rc, fldId, { task: input.task, entrypoint: input.entrypoint, engine: input.engine });
-  return input.wait ? waitForJob(rc, job.id) : job;
+  return input.wait ? waitForJob(rc, job.id) : jobRecord(rc.app, job);
 }

@@ -2,7 +2,9 @@ import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError } from '../lib/errors.js';
-import { ENGINES, type Engine } from './projects.js';
+
+export const ENGINES = ['latex', 'typst'] as const;
+export type Engine = (typeof ENGINES)[number];
 
 /**
  * Which compile engines this process can run (docs/decisions.md, "Compile engines are discovered at

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './jobs.js';
 import { parseLatexLog } from './latex-log.js';
-import type { Engine } from './projects.js';
+import type { Engine } from './engine-availability.js';
 
 /**
  * Runs a compile engine as a sandboxed child process (docs/decisions.md, Projects and compile jobs):

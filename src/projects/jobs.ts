@@ -3,13 +3,13 @@ import { newId } from '../lib/ids.js';
 import type { AppContext } from '../platform/context.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { Timestamp } from '../lib/time.js';
-import type { CompileStatus } from '../temporal/compile-messages.js';
+import { compileWorkflowId, type CompileStatus } from '../temporal/compile-messages.js';
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import type { Capability } from '../access/authorize.js';
 import { checkOpenJobBound } from './admission.js';
-import { engineUnavailable } from './engine-availability.js';
-import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine, type Engine } from './projects.js';
+import { engineAvailable, engineUnavailable, type Engine } from './engine-availability.js';
+import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine } from './projects.js';
 
 /**
  * Compile jobs (spec 4.9, 3.8). A job row is written `queued`, then its workflow
@@ -73,6 +73,19 @@ export interface JobRow {
 /** Every column but the log (served on its own). */
 const JOB_COLUMNS = `id, drive_id, fld_id, task, engine, entrypoint, trigger, actor_name, status, cancel_requested, attempt,
   inputs, outputs, diagnostics, page_count, error, error_code, restricted, runner, created_at, started_at, finished_at`;
+
+/** A job as the doors show it: its row, the workflow that runs it (ops find it in the Temporal UI) and whether this
+ * server has its engine. */
+export interface JobRecord extends JobRow {
+  workflowId: string;
+  engineAvailable: boolean;
+}
+
+export const jobRecord = (app: AppContext, job: JobRow): JobRecord => ({
+  ...job,
+  workflowId: compileWorkflowId(job.id),
+  engineAvailable: engineAvailable(app.config.compile.enginePath, job.engine),
+});
 
 export interface EnqueueInput {
   /** As sent; undefined when omitted (the product's default is latex.compile). */
@@ -172,8 +185,8 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
 }
 
 /** GET /v0/jobs/{job_id}: a job of a project the caller may read; any other is absent. */
-export async function getJob(rc: RequestContext, jobId: string): Promise<JobRow> {
-  return (await accessJob(rc, jobId, 'read')).job;
+export async function getJob(rc: RequestContext, jobId: string): Promise<JobRecord> {
+  return jobRecord(rc.app, (await accessJob(rc, jobId, 'read')).job);
 }
 
 const findJob = (db: Db, driveId: string, jobId: string, lock = false) =>
@@ -208,7 +221,7 @@ export async function waitForJob(
   rc: RequestContext,
   jobId: string,
   maxMs = rc.app.config.compile.waitS * 1000,
-): Promise<JobRow> {
+): Promise<JobRecord> {
   const until = Date.now() + maxMs;
   for (let delay = 100; ; delay = Math.min(delay * 1.5, 1000)) {
     const job = await getJob(rc, jobId);
@@ -222,14 +235,15 @@ export async function listJobs(
   rc: RequestContext,
   fldId: string,
   q: { status?: CompileStatus; limit: number },
-): Promise<JobRow[]> {
+): Promise<JobRecord[]> {
   const { driveId } = await projectFolder(rc, fldId, 'read');
-  return rows<JobRow>(
+  const jobs = await rows<JobRow>(
     rc.app.orm.em.fork(),
     `select ${JOB_COLUMNS} from compile_jobs where drive_id = ? and fld_id = ? and (?::text is null or status = ?)
       order by created_at desc, id desc limit ?`,
     [driveId, fldId, q.status ?? null, q.status ?? null, q.limit],
   );
+  return jobs.map((j) => jobRecord(rc.app, j));
 }
 
 /** GET /v0/jobs/{job_id}/logs: the engine's log (empty until the engine has run). */
@@ -248,7 +262,7 @@ export async function jobLog(rc: RequestContext, jobId: string): Promise<string>
  * `cancel_requested` and its workflow cancelled, and the compile activity kills the engine's
  * process group and records `cancelled`. Cancelling a cancelled job returns it; other ends are 409.
  */
-export async function cancelJob(rc: RequestContext, jobId: string): Promise<JobRow> {
+export async function cancelJob(rc: RequestContext, jobId: string): Promise<JobRecord> {
   const { driveId } = await accessJob(rc, jobId, 'can_manage');
   const job = await transaction(rc.app, async (tx) => {
     const current = await findJob(tx, driveId, jobId, true);
@@ -274,7 +288,7 @@ export async function cancelJob(rc: RequestContext, jobId: string): Promise<JobR
     // The activity also polls cancel_requested, so a lost workflow cancel still stops the engine.
     rc.app.logger.warn({ err, jobId }, 'compile: workflow cancel failed; the activity will see cancel_requested');
   }
-  return job;
+  return jobRecord(rc.app, job);
 }
 
 // ---- the worker's side (activities) ----

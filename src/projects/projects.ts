@@ -5,14 +5,13 @@ import { checkPath } from '../files/artifact-rules.js';
 import { getFolder, type FolderRow } from '../files/folders.js';
 import { authorizeThrough, type Capability } from '../access/authorize.js';
 import { one, rows, type Db } from '../db/sql.js';
+import { ENGINES, engineAvailable, type Engine } from './engine-availability.js';
 
 /**
  * Projects (spec 2.9, 4.9): a compile config on a folder, keyed by the folder's stable id. The
  * entrypoint is a path relative to the folder; the engine is `latex` or `typst`, or null to pick
  * by the entrypoint's extension (docs/decisions.md, Projects and compile jobs).
  */
-export const ENGINES = ['latex', 'typst'] as const;
-export type Engine = (typeof ENGINES)[number];
 
 export interface ProjectRow {
   fld_id: string;
@@ -27,7 +26,15 @@ export interface ProjectRow {
 /** A project with its folder's current path (folders move; the id stays). */
 export interface Project extends ProjectRow {
   path: string;
+  engineAvailable: boolean;
 }
+
+/** A project as the doors show it: whether this server has the engine its entrypoint resolves to. */
+const projectOf = (rc: RequestContext, row: ProjectRow, path: string): Project => ({
+  ...row,
+  path,
+  engineAvailable: engineAvailable(rc.app.config.compile.enginePath, resolveEngine(row.entrypoint, row.engine)),
+});
 
 export interface ProjectConfigInput {
   entrypoint: string;
@@ -88,7 +95,7 @@ export async function putProject(rc: RequestContext, fldId: string, input: Proje
      returning *`,
     [fldId, driveId, entrypoint, input.engine ?? null, input.autoCompile],
   ))!;
-  return { ...row, path: folder.path };
+  return projectOf(rc, row, folder.path);
 }
 
 /** GET /v0/projects/{fld_id}. */
@@ -96,7 +103,7 @@ export async function getProject(rc: RequestContext, fldId: string): Promise<Pro
   const { driveId, folder } = await projectFolder(rc, fldId, 'read');
   const row = await findProjectRow(rc.app.orm.em.fork(), driveId, fldId);
   if (!row) throw projectNotFound();
-  return { ...row, path: folder.path };
+  return projectOf(rc, row, folder.path);
 }
 
 export function findProjectRow(db: Db, driveId: string, fldId: string): Promise<ProjectRow | undefined> {

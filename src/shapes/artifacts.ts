@@ -1,4 +1,4 @@
-import type { Config } from '../lib/config.js';
+import { retentionDays, type Config } from '../lib/config.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { DownloadUrl } from '../files/content.js';
 import { iso } from '../lib/time.js';
@@ -51,7 +51,7 @@ export function artifactDeleteOut(config: Config, r: ArtifactRow) {
     path: r.path,
     deleted_at: iso(r.deleted_at)!,
     purge_at: iso(r.purge_at)!,
-    retention_days: config.durations.trashRetentionS / 86400,
+    retention_days: retentionDays(config),
     restore_url: `${config.http.baseUrl}/v0/artifacts/${r.id}/restore`,
   };
 }

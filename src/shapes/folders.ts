@@ -1,4 +1,4 @@
-import type { Config } from '../lib/config.js';
+import { retentionDays, type Config } from '../lib/config.js';
 import type { FolderRow } from '../files/folders.js';
 import { iso } from '../lib/time.js';
 
@@ -30,7 +30,7 @@ export function folderDeleteOut(
     path: `/${r.folder.path}/`,
     deleted_at: iso(r.folder.deleted_at)!,
     purge_at: iso(r.folder.purge_at)!,
-    retention_days: config.durations.trashRetentionS / 86400,
+    retention_days: retentionDays(config),
     n_subfolders_deleted: r.nSubfoldersDeleted,
     n_artifacts_deleted: r.nArtifactsDeleted,
   };

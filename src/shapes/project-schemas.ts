@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMPILE_TASKS, JOB_STATUSES } from '../projects/jobs.js';
-import { ENGINES } from '../projects/projects.js';
+import { ENGINES } from '../projects/engine-availability.js';
 
 /** Request and response shapes of the project and compile job endpoints (REFERENCE: ProjectConfigIn, CompileJobIn). */
 const ts = z.string().describe('RFC 3339 timestamp');

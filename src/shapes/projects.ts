@@ -1,12 +1,10 @@
 import type { Config } from '../lib/config.js';
-import type { JobRow } from '../projects/jobs.js';
-import { resolveEngine, type Project } from '../projects/projects.js';
-import { engineAvailable } from '../projects/engine-availability.js';
-import { compileWorkflowId } from '../temporal/compile-messages.js';
+import type { JobRecord } from '../projects/jobs.js';
+import type { Project } from '../projects/projects.js';
 import { iso } from '../lib/time.js';
 
 /** Public shapes of a project config and a compile job (docs/decisions.md, Projects and compile jobs). */
-export function projectOut(config: Config, p: Project) {
+export function projectOut(p: Project) {
   return {
     fld_id: p.fld_id,
     drive_id: p.drive_id,
@@ -14,13 +12,13 @@ export function projectOut(config: Config, p: Project) {
     entrypoint: p.entrypoint,
     engine: p.engine,
     auto_compile: p.auto_compile,
-    engine_available: engineAvailable(config.compile.enginePath, resolveEngine(p.entrypoint, p.engine)),
+    engine_available: p.engineAvailable,
     created_at: iso(p.created_at)!,
     updated_at: iso(p.updated_at)!,
   };
 }
 
-export function jobOut(config: Config, j: JobRow) {
+export function jobOut(config: Config, j: JobRecord) {
   const started = j.started_at ? Date.parse(iso(j.started_at)!) : null;
   const finished = j.finished_at ? Date.parse(iso(j.finished_at)!) : null;
   return {
@@ -41,9 +39,9 @@ export function jobOut(config: Config, j: JobRow) {
     page_count: j.page_count,
     error: j.error,
     error_code: j.error_code,
-    engine_available: engineAvailable(config.compile.enginePath, j.engine),
+    engine_available: j.engineAvailable,
     actor_name: j.actor_name,
-    workflow_id: compileWorkflowId(j.id),
+    workflow_id: j.workflowId,
     logs_url: `${config.http.baseUrl}/v0/jobs/${j.id}/logs`,
     created_at: iso(j.created_at)!,
     started_at: iso(j.started_at),

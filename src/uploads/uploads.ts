@@ -3,12 +3,11 @@ import { AppError } from '../lib/errors.js';
 import { hasPrefix, newId } from '../lib/ids.js';
 import { storageFailure } from '../storage/blob-store.js';
 import { CRC32C_BASE64 } from '../storage/crc32c.js';
-import { MAX_PARTS, openMultipartUpload, planParts, presignParts } from '../storage/upload-multipart.js';
+import { MAX_PARTS, openMultipartUpload, planParts, presignParts, type PartPlan } from '../storage/upload-multipart.js';
 import { deleteUploadObject, presignUploadPut, uploadObjectKey } from '../storage/upload-store.js';
 import { signalUploadCommitted, startUploadSession } from '../temporal/start.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { iso } from '../lib/time.js';
 import {
   checkNotWiki,
   checkPath,
@@ -100,7 +99,17 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
 }
 
 /** POST /v0/uploads: validates and freezes the write, reserves quota, starts the session timer, presigns the upload. */
-export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'driveId'>) {
+export interface OpenedUpload {
+  uploadId: string;
+  expiresAt: Date;
+  maxBytes: number;
+  /** The presigned PUT, or null when the size needs parts (each presigned in `parts`). */
+  url: string | null;
+  headers: Record<string, string>;
+  parts?: (PartPlan & { url: string; headers: Record<string, string> })[];
+}
+
+export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'driveId'>): Promise<OpenedUpload> {
   const ctx = rc.app;
   // actor_name, else the request's (checked) X-Drive-Actor.
   const b: BeginInput = { ...input, driveId: rc.driveId, actorName: input.actorName ?? rc.actor };
@@ -153,13 +162,13 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
     multipart_upload_id: multipartId,
     part_bytes: partBytes,
   });
-  const common = { upload_id: uploadId, method: 'PUT' as const, expires_at: iso(expiresAt)!, max_bytes: b.sizeBytes };
+  const opened = { uploadId, expiresAt, maxBytes: b.sizeBytes };
   if (multipartId && partBytes) {
     const parts = await presignParts(ctx.s3, bucket, key, multipartId, planParts(b.sizeBytes, partBytes), ttlS);
-    return { ...common, upload_url: null, headers: {}, parts };
+    return { ...opened, url: null, headers: {}, parts };
   }
   const signed = await presignUploadPut(ctx.s3, bucket, key, { sizeBytes: b.sizeBytes, contentType, expiresInS: ttlS });
-  return { ...common, upload_url: signed.url, headers: signed.headers };
+  return { ...opened, url: signed.url, headers: signed.headers };
 }
 
 /**

@@ -5,15 +5,23 @@ import { storageUsedBytes } from '../files/quota.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { driveWritesThisHour, hourWindow } from '../platform/rate-limits.js';
 
-/** The usage report (spec 2.9): storage now, writes this hour, operations this UTC month. */
+/** The usage report (spec 2.9): storage now, writes this hour, operations this UTC month (public shape: src/shapes). */
+export interface DriveUsage {
+  driveId: string;
+  storage: { used: number; limit: number };
+  writes: { used: number; limit: number; resetsAt: Date };
+  /** 'YYYY-MM', the UTC month the monthly counts cover. */
+  month: string;
+  thisMonth: Record<UsageKind, { used: number; limit: number }>;
+}
 
 /** GET /v0/drives/me/usage; this process's pending reads are flushed first, so the report includes them. */
-export async function driveUsage(rc: RequestContext) {
+export async function driveUsage(rc: RequestContext): Promise<DriveUsage> {
   await rc.app.usageMeter.flush(rc.driveId);
   return usageReport(rc.app.orm.em.fork(), rc.app.config, rc.driveId);
 }
 
-async function usageReport(em: EntityManager, config: Config, driveId: string) {
+async function usageReport(em: EntityManager, config: Config, driveId: string): Promise<DriveUsage> {
   const month = utcMonth();
   const [storage, writes, rows] = await Promise.all([
     storageUsedBytes(em, driveId),
@@ -23,17 +31,18 @@ async function usageReport(em: EntityManager, config: Config, driveId: string) {
       [driveId, month],
     ),
   ]);
+  // limit 0: unlimited (spec 8, the free-tier default).
   const monthly = (kind: UsageKind) => ({ used: Number(rows.find((r) => r.kind === kind)?.count ?? 0), limit: 0 });
   return {
-    drive_id: driveId,
+    driveId,
     storage: { used: storage, limit: config.limits.storageQuotaBytes },
     writes: {
       used: writes,
       limit: config.limits.writeBudgetPerDrivePerHour,
-      resets_at: new Date(hourWindow().resetS * 1000).toISOString(),
+      resetsAt: new Date(hourWindow().resetS * 1000),
     },
-    ops_this_month: {
-      month: month.slice(0, 7),
+    month: month.slice(0, 7),
+    thisMonth: {
       reads: monthly('reads'),
       indexing_ops: monthly('indexing_ops'),
       retrieval_queries: monthly('retrieval_queries'),

@@ -18,7 +18,7 @@ async function overview(ctx: AppContext, session: Session, requestId: string): P
   if (!session.drv || !session.uid) return '';
   const rc = webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
   const [usage, events] = await Promise.all([driveUsage(rc), listEvents(rc, { limit: 10 })]);
-  const m = usage.ops_this_month;
+  const m = usage.thisMonth;
   return html`<section data-testid="usage">
       <h2>Usage</h2>
       <table>

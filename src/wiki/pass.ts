@@ -3,6 +3,7 @@ import { rows } from '../db/sql.js';
 import { findArtifactRecord, type ArtifactRow } from '../records/artifact-records.js';
 import { isWikiPath } from '../files/artifact-rules.js';
 import { findLiveDrive } from '../drives/drives.js';
+import { wikiIndexingOf } from '../drives/drive-settings.js';
 import { llmIndexForHash, recordLlmIndex } from '../files/llm-index.js';
 import { readContentBytes } from '../files/versions.js';
 import { extract, readsContent, type Extracted } from '../lib/extract.js';
@@ -47,7 +48,7 @@ export async function wikiPass(deps: PassDeps, req: OutboxRequest): Promise<Pass
   if (!drive) return 'skipped';
   const art = await findArtifactRecord(ctx, req.driveId, req.artId);
   if (art && isWikiPath(art.path)) return 'skipped';
-  const outcome = await contribution(deps, req, art, drive.settings?.wiki_indexing ?? true);
+  const outcome = await contribution(deps, req, art, wikiIndexingOf(drive.settings));
   await renderDirty(ctx, req.driveId);
   return outcome;
 }

@@ -2,8 +2,8 @@ import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { startClaim } from '../../identity/claims.js';
-import { agentAuthUnavailable, registerAnonymous, registerWithIdJag } from '../../identity/identities.js';
-import { chargeRegistration } from '../../platform/rate-limits.js';
+import { registerAgent } from '../../identity/identities.js';
+import { registrationOut } from '../../shapes/identity.js';
 import { AppError } from '../../lib/errors.js';
 import { route } from '../http/route.js';
 
@@ -124,11 +124,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
       },
     },
     async ({ body, req }) => {
-      if (!ctx.config.secrets.agentSigningKey) throw agentAuthUnavailable();
-      await chargeRegistration(ctx, req.ip ?? 'unknown');
-      return body.type === 'anonymous'
-        ? registerAnonymous(ctx)
-        : registerWithIdJag(ctx, body.agent_provider, body.assertion);
+      return registrationOut(ctx.config, await registerAgent(ctx, req.ip ?? 'unknown', body));
     },
     requireJson,
   );

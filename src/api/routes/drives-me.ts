@@ -4,6 +4,7 @@ import { authOf, requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { driveOverview } from '../../drives/drives.js';
 import { driveOverviewOut } from '../../shapes/drives.js';
+import { driveUsageOut } from '../../shapes/usage.js';
 import { driveUsage } from '../../usage/usage.js';
 import { route } from '../http/route.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
@@ -88,7 +89,7 @@ export function drivesMeRouter(ctx: AppContext): Router {
         200: { description: 'usage; each row is {used, limit} and limit 0 means unlimited', schema: usageOut },
       },
     },
-    ({ req }) => driveUsage(requestContextOf(ctx, req)),
+    async ({ req }) => driveUsageOut(await driveUsage(requestContextOf(ctx, req))),
   );
 
   return router;

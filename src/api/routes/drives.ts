@@ -4,6 +4,7 @@ import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
 import { artifactOut } from '../../shapes/artifacts.js';
+import { driveDeleteOut, driveRestoreOut, driveStateOut } from '../../shapes/drives.js';
 import { folderOut } from '../../shapes/folders.js';
 import { route } from '../http/route.js';
 import {
@@ -46,7 +47,7 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
         },
       },
     },
-    ({ params: p, req }) => deleteDrive(requestContextOf(ctx, req), p.drive_id),
+    async ({ params: p, req }) => driveDeleteOut(ctx.config, await deleteDrive(requestContextOf(ctx, req), p.drive_id)),
     ...auth,
   );
 
@@ -64,7 +65,7 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
         200: { description: 'drive restore result', schema: driveStateSchema.extend({ ok: z.literal(true) }) },
       },
     },
-    ({ params: p, req }) => restoreDrive(requestContextOf(ctx, req), p.drive_id),
+    async ({ params: p, req }) => driveRestoreOut(await restoreDrive(requestContextOf(ctx, req), p.drive_id)),
     ...auth,
   );
 
@@ -93,7 +94,8 @@ export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router
     async ({ params: p, query, req }) => {
       const trash = await driveTrash(requestContextOf(ctx, req), p.drive_id, query);
       return {
-        ...trash,
+        drive: trash.drive && driveStateOut(trash.drive),
+        next_cursor: trash.next_cursor,
         items: trash.items.map((r) => artifactOut(ctx.config, r)),
         folders: trash.folders.map(folderOut),
       };

@@ -4,6 +4,7 @@ import { OAuthError } from '../../identity/oauth-error.js';
 import { AgentAuthNotConfigured } from '../../identity/tokens.js';
 import type { AppContext } from '../../platform/context.js';
 import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
+import { accessTokenOut, claimGrantOut } from '../../shapes/identity.js';
 import { exchangeAuthorizationCode, refreshMcpToken } from '../../identity/mcp-oauth.js';
 import { AppError } from '../../lib/errors.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
@@ -112,9 +113,12 @@ export function oauthTokenRouter(ctx: AppContext): Router {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const grantType = required(body, 'grant_type');
         let result;
-        if (grantType === JWT_BEARER_GRANT) result = await exchangeAssertion(ctx, required(body, 'assertion'));
+        if (grantType === JWT_BEARER_GRANT)
+          result = accessTokenOut(await exchangeAssertion(ctx, required(body, 'assertion')));
         else if (grantType === CLAIM_GRANT)
-          result = await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token'));
+          result = claimGrantOut(
+            await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token')),
+          );
         else if (grantType === 'authorization_code') {
           result = await exchangeAuthorizationCode(ctx, {
             code: required(body, 'code'),

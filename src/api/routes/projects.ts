@@ -42,7 +42,6 @@ export function projectsRouter(ctx: AppContext): Router {
     },
     async ({ params, body, req }) =>
       projectOut(
-        ctx.config,
         await putProject(rc(req), params.fld_id, {
           entrypoint: body.entrypoint,
           engine: body.engine,
@@ -62,7 +61,7 @@ export function projectsRouter(ctx: AppContext): Router {
       params: fldParams,
       responses: { 200: { description: 'project config', schema: projectOutSchema } },
     },
-    async ({ params, req }) => projectOut(ctx.config, await getProject(rc(req), params.fld_id)),
+    async ({ params, req }) => projectOut(await getProject(rc(req), params.fld_id)),
   );
 
   route(

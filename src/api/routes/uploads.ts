@@ -7,6 +7,7 @@ import { beginUpload, commitUpload } from '../../uploads/uploads.js';
 import { route } from '../http/route.js';
 import { actorHeader, artifactOutSchema } from '../../shapes/artifact-schemas.js';
 import { uploadBeginInSchema, uploadBeginOutSchema } from '../../shapes/upload-schemas.js';
+import { uploadBeginOut } from '../../shapes/uploads.js';
 
 /** Large uploads (spec 4.7): begin hands out a presigned PUT; commit turns the uploaded object into the artifact. */
 const tags = ['uploads'];
@@ -26,19 +27,21 @@ export function uploadsRouter(ctx: AppContext): Router {
       headers: z.object({ 'x-drive-actor': actorHeader }),
       responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
     },
-    ({ body, req }) =>
-      beginUpload(requestContextOf(ctx, req), {
-        path: body.path,
-        sizeBytes: body.size_bytes,
-        contentType: body.content_type,
-        crc32c: body.crc32c,
-        labels: body.labels,
-        metadata: body.metadata,
-        source: body.source,
-        actorName: body.actor_name,
-        changeSummary: body.change_summary,
-        ifMatch: body.if_match,
-      }),
+    async ({ body, req }) =>
+      uploadBeginOut(
+        await beginUpload(requestContextOf(ctx, req), {
+          path: body.path,
+          sizeBytes: body.size_bytes,
+          contentType: body.content_type,
+          crc32c: body.crc32c,
+          labels: body.labels,
+          metadata: body.metadata,
+          source: body.source,
+          actorName: body.actor_name,
+          changeSummary: body.change_summary,
+          ifMatch: body.if_match,
+        }),
+      ),
   );
 
   route(

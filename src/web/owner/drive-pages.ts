@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../../platform/context.js';
+import { retentionDays } from '../../lib/config.js';
 import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
 import { driveOverview } from '../../drives/drives.js';
 import { restoreArtifact, deleteArtifact } from '../../files/trash.js';
@@ -165,7 +166,7 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.get('/settings', async (req, res) => {
     const o = ownerOf(ctx, req, res);
     if (!o) return;
-    const on = (await driveOverview(o.rc)).settings?.wiki_indexing ?? true;
+    const on = (await driveOverview(o.rc)).wikiIndexing;
     ownerPage(
       ctx,
       req,
@@ -205,8 +206,8 @@ export function drivePagesRouter(ctx: AppContext): Router {
       res,
       'Danger zone',
       html` <p>
-          Deleting the drive puts it in the trash for ${ctx.config.durations.trashRetentionS / 86400} days; you can
-          restore it here until then.
+          Deleting the drive puts it in the trash for ${retentionDays(ctx.config)} days; you can restore it here until
+          then.
         </p>
         <form method="post" action="/settings/danger/delete">
           ${csrfField(o.session.csrf)}
