@@ -1,5 +1,5 @@
 import { AppError } from '../lib/errors.js';
-import { newId } from '../lib/ids.js';
+import { hasPrefix, newId } from '../lib/ids.js';
 import type { Timestamp } from '../lib/time.js';
 import { one, type Db } from '../db/sql.js';
 import type { Role } from './authorize.js';
@@ -53,7 +53,7 @@ export function checkPrincipal(p: PrincipalIn): {
     case 'agent':
     case 'org':
       if (!id || email) throw bad(`an ${p.type} principal needs an id and no email`);
-      if (p.type === 'agent' && !/^aid_[0-9a-z]{26}$/.test(id))
+      if (p.type === 'agent' && !hasPrefix(id, 'aid'))
         throw bad('an agent principal id is an agent identity id (aid_...)');
       return { type: p.type, id, email: null, key: `${p.type}:${id}` };
     case 'user':

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { errorEnvelope } from '../lib/errors.js';
 
 /**
  * Node's HTTP server answers a request it cannot parse (431 headers too large, 400 bad request)
@@ -20,7 +21,7 @@ export function answerClientErrors(server: {
     const [status, reason, code, message] = tooLarge
       ? [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'request headers are too large']
       : [400, 'Bad Request', 'MALFORMED_REQUEST', 'the request could not be parsed'];
-    const body = JSON.stringify({ detail: { error: { code, message } } });
+    const body = JSON.stringify(errorEnvelope(code, message));
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -188,3 +188,8 @@ export function codesWithStatus(
     return e.status === status || e.alsoStatus?.includes(status);
   });
 }
+
+/** The spec's error envelope (SPEC 7): every door that answers JSON errors writes it through here. */
+export function errorEnvelope(code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { detail: { error: { code, message, ...extra } } };
+}

@@ -27,6 +27,9 @@ export function randomToken(length: number): string {
   return out;
 }
 
+/** The whole-string pattern of an id with this prefix (route parameters, request fields, hasPrefix). */
+export const idPattern = (prefix: IdPrefix) => new RegExp(`^${prefix}_[0-9a-z]{26}$`);
+
 export function hasPrefix(value: string, prefix: IdPrefix): boolean {
-  return new RegExp(`^${prefix}_[0-9a-z]{26}$`).test(value);
+  return idPattern(prefix).test(value);
 }

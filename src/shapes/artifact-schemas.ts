@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern, type IdPrefix } from '../lib/ids.js';
 import { llmIndexSchema } from '../wiki/llm-index.js';
 
 /**
@@ -118,6 +119,9 @@ export const folderDeleteOutSchema = z.object({
   n_subfolders_deleted: z.number().int(),
   n_artifacts_deleted: z.number().int(),
 });
+
+/** An id of one kind (`art_…`, `fld_…`), as route parameters and request fields take it. */
+export const idOf = (prefix: IdPrefix) => z.string().regex(idPattern(prefix));
 
 export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor: attribution only, at most 64 chars');
 /**

@@ -4,7 +4,7 @@ import { abortMultipartUploads } from '../storage/upload-multipart.js';
 import { deleteUploadObject, uploadObjectKey } from '../storage/upload-store.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { PutInput } from '../files/artifacts.js';
-import type { Source } from '../files/artifact-rules.js';
+import { pendingWriteInput, type PendingWriteColumns } from './pending-write.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import { reservedBytes } from '../files/quota.js';
 
@@ -15,19 +15,10 @@ import { reservedBytes } from '../files/quota.js';
  */
 export type UploadState = 'begun' | 'committed' | 'expired';
 
-export interface UploadSessionRow {
+export interface UploadSessionRow extends PendingWriteColumns {
   id: string;
-  drive_id: string;
-  path: string;
   size_bytes: string | number;
-  content_type: string | null;
   crc32c: string | null;
-  labels: string[] | null;
-  metadata: Record<string, unknown> | null;
-  source: Source | null;
-  actor_name: string | null;
-  change_summary: string | null;
-  if_match: number | null;
   object_key: string;
   /** Set when the object goes up in parts (size over one PUT's limit): the S3 multipart upload and its part size. */
   multipart_upload_id: string | null;
@@ -129,19 +120,7 @@ export function quotaExceeded(used: number, reserved: number, requested: number,
 }
 
 /** The frozen begin fields as the artifact write they stand for (null = field omitted at begin). */
-export function putInputOf(s: UploadSessionRow): PutInput {
-  return {
-    driveId: s.drive_id,
-    path: s.path,
-    contentType: s.content_type ?? undefined,
-    labels: s.labels ?? undefined,
-    metadata: s.metadata ?? undefined,
-    source: s.source ?? undefined,
-    actor: s.actor_name,
-    changeSummary: s.change_summary,
-    ifMatch: s.if_match ?? undefined,
-  };
-}
+export const putInputOf = (s: UploadSessionRow): PutInput => pendingWriteInput(s);
 
 /** begun -> expired, only if still begun (inside the caller's transaction). True when this call made the change. */
 export async function markExpired(tx: Db, uploadId: string): Promise<boolean> {

@@ -12,12 +12,13 @@ import {
   checkSource,
   type Source,
 } from '../files/artifact-rules.js';
-import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact, type PutInput } from '../files/artifacts.js';
+import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
 import { storeBlob } from '../files/blobs.js';
 import { writeTransaction } from '../files/events.js';
 import { quotaExceeded, storageCommitted } from '../files/quota.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { spoolBody } from '../storage/spool.js';
+import { pendingWriteInput, type PendingWriteColumns } from './pending-write.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 import { one } from '../db/sql.js';
 
@@ -42,22 +43,14 @@ export interface MintInput {
   ifMatch?: number;
 }
 
-interface TokenRow {
+interface TokenRow extends PendingWriteColumns {
   token_hash: string;
-  drive_id: string;
   principal_kind: Principal['kind'];
   credential_id: string;
   identity_id: string | null;
   scope: Principal['scope'];
-  path: string;
   content_type: string;
   max_bytes: string | number;
-  labels: string[] | null;
-  metadata: Record<string, unknown> | null;
-  source: Source | null;
-  actor_name: string | null;
-  change_summary: string | null;
-  if_match: number | null;
   consumed_at: Date | null;
   expired: boolean;
   drive_deleted: boolean;
@@ -159,17 +152,7 @@ export async function uploadWithToken(
     kind: t.principal_kind,
     credentialId: t.credential_id,
   };
-  const input: PutInput = {
-    driveId: t.drive_id,
-    path: t.path,
-    contentType: t.content_type,
-    labels: t.labels ?? undefined,
-    metadata: t.metadata ?? undefined,
-    source: t.source ?? undefined,
-    actor: t.actor_name,
-    changeSummary: t.change_summary,
-    ifMatch: t.if_match ?? undefined,
-  };
+  const input = pendingWriteInput(t);
   await preflightPut(app, input);
   await chargeWriteOrRefuse(app, principal);
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../lib/logger.js';
 import { dependencyFailure } from '../../lib/dependency-errors.js';
-import { AppError } from '../../lib/errors.js';
-import { errorEnvelope } from '../errors.js';
+import { AppError, errorEnvelope } from '../../lib/errors.js';
 import { ValidationError } from '../http/route.js';
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {

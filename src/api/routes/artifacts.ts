@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
+import { whileReadingBody } from '../http/upload-body.js';
 import { listArtifacts } from '../../files/artifact-listing.js';
 import { FILE_TYPES } from '../../files/artifact-rules.js';
 import {
@@ -28,6 +29,7 @@ import {
   repeatable,
   sourceSchema,
   cursorParam,
+  idOf,
 } from '../../shapes/artifact-schemas.js';
 
 /**
@@ -39,7 +41,7 @@ import {
 export const onlyArtId: RequestHandler = (req, _res, next) =>
   hasPrefix(String(req.params.art_id), 'art') ? next() : next('route');
 
-export const artIdParams = z.object({ art_id: z.string().regex(/^art_[0-9a-z]{26}$/) });
+export const artIdParams = z.object({ art_id: idOf('art') });
 export const pathParams = z.object({ path: artifactPath('artifact path') });
 const tags = ['artifacts'];
 
@@ -77,9 +79,7 @@ export function artifactsRouter(ctx: AppContext): Router {
         file_type: z.enum(FILE_TYPES).optional(),
         cursor: cursorParam,
         limit: limitParam(100, 50),
-        folder: z
-          .string()
-          .regex(/^fld_[0-9a-z]{26}$/)
+        folder: idOf('fld')
           .optional()
           .describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
       }),
@@ -268,16 +268,7 @@ export function artifactsRouter(ctx: AppContext): Router {
   return router;
 
   async function streamUpload(req: Request, res: Response, upload: () => Promise<Parameters<typeof artifactOut>[1]>) {
-    try {
-      return out(await upload());
-    } catch (err) {
-      // The body was not (fully) read: close the connection after answering instead of reading the rest.
-      if (!req.complete) {
-        res.setHeader('Connection', 'close');
-        req.resume();
-      }
-      throw err;
-    }
+    return out(await whileReadingBody(req, res, upload));
   }
 }
 

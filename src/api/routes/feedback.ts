@@ -5,7 +5,7 @@ import { FEEDBACK_STATUSES, getFeedback, submitFeedback } from '../../feedback/f
 import { feedbackOut } from '../../shapes/feedback.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader } from '../../shapes/artifact-schemas.js';
+import { actorHeader, idOf } from '../../shapes/artifact-schemas.js';
 
 /** Feedback tickets (spec 4.8). Status changes are for operators only (scripts/feedback.ts), not on this surface. */
 const tags = ['feedback'];
@@ -23,11 +23,7 @@ const feedbackInSchema = z.object({
     .nullable()
     .optional()
     .describe('consent to be contacted (true) or an address'),
-  attachments: z
-    .array(z.string().regex(/^art_[0-9a-z]{26}$/))
-    .max(10)
-    .optional()
-    .describe('art_ ids of this drive, snapshotted at submit'),
+  attachments: z.array(idOf('art')).max(10).optional().describe('art_ ids of this drive, snapshotted at submit'),
 });
 
 const feedbackOutSchema = z.object({

@@ -13,12 +13,18 @@ import {
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader, folderDeleteOutSchema, folderOutSchema, folderPath } from '../../shapes/artifact-schemas.js';
+import {
+  actorHeader,
+  idOf,
+  folderDeleteOutSchema,
+  folderOutSchema,
+  folderPath,
+} from '../../shapes/artifact-schemas.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
 const onlyFldId: RequestHandler = (req, _res, next) =>
   hasPrefix(String(req.params.fld_id), 'fld') ? next() : next('route');
-const idParams = z.object({ fld_id: z.string().regex(/^fld_[0-9a-z]{26}$/) });
+const idParams = z.object({ fld_id: idOf('fld') });
 const tags = ['folders'];
 const patchBody = z.object({
   description: z.string().max(10_000).nullable().optional(),

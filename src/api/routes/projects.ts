@@ -7,7 +7,7 @@ import { getProject, putProject } from '../../projects/projects.js';
 import { jobOut, projectOut } from '../../shapes/projects.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
-import { actorHeader, limitParam } from '../../shapes/artifact-schemas.js';
+import { actorHeader, idOf, limitParam } from '../../shapes/artifact-schemas.js';
 import {
   compileJobInSchema,
   jobListSchema,
@@ -19,8 +19,8 @@ import {
 
 /** Projects and compile jobs (spec 4.9). */
 const tags = ['projects'];
-const fldParams = z.object({ fld_id: z.string().regex(/^fld_[0-9a-z]{26}$/) });
-const jobParams = z.object({ job_id: z.string().regex(/^job_[0-9a-z]{26}$/) });
+const fldParams = z.object({ fld_id: idOf('fld') });
+const jobParams = z.object({ job_id: idOf('job') });
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
 export function projectsRouter(ctx: AppContext): Router {

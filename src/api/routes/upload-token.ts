@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { uploadWithToken } from '../../uploads/upload-tokens.js';
 import { route } from '../http/route.js';
+import { whileReadingBody } from '../http/upload-body.js';
 import { artifactOutSchema } from '../../shapes/artifact-schemas.js';
 
 /**
@@ -38,22 +39,16 @@ export function uploadTokenRouter(ctx: AppContext): Router {
       },
     },
     async ({ params, req, res }) => {
-      try {
-        const declared = req.get('content-length');
-        const row = await uploadWithToken(ctx, params.token, {
+      const declared = req.get('content-length');
+      const row = await whileReadingBody(req, res, () =>
+        uploadWithToken(ctx, params.token, {
           contentType: req.get('content-type'),
           stream: req,
           declaredBytes: declared ? Number(declared) : undefined,
           requestId: String(req.id ?? ''),
-        });
-        return artifactOut(ctx.config, row);
-      } catch (err) {
-        if (!req.complete) {
-          res.setHeader('Connection', 'close');
-          req.resume();
-        }
-        throw err;
-      }
+        }),
+      );
+      return artifactOut(ctx.config, row);
     },
   );
   return router;

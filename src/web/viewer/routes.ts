@@ -5,7 +5,7 @@ import { listArtifacts } from '../../files/artifact-listing.js';
 import { artifactContent } from '../../files/content.js';
 import { readFolder, readFolderAt } from '../../files/folders.js';
 import { listVersions } from '../../files/versions.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, errorEnvelope } from '../../lib/errors.js';
 import type { RequestContext } from '../../platform/request-context.js';
 import { artifactUrl } from '../../shapes/artifacts.js';
 import { html, sendPage } from '../html.js';
@@ -43,7 +43,7 @@ export function viewerRouter(ctx: AppContext): Router {
       res.json({ version: a.version_number });
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      res.status(404).json({ detail: { error: { code: 'ARTIFACT_NOT_FOUND', message: 'no live artifact' } } });
+      res.status(404).json(errorEnvelope('ARTIFACT_NOT_FOUND', 'no live artifact'));
     }
   });
 
