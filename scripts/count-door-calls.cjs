@@ -1,5 +1,5 @@
 // Counts, per MCP tool and REST handler, the distinct domain operations it calls (issue 25: one per door call).
-// Usage: node scripts/count-door-calls.cjs [--all]   (without --all only the door calls with more than one)
+// Usage: node scripts/count-door-calls.cjs [--all | --markdown]   (without either only the door calls with more than one)
 const path = require('node:path');
 const fs = require('node:fs');
 const ts = require('typescript');
@@ -78,6 +78,13 @@ for (const file of doorFiles) {
     ts.forEachChild(n, visit);
   };
   visit(sf);
+}
+
+if (process.argv.includes('--markdown')) {
+  // The door → operation table of docs/architecture.md ("One domain operation per door call").
+  console.log('| door | call | domain operation |\n|---|---|---|');
+  for (const r of rows) console.log(`| ${r.door} | \`${r.call}\` | ${[...r.ops].map((o) => `\`${o}\``).join(', ') || '(none)'} |`);
+  process.exit(0);
 }
 
 const all = process.argv.includes('--all');

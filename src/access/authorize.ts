@@ -34,7 +34,7 @@ export const roleCan = (role: Role | 'owner', capability: Capability) =>
 
 export type Resource = { artId: string } | { fldId: string };
 
-/** The folder columns the rule reads (src/drive/folders.ts has the full row). */
+/** The folder columns the rule reads (src/files/folders.ts has the full row). */
 export interface FolderRef {
   id: string;
   drive_id: string;

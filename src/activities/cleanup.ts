@@ -12,7 +12,7 @@ export interface CleanupActivities {
 export type CleanupSweep = () => Promise<Record<string, number> | null>;
 
 /**
- * Purges rows whose retention has ended, then unreferenced S3 objects (src/services/purge.ts);
+ * Purges rows whose retention has ended, then unreferenced S3 objects (src/files/purge.ts);
  * then runs the sweep when the process binds one (the worker binds the search index sweeper).
  */
 export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): CleanupActivities {

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { AppContext } from '../platform/context.js';
 import { admitJob, type Admission } from '../projects/admission.js';
 import { enqueueAutoCompile } from '../projects/auto-compile.js';
-import { runCompileAttempt } from '../projects/compile.js';
+import { runCompileAttempt } from '../projects/compile-attempt.js';
 import { finishJob } from '../projects/jobs.js';
 import type { CompileStatus } from '../temporal/compile-messages.js';
 

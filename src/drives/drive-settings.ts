@@ -6,7 +6,7 @@ import type { DriveSettings } from '../db/entities/drive.js';
 /**
  * Drive settings the owner changes (spec 1: wiki indexing can be turned off; with it off no
  * artifact content is sent out). Only the drive's own credentials or signed-in owner reach this:
- * the drive is always the principal's own. The wiki's switch (src/wiki/switch.ts) calls it in its
+ * the drive is always the principal's own. The wiki's switch (src/drives/wiki-switch.ts) calls it in its
  * transaction, so the change and the backfill it starts commit together.
  */
 export async function updateDriveSettings(

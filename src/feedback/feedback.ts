@@ -10,7 +10,7 @@ import { one, rows, transaction } from '../db/sql.js';
 /**
  * Feedback tickets (spec 4.8). A ticket belongs to the drive that filed it; another drive's ticket
  * is absent. Attachments are snapshots: each keeps the artifact's path, version and blob hash at
- * submit time, and the blob purge counts them as references (src/drive/blobs.ts), so the bytes
+ * submit time, and the blob purge counts them as references (src/files/blobs.ts), so the bytes
  * survive an overwrite, a delete or a purge of the artifact. Status moves only by an operator
  * (scripts/feedback.ts), along FEEDBACK_TRANSITIONS.
  */

@@ -69,7 +69,7 @@ export interface PutInput {
   /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
   grantee?: { drive_id: string; identity_id: string | null; role: string };
   /**
-   * The service's own write under `_wiki/` (src/drive/system-writes.ts): counted in storage, never refused by the
+   * The service's own write under `_wiki/` (src/files/system-writes.ts): counted in storage, never refused by the
    * quota.
    */
   system?: true;

@@ -38,7 +38,7 @@ const conflict = (message: string, collidingPath: string) =>
 
 /**
  * The drive a folder operation acts on: by path the caller's own; by id the folder's drive, when
- * the caller is its owner or a grant gives `capability` (src/sharing/authorize.ts; 404 otherwise).
+ * the caller is its owner or a grant gives `capability` (src/access/authorize.ts; 404 otherwise).
  */
 async function folderDrive(rc: RequestContext, ref: FolderRef, capability: Capability): Promise<string> {
   return 'id' in ref ? driveFor(rc, { fldId: ref.id }, capability) : rc.driveId;

@@ -11,7 +11,7 @@ import { hashSecret, newSecret } from '../lib/secrets.js';
  * link AND a session signed in to the account it was sent for: whoever created an account with
  * someone else's address cannot verify it without that mailbox, and the mailbox's owner clicking a
  * link they never asked for verifies nobody. Until then the address is not the owner email of the
- * account's drives and `{type: user, email}` grants do not reach them (src/sharing/authorize.ts).
+ * account's drives and `{type: user, email}` grants do not reach them (src/access/authorize.ts).
  */
 export const VERIFY_TOKEN_PREFIX = 'adev_';
 

@@ -5,7 +5,7 @@ import type { Principal, RequestContext } from '../platform/request-context.js';
  * Principals of the human doors (the viewer and the owner's pages), built here so that pages never
  * invent one: a signed-in browser session acts as the drive it is signed in to (spec 5.11: the
  * owner's session sees everything its bearer would), and a visitor with no credential is nobody,
- * holding no drive, so the one authorization rule (src/sharing/authorize.ts) gives it only what
+ * holding no drive, so the one authorization rule (src/access/authorize.ts) gives it only what
  * `anyone` grants (visibility public) allow.
  */
 export function webSessionPrincipal(driveId: string, userId: string): Principal {

@@ -1,4 +1,4 @@
-// Extracts a PDF's text, one string per page, in its own process (spawned by src/search/pdf-box.ts
+// Extracts a PDF's text, one string per page, in its own process (spawned by src/lib/pdf-box.ts
 // under a data-segment limit): the PDF's bytes on stdin, the pages as JSON on stdout.
 import { extractText, getDocumentProxy } from 'unpdf';
 

@@ -6,7 +6,7 @@ import { changeKindOf, type ArtifactChange } from './artifact-changes.js';
 /**
  * The transactional outbox (docs/decisions.md, Indexing). A change that affects what an artifact
  * looks like from outside writes one request per interested topic in the same transaction as its
- * version and event (src/drive/events.ts), so a committed write can never miss its indexing and a
+ * version and event (src/files/events.ts), so a committed write can never miss its indexing and a
  * rolled-back one never causes any. Drainers (src/outbox/drain.ts) claim the requests of a topic in
  * batches, hand them to the topic's handler and delete what it finished; failures wait out a backoff.
  */

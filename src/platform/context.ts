@@ -19,7 +19,7 @@ export interface AppContext {
   pool: SqlPool;
   s3: S3Client;
   temporal: Client;
-  /** Monthly usage counts (reads, retrieval queries, indexing passes), batched (see services/usage-meter.ts). */
+  /** Monthly usage counts (reads, retrieval queries, indexing passes), batched (see src/platform/usage-meter.ts). */
   usageMeter: UsageMeter;
   /** Small blobs held in memory for downloads (see storage/blob-cache.ts). */
   blobCache: BlobCache;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * Metering. Storage is the artifacts domain's counter (src/drive/quota.ts); monthly counters
+ * Metering. Storage is the artifacts domain's counter (src/files/quota.ts); monthly counters
  * live in usage_counters keyed by UTC month, bumped with one upsert by whoever does the work.
  */
 export type UsageKind = 'reads' | 'indexing_ops' | 'retrieval_queries';

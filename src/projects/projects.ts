@@ -111,7 +111,7 @@ export function findProjectRow(db: Db, driveId: string, fldId: string): Promise<
 }
 
 /**
- * The folder of a project as the sharing rule allows it (src/sharing/authorize.ts): the owner, or a
+ * The folder of a project as the sharing rule allows it (src/access/authorize.ts): the owner, or a
  * grantee with `capability` on the folder (reading needs `read`; configuring, compiling and
  * cancelling need `can_manage`, see docs/decisions.md). A folder the caller may not read, in the
  * trash or absent is PROJECT_NOT_FOUND; one it may read but not change is 403 PERMISSION_DENIED.

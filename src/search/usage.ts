@@ -10,7 +10,7 @@ export interface UsageRecorder {
   record(driveId: string, kind: SearchUsageKind): Promise<void>;
 }
 
-/** Counts through the process's usage meter (batched; see src/services/usage-meter.ts). */
+/** Counts through the process's usage meter (batched; see src/platform/usage-meter.ts). */
 export function usageRecorderFor(ctx: AppContext): UsageRecorder {
   return {
     async record(driveId, kind) {

@@ -145,7 +145,7 @@ function sizeMismatch(expected: number, uploaded: number) {
 
 /**
  * Makes the verified bytes available under their hash by a server-side copy, through the blob
- * protocol of src/drive/blobs.ts (touch, write, take the touch back on failure). Returns
+ * protocol of src/files/blobs.ts (touch, write, take the touch back on failure). Returns
  * `written`: the commit's transaction then pins the blob under its row lock and marks it stored.
  */
 export function storeUploadedBlob(

@@ -17,7 +17,7 @@ export const Drive = defineEntity({
     deletedAt: p.datetime().nullable(),
     purgeAt: p.datetime().nullable(),
     settings: p.json<DriveSettings>().default('{}'),
-    /** Bytes counted against the quota; the artifacts domain keeps it current (see services/usage.ts). */
+    /** Bytes counted against the quota; the artifacts domain keeps it current (see src/files/quota.ts). */
   },
 });
 
