@@ -120,13 +120,13 @@ export function drivePagesRouter(ctx: AppContext): Router {
       res,
       'API keys',
       html` ${
-          flash?.key
-            ? html`<div class="ok" role="status">
+        flash?.key
+          ? html`<div class="ok" role="status">
                 <p>New API key. Copy it now: it is shown only once.</p>
                 <p class="secret" data-testid="new-api-key">${flash.key}</p>
               </div>`
-            : ''
-        }
+          : ''
+      }
         <table>
           <thead>
             <tr>
