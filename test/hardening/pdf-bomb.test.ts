@@ -27,6 +27,7 @@ describe('PDF extraction in a box', () => {
     const rssBefore = process.memoryUsage().rss;
     const out = await extract('application/pdf', 'bomb.pdf', bomb);
     const growthMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+    console.log(`[pdf-bomb] RSS of the indexing process grew ${growthMb.toFixed(1)} MB while the bomb was extracted`);
     // The default 768 MB box is too small for it: this artifact indexes by path and metadata, with the reason.
     expect(out).toEqual({ kind: 'none', modality: 'pdf', reason: 'decoding it needs more than 768 MB' });
     expect(growthMb).toBeLessThan(50);
