@@ -80,17 +80,25 @@ describe('agent-drive sync', () => {
 
 describe('retries', () => {
   let proxy: Server;
+  let proxyUrl: string;
+  /** The next /v0 request the proxy answers itself instead of passing on. */
+  let refuseNext: { status: number; retryAfter?: string } | undefined;
   let refused = 0;
   let passed = 0;
   beforeAll(async () => {
-    // A real HTTP proxy in front of the API that answers the first listing with 429 and Retry-After: 1.
+    // A real HTTP proxy in front of the API that refuses one request as told, then passes everything on.
     const target = new URL(api.url);
     proxy = createServer((req, res) => {
-      if (req.url?.startsWith('/v0/artifacts?') && refused === 0) {
+      if (req.url?.startsWith('/v0/') && refuseNext) {
+        const { status, retryAfter } = refuseNext;
+        refuseNext = undefined;
         refused++;
         req.resume();
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-        return res.end(JSON.stringify({ detail: { error: { code: 'RATE_LIMITED', message: 'slow down' } } }));
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          ...(retryAfter ? { 'retry-after': retryAfter } : {}),
+        });
+        return res.end(JSON.stringify({ detail: { error: { code: 'RATE_LIMITED', message: 'not now' } } }));
       }
       passed++;
       const upstream = request(
@@ -100,17 +108,27 @@ describe('retries', () => {
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
   it('a 429 with Retry-After is waited out and the command succeeds', async () => {
     await cli(['put', '-', 'retried/r.txt'], 'r\n');
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const r = await cli(['--url', url, '--json', 'ls', 'retried/']);
+    refuseNext = { status: 429, retryAfter: '1' };
+    const r = await cli(['--url', proxyUrl, '--json', 'ls', 'retried/']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('server answered 429; retry 1 in 1.0 s');
     expect(JSON.parse(r.stdout).map((a: { path: string }) => a.path)).toEqual(['retried/r.txt']);
     expect(refused).toBe(1);
     expect(passed).toBeGreaterThan(0);
+  });
+
+  it('a 503 without Retry-After is retried with backoff; a write goes through once', async () => {
+    refuseNext = { status: 503 };
+    const r = await cli(['--url', proxyUrl, '--json', 'put', '-', 'retried/after-503.txt'], 'after 503\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/server answered 503; retry 1 in \d/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ path: 'retried/after-503.txt', version_number: 1 });
+    expect(refused).toBe(2);
   });
 });

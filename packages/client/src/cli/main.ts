@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { DriveError } from '../errors.js';
 import { addDriveCommands } from './drive-commands.js';
@@ -11,6 +12,7 @@ const program = new Command('agent-drive')
   .option('--url <url>', 'API origin (default: AGENT_DRIVE_URL, the logged-in server, or http://localhost:8080)')
   .option('--json', 'print JSON for scripts instead of human lines')
   .option('--actor <name>', 'X-Drive-Actor: who to name in the event log (attribution only)')
+  .version(packageVersion())
   .addHelpText('after', EXIT_CODES_HELP)
   .showHelpAfterError()
   .exitOverride();
@@ -37,4 +39,9 @@ try {
     process.stderr.write(`agent-drive: ${message}\n`);
     process.exitCode = exitCodeOf(err);
   }
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
