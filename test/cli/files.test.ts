@@ -23,6 +23,15 @@ beforeAll(async () => {
 afterAll(async () => api?.close());
 
 describe('agent-drive login', () => {
+  it('--help on every command; a bad option value is a usage error (exit 2)', async () => {
+    for (const command of ['login', 'claim', 'whoami', 'ls', 'cat', 'put', 'get', 'mv', 'cp', 'rm', 'restore']) {
+      const help = await cli([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout).toContain(`Usage: agent-drive ${command}`);
+    }
+    expect((await cli(['put', '-', 'x.txt', '--metadata', '[1]'])).code).toBe(2);
+  });
+
   it('registers an anonymous drive, keeps the credential in the config dir with mode 0600, prints the claim link', async () => {
     const r = await cli(['login']);
     expect(r.code, r.stderr).toBe(0);
@@ -39,6 +48,15 @@ describe('agent-drive login', () => {
     expect(me.drive_id).toBe(config.drive_id);
     // The access token the first command got is kept for the next ones.
     expect(JSON.parse(readFileSync(file, 'utf8')).access_token).toEqual(expect.any(String));
+
+    // A second login would lose the unclaimed drive: refused (exit 4) without --force.
+    const again = await cli(['login']);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('ALREADY_LOGGED_IN');
+    expect(JSON.parse(readFileSync(file, 'utf8')).drive_id).toBe(config.drive_id);
+
+    const claim = await json(['claim']);
+    expect(claim).toMatchObject({ claim_url: expect.stringMatching(/^http/), user_code: expect.any(String) });
   });
 });
 

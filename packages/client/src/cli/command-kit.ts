@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { GlobalOptions } from './session.js';
 
 /** The global options (--url, --json, --actor) as seen from a subcommand. */
@@ -14,15 +14,22 @@ export const collectLabels = (value: string, previous: string[] = []) => [
     .filter(Boolean),
 ];
 
+/** Option parsers throw InvalidArgumentError: commander then prints the usage and the CLI exits 2. */
 export function parseMetadata(value: string): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(value);
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('--metadata takes a JSON object');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidArgumentError('not a JSON object');
   return parsed as Record<string, unknown>;
 }
 
 export const positiveInt = (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${value}`);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');
   return n;
 };
 

@@ -3,72 +3,11 @@ import { ok } from '../client.js';
 import { followEvents } from '../events.js';
 import type { EventOut } from '../types.js';
 import { collectLabels, globals, positiveInt } from './command-kit.js';
-import { configPath, readConfig, writeConfig } from './config.js';
 import { emit, table } from './output.js';
-import { anonymousClient, driveClient, serverUrl } from './session.js';
+import { driveClient } from './session.js';
 
-/** login, whoami, search, find, share, events. */
+/** search, find, share, events. */
 export function addDriveCommands(program: Command): void {
-  program
-    .command('login')
-    .description('register an anonymous agent drive (or keep an API key) and store the credential (mode 0600)')
-    .option('--api-key <key>', 'use this API key (ad_live_…) instead of registering an agent')
-    .action(async (opts: { apiKey?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      const url = serverUrl(g, undefined);
-      if (opts.apiKey) {
-        writeConfig({ url, api_key: opts.apiKey });
-        const me = await ok(driveClient(g).api.GET('/v0/drives/me'));
-        writeConfig({ url, api_key: opts.apiKey, drive_id: me.drive_id });
-        return emit(g.json, { drive_id: me.drive_id, config: configPath() }, () => [
-          `logged in to ${me.drive_id} at ${url} with an API key`,
-          `credentials: ${configPath()}`,
-        ]);
-      }
-      const client = anonymousClient(g);
-      const reg = await ok(client.api.POST('/agent/identity', { body: { type: 'anonymous' } }));
-      writeConfig({
-        url,
-        identity_assertion: reg.identity_assertion,
-        claim_token: reg.claim_token,
-        drive_id: reg.drive_id,
-        agent_identity_id: reg.agent_identity_id,
-      });
-      // The human gets only the verification link and code (spec 5.7), never the claim token.
-      const claim = await ok(client.api.POST('/agent/identity/claim', { body: { claim_token: reg.claim_token } }));
-      emit(
-        g.json,
-        {
-          drive_id: reg.drive_id,
-          agent_identity_id: reg.agent_identity_id,
-          expires_at: reg.expires_at,
-          claim_url: claim.verification_uri_complete,
-          user_code: claim.user_code,
-          claim_expires_at: claim.expires_at,
-          config: configPath(),
-        },
-        () => [
-          `registered drive ${reg.drive_id} at ${url} (unclaimed until ${reg.expires_at})`,
-          `credentials: ${configPath()}`,
-          `to keep this drive, a human opens: ${claim.verification_uri_complete}  (code ${claim.user_code}, valid until ${claim.expires_at})`,
-        ],
-      );
-    });
-
-  program
-    .command('whoami')
-    .description('the drive the stored credential acts on')
-    .action(async (_opts: object, cmd: Command) => {
-      const g = globals(cmd);
-      const me = await ok(driveClient(g).api.GET('/v0/drives/me'));
-      const config = readConfig();
-      emit(g.json, me, () => [
-        `drive ${me.drive_id} at ${serverUrl(g, config)}`,
-        `owner: ${me.email ?? '(unclaimed)'}; scope ${me.scope}${me.expires_at ? `; expires ${me.expires_at}` : ''}`,
-        `credential: ${process.env.AGENT_DRIVE_API_KEY || config?.api_key ? 'API key' : 'agent identity'} (${configPath()})`,
-      ]);
-    });
-
   program
     .command('search')
     .description('lexical full-text search (/v0/search)')

@@ -10,7 +10,7 @@ import { allItems } from '../paging.js';
 import type { paths } from '../schema.js';
 import type { ArtifactOut } from '../types.js';
 import { uploadBytes, uploadFile } from '../uploads.js';
-import { collectLabels, contentTypeOf, globals, parseMetadata } from './command-kit.js';
+import { collectLabels, contentTypeOf, globals, parseMetadata, positiveInt } from './command-kit.js';
 import { emit, humanSize, progressBar, table } from './output.js';
 import { driveClient, resolveArtifact } from './session.js';
 
@@ -79,7 +79,7 @@ export function addFileCommands(program: Command): void {
     .option('--metadata <json>', 'metadata, a JSON object', parseMetadata)
     .option('--content-type <type>', 'content type (default: from the extension)')
     .option('--message <summary>', 'change summary recorded on the version')
-    .option('--if-match <version>', 'only if the current version is this one (else exit 4)', Number)
+    .option('--if-match <version>', 'only if the current version is this one (else exit 4)', positiveInt)
     .action(async (file: string, path: string | undefined, opts: PutOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const target = path ?? (file === '-' ? undefined : basename(file));

@@ -4,6 +4,7 @@ import { DriveError } from '../errors.js';
 import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
 import { addFileCommands } from './file-commands.js';
+import { addIdentityCommands } from './identity-commands.js';
 import { addSyncCommand } from './sync.js';
 
 /** `agent-drive`: the command line over the SDK. Every command has --help; errors go to stderr with an exit code. */
@@ -17,8 +18,9 @@ const program = new Command('agent-drive')
   .showHelpAfterError()
   .exitOverride();
 
-addDriveCommands(program);
+addIdentityCommands(program);
 addFileCommands(program);
+addDriveCommands(program);
 addSyncCommand(program);
 for (const cmd of program.commands) cmd.exitOverride().addHelpText('after', EXIT_CODES_HELP);
 
