@@ -125,6 +125,20 @@ module.exports = {
       to: { path: WORKFLOWS, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'client-package-stands-alone',
+      severity: 'error',
+      comment: 'packages/client is published on its own: it speaks to the service over HTTP only, never imports it.',
+      from: { path: '^packages/' },
+      to: { path: '^(src|scripts|test|bench)/' },
+    },
+    {
+      name: 'no-circular-in-packages',
+      severity: 'error',
+      comment: 'No import cycles in the client package either.',
+      from: { path: '^packages/' },
+      to: { circular: true },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to no file or package.',

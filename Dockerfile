@@ -5,6 +5,8 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The lockfile names the client workspace (packages/client); npm ci wants its manifest, not its sources.
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --ignore-scripts && npm install --no-save tsx
 COPY tsconfig.json ./
 COPY src ./src

@@ -4,10 +4,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-echo "== dependency-cruiser (src)"
-depcruise src --config .dependency-cruiser.cjs || status=1
+echo "== dependency-cruiser (src, packages)"
+depcruise src packages --config .dependency-cruiser.cjs || status=1
 echo "== prettier (printWidth 120)"
-prettier --check --log-level warn 'src/**/*.{ts,mjs}' 'test/**/*.ts' 'bench/**/*.ts' 'scripts/**/*.ts' '*.ts' eslint.config.js || status=1
+prettier --check --log-level warn 'src/**/*.{ts,mjs}' 'test/**/*.ts' 'bench/**/*.ts' 'scripts/**/*.ts' 'packages/*/src/**/*.ts' 'packages/*/bin/*.js' '*.ts' eslint.config.js || status=1
 echo "== eslint"
 eslint --max-warnings 0 . || status=1
 echo "== tsc --noEmit"

@@ -5,7 +5,7 @@ import { checkPath } from '../files/artifact-rules.js';
 import { getFolder, type FolderRow } from '../files/folders.js';
 import { authorizeThrough, type Capability } from '../access/authorize.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { ENGINES, engineAvailable, type Engine } from './engine-availability.js';
+import { engineAvailable, type Engine } from './engine-availability.js';
 
 /**
  * Projects (spec 2.9, 4.9): a compile config on a folder, keyed by the folder's stable id. The

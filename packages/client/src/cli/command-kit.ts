@@ -1,0 +1,60 @@
+import { extname } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { GlobalOptions } from './session.js';
+
+/** The global options (--url, --json, --actor) as seen from a subcommand. */
+export const globals = (cmd: Command) => cmd.optsWithGlobals<GlobalOptions>();
+
+/** `--label a,b --label c` → ['a', 'b', 'c']. */
+export const collectLabels = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((l) => l.trim())
+    .filter(Boolean),
+];
+
+/** Option parsers throw InvalidArgumentError: commander then prints the usage and the CLI exits 2. */
+export function parseMetadata(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidArgumentError('not a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+export const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');
+  return n;
+};
+
+const TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.txt': 'text/plain',
+  '.csv': 'text/csv',
+  '.json': 'application/json',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.xml': 'application/xml',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.svg': 'image/svg+xml',
+  '.tex': 'text/x-tex',
+  '.typ': 'text/x-typst',
+  '.ts': 'text/plain',
+  '.js': 'text/javascript',
+  '.py': 'text/x-python',
+};
+
+/** The content type a file's extension suggests; octet-stream when unknown (the server's own default). */
+export const contentTypeOf = (file: string) => TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';

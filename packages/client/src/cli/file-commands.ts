@@ -1,0 +1,239 @@
+import { createWriteStream } from 'node:fs';
+import { basename } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Command } from 'commander';
+import { ok, type DriveClient } from '../client.js';
+import { DriveError } from '../errors.js';
+import { allItems } from '../paging.js';
+import type { paths } from '../schema.js';
+import type { ArtifactOut } from '../types.js';
+import { uploadBytes, uploadFile } from '../uploads.js';
+import { collectLabels, contentTypeOf, globals, parseMetadata, positiveInt } from './command-kit.js';
+import { emit, humanSize, progressBar, table } from './output.js';
+import { driveClient, resolveArtifact } from './session.js';
+
+type FileType = NonNullable<NonNullable<paths['/v0/artifacts']['get']['parameters']['query']>['file_type']>;
+
+const artifactLine = (a: ArtifactOut) => `${a.path}  (${a.art_id}, v${a.version_number}, ${humanSize(a.size_bytes)})`;
+
+/** ls, cat, get, put, mv, cp, rm, restore, versions. */
+export function addFileCommands(program: Command): void {
+  program
+    .command('ls')
+    .description('list artifacts under a path prefix, sorted by path')
+    .argument('[prefix]', 'path prefix', '')
+    .option('--label <labels>', 'only artifacts with these labels (comma-separated, repeatable)', collectLabels)
+    .option('--file-type <type>', 'only this file type')
+    .action(async (prefix: string, opts: { label?: string[]; fileType?: string }, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const items = await allItems((cursor) =>
+        ok(
+          client.api.GET('/v0/artifacts', {
+            params: {
+              query: {
+                prefix,
+                label: opts.label,
+                file_type: opts.fileType as FileType | undefined,
+                cursor,
+                limit: 100,
+              },
+            },
+          }),
+        ),
+      );
+      emit(globals(cmd).json, items, () =>
+        table(items.map((a) => [a.path, humanSize(a.size_bytes), `v${a.version_number}`, a.updated_at])),
+      );
+    });
+
+  program
+    .command('cat')
+    .description('print an artifact (by path or art_ id) to stdout')
+    .argument('<artifact>', 'path or art_ id')
+    .action(async (ref: string, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      await download(client, await resolveArtifact(client, ref), '-');
+    });
+
+  program
+    .command('get')
+    .description('download an artifact to a local file')
+    .argument('<artifact>', 'path or art_ id')
+    .argument('[file]', 'local file (default: the artifact name; - for stdout)')
+    .action(async (ref: string, file: string | undefined, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const artifact = await resolveArtifact(client, ref);
+      const target = file ?? basename(artifact.path);
+      await download(client, artifact, target);
+      if (target !== '-') emit(globals(cmd).json, { ...artifact, file: target }, () => `${artifact.path} → ${target}`);
+    });
+
+  program
+    .command('put')
+    .description('upload a local file (or - for stdin) to a path; an existing path gets a new version')
+    .argument('<file>', 'local file, or - to read stdin')
+    .argument('[path]', 'path in the drive (default: the file name)')
+    .option('--label <labels>', 'labels, comma-separated (repeatable)', collectLabels)
+    .option('--metadata <json>', 'metadata, a JSON object', parseMetadata)
+    .option('--content-type <type>', 'content type (default: from the extension)')
+    .option('--message <summary>', 'change summary recorded on the version')
+    .option('--if-match <version>', 'only if the current version is this one (else exit 4)', positiveInt)
+    .action(async (file: string, path: string | undefined, opts: PutOptions, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const target = path ?? (file === '-' ? undefined : basename(file));
+      if (!target) throw new DriveError(0, 'USAGE', 'put from stdin needs a path');
+      const options = {
+        contentType: opts.contentType ?? contentTypeOf(target),
+        labels: opts.label,
+        metadata: opts.metadata,
+        changeSummary: opts.message,
+        ifMatch: opts.ifMatch,
+        bufferedLimit: bufferedLimit(),
+      };
+      const artifact =
+        file === '-'
+          ? await uploadBytes(client, target, await readStdin(), options)
+          : await uploadFile(client, target, file, { ...options, onProgress: progressFor(`put ${target}`) });
+      emit(globals(cmd).json, artifact, () => artifactLine(artifact));
+    });
+
+  program
+    .command('mv')
+    .description('rename or move an artifact (its id and history stay)')
+    .argument('<artifact>', 'path or art_ id')
+    .argument('<path>', 'new path')
+    .action(async (ref: string, to: string, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const { art_id } = await resolveArtifact(client, ref);
+      const moved = await ok(
+        client.api.PATCH('/v0/artifacts/{art_id}', { params: { path: { art_id } }, body: { path: to } }),
+      );
+      emit(globals(cmd).json, moved, () => artifactLine(moved));
+    });
+
+  program
+    .command('cp')
+    .description('copy an artifact to a new path (a new id, version 1)')
+    .argument('<artifact>', 'path or art_ id')
+    .argument('<path>', 'path of the copy')
+    .action(async (ref: string, to: string, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const { art_id } = await resolveArtifact(client, ref);
+      const copy = await ok(
+        client.api.POST('/v0/artifacts/{art_id}/copy', { params: { path: { art_id } }, body: { path: to } }),
+      );
+      emit(globals(cmd).json, copy, () => artifactLine(copy));
+    });
+
+  program
+    .command('rm')
+    .description('move an artifact to the trash (restorable until purge_at)')
+    .argument('<artifact>', 'path or art_ id')
+    .action(async (ref: string, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const { art_id } = await resolveArtifact(client, ref);
+      const gone = await ok(client.api.DELETE('/v0/artifacts/{art_id}', { params: { path: { art_id } } }));
+      emit(globals(cmd).json, gone, () => `${gone.path} → trash (${gone.art_id}; purged at ${gone.purge_at})`);
+    });
+
+  program
+    .command('restore')
+    .description('bring an artifact back from the trash')
+    .argument('<artifact>', 'art_ id, or the path it had (the latest deleted one)')
+    .option('--rename <path>', 'restore under this path instead')
+    .option('--overwrite', 'replace a live artifact at the path (it goes to the trash)')
+    .action(async (ref: string, opts: { rename?: string; overwrite?: boolean }, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const art_id = /^art_/.test(ref) ? ref : await trashedId(client, ref);
+      const query = { rename: opts.rename, overwrite: opts.overwrite ? ('true' as const) : undefined };
+      const back = await ok(client.api.POST('/v0/artifacts/{art_id}/restore', { params: { path: { art_id }, query } }));
+      emit(globals(cmd).json, back, () => `restored ${artifactLine(back)}`);
+    });
+
+  program
+    .command('versions')
+    .description("list an artifact's versions, newest first")
+    .argument('<artifact>', 'path or art_ id')
+    .action(async (ref: string, _opts: object, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const { art_id } = await resolveArtifact(client, ref);
+      const versions = await allItems((cursor) =>
+        ok(
+          client.api.GET('/v0/artifacts/{art_id}/versions', {
+            params: { path: { art_id }, query: { cursor, limit: 100 } },
+          }),
+        ),
+      );
+      emit(globals(cmd).json, versions, () =>
+        table(
+          versions.map((v) => [
+            `v${v.version_number}`,
+            humanSize(v.size_bytes),
+            v.created_at,
+            v.actor_name ?? '',
+            v.change_summary ?? '',
+          ]),
+        ),
+      );
+    });
+}
+
+interface PutOptions {
+  label?: string[];
+  metadata?: Record<string, unknown>;
+  contentType?: string;
+  message?: string;
+  ifMatch?: number;
+}
+
+/** Files above this go through /v0/uploads; AGENT_DRIVE_BUFFERED_LIMIT lowers it (tests, small proxies). */
+const bufferedLimit = () =>
+  process.env.AGENT_DRIVE_BUFFERED_LIMIT ? Number(process.env.AGENT_DRIVE_BUFFERED_LIMIT) : undefined;
+
+/** A progress bar created on the first report, once the total is known. */
+function progressFor(label: string) {
+  let bar: ReturnType<typeof progressBar> | null = null;
+  return (sent: number, total: number) => {
+    bar ??= progressBar(label, total) ?? null;
+    bar?.(sent, total);
+  };
+}
+
+async function readStdin(): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Streams an artifact's bytes to a file or stdout ('-'), with progress when large. */
+async function download(client: DriveClient, artifact: ArtifactOut, target: string): Promise<void> {
+  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}/download`);
+  if (!res.ok || !res.body) throw await DriveError.fromResponse(res);
+  const bar = target === '-' ? undefined : progressBar(`get ${artifact.path}`, artifact.size_bytes);
+  let done = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, next) {
+      bar?.((done += chunk.length));
+      next(null, chunk);
+    },
+  });
+  const sink = target === '-' ? process.stdout : createWriteStream(target);
+  await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), count, sink, { end: target !== '-' });
+}
+
+/** The id of the most recently deleted artifact that had this path. */
+async function trashedId(client: DriveClient, path: string): Promise<string> {
+  const { drive_id } = await ok(client.api.GET('/v0/drives/me'));
+  const trash = await allItems((cursor) =>
+    ok(
+      client.api.GET('/v0/drives/{drive_id}/trash', { params: { path: { drive_id }, query: { cursor, limit: 100 } } }),
+    ),
+  );
+  const match = trash
+    .filter((a) => a.path === path)
+    .sort((a, b) => Date.parse(b.deleted_at ?? '') - Date.parse(a.deleted_at ?? ''))[0];
+  if (!match) throw new DriveError(404, 'NOT_FOUND', `nothing at ${path} in the trash`);
+  return match.art_id;
+}

@@ -1,0 +1,74 @@
+import { DriveClient, ok } from '../client.js';
+import type { Credential } from '../credentials.js';
+import { DriveError } from '../errors.js';
+import type { ArtifactOut } from '../types.js';
+import { readConfig, writeConfig, type StoredConfig } from './config.js';
+
+/** Options every command takes (commander's globals). */
+export interface GlobalOptions {
+  url?: string;
+  json?: boolean;
+  actor?: string;
+}
+
+export const DEFAULT_URL = 'http://localhost:8080';
+
+/** The server to talk to: --url, AGENT_DRIVE_URL, the logged-in config, then `npm start`'s default. */
+export function serverUrl(opts: GlobalOptions, config = readConfig()): string {
+  return opts.url ?? process.env.AGENT_DRIVE_URL ?? config?.url ?? DEFAULT_URL;
+}
+
+/** Says on stderr that a 429/503 is being waited out, so a pause is not mistaken for a hang. */
+const reportRetry = (info: { status: number; attempt: number; delayMs: number }) =>
+  process.stderr.write(
+    `server answered ${info.status}; retry ${info.attempt} in ${(info.delayMs / 1000).toFixed(1)} s\n`,
+  );
+
+/** A client without a credential (registration). */
+export function anonymousClient(opts: GlobalOptions): DriveClient {
+  return new DriveClient({ baseUrl: serverUrl(opts), retry: { onRetry: reportRetry } });
+}
+
+/** A client with the credential of AGENT_DRIVE_API_KEY or of `agent-drive login`; new access tokens are kept. */
+export function driveClient(opts: GlobalOptions): DriveClient {
+  const config = readConfig();
+  const credential = credentialOf(config);
+  if (!credential) throw new DriveError(401, 'NOT_LOGGED_IN', 'no credential: run `agent-drive login` first');
+  return new DriveClient({
+    baseUrl: serverUrl(opts, config),
+    credential,
+    actor: opts.actor,
+    retry: { onRetry: reportRetry },
+    onTokenUpdate: (update) => {
+      if (!config) return;
+      const next: StoredConfig = {
+        ...config,
+        access_token: update.accessToken,
+        access_token_expires_at: update.accessTokenExpiresAt,
+      };
+      if (update.identityAssertion) next.identity_assertion = update.identityAssertion;
+      writeConfig(next);
+    },
+  });
+}
+
+function credentialOf(config: StoredConfig | undefined): Credential | undefined {
+  if (process.env.AGENT_DRIVE_API_KEY) return { apiKey: process.env.AGENT_DRIVE_API_KEY };
+  if (config?.api_key) return { apiKey: config.api_key };
+  if (config?.identity_assertion)
+    return {
+      identityAssertion: config.identity_assertion,
+      claimToken: config.claim_token,
+      accessToken: config.access_token,
+      accessTokenExpiresAt: config.access_token_expires_at,
+    };
+  return undefined;
+}
+
+const ART_ID = /^art_[A-Za-z0-9]+$/;
+
+/** An artifact named by `art_…` id or by path (an id-shaped argument is an id, as the API routes it). */
+export async function resolveArtifact(client: DriveClient, ref: string): Promise<ArtifactOut> {
+  if (ART_ID.test(ref)) return ok(client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref } } }));
+  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref } } }));
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { ok, type DriveClient } from '../client.js';
+import { DriveError } from '../errors.js';
+import { eachItem } from '../paging.js';
+import { uploadFile } from '../uploads.js';
+import { contentTypeOf, globals } from './command-kit.js';
+import { emit } from './output.js';
+import { driveClient } from './session.js';
+
+/** One local file and where it goes. */
+interface Planned {
+  file: string;
+  remote: string;
+  hash: string;
+}
+
+/** `sync <dir> <prefix>`: one-way upload of the files whose content hash differs from the drive's. */
+export function addSyncCommand(program: Command): void {
+  program
+    .command('sync')
+    .description(
+      'upload the files of a local folder under a path prefix, only those whose content changed (by SHA-256)',
+    )
+    .argument('<dir>', 'local folder')
+    .argument('<prefix>', 'path prefix in the drive')
+    .option('--dry-run', 'say what would be uploaded, upload nothing')
+    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const client = driveClient(g);
+      const base = prefix.replace(/^\/+|\/+$/g, '');
+      const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
+      const local = await localFiles(dir);
+      const changed: Planned[] = [];
+      const unchanged: string[] = [];
+      for (const file of local) {
+        const remote = [base, path.relative(dir, file).split(path.sep).join('/')].filter(Boolean).join('/');
+        const hash = await sha256Of(file);
+        if (remoteHashes.get(remote) === hash) unchanged.push(remote);
+        else changed.push({ file, remote, hash });
+      }
+      const failed: { path: string; code: string; message: string }[] = [];
+      const uploaded: string[] = [];
+      if (!opts.dryRun)
+        for (const item of changed) {
+          try {
+            await uploadFile(client, item.remote, item.file, { contentType: contentTypeOf(item.file) });
+            uploaded.push(item.remote);
+            if (!g.json) process.stdout.write(`uploaded ${item.remote}\n`);
+          } catch (err) {
+            if (!(err instanceof DriveError)) throw err;
+            failed.push({ path: item.remote, code: err.code, message: err.message });
+            process.stderr.write(`failed ${item.remote}: ${err.code} ${err.message}\n`);
+          }
+        }
+      const planned = changed.map((c) => c.remote);
+      emit(
+        g.json,
+        { dry_run: !!opts.dryRun, uploaded, would_upload: opts.dryRun ? planned : [], unchanged, failed },
+        () => [
+          ...(opts.dryRun ? planned.map((p) => `would upload ${p}`) : []),
+          opts.dryRun
+            ? `${planned.length} to upload, ${unchanged.length} unchanged (dry run)`
+            : `${uploaded.length} uploaded, ${unchanged.length} unchanged, ${failed.length} failed`,
+        ],
+      );
+      if (failed.length) process.exitCode = 1;
+    });
+}
+
+/** path → content hash of every live artifact under the prefix. */
+async function remoteHashesUnder(client: DriveClient, prefix: string): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  const pages = eachItem((cursor) =>
+    ok(client.api.GET('/v0/artifacts', { params: { query: { prefix, cursor, limit: 100 } } })),
+  );
+  for await (const a of pages) hashes.set(a.path, a.hash.replace(/^sha256:/, ''));
+  return hashes;
+}
+
+/** Regular files under dir, recursively, in a stable order; symbolic links are not followed. */
+async function localFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(file), hash);
+  return hash.digest('hex');
+}

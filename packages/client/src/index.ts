@@ -1,0 +1,10 @@
+/** @agent-drive/client: the typed SDK of Agent Artifact Drive (docs/decisions/client.md). */
+export { DriveClient, ok, type DriveClientOptions } from './client.js';
+export { TokenSource, type Credential, type TokenUpdate } from './credentials.js';
+export { DriveError } from './errors.js';
+export { followEvents, type FollowOptions } from './events.js';
+export { allItems, eachItem, type CursorPage } from './paging.js';
+export { backoffMs, retryAfterMs, withRetries, type RetryOptions } from './retry.js';
+export { BUFFERED_UPLOAD_LIMIT, uploadBytes, uploadFile, type UploadOptions } from './uploads.js';
+export type * from './types.js';
+export type { components, operations, paths } from './schema.js';
