@@ -86,20 +86,31 @@ export async function restoreDrive(rc: RequestContext, driveId: string) {
   });
 }
 
-/** Trashed artifacts newest-deleted first (keyset cursor), trashed folders, and the drive's own soft-delete state. */
-export async function driveTrash(rc: RequestContext, driveId: string, q: { cursor?: string; limit: number }) {
+/**
+ * Trashed artifacts newest-deleted first (keyset cursor; `prefix` keeps the paths starting with it), trashed folders,
+ * and the drive's own soft-delete state.
+ */
+export async function driveTrash(
+  rc: RequestContext,
+  driveId: string,
+  q: { cursor?: string; limit: number; prefix?: string },
+) {
   checkOwnDrive(rc.driveId, driveId);
   const db = rc.app.orm.em.fork();
   const d = (await one<DriveState>(db, `select id, deleted_at, purge_at from drives where id = ?`, [driveId]))!;
   const params: unknown[] = [driveId];
   let after = '';
+  if (q.prefix) {
+    after += ' and starts_with(path, ?)';
+    params.push(q.prefix);
+  }
   if (q.cursor) {
     const c = decodeCursor(
       q.cursor,
       (v): v is { d: string; i: string } =>
         typeof (v as { d?: unknown }).d === 'string' && typeof (v as { i?: unknown }).i === 'string',
     );
-    after = ' and (deleted_at, id) < (?::timestamptz, ?)';
+    after += ' and (deleted_at, id) < (?::timestamptz, ?)';
     params.push(c.d, c.i);
   }
   params.push(q.limit + 1);

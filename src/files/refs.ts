@@ -31,10 +31,19 @@ export async function resolveRef(rc: RequestContext, ref: string): Promise<Resol
   try {
     return { kind: 'folder', folder: await readFolder(rc, { path }) };
   } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND')
-      throw new AppError('NOT_FOUND', `no live artifact or folder at ${ref}`);
+    if (err instanceof AppError && err.code === 'NOT_FOUND') throw refNotFound(ref);
     throw err;
   }
+}
+
+/**
+ * Nothing lives at a path: one code per kind of thing, as REST answers it. A path ending in "/" names a folder (the
+ * folders' NOT_FOUND); any other path is an artifact's (ARTIFACT_NOT_FOUND), even when a folder was tried too.
+ */
+export function refNotFound(ref: string): AppError {
+  return ref.endsWith('/')
+    ? new AppError('NOT_FOUND', `no live folder at ${ref}`)
+    : new AppError('ARTIFACT_NOT_FOUND', `no live artifact or folder at ${ref}`);
 }
 
 /** The versions of the artifact a ref names, newest first, with the artifact itself. */

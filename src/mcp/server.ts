@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type Response } from 'express';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
@@ -14,9 +15,11 @@ import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
 import { registerSearchTools } from './tools-search.js';
 import { registerSharingTools } from './tools-sharing.js';
+import { registerMoveTools } from './tools-move.js';
 import { registerWriteTools } from './tools-write.js';
 import { registerWikiTools } from './tools-wiki.js';
-import type { ToolEnv } from './tool-kit.js';
+import { ToolSet, type ToolEnv } from './tool-kit.js';
+import { guardRequestHandlers, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
 
 /**
  * {base_url}/mcp over Streamable HTTP with the official SDK, stateless: every POST gets a fresh
@@ -49,36 +52,51 @@ function unauthorized(app: AppContext, res: Response, detail?: string) {
   });
 }
 
-/** Builds the tool set for one authenticated request. */
-export function createMcpServer(env: ToolEnv): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+/** Every tool, bound to one authenticated request. */
+export function toolSetFor(env: ToolEnv): ToolSet {
+  const tools = new ToolSet();
+  registerBrowseTools(tools, env);
+  registerReadTools(tools, env);
+  registerSearchTools(tools, env);
+  registerWriteTools(tools, env);
+  registerMoveTools(tools, env);
+  registerEditTools(tools, env);
+  registerSharingTools(tools, env);
+  registerCompileTools(tools, env);
+  registerWikiTools(tools, env);
+  return tools;
+}
+
+/**
+ * The MCP server of one request: the SDK's low-level Server (initialize, ping, the transport) with tools/list and
+ * tools/call answered from the ToolSet, so unknown tools and arguments are this service's to judge. Capabilities say
+ * what is true: tools, and no listChanged (the list never changes while a client is connected).
+ */
+export function createMcpServer(env: ToolEnv): Server {
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
     instructions:
       'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
-      'upload/edit to write; upload_url for large or binary files; compile (then get_compile) builds a PDF from a LaTeX or Typst folder. Errors come back as isError results whose text is {"error":{"code",...}}.',
+      'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ' +
+      'Tool errors are isError results whose text is {"error":{"code","message",...}}.',
   });
-  // An argument that fails the input schema is answered by the SDK as a tool error; give it the REST code too.
-  const internals = server as unknown as { createToolError: (message: string) => unknown };
-  internals.createToolError = (message: string) => ({
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify({ error: { code: 'VALIDATION_ERROR', status: 422, message } }) }],
-  });
-  registerBrowseTools(server, env);
-  registerReadTools(server, env);
-  registerSearchTools(server, env);
-  registerWriteTools(server, env);
-  registerEditTools(server, env);
-  registerSharingTools(server, env);
-  registerCompileTools(server, env);
-  registerWikiTools(server, env);
+  const tools = toolSetFor(env);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    tools.call(request.params.name, request.params.arguments),
+  );
+  guardRequestHandlers(server);
   return server;
 }
 
 export function mcpRouter(app: AppContext, search: SearchService): Router {
   const router = Router();
-  const json = express.json({ limit: app.config.mcp.requestMaxBytes });
+  const maxBytes = app.config.mcp.requestMaxBytes;
+  // The raw bytes: JSON parse errors are the protocol's to answer (-32700), not the REST envelope's.
+  const body = express.raw({ type: () => true, limit: maxBytes });
 
   const handle = async (req: Request, res: Response) => {
+    if (!originAllowed(app, req, res)) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     if (!match) return unauthorized(app, res, 'missing bearer credential');
     let auth: Authenticated;
@@ -104,6 +122,8 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
         id: null,
       });
     }
+    const message = parsedJsonRpc(req, res);
+    if (message === undefined) return;
     const server = createMcpServer({
       app,
       auth,
@@ -118,11 +138,15 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     });
     await server.connect(transport);
     // Express's Request carries this service's own `auth` field; the transport reads none of it.
-    await transport.handleRequest(req as unknown as IncomingMessage, res, req.body);
+    await transport.handleRequest(req as unknown as IncomingMessage, res, message);
   };
 
-  router.all('/mcp', json, (req, res, next) => {
-    handle(req, res).catch(next);
+  router.all('/mcp', (req, res, next) => {
+    body(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') return tooLarge(res, maxBytes);
+      if (err) return next(err);
+      handle(req, res).catch(next);
+    });
   });
   return router;
 }
