@@ -11,7 +11,7 @@ import { deleteArtifact, restoreArtifact, trashedAt } from './trash.js';
 /** Moves (renames) the artifact or the folder a ref names; `from` is the record before the move. */
 export async function moveByRef(rc: RequestContext, input: { ref: string; path: string; ifMatch?: number }) {
   reservedPath(input.ref);
-  const found = await resolveRef(rc, input.ref);
+  const found = await resolveRef(rc, input.ref, { implied: true });
   if (found.kind === 'artifact') {
     const artifact = await renameArtifact(rc, { artId: found.artifact.id, path: input.path, ifMatch: input.ifMatch });
     return { kind: 'artifact' as const, from: found.artifact, artifact };
@@ -28,7 +28,7 @@ const reservedPath = (ref: string) => {
 /** Soft-deletes the artifact or the folder (with `recursive`, everything under it) a ref names. */
 export async function deleteByRef(rc: RequestContext, input: { ref: string; recursive: boolean; ifMatch?: number }) {
   reservedPath(input.ref);
-  const found = await resolveRef(rc, input.ref);
+  const found = await resolveRef(rc, input.ref, { implied: true });
   if (found.kind === 'artifact')
     return {
       kind: 'artifact' as const,

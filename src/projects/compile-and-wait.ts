@@ -1,7 +1,6 @@
-import { AppError } from '../lib/errors.js';
 import { hasPrefix } from '../lib/ids.js';
-import { listArtifacts } from '../files/artifact-listing.js';
-import { createFolder, readFolder } from '../files/folders.js';
+import { readFolder } from '../files/folders.js';
+import { folderImpliedAt } from '../files/refs.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { enqueueCompile, waitForJob, type EnqueueInput, type JobRow } from './jobs.js';
 
@@ -22,19 +21,7 @@ export async function compileAndWait(
   return input.wait ? waitForJob(rc, job.id) : job;
 }
 
-/**
- * The folder an agent names by fld_ id or path. Folders are implied by paths (uploading paper/main.tex needs no
- * mkdir): a path with live artifacts under it and no folder row yet gets its folder now, as mkdir would make it.
- */
+/** The folder an agent names: a fld_ id, or a path (a folder implied by the paths under it is made now). */
 async function projectFolderOf(rc: RequestContext, ref: string): Promise<string> {
-  if (hasPrefix(ref, 'fld')) return (await readFolder(rc, { id: ref })).id;
-  try {
-    return (await readFolder(rc, { path: ref })).id;
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'NOT_FOUND') throw err;
-    const prefix = `${ref.replace(/^\/+|\/+$/g, '')}/`;
-    const under = await listArtifacts(rc, { prefix, labels: [], limit: 1 });
-    if (!under.items.length) throw new AppError('NOT_FOUND', `no live folder or artifacts under ${prefix}`);
-    return (await createFolder(rc, { path: prefix })).id;
-  }
+  return (hasPrefix(ref, 'fld') ? await readFolder(rc, { id: ref }) : await folderImpliedAt(rc, ref)).id;
 }
