@@ -38,15 +38,19 @@ export const MCP_SERVER_INFO = { name: 'agent-artifact-drive', version: '0.0.1' 
 export const protectedResourceMetadataUrl = (app: AppContext) =>
   `${app.config.http.baseUrl}/.well-known/oauth-protected-resource/mcp`;
 
-/** 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients. */
-function unauthorized(app: AppContext, res: Response, detail?: string) {
-  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(app)}"`);
+/**
+ * 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients; a credential that
+ * was sent but is not valid adds RFC 6750's error="invalid_token" (a missing one carries no error code, RFC 6750 3.1).
+ */
+function unauthorized(app: AppContext, res: Response, detail: string, presented: boolean) {
+  const invalid = presented ? `, error="invalid_token", error_description="${detail.replace(/["\\]/g, '')}"` : '';
+  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(app)}"${invalid}`);
   res.status(401).json({
     detail: {
       error: {
         code: 'UNAUTHENTICATED',
         message: 'Invalid or revoked agent credential',
-        ...(detail ? { reason: detail } : {}),
+        reason: detail,
       },
     },
   });
@@ -98,12 +102,12 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
   const handle = async (req: Request, res: Response) => {
     if (!originAllowed(app, req, res)) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    if (!match) return unauthorized(app, res, 'missing bearer credential');
+    if (!match) return unauthorized(app, res, 'missing bearer credential', Boolean(req.get('authorization')));
     let auth: Authenticated;
     try {
       auth = await authenticate(app, match[1], { kinds: MCP_CREDENTIALS });
     } catch (err) {
-      if (err instanceof AppError && err.status === 401) return unauthorized(app, res, err.message);
+      if (err instanceof AppError && err.status === 401) return unauthorized(app, res, err.message, true);
       throw err;
     }
     await recordMcpActivity(app, auth);

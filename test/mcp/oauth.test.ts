@@ -56,15 +56,19 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-async function authorize(clientId: string, challenge: string) {
-  const qs = new URLSearchParams({
+/** The query of an authorization request with PKCE (and `extra` parameters). */
+const authorizeQuery = (clientId: string, challenge: string, extra: Record<string, string> = {}) =>
+  new URLSearchParams({
     client_id: clientId,
     redirect_uri: REDIRECT,
     response_type: 'code',
     code_challenge: challenge,
     code_challenge_method: 'S256',
-    state: 'st-1',
+    ...extra,
   });
+
+async function authorize(clientId: string, challenge: string) {
+  const qs = authorizeQuery(clientId, challenge, { state: 'st-1' });
   const page = await web.get(`/oauth2/authorize?${qs}`);
   expect(page.res.status, page.body).toBe(200);
   expect(page.body).toContain('Stock MCP client');
@@ -284,16 +288,83 @@ describe('MCP OAuth', () => {
     expect((await form('/oauth2/revoke', { token: 'adrt_unknown' })).status).toBe(200);
   });
 
+  it('a signed-in person with no drive creates one on the consent page and the client gets its code', async () => {
+    const client = await registerClient();
+    const { verifier, challenge } = pkce();
+    const fresh = new WebClient(api.url);
+    await fresh.signUp(uniqueEmail('nodrive'));
+    const qs = authorizeQuery(client.client_id, challenge, {
+      state: 'st-new',
+      scope: 'drive',
+      resource: `${api.url}/mcp`,
+    });
+    const page = await fresh.get(`/oauth2/authorize?${qs}`);
+    expect(page.res.status, page.body).toBe(200);
+    expect(page.body).toContain('Create a drive and allow');
+    // Deny goes back to the client too (it never waits for a callback that does not come).
+    const denied = await fresh.post('/oauth2/authorize', {
+      ...Object.fromEntries(qs),
+      csrf: WebClient.csrfOf(page.body),
+      decision: 'deny',
+    });
+    expect(new URL(denied.res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+    const created = await fresh.post('/oauth2/authorize', {
+      ...Object.fromEntries(qs),
+      csrf: WebClient.csrfOf(page.body),
+      decision: 'create',
+    });
+    expect(created.res.status, created.body).toBe(303);
+    const location = new URL(created.res.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect(location.searchParams.get('state')).toBe('st-new');
+    const t = (await (
+      await form('/oauth2/token', {
+        grant_type: 'authorization_code',
+        code: location.searchParams.get('code')!,
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      })
+    ).json()) as Tokens;
+    const s = await mcpClient(api, t.access_token);
+    const o = await s.ok<{ drive: { drive_id: string; claimed: boolean } }>('overview');
+    expect(o.drive.claimed).toBe(true);
+    expect(o.drive.drive_id).not.toBe(reg.drive_id);
+    await s.close();
+    // The next consent offers the drive it now owns.
+    expect((await fresh.get(`/oauth2/authorize?${qs}`)).body).toContain(o.drive.drive_id);
+  });
+
+  it('authorize refuses an unknown scope and a foreign resource by redirecting back; 401s say invalid_token', async () => {
+    const client = await registerClient();
+    const { challenge } = pkce();
+    const ask = (extra: Record<string, string>) =>
+      web.get(`/oauth2/authorize?${authorizeQuery(client.client_id, challenge, { state: 'st-x', ...extra })}`);
+    for (const [extra, error] of [
+      [{ scope: 'drive admin' }, 'invalid_scope'],
+      [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
+    ] as const) {
+      const r = await ask(extra);
+      expect(r.res.status, JSON.stringify(extra)).toBe(303);
+      const back = new URL(r.res.headers.get('location')!);
+      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+      expect(back.searchParams.get('error')).toBe(error);
+      expect(back.searchParams.get('state')).toBe('st-x');
+    }
+    expect((await ask({ scope: 'drive', resource: `${api.url}/mcp` })).res.status).toBe(200);
+    const res = await fetch(`${api.url}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer('adat_revoked-or-unknown'), 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_token"/);
+  });
+
   it('the consent page needs a session, PKCE, a registered redirect URI and a valid CSRF token', async () => {
     const client = await registerClient();
     const { challenge } = pkce();
-    const qs = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    });
+    const qs = authorizeQuery(client.client_id, challenge);
     const anonymous = await new WebClient(api.url).get(`/oauth2/authorize?${qs}`);
     expect(anonymous.res.status).toBe(303);
     expect(anonymous.res.headers.get('location')).toMatch(/^\/auth\/login\?return_to=/);

@@ -83,9 +83,11 @@ describe('MCP endpoint', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe(
-        `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`,
-      );
+      const challenge = `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`;
+      // RFC 6750: a credential sent but not valid is invalid_token; a missing one carries no error code.
+      if (headers.authorization) expect(res.headers.get('www-authenticate')).toMatch(/, error="invalid_token"/);
+      else expect(res.headers.get('www-authenticate')).toBe(challenge);
+      expect(res.headers.get('www-authenticate')!.startsWith(challenge)).toBe(true);
       expect((await res.json()).detail.error.message).toBe('Invalid or revoked agent credential');
     }
     const get = await fetch(`${api.url}/mcp`, {
