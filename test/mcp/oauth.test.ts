@@ -21,7 +21,8 @@ let reg: Registration;
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 
 beforeAll(async () => {
-  api = await startIdentityApi();
+  // A small embed cap: an MCP-only client gets one binary embedded and a larger one by signed URL.
+  api = await startIdentityApi({ MCP_EMBED_MAX_BYTES: '64' });
   web = new WebClient(api.url);
   await web.signUp(uniqueEmail('oauth'));
   reg = await claimThroughPages(api, web);
@@ -330,6 +331,19 @@ describe('MCP OAuth', () => {
     const o = await s.ok<{ drive: { drive_id: string; claimed: boolean } }>('overview');
     expect(o.drive.claimed).toBe(true);
     expect(o.drive.drive_id).not.toBe(reg.drive_id);
+    // An MCP-only token opens no /v0 URL: binaries come embedded, or as a signed URL that needs no credential.
+    const small = Buffer.from([1, 2, 3, 255]);
+    const large = Buffer.alloc(300, 9);
+    for (const [path, bytes] of [
+      ['bin/small.bin', small],
+      ['bin/large.bin', large],
+    ] as const)
+      await s.ok('upload', { path, content: bytes.toString('base64'), encoding: 'base64' });
+    const embedded = await s.raw('read', { ref: 'bin/small.bin' });
+    expect(embedded.content[1]).toMatchObject({ type: 'resource', resource: { blob: small.toString('base64') } });
+    const signed = await s.ok<{ download: { url: string } }>('read', { ref: 'bin/large.bin' });
+    const got = await fetch(signed.download.url);
+    expect(Buffer.from(await got.arrayBuffer()).equals(large)).toBe(true);
     await s.close();
     // The next consent offers the drive it now owns.
     expect((await fresh.get(`/oauth2/authorize?${qs}`)).body).toContain(o.drive.drive_id);
