@@ -23,7 +23,7 @@ import { guardRequestHandlers, originAllowed, parsedJsonRpc, tooLarge } from './
 
 /**
  * {base_url}/mcp over Streamable HTTP with the official SDK, stateless: every POST gets a fresh
- * McpServer and transport bound to the caller's drive, so any API process serves any request and
+ * Server and transport bound to the caller's drive, so any API process serves any request and
  * nothing lives in memory between requests. GET (standalone SSE stream) and DELETE (session end)
  * have no meaning without sessions and answer 405, as the transport specification allows.
  */
