@@ -5,6 +5,7 @@ import type { ArtifactRow } from '../records/artifact-records.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { EventAction, writeTransaction } from '../files/events.js';
 import type { FolderRow } from '../files/folders.js';
+import { listArtifacts, type ListQuery } from '../files/artifact-listing.js';
 import { one, rows } from '../db/sql.js';
 
 /**
@@ -132,4 +133,16 @@ export async function driveTrash(
     folders,
     next_cursor: found.length > q.limit ? encodeCursor({ d: iso(last.deleted_at), i: last.id }) : null,
   };
+}
+
+/**
+ * One listing for agents (MCP `list`): the live artifacts by the listing's filters, or with `trash` the trashed ones of
+ * the caller's drive, newest deleted first, filtered by prefix only (labels and file type are refused, not ignored).
+ */
+export async function listLiveOrTrash(rc: RequestContext, q: ListQuery & { trash: boolean }) {
+  if (!q.trash) return listArtifacts(rc, q);
+  if (q.labels.length || q.fileType)
+    throw new AppError('INVALID_ARGUMENT', 'the trash is filtered by prefix only; drop label and file_type');
+  const { items, next_cursor } = await driveTrash(rc, rc.driveId, q);
+  return { items, next_cursor };
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { listArtifacts } from '../files/artifact-listing.js';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
 import { resolveRef, versionsByRef } from '../files/refs.js';
@@ -9,8 +8,7 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveSummary } from '../wiki/drive-summary.js';
-import { driveTrash } from '../drives/drive-deletion.js';
-import { AppError } from '../lib/errors.js';
+import { listLiveOrTrash } from '../drives/drive-deletion.js';
 import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */
@@ -105,17 +103,19 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      if (args.trash && (args.label || args.file_type))
-        throw new AppError('INVALID_ARGUMENT', 'with trash=true only prefix filters; drop label and file_type');
       const under = args.prefix ? ` under ${args.prefix}` : '';
       return fitPage(
         cap,
         args.limit,
         async (limit) => {
-          const q = { prefix: args.prefix, cursor: args.cursor, limit };
-          const page = args.trash
-            ? await driveTrash(rc, rc.driveId, q)
-            : await listArtifacts(rc, { ...q, labels: args.label ?? [], fileType: args.file_type });
+          const page = await listLiveOrTrash(rc, {
+            trash: args.trash,
+            prefix: args.prefix,
+            labels: args.label ?? [],
+            fileType: args.file_type,
+            cursor: args.cursor,
+            limit,
+          });
           return { items: page.items.map(out), next_cursor: page.next_cursor };
         },
         (page) => ({
