@@ -6,6 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
+import { baseUrlAsReached } from '../identity/mcp-oauth.js';
 import { recordMcpActivity } from '../drives/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../platform/rate-limits.js';
@@ -35,16 +36,18 @@ export const MCP_CREDENTIALS: readonly CredentialKind[] = [
 ];
 export const MCP_SERVER_INFO = { name: 'agent-artifact-drive', version: '0.0.1' };
 
-export const protectedResourceMetadataUrl = (app: AppContext) =>
-  `${app.config.http.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+/** Where the protected-resource metadata is, in the loopback spelling of the host the request used. */
+export const protectedResourceMetadataUrl = (app: AppContext, host?: string) =>
+  `${baseUrlAsReached(app, host)}/.well-known/oauth-protected-resource/mcp`;
 
 /**
  * 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients; a credential that
  * was sent but is not valid adds RFC 6750's error="invalid_token" (a missing one carries no error code, RFC 6750 3.1).
  */
-function unauthorized(app: AppContext, res: Response, detail: string, presented: boolean) {
+function unauthorized(app: AppContext, req: Request, res: Response, detail: string, presented: boolean) {
   const invalid = presented ? `, error="invalid_token", error_description="${detail.replace(/["\\]/g, '')}"` : '';
-  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(app)}"${invalid}`);
+  const metadata = protectedResourceMetadataUrl(app, req.get('host'));
+  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadata}"${invalid}`);
   res.status(401).json({
     detail: {
       error: {
@@ -102,12 +105,12 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
   const handle = async (req: Request, res: Response) => {
     if (!originAllowed(app, req, res)) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    if (!match) return unauthorized(app, res, 'missing bearer credential', Boolean(req.get('authorization')));
+    if (!match) return unauthorized(app, req, res, 'missing bearer credential', Boolean(req.get('authorization')));
     let auth: Authenticated;
     try {
       auth = await authenticate(app, match[1], { kinds: MCP_CREDENTIALS });
     } catch (err) {
-      if (err instanceof AppError && err.status === 401) return unauthorized(app, res, err.message, true);
+      if (err instanceof AppError && err.status === 401) return unauthorized(app, req, res, err.message, true);
       throw err;
     }
     await recordMcpActivity(app, auth);

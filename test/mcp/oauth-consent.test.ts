@@ -101,6 +101,9 @@ describe('MCP OAuth consent', () => {
       expect(back.searchParams.get('state')).toBe('st-x');
     }
     expect((await ask({ scope: 'drive', resource: `${api.url}/mcp` })).res.status).toBe(200);
+    // The loopback spelling the protected-resource metadata gave a client that connected by it.
+    const other = `http://localhost:${new URL(api.url).port}/mcp`;
+    expect((await ask({ resource: other })).res.status).toBe(200);
     const res = await fetch(`${api.url}/mcp`, {
       method: 'POST',
       headers: { ...bearer('adat_revoked-or-unknown'), 'content-type': 'application/json' },

@@ -1,3 +1,4 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import {
@@ -71,6 +72,32 @@ describe('MCP OAuth', () => {
       code_challenge_methods_supported: ['S256'],
     });
     expect(as.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+  });
+
+  it('names the resource in the loopback spelling the client used, and only that', async () => {
+    const port = new URL(api.url).port;
+    const viaHost = (path: string, host: string, method = 'GET') =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const req = request(`${api.url}${path}`, { method, headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const prm = await viaHost('/.well-known/oauth-protected-resource/mcp', `localhost:${port}`);
+    expect(JSON.parse(prm.body)).toMatchObject({
+      resource: `http://localhost:${port}/mcp`,
+      authorization_servers: [api.url],
+    });
+    const foreign = await viaHost('/.well-known/oauth-protected-resource/mcp', 'evil.example');
+    expect(JSON.parse(foreign.body).resource).toBe(`${api.url}/mcp`);
+    const challenge = await viaHost('/mcp', `localhost:${port}`, 'POST');
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it('register → authorize with PKCE → exchange → call a tool → refresh → old refresh rejected and chain revoked; /v0 refuses the token', async () => {
