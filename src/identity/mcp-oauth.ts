@@ -4,6 +4,7 @@ import { newId } from '../lib/ids.js';
 import type { Principal } from '../platform/request-context.js';
 import { listUserDrives } from '../drives/drives.js';
 import { OAuthError } from './oauth-error.js';
+import { isOurResource } from './mcp-resource.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { hitThrottle } from '../platform/rate-limits.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
@@ -154,39 +155,6 @@ export async function checkAuthorizeRequest(app: AppContext, q: Record<string, u
   if (request.resource !== null && !isOurResource(app, request.resource))
     throw new AuthorizeRefused(request, 'invalid_target', `resource must be ${app.config.http.baseUrl}/mcp (RFC 8707)`);
   return request;
-}
-
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
-
-/**
- * The base URL as a request reached it: PUBLIC_BASE_URL, or another loopback spelling of it (same scheme and port:
- * 127.0.0.1 for localhost and back), so a client that connected to http://127.0.0.1:8080/mcp is told that resource
- * and not one it would refuse as foreign. Any other Host is ignored (the configured URL is answered).
- */
-export function baseUrlAsReached(app: AppContext, host: string | undefined): string {
-  const configured = app.config.http.baseUrl;
-  const base = new URL(configured);
-  if (!host || !LOOPBACK.includes(base.hostname)) return configured;
-  let reached: URL;
-  try {
-    reached = new URL(`${base.protocol}//${host}`);
-  } catch {
-    return configured;
-  }
-  if (!LOOPBACK.includes(reached.hostname) || reached.port !== base.port || reached.host !== host) return configured;
-  return `${base.protocol}//${reached.host}${base.pathname.replace(/\/$/, '')}`;
-}
-
-/** The resource indicators (RFC 8707) that name this service's MCP endpoint, in any spelling it answers to. */
-function isOurResource(app: AppContext, resource: string): boolean {
-  let u: URL;
-  try {
-    u = new URL(resource);
-  } catch {
-    return false;
-  }
-  const base = baseUrlAsReached(app, u.host);
-  return [`${base}/mcp`, `${base}/mcp/`, base, `${base}/`].includes(resource);
 }
 
 /** A refusal to send back to the client's redirect URI with `error` (the request itself is well addressed). */

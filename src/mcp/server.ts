@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
-import { baseUrlAsReached } from '../identity/mcp-oauth.js';
+import { baseUrlAsReached } from '../identity/mcp-resource.js';
 import { recordMcpActivity } from '../drives/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../platform/rate-limits.js';

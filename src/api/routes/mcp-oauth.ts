@@ -1,7 +1,8 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
-import { baseUrlAsReached, MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
+import { MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
+import { baseUrlAsReached } from '../../identity/mcp-resource.js';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 import { oauthErrorOut, oauthErrors } from './oauth-token.js';
