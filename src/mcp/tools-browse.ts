@@ -182,7 +182,14 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
         async (limit) => {
           const { artifact, page } = await versionsByRef(rc, args.ref, { cursor: args.cursor, limit });
           a = artifact;
-          return { art_id: a.id, path: a.path, items: page.items.map(versionOut), next_cursor: page.next_cursor };
+          const items = page.items.map(versionOut);
+          return {
+            art_id: a.id,
+            path: a.path,
+            current_version: a.version_number,
+            items,
+            next_cursor: page.next_cursor,
+          };
         },
         (page) => ({
           structured: page,

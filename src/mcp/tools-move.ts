@@ -33,12 +33,13 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
       if (moved.kind === 'artifact') {
         const a = out(moved.artifact);
         return {
-          structured: { kind: 'artifact', artifact: a },
+          structured: { kind: 'artifact', from: moved.from.path, artifact: a },
           text: `Moved ${moved.from.path} → ${a.path} (${a.art_id})`,
         };
       }
       const f = folderOut(moved.folder);
-      return { structured: { kind: 'folder', folder: f }, text: `Moved folder /${moved.from.path}/ → ${f.path}` };
+      const from = `/${moved.from.path}/`;
+      return { structured: { kind: 'folder', from, folder: f }, text: `Moved folder ${from} → ${f.path}` };
     },
   );
 

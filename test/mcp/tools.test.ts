@@ -143,6 +143,7 @@ describe('MCP endpoint', () => {
       items: { version_number: number; change_summary: string | null; actor_name: string | null }[];
     }>('versions', { ref: 'notes/a.md' });
     expect(versions.items.map((v) => v.version_number)).toEqual([2, 1]);
+    expect(versions).toMatchObject({ current_version: 2, path: 'notes/a.md' });
     expect(versions.items[0]).toMatchObject({ change_summary: 'more', actor_name: 'agent-a' });
     expect(await a.ok('read_version', { ref: 'notes/a.md', version: 1 })).toMatchObject({
       content: '# A\nline two\n',
@@ -251,7 +252,11 @@ describe('MCP endpoint', () => {
     expect(copy.source).toEqual({ refs: [{ type: 'artifact', id: src.art_id }] });
     expect((await a.fail('copy', { from: src.art_id, to: 'w/copy.txt' })).code).toBe('PATH_CONFLICT');
     const moved = await a.ok('move', { from: src.art_id, to: 'w/moved.txt' });
-    expect(moved).toMatchObject({ kind: 'artifact', artifact: { art_id: src.art_id, path: 'w/moved.txt' } });
+    expect(moved).toMatchObject({
+      kind: 'artifact',
+      from: 'w/src.txt',
+      artifact: { art_id: src.art_id, path: 'w/moved.txt' },
+    });
     expect((await a.fail('move', { from: 'w/moved.txt', to: 'w/copy.txt' })).code).toBe('PATH_CONFLICT');
     const folder = await a.ok<{ fld_id: string }>('mkdir', { path: 'w/sub', description: 'sub folder' });
     expect((await a.ok<{ fld_id: string }>('mkdir', { path: 'w/sub' })).fld_id).toBe(folder.fld_id);
