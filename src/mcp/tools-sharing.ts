@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { grantCreateInSchema, shareCreateInSchema } from '../shapes/sharing-schemas.js';
 import { grantOut, shareMintOut } from '../shapes/sharing.js';
 import { createGrant } from '../sharing/grants.js';
@@ -49,7 +50,8 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
         'under it); returns the existing grant if any. expires_in seconds; omitted: permanent.',
       input: {
         ...grantCreateInSchema.shape,
-        principal: grantCreateInSchema.shape.principal,
+        // Closed like the arguments themselves: a misspelled principal field is refused, not dropped.
+        principal: z.strictObject(grantCreateInSchema.shape.principal.shape),
         actor: actorArg,
       },
       annotations: writes(false, true),
