@@ -5,6 +5,7 @@ import type { ArtifactRow } from '../records/artifact-records.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { EventAction, writeTransaction, type WriteTx } from '../files/events.js';
 import type { FolderRow } from '../files/folders.js';
+import { listArtifacts, type ListQuery } from '../files/artifact-listing.js';
 import { one, rows } from '../db/sql.js';
 
 /**
@@ -81,20 +82,31 @@ export function restoreDrive(rc: RequestContext, driveId: string): Promise<Drive
   });
 }
 
-/** Trashed artifacts newest-deleted first (keyset cursor), trashed folders, and the drive's own soft-delete state. */
-export async function driveTrash(rc: RequestContext, driveId: string, q: { cursor?: string; limit: number }) {
+/**
+ * Trashed artifacts newest-deleted first (keyset cursor; `prefix` keeps the paths starting with it), trashed folders,
+ * and the drive's own soft-delete state.
+ */
+export async function driveTrash(
+  rc: RequestContext,
+  driveId: string,
+  q: { cursor?: string; limit: number; prefix?: string },
+) {
   checkOwnDrive(rc.driveId, driveId);
   const db = rc.app.orm.em.fork();
   const d = (await one<DriveState>(db, `select id, deleted_at, purge_at from drives where id = ?`, [driveId]))!;
   const params: unknown[] = [driveId];
   let after = '';
+  if (q.prefix) {
+    after += ' and starts_with(path, ?)';
+    params.push(q.prefix);
+  }
   if (q.cursor) {
     const c = decodeCursor(
       q.cursor,
       (v): v is { d: string; i: string } =>
         typeof (v as { d?: unknown }).d === 'string' && typeof (v as { i?: unknown }).i === 'string',
     );
-    after = ' and (deleted_at, id) < (?::timestamptz, ?)';
+    after += ' and (deleted_at, id) < (?::timestamptz, ?)';
     params.push(c.d, c.i);
   }
   params.push(q.limit + 1);
@@ -116,4 +128,16 @@ export async function driveTrash(rc: RequestContext, driveId: string, q: { curso
     folders,
     next_cursor: found.length > q.limit ? encodeCursor({ d: iso(last.deleted_at), i: last.id }) : null,
   };
+}
+
+/**
+ * One listing for agents (MCP `list`): the live artifacts by the listing's filters, or with `trash` the trashed ones of
+ * the caller's drive, newest deleted first, filtered by prefix only (labels and file type are refused, not ignored).
+ */
+export async function listLiveOrTrash(rc: RequestContext, q: ListQuery & { trash: boolean }) {
+  if (!q.trash) return listArtifacts(rc, q);
+  if (q.labels.length || q.fileType)
+    throw new AppError('INVALID_ARGUMENT', 'the trash is filtered by prefix only; drop label and file_type');
+  const { items, next_cursor } = await driveTrash(rc, rc.driveId, q);
+  return { items, next_cursor };
 }

@@ -94,14 +94,19 @@ export interface DownloadUrl {
 }
 
 /**
- * A download URL (spec 2.5): a signed S3 URL above the signed-download threshold, else the proxy
+ * A download URL (spec 2.5): a signed S3 URL above the signed-download threshold (or when asked), else the proxy
  * download by id (the version download for a version). A by-path request still gets the by-id URL.
  */
-export async function downloadUrl(rc: RequestContext, target: ContentTarget): Promise<DownloadUrl> {
+export async function downloadUrl(
+  rc: RequestContext,
+  target: ContentTarget,
+  opts: { signed?: boolean } = {},
+): Promise<DownloadUrl> {
   const { config } = rc.app;
   const blob = await artifactContent(rc, target);
   const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
-  if (blob.size <= config.limits.signedDownloadThresholdBytes) {
+  // `signed`: always the signed URL, for a caller whose credential the proxy download does not take (MCP OAuth).
+  if (!opts.signed && blob.size <= config.limits.signedDownloadThresholdBytes) {
     const byId = `${config.http.baseUrl}/v0/artifacts/${blob.artId}`;
     const url =
       'versionNumber' in target && target.versionNumber !== undefined

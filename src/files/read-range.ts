@@ -8,7 +8,8 @@ import { blobBytes, isTextual } from './text.js';
 
 /**
  * Reading an artifact for a context window (MCP read, read_version): text by character or line range with the totals
- * (a 5 MB log is read page by page), small images inline, anything else as a download URL.
+ * (a 5 MB log is read page by page), small images inline, other small binaries as bytes, anything else as a signed
+ * download URL that needs no credential.
  */
 
 /** Characters from `offset` (`length` of them), or lines from `lineStart` (1-based, `lineCount` of them). */
@@ -33,6 +34,7 @@ export interface TextRange {
 export type RangeRead =
   | { kind: 'text'; blob: BlobRef; range: TextRange }
   | { kind: 'image'; blob: BlobRef; bytes: Buffer }
+  | { kind: 'embedded'; blob: BlobRef; bytes: Buffer }
   | { kind: 'download'; blob: BlobRef; image: boolean; download: DownloadUrl };
 
 const INLINE_IMAGE = /^image\/(png|jpeg|gif|webp)$/i;
@@ -48,6 +50,8 @@ export async function readArtifactRange(
     version?: number;
     range: RangeAsked;
     imageMaxBytes: number;
+    /** Other binaries up to this size come back as bytes; larger ones as a signed URL that needs no credential. */
+    embedMaxBytes: number;
     /** The caller's answer size cap, and the size of its answer for a range. */
     capChars: number;
     sizeOf: (read: { blob: BlobRef; range: TextRange }) => number;
@@ -60,7 +64,9 @@ export async function readArtifactRange(
   if (!isTextual(fileType, blob.contentType)) {
     if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))
       return { kind: 'image', blob, bytes: await blobBytes(rc, blob) };
-    return { kind: 'download', blob, image: fileType === 'image', download: await downloadUrl(rc, target) };
+    if (blob.size <= input.embedMaxBytes) return { kind: 'embedded', blob, bytes: await blobBytes(rc, blob) };
+    const download = await downloadUrl(rc, target, { signed: true });
+    return { kind: 'download', blob, image: fileType === 'image', download };
   }
   const args = input.range;
   if (args.lineStart !== undefined && (args.offset !== undefined || args.length !== undefined)) {

@@ -3,7 +3,8 @@ import { hasPrefix } from '../lib/ids.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { getArtifact, getArtifactByPath } from './artifacts.js';
-import { readFolder, type FolderRow } from './folders.js';
+import { listArtifacts } from './artifact-listing.js';
+import { createFolder, readFolder, type FolderRow } from './folders.js';
 import { listVersions } from './versions.js';
 
 /**
@@ -18,8 +19,11 @@ export async function artifactByRef(rc: RequestContext, ref: string): Promise<Ar
   return hasPrefix(ref, 'art') ? getArtifact(rc, ref) : getArtifactByPath(rc, ref);
 }
 
-/** Which kind a ref names: an artifact by art_ id or path, else a folder by fld_ id or folder path. */
-export async function resolveRef(rc: RequestContext, ref: string): Promise<Resolved> {
+/**
+ * Which kind a ref names: an artifact by art_ id or path, else a folder by fld_ id or folder path. With `implied`
+ * (the writes), a folder path that only the paths of live artifacts imply gets its folder row now (folderImpliedAt).
+ */
+export async function resolveRef(rc: RequestContext, ref: string, opts: { implied?: boolean } = {}): Promise<Resolved> {
   if (hasPrefix(ref, 'art')) return { kind: 'artifact', artifact: await getArtifact(rc, ref) };
   if (hasPrefix(ref, 'fld')) return { kind: 'folder', folder: await readFolder(rc, { id: ref }) };
   const path = ref.replace(/^\/+/, '');
@@ -29,12 +33,37 @@ export async function resolveRef(rc: RequestContext, ref: string): Promise<Resol
     if (!(err instanceof AppError) || err.code !== 'ARTIFACT_NOT_FOUND') throw err;
   }
   try {
-    return { kind: 'folder', folder: await readFolder(rc, { path }) };
+    return { kind: 'folder', folder: opts.implied ? await folderImpliedAt(rc, path) : await readFolder(rc, { path }) };
   } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND')
-      throw new AppError('NOT_FOUND', `no live artifact or folder at ${ref}`);
+    if (err instanceof AppError && err.code === 'NOT_FOUND') throw refNotFound(ref);
     throw err;
   }
+}
+
+/**
+ * The live folder at a path. Folders are implied by paths (uploading paper/main.tex needs no mkdir): when no folder
+ * row exists but live artifacts sit under the path, the folder is made now, as mkdir would make it.
+ */
+export async function folderImpliedAt(rc: RequestContext, path: string): Promise<FolderRow> {
+  try {
+    return await readFolder(rc, { path });
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'NOT_FOUND') throw err;
+    const prefix = `${path.replace(/^\/+|\/+$/g, '')}/`;
+    const under = await listArtifacts(rc, { prefix, labels: [], limit: 1 });
+    if (!under.items.length) throw new AppError('NOT_FOUND', `no live folder or artifacts under ${prefix}`);
+    return createFolder(rc, { path: prefix });
+  }
+}
+
+/**
+ * Nothing lives at a path: one code per kind of thing, as REST answers it. A path ending in "/" names a folder (the
+ * folders' NOT_FOUND); any other path is an artifact's (ARTIFACT_NOT_FOUND), even when a folder was tried too.
+ */
+export function refNotFound(ref: string): AppError {
+  return ref.endsWith('/')
+    ? new AppError('NOT_FOUND', `no live folder at ${ref}`)
+    : new AppError('ARTIFACT_NOT_FOUND', `no live artifact or folder at ${ref}`);
 }
 
 /** The versions of the artifact a ref names, newest first, with the artifact itself. */

@@ -137,6 +137,17 @@ export async function restoreArtifact(
   });
 }
 
+/** The trashed artifact last deleted at `path` in the caller's drive (restore by the path it had). */
+export async function trashedAt(rc: RequestContext, path: string): Promise<string> {
+  const row = await one<{ id: string }>(
+    rc.app.orm.em.fork(),
+    `select id from artifacts where drive_id = ? and path = ? and deleted_at is not null order by deleted_at desc, id desc limit 1`,
+    [rc.driveId, path.replace(/^\/+/, '')],
+  );
+  if (!row) throw artifactNotFound(`nothing in the trash at ${path}`);
+  return row.id;
+}
+
 function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) {
   const base = `${ctx.config.http.baseUrl}/v0/artifacts/${row.id}/restore`;
   const dot = row.path.lastIndexOf('.');
@@ -149,6 +160,7 @@ function pathOccupied(ctx: AppContext, row: ArtifactRow, occupant: ArtifactRow) 
   return new AppError('PATH_OCCUPIED', `a live artifact (${occupant.id}) occupies ${row.path}`, {
     path: row.path,
     occupant_art_id: occupant.id,
+    suggested_rename: suggestion,
     restore_options: {
       rename_to: `${base}?rename=${encodeURIComponent(suggestion)}`,
       force_overwrite: `${base}?overwrite=true`,

@@ -4,6 +4,7 @@ import { newId } from '../lib/ids.js';
 import type { Principal } from '../platform/request-context.js';
 import { listUserDrives } from '../drives/drives.js';
 import { OAuthError } from './oauth-error.js';
+import { isOurResource } from './mcp-resource.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { hitThrottle } from '../platform/rate-limits.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
@@ -140,13 +141,54 @@ export async function checkAuthorizeRequest(app: AppContext, q: Record<string, u
       'PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256',
     );
   }
-  return {
+  const request = {
     client,
     redirectUri,
     codeChallenge: challenge,
     state: str('state')?.slice(0, 1000) ?? null,
     resource: str('resource')?.slice(0, 2000) ?? null,
   };
+  // From here on the client and its redirect URI are known good: these go back to it (RFC 6749 4.1.2.1).
+  const unknown = (str('scope') ?? '').split(' ').filter((s) => s && s !== MCP_OAUTH_SCOPE);
+  if (unknown.length)
+    throw new AuthorizeRefused(request, 'invalid_scope', `unknown scope ${unknown.join(' ')}; the scope is "drive"`);
+  if (request.resource !== null && !isOurResource(app, request.resource))
+    throw new AuthorizeRefused(request, 'invalid_target', `resource must be ${app.config.http.baseUrl}/mcp (RFC 8707)`);
+  return request;
+}
+
+/** A refusal to send back to the client's redirect URI with `error` (the request itself is well addressed). */
+export class AuthorizeRefused extends OAuthError {
+  constructor(
+    readonly request: AuthorizeRequest,
+    code: 'invalid_scope' | 'invalid_target',
+    description: string,
+  ) {
+    super(code, description);
+  }
+}
+
+/**
+ * A signed-in person with no drive yet creates one on the consent page (rather than being stranded): a claimed,
+ * permanent drive owned by the account, made only while the account owns none (the row lock on the account keeps
+ * two concurrent forms to one drive). Returns the account's drives afterwards.
+ */
+export async function createDriveForAccount(app: AppContext, userId: string) {
+  await transaction(app, async (tx) => {
+    const user = await one<{ email: string; email_verified_at: Date | null }>(
+      tx,
+      `select email, email_verified_at from human_users where id = ? for update`,
+      [userId],
+    );
+    if (!user) throw new OAuthError('access_denied', 'no such account');
+    if (await one(tx, `select 1 from drives where owner_user_id = ? and deleted_at is null`, [userId])) return;
+    await one(
+      tx,
+      `insert into drives (id, owner_email, owner_user_id, claimed_at, settings) values (?, ?, ?, now(), '{}'::jsonb)`,
+      [newId('drv'), user.email_verified_at ? user.email : null, userId],
+    );
+  });
+  return grantableDrives(app, userId);
 }
 
 /** The drives a signed-in web account may grant (the ones it claimed). */

@@ -10,6 +10,9 @@ export type OAuthErrorCode =
   | 'invalid_client'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
+  | 'invalid_scope'
+  /** RFC 8707: the `resource` is not this service's. */
+  | 'invalid_target'
   /** Not an RFC code: dynamic registration is open to anyone, so it is limited per client IP (429). */
   | 'rate_limited';
 

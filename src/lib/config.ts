@@ -155,6 +155,10 @@ const envSchema = z.object({
   MCP_REQUEST_MAX_BYTES: positiveInt(16 * MB),
   MCP_GREP_MAX_FILES: positiveInt(500),
   MCP_GREP_TIME_MS: positiveInt(5000),
+  // read: a binary up to this size comes embedded in the result (base64); larger ones as a signed short-lived URL
+  MCP_EMBED_MAX_BYTES: positiveInt(MB),
+  // Browser origins allowed to call /mcp besides the service's own (comma-separated, e.g. http://localhost:6274)
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
 
   // Compile jobs (docs/decisions.md, Projects and compile jobs)
   COMPILE_TASK_QUEUE: z.string().optional(),
@@ -321,6 +325,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       requestMaxBytes: e.MCP_REQUEST_MAX_BYTES,
       grepMaxFiles: e.MCP_GREP_MAX_FILES,
       grepTimeMs: e.MCP_GREP_TIME_MS,
+      embedMaxBytes: e.MCP_EMBED_MAX_BYTES,
+      allowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',')
+        .map((o) => o.trim().replace(/\/$/, ''))
+        .filter(Boolean),
     },
     compile: {
       taskQueue: e.COMPILE_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-compile`,

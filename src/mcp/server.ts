@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type Response } from 'express';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
+import { baseUrlAsReached } from '../identity/mcp-resource.js';
 import { recordMcpActivity } from '../drives/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../platform/rate-limits.js';
@@ -14,13 +16,15 @@ import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
 import { registerSearchTools } from './tools-search.js';
 import { registerSharingTools } from './tools-sharing.js';
+import { registerMoveTools } from './tools-move.js';
 import { registerWriteTools } from './tools-write.js';
 import { registerWikiTools } from './tools-wiki.js';
-import type { ToolEnv } from './tool-kit.js';
+import { ToolSet, type ToolEnv } from './tool-kit.js';
+import { guardRequestHandlers, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
 
 /**
  * {base_url}/mcp over Streamable HTTP with the official SDK, stateless: every POST gets a fresh
- * McpServer and transport bound to the caller's drive, so any API process serves any request and
+ * Server and transport bound to the caller's drive, so any API process serves any request and
  * nothing lives in memory between requests. GET (standalone SSE stream) and DELETE (session end)
  * have no meaning without sessions and answer 405, as the transport specification allows.
  */
@@ -32,60 +36,81 @@ export const MCP_CREDENTIALS: readonly CredentialKind[] = [
 ];
 export const MCP_SERVER_INFO = { name: 'agent-artifact-drive', version: '0.0.1' };
 
-export const protectedResourceMetadataUrl = (app: AppContext) =>
-  `${app.config.http.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+/** Where the protected-resource metadata is, in the loopback spelling of the host the request used. */
+export const protectedResourceMetadataUrl = (app: AppContext, host?: string) =>
+  `${baseUrlAsReached(app, host)}/.well-known/oauth-protected-resource/mcp`;
 
-/** 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients. */
-function unauthorized(app: AppContext, res: Response, detail?: string) {
-  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(app)}"`);
+/**
+ * 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients; a credential that
+ * was sent but is not valid adds RFC 6750's error="invalid_token" (a missing one carries no error code, RFC 6750 3.1).
+ */
+function unauthorized(app: AppContext, req: Request, res: Response, detail: string, presented: boolean) {
+  const invalid = presented ? `, error="invalid_token", error_description="${detail.replace(/["\\]/g, '')}"` : '';
+  const metadata = protectedResourceMetadataUrl(app, req.get('host'));
+  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadata}"${invalid}`);
   res.status(401).json({
     detail: {
       error: {
         code: 'UNAUTHENTICATED',
         message: 'Invalid or revoked agent credential',
-        ...(detail ? { reason: detail } : {}),
+        reason: detail,
       },
     },
   });
 }
 
-/** Builds the tool set for one authenticated request. */
-export function createMcpServer(env: ToolEnv): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+/** Every tool, bound to one authenticated request. */
+export function toolSetFor(env: ToolEnv): ToolSet {
+  const tools = new ToolSet();
+  registerBrowseTools(tools, env);
+  registerReadTools(tools, env);
+  registerSearchTools(tools, env);
+  registerWriteTools(tools, env);
+  registerMoveTools(tools, env);
+  registerEditTools(tools, env);
+  registerSharingTools(tools, env);
+  registerCompileTools(tools, env);
+  registerWikiTools(tools, env);
+  return tools;
+}
+
+/**
+ * The MCP server of one request: the SDK's low-level Server (initialize, ping, the transport) with tools/list and
+ * tools/call answered from the ToolSet, so unknown tools and arguments are this service's to judge. Capabilities say
+ * what is true: tools, and no listChanged (the list never changes while a client is connected).
+ */
+export function createMcpServer(env: ToolEnv): Server {
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
     instructions:
       'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
-      'upload/edit to write; upload_url for large or binary files; compile (then get_compile) builds a PDF from a LaTeX or Typst folder. Errors come back as isError results whose text is {"error":{"code",...}}.',
+      'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ' +
+      'Tool errors are isError results whose text is {"error":{"code","message",...}}.',
   });
-  // An argument that fails the input schema is answered by the SDK as a tool error; give it the REST code too.
-  const internals = server as unknown as { createToolError: (message: string) => unknown };
-  internals.createToolError = (message: string) => ({
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify({ error: { code: 'VALIDATION_ERROR', status: 422, message } }) }],
-  });
-  registerBrowseTools(server, env);
-  registerReadTools(server, env);
-  registerSearchTools(server, env);
-  registerWriteTools(server, env);
-  registerEditTools(server, env);
-  registerSharingTools(server, env);
-  registerCompileTools(server, env);
-  registerWikiTools(server, env);
+  const tools = toolSetFor(env);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    tools.call(request.params.name, request.params.arguments),
+  );
+  guardRequestHandlers(server);
   return server;
 }
 
 export function mcpRouter(app: AppContext, search: SearchService): Router {
   const router = Router();
-  const json = express.json({ limit: app.config.mcp.requestMaxBytes });
+  const maxBytes = app.config.mcp.requestMaxBytes;
+  // The raw bytes: JSON parse errors are the protocol's to answer (-32700), not the REST envelope's.
+  const body = express.raw({ type: () => true, limit: maxBytes });
 
   const handle = async (req: Request, res: Response) => {
+    if (!originAllowed(app, req, res)) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    if (!match) return unauthorized(app, res, 'missing bearer credential');
+    if (!match) return unauthorized(app, req, res, 'missing bearer credential', Boolean(req.get('authorization')));
     let auth: Authenticated;
     try {
       auth = await authenticate(app, match[1], { kinds: MCP_CREDENTIALS });
     } catch (err) {
-      if (err instanceof AppError && err.status === 401) return unauthorized(app, res, err.message);
+      if (err instanceof AppError && err.status === 401) return unauthorized(app, req, res, err.message, true);
       throw err;
     }
     await recordMcpActivity(app, auth);
@@ -104,6 +129,8 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
         id: null,
       });
     }
+    const message = parsedJsonRpc(req, res);
+    if (message === undefined) return;
     const server = createMcpServer({
       app,
       auth,
@@ -118,11 +145,15 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     });
     await server.connect(transport);
     // Express's Request carries this service's own `auth` field; the transport reads none of it.
-    await transport.handleRequest(req as unknown as IncomingMessage, res, req.body);
+    await transport.handleRequest(req as unknown as IncomingMessage, res, message);
   };
 
-  router.all('/mcp', json, (req, res, next) => {
-    handle(req, res).catch(next);
+  router.all('/mcp', (req, res, next) => {
+    body(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') return tooLarge(res, maxBytes);
+      if (err) return next(err);
+      handle(req, res).catch(next);
+    });
   });
   return router;
 }

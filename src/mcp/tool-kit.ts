@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../platform/context.js';
 import { checkActorName } from '../files/artifact-rules.js';
@@ -10,12 +9,15 @@ import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
+import { RpcError, INVALID_PARAMS } from './protocol.js';
+import { argumentProblems, argumentsJsonSchema } from './tool-schemas.js';
 
 /**
- * How every MCP tool is declared and run: the zod input and output schemas, true annotations,
- * the same budgets as REST (a mutating tool charges the credential's hourly write budget before
- * it runs, so a failed write still counts; a read is counted for the monthly usage report),
- * errors as tool results (`isError: true`) carrying the REST error code, and the result-size cap.
+ * How every MCP tool is declared and run: a zod input schema (closed: unknown arguments are refused by name), true
+ * annotations, the same budgets as REST (a mutating tool charges the credential's hourly write budget before it runs,
+ * so a failed write still counts; a read is counted for the monthly usage report), errors as tool results
+ * (`isError: true`) carrying the REST error code, and the result-size cap. No output schemas (docs/decisions/mcp.md):
+ * `structuredContent` is the whole answer, `text` a short rendering of it.
  */
 export interface ToolEnv {
   app: AppContext;
@@ -26,31 +28,58 @@ export interface ToolEnv {
   requestId: string;
 }
 
-/** Every tool's answer: structured (validated against outputSchema) plus a short text rendering. */
+/** Every tool's answer: structured (everything the text says, and more) plus a short text rendering. */
 export interface ToolAnswer {
   structured: Record<string, unknown>;
   text: string;
-  /** Extra content blocks after the text (image content for `read`). */
+  /** Content blocks after the text (image or embedded resource for `read`); the text is then the structured JSON. */
   extra?: CallToolResult['content'];
 }
 
 export type Budget = 'read' | 'write' | 'free';
 
-export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+export interface ToolSpec<I extends z.ZodRawShape> {
   title: string;
   description: string;
   input: I;
-  output: O;
   annotations: ToolAnnotations;
   budget: Budget;
 }
 
+interface RegisteredTool {
+  listed: Tool;
+  args: z.ZodObject;
+  run: (args: Record<string, unknown>) => Promise<CallToolResult>;
+}
+
+/** The tools of one request: what tools/list shows and what tools/call runs. */
+export class ToolSet {
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  add(name: string, tool: RegisteredTool) {
+    this.tools.set(name, tool);
+  }
+
+  list(): Tool[] {
+    return [...this.tools.values()].map((t) => t.listed);
+  }
+
+  /** An unknown tool is a protocol error (-32602); arguments that fail the schema are a tool error naming them. */
+  async call(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool)
+      throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
+    const parsed = tool.args.safeParse(args ?? {});
+    if (!parsed.success) {
+      const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
+      return errorResult(new AppError('VALIDATION_ERROR', problems.message, { arguments: problems.arguments }));
+    }
+    return tool.run(parsed.data);
+  }
+}
+
 /** The attribution argument of the mutating tools. */
-export const actorArg = z
-  .string()
-  .max(64)
-  .optional()
-  .describe('who to credit in the event log (like X-Drive-Actor): attribution only, at most 64 chars');
+export const actorArg = z.string().max(64).optional().describe('name credited in the event log (attribution only)');
 
 /** The size of a result as it reaches the client: the text plus the structured JSON. */
 export const resultChars = (a: Pick<ToolAnswer, 'structured' | 'text'>) =>
@@ -68,11 +97,21 @@ function toAppError(env: ToolEnv, tool: string, err: unknown): AppError {
   return new AppError('INTERNAL', `internal error (id ${errorId})`);
 }
 
-export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
-  server: McpServer,
+/** tools/list entries depend on the configuration only: built once per process and configuration. */
+const listings = new WeakMap<object, Map<string, Tool>>();
+function listingOf(config: object, name: string, build: () => Tool): Tool {
+  let byName = listings.get(config);
+  if (!byName) listings.set(config, (byName = new Map()));
+  let tool = byName.get(name);
+  if (!tool) byName.set(name, (tool = build()));
+  return tool;
+}
+
+export function defineTool<I extends z.ZodRawShape>(
+  tools: ToolSet,
   env: ToolEnv,
   name: string,
-  spec: ToolSpec<I, O>,
+  spec: ToolSpec<I>,
   handler: (args: z.output<z.ZodObject<I>>, rc: RequestContext) => Promise<ToolAnswer>,
 ): void {
   const { app, auth } = env;
@@ -99,26 +138,27 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
           `the result is ${size} characters, over the ${cap}-character cap; narrow the request (smaller limit or range)`,
         );
       }
-      return {
-        content: [{ type: 'text', text: answer.text }, ...(answer.extra ?? [])],
-        structuredContent: answer.structured,
-      };
+      // A client that shows only structuredContent would hide an image or embedded file: such an answer has none,
+      // and its text is the whole structured answer.
+      if (answer.extra?.length)
+        return { content: [{ type: 'text', text: JSON.stringify(answer.structured) }, ...answer.extra] };
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
     } catch (err) {
       return errorResult(toAppError(env, name, err));
     }
   };
-  server.registerTool(
+  const listed = listingOf(app.config, name, () => ({
     name,
-    {
-      title: spec.title,
-      description: spec.description,
-      inputSchema: spec.input,
-      outputSchema: spec.output,
-      annotations: { title: spec.title, ...spec.annotations },
-    },
-    // The SDK's callback type is generic over the schema; the wrapper receives the parsed arguments.
-    ((args: z.output<z.ZodObject<I>>) => run(args)) as unknown as Parameters<McpServer['registerTool']>[2],
-  );
+    title: spec.title,
+    description: spec.description,
+    inputSchema: argumentsJsonSchema(spec.input) as Tool['inputSchema'],
+    annotations: spec.annotations,
+  }));
+  tools.add(name, {
+    listed,
+    args: z.strictObject(spec.input),
+    run: (args) => run(args as z.output<z.ZodObject<I>>),
+  });
 }
 
 /**
@@ -135,8 +175,11 @@ export async function fitPage<T extends { next_cursor: string | null }>(
   for (;;) {
     const answer = render(await fetch(n));
     if (resultChars(answer) <= cap || n === 1) {
-      if (n < limit)
-        answer.text += `\n(page shortened to ${n} items to fit the result size cap; continue with next_cursor)`;
+      if (n < limit) {
+        const note = `page shortened to ${n} items to fit the result size cap; continue with next_cursor`;
+        answer.text += `\n(${note})`;
+        answer.structured.note = note;
+      }
       return answer;
     }
     n = Math.max(1, Math.floor(n / 2));
@@ -158,7 +201,9 @@ export const writes = (destructive: boolean, idempotent: boolean): ToolAnnotatio
 });
 
 /** `ref` arguments: an art_ id, a fld_ id or a path (src/files/refs.ts resolves them). */
-export const refArg = z.string().min(1).max(300);
+export const refArg = z.string().min(1).max(300).describe('art_ id or path');
+/** A ref that may name a folder too. */
+export const anyRefArg = z.string().min(1).max(300).describe('art_ id, fld_ id or path (a folder path may end in /)');
 export const isArtId = (ref: string) => hasPrefix(ref, 'art');
 export const cursorArg = z
   .string()

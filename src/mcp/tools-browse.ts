@@ -1,6 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { listArtifacts } from '../files/artifact-listing.js';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
 import { resolveRef, versionsByRef } from '../files/refs.js';
@@ -11,8 +9,8 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveSummary } from '../wiki/drive-summary.js';
-import { artifactOutSchema, eventOutSchema, folderOutSchema, versionOutSchema } from '../shapes/artifact-schemas.js';
-import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv } from './tool-kit.js';
+import { listLiveOrTrash } from '../drives/drive-deletion.js';
+import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */
 
@@ -32,16 +30,11 @@ export const artifactLine = (a: ArtifactOut) =>
 
 /** overview's top_entities/top_concepts items (REFERENCE §1: name, slug, summary, mention_count, url). */
 const TOP_PAGES = 10;
-const topPageSchema = z.object({
-  name: z.string(),
-  slug: z.string(),
-  summary: z.string(),
-  mention_count: z.number().int(),
-  url: z.string(),
-  path: z.string(),
-});
 
-export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
+const trashedLine = (a: ArtifactOut) => `${a.path}  deleted ${a.deleted_at}  purge ${a.purge_at}  ${a.art_id}`;
+const moreLine = (cursor: string | null) => (cursor ? `\nMore: next_cursor="${cursor}".` : '');
+
+export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
   const out = (row: Parameters<typeof artifactOut>[1]) => artifactOut(config, row);
@@ -53,18 +46,9 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Drive overview',
       description:
-        'Start here. Summarises the drive: owner and claim state, storage and write budget, artifact counts per top-level folder ' +
-        "(by_folder), the 10 most recent events (recent_activity), and the wiki's top entities and concepts when the wiki is built. " +
-        'Then use list to browse a folder, search/find/grep to locate content, read to open a file.',
+        'Start here: the drive, its storage and write budget, artifact counts per top-level folder, the 10 latest events ' +
+        "and the wiki's top entities and concepts.",
       input: {},
-      output: {
-        drive: z.record(z.string(), z.unknown()),
-        stats: z.record(z.string(), z.unknown()),
-        by_folder: z.record(z.string(), z.number().int()),
-        recent_activity: z.array(eventOutSchema),
-        top_entities: z.array(topPageSchema).describe("the wiki's entities most sources mention (empty with no wiki)"),
-        top_concepts: z.array(topPageSchema).describe("the wiki's concepts most sources mention"),
-      },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -106,26 +90,27 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'List artifacts',
       description:
-        'Lists live artifacts sorted by path, filtered by path prefix (e.g. "reports/"), labels (all must match) and file_type. ' +
-        'Pages of up to 100 (default 50): pass next_cursor back with the SAME filters for the next page; null means the last page. ' +
-        'Use search/find for content, grep for exact text, lookup for one artifact.',
+        'Artifacts by path, filtered by prefix, labels (all must match) and file_type; trash=true lists deleted ones ' +
+        '(newest first) for restore. Pass next_cursor back with the same filters.',
       input: {
-        prefix: z.string().max(256).default('').describe('path prefix, e.g. "reports/2026/"'),
+        prefix: z.string().max(256).default('').describe('e.g. "reports/2026/"'),
         label: labelsArg,
         file_type: z.enum(FILE_TYPES).optional(),
+        trash: z.boolean().default(false).describe('list the trash instead (prefix filter only)'),
         cursor: cursorArg,
         limit: pageLimit(100, 50),
       },
-      output: { items: z.array(artifactOutSchema), next_cursor: z.string().nullable() },
       annotations: READ_ONLY,
       budget: 'read',
     },
-    async (args, rc) =>
-      fitPage(
+    async (args, rc) => {
+      const under = args.prefix ? ` under ${args.prefix}` : '';
+      return fitPage(
         cap,
         args.limit,
         async (limit) => {
-          const page = await listArtifacts(rc, {
+          const page = await listLiveOrTrash(rc, {
+            trash: args.trash,
             prefix: args.prefix,
             labels: args.label ?? [],
             fileType: args.file_type,
@@ -135,12 +120,16 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
           return { items: page.items.map(out), next_cursor: page.next_cursor };
         },
         (page) => ({
-          structured: page,
-          text:
-            `${page.items.length} artifact(s)${args.prefix ? ` under ${args.prefix}` : ''}:\n${page.items.map(artifactLine).join('\n')}` +
-            (page.next_cursor ? `\nMore: call list again with cursor="${page.next_cursor}".` : ''),
+          structured: args.trash ? { ...page, hint: 'bring one back with restore(ref=art_id)' } : page,
+          text: args.trash
+            ? `${page.items.length} deleted artifact(s)${under}; restore(ref=art_id) brings one back:\n` +
+              page.items.map(trashedLine).join('\n') +
+              moreLine(page.next_cursor)
+            : `${page.items.length} artifact(s)${under}:\n${page.items.map(artifactLine).join('\n')}` +
+              moreLine(page.next_cursor),
         }),
-      ),
+      );
+    },
   );
 
   defineTool(
@@ -150,15 +139,10 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Look up an artifact or folder',
       description:
-        'The full record of one artifact (by art_ id or path) or folder (by fld_ id or folder path): size, type, version, labels, ' +
-        'metadata, source, url. Cheap; use it before read to check size and type, or to turn a path into a stable art_ id.',
+        'The record of one artifact (art_ id or path) or folder (fld_ id or path ending in /): size, type, version, labels, ' +
+        'metadata, url.',
       input: {
         ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder path may end with "/")'),
-      },
-      output: {
-        kind: z.enum(['artifact', 'folder']),
-        artifact: artifactOutSchema.optional(),
-        folder: folderOutSchema.optional(),
       },
       annotations: READ_ONLY,
       budget: 'read',
@@ -186,16 +170,8 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     'versions',
     {
       title: 'List versions',
-      description:
-        'The versions of one artifact, newest first (version_number, size, hash, who wrote it, change summary). ' +
-        'Pages of up to 100 (default 50) with next_cursor. Open an old version with read_version.',
+      description: 'Versions of an artifact, newest first, with author and change summary. Open one with read_version.',
       input: { ref: refArg.describe('art_… id or path'), cursor: cursorArg, limit: pageLimit(100, 50) },
-      output: {
-        art_id: z.string(),
-        path: z.string(),
-        items: z.array(versionOutSchema),
-        next_cursor: z.string().nullable(),
-      },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -207,7 +183,14 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
         async (limit) => {
           const { artifact, page } = await versionsByRef(rc, args.ref, { cursor: args.cursor, limit });
           a = artifact;
-          return { art_id: a.id, path: a.path, items: page.items.map(versionOut), next_cursor: page.next_cursor };
+          const items = page.items.map(versionOut);
+          return {
+            art_id: a.id,
+            path: a.path,
+            current_version: a.version_number,
+            items,
+            next_cursor: page.next_cursor,
+          };
         },
         (page) => ({
           structured: page,
@@ -231,8 +214,8 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Activity log',
       description:
-        "The drive's event log, newest first: creates, updates, renames, copies, deletes, restores, folder changes, with the actor name. " +
-        'Filter by art_id, action (e.g. "artifact.renamed"), since/before (RFC 3339). Pages of up to 200 (default 50) with next_cursor.',
+        'The event log, newest first (creates, updates, renames, deletes, restores…), filtered by art_id, action ' +
+        '(e.g. artifact.renamed) and time.',
       input: {
         art_id: z.string().max(64).optional(),
         action: z.string().max(64).optional(),
@@ -241,7 +224,6 @@ export function registerBrowseTools(server: McpServer, env: ToolEnv): void {
         cursor: cursorArg,
         limit: pageLimit(200, 50),
       },
-      output: { items: z.array(eventOutSchema), next_cursor: z.string().nullable() },
       annotations: READ_ONLY,
       budget: 'read',
     },

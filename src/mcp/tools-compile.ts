@@ -1,11 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { compileAndWait } from '../projects/compile-and-wait.js';
 import { getJob, type JobRecord } from '../projects/jobs.js';
 import { ENGINES } from '../projects/engine-availability.js';
 import { jobOut } from '../shapes/projects.js';
-import { jobOutSchema } from '../shapes/project-schemas.js';
-import { actorArg, defineTool, READ_ONLY, refArg, writes, type ToolEnv } from './tool-kit.js';
+import { actorArg, defineTool, READ_ONLY, refArg, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /**
  * Compile tools (REFERENCE: `compile(folder=…, wait=true)`, then `get_compile`): the same operations as
@@ -25,7 +23,7 @@ function render(j: ReturnType<typeof jobOut>): string {
   return [head, j.error ?? '', ...diags].filter(Boolean).join('\n');
 }
 
-export function registerCompileTools(server: McpServer, env: ToolEnv): void {
+export function registerCompileTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const answer = (row: JobRecord) => {
     const j = jobOut(config, row);
@@ -39,18 +37,15 @@ export function registerCompileTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Compile a project folder',
       description:
-        'Compiles a project folder (LaTeX with latexmk/pdflatex, or Typst) to a PDF written beside the entrypoint. ' +
-        'folder is a fld_ id or a folder path; entrypoint and engine default to the project config (PUT /v0/projects/{fld_id}), ' +
-        'the engine to the entrypoint extension (.tex, .typ). With wait (default true) it answers when the job ends (or after ' +
-        `${config.compile.waitS} s); on failure diagnostics[] name file, line and message; on success pdf and page_count.`,
+        'Compiles a LaTeX or Typst folder (any path with files under it) to a PDF beside its entrypoint (default: the ' +
+        `project config). wait answers when done (up to ${config.compile.waitS} s): pdf and page_count, or diagnostics.`,
       input: {
-        folder: refArg.describe('fld_ id or folder path of the project'),
-        entrypoint: z.string().min(1).max(256).optional().describe('main file relative to the folder, e.g. main.tex'),
+        folder: refArg.describe('fld_ id or folder path'),
+        entrypoint: z.string().min(1).max(256).optional().describe('relative to folder, e.g. main.tex'),
         engine: z.enum(ENGINES).optional(),
         wait: z.boolean().default(true),
         actor: actorArg,
       },
-      output: jobOutSchema.shape,
       annotations: writes(false, false),
       budget: 'write',
     },
@@ -71,10 +66,8 @@ export function registerCompileTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Get a compile job',
       description:
-        'The state of a compile job started by compile: status (queued, running, succeeded, failed, cancelled, timed_out), ' +
-        'diagnostics, the PDF artifact and page count. The full log is at GET /v0/jobs/{job_id}/logs.',
+        'A compile job: status (queued, running, succeeded, failed, cancelled, timed_out), diagnostics, PDF, page count.',
       input: { job_id: z.string().regex(/^job_[0-9a-z]{26}$/) },
-      output: jobOutSchema.shape,
       annotations: READ_ONLY,
       budget: 'read',
     },

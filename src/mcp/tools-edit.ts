@@ -1,12 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { editArtifact } from '../files/edit.js';
 import { artifactOut } from '../shapes/artifacts.js';
-import { artifactOutSchema } from '../shapes/artifact-schemas.js';
-import { actorArg, defineTool, isArtId, refArg, resultChars, writes, type ToolEnv } from './tool-kit.js';
+import { actorArg, defineTool, isArtId, refArg, resultChars, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** edit: exact old_text → new_text replacements on a text artifact, with a dry-run diff and If-Match semantics. */
-export function registerEditTools(server: McpServer, env: ToolEnv): void {
+export function registerEditTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
 
@@ -17,15 +15,13 @@ export function registerEditTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Edit a text file',
       description:
-        'Changes part of a text artifact without re-sending it: each edit replaces old_text (which must occur exactly once, ' +
-        'else EDIT_NO_MATCH / EDIT_AMBIGUOUS; or every occurrence with replace_all) by new_text, in order. dry_run=true returns the unified ' +
-        'diff and writes nothing. Applying writes ONE new version, only if the file is still at the version the edit was computed on ' +
-        '(or if_match when given); otherwise PRECONDITION_FAILED (412): read again and redo the edit. Copy old_text exactly from read.',
+        'Replaces old_text (exactly once, or every time with replace_all) by new_text in a text file, edits in order, ' +
+        'as ONE new version; dry_run returns the diff only. A concurrent change gives 412: read again and redo.',
       input: {
-        ref: refArg.describe('art_… id or path'),
+        ref: refArg,
         edits: z
           .array(
-            z.object({
+            z.strictObject({
               old_text: z.string().min(1),
               new_text: z.string(),
               replace_all: z.boolean().default(false),
@@ -34,18 +30,9 @@ export function registerEditTools(server: McpServer, env: ToolEnv): void {
           .min(1)
           .max(100),
         dry_run: z.boolean().default(false),
-        if_match: z.number().int().min(1).optional().describe('expected current version_number'),
+        if_match: z.number().int().min(1).optional().describe('expected version_number, else 412'),
         change_summary: z.string().max(1000).optional(),
         actor: actorArg,
-      },
-      output: {
-        applied: z.boolean(),
-        path: z.string(),
-        base_version: z.number().int(),
-        replacements: z.number().int(),
-        diff: z.string().describe('unified diff of the change'),
-        diff_truncated: z.boolean(),
-        artifact: artifactOutSchema.nullable(),
       },
       annotations: writes(false, false),
       budget: 'write',

@@ -1,51 +1,26 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { readArtifactRange, type RangeRead } from '../files/read-range.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
-import { downloadUrlOutSchema } from '../shapes/artifact-schemas.js';
-import { defineTool, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
+import { defineTool, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /**
  * read and read_version, built for context windows: text by character or line range with the
  * total length reported (a 5 MB log is read page by page), images as image content up to a size
- * cap, anything else as metadata plus a download URL.
+ * cap, other binaries as an embedded resource up to MCP_EMBED_MAX_BYTES, anything larger as a
+ * signed short-lived URL that needs no credential (an MCP OAuth token opens no /v0 URL).
  */
 const rangeArgs = {
-  offset: z.number().int().min(0).optional().describe('first character to return (0-based); default 0'),
-  length: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('characters to return; default and max: what fits the result cap'),
-  line_start: z.number().int().min(1).optional().describe('read by lines instead: first line (1-based)'),
-  line_count: z.number().int().min(1).optional().describe('number of lines from line_start; default: as many as fit'),
-};
-
-const readOutput = {
-  art_id: z.string(),
-  path: z.string(),
-  version_number: z.number().int(),
-  content_type: z.string(),
-  size_bytes: z.number().int(),
-  kind: z.enum(['text', 'image', 'binary']),
-  content: z.string().nullable().describe('text kind: the characters [start, end)'),
-  total_chars: z.number().int().nullable(),
-  total_lines: z.number().int().nullable(),
-  start: z.number().int().nullable(),
-  end: z.number().int().nullable(),
-  next_offset: z.number().int().nullable().describe('offset to continue from; null at the end'),
-  line_start: z.number().int().nullable(),
-  line_end: z.number().int().nullable().describe('last line included (1-based)'),
-  next_line: z.number().int().nullable(),
-  download: downloadUrlOutSchema.nullable().describe('binary (and oversized image) kind: where to fetch the bytes'),
+  offset: z.number().int().min(0).optional().describe('first character (0-based)'),
+  length: z.number().int().min(1).optional(),
+  line_start: z.number().int().min(1).optional().describe('first line (1-based), instead of offset'),
+  line_count: z.number().int().min(1).optional(),
 };
 
 type RangeArgs = { offset?: number; length?: number; line_start?: number; line_count?: number };
 
 /** Shapes a read: the structured answer and its text rendering. */
-function answerOf(read: RangeRead, args: RangeArgs, imageMax: number): ToolAnswer {
+function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: string): ToolAnswer {
   const blob = read.blob;
   const base = {
     art_id: blob.artId,
@@ -67,19 +42,26 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number): ToolAnswe
   const label = `${blob.path} v${blob.versionNumber} (${blob.contentType}, ${blob.size} bytes)`;
   if (read.kind === 'image') {
     return {
-      structured: { ...base, kind: 'image' },
+      structured: { ...base, kind: 'image', note: 'the image follows as image content' },
       text: `Image ${label}.`,
       extra: [{ type: 'image', data: read.bytes.toString('base64'), mimeType: blob.contentType.toLowerCase() }],
     };
   }
+  if (read.kind === 'embedded') {
+    const uri = `${webUrl}/a/${blob.artId}?v=${blob.versionNumber}`;
+    return {
+      structured: { ...base, kind: 'binary', note: `the bytes follow as an embedded resource (${uri}, base64 blob)` },
+      text: `${label}: the bytes follow as an embedded resource.`,
+      extra: [{ type: 'resource', resource: { uri, mimeType: blob.contentType, blob: read.bytes.toString('base64') } }],
+    };
+  }
   if (read.kind === 'download') {
     const download = downloadUrlOut(read.download);
-    const why = read.image
-      ? `an image over the ${imageMax}-byte inline cap or in a format not sent inline`
-      : 'not text';
+    const why = read.image ? `an image over the ${imageMax}-byte inline cap or not PNG/JPEG/GIF/WebP` : 'binary';
+    const note = `${why}: GET download.url (no Authorization header) before ${download.expires_at}`;
     return {
-      structured: { ...base, kind: read.image ? 'image' : 'binary', download },
-      text: `${label} is ${why}; download it from ${download.url}`,
+      structured: { ...base, kind: read.image ? 'image' : 'binary', download, note },
+      text: `${label} is ${note}: ${download.url}`,
     };
   }
   const { content, totalChars, totalLines, start, stop, lastLine } = read.range;
@@ -115,26 +97,26 @@ async function readTarget(
   cap: number,
   imageMax: number,
 ): Promise<ToolAnswer> {
+  const { webUrl } = rc.app.config.http;
   const read = await readArtifactRange(rc, {
     ref: args.ref,
     version: args.version,
     range: { offset: args.offset, length: args.length, lineStart: args.line_start, lineCount: args.line_count },
     imageMaxBytes: imageMax,
+    embedMaxBytes: rc.app.config.mcp.embedMaxBytes,
     capChars: cap,
-    sizeOf: (text) => resultChars(answerOf({ kind: 'text', ...text }, args, imageMax)),
+    sizeOf: (text) => resultChars(answerOf({ kind: 'text', ...text }, args, imageMax, webUrl)),
   });
-  return answerOf(read, args, imageMax);
+  return answerOf(read, args, imageMax, webUrl);
 }
 
-export function registerReadTools(server: McpServer, env: ToolEnv): void {
+export function registerReadTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
   const imageMax = config.mcp.imageMaxBytes;
   const description = (what: string) =>
-    `${what} Text comes back as a character range (offset/length) or a line range (line_start/line_count) ` +
-    `with total_chars and total_lines, at most ~${Math.floor(cap / 2)} characters per call: follow next_offset or next_line to page through a long file. ` +
-    `PNG/JPEG/GIF/WebP images up to ${imageMax} bytes come back as image content; other binaries (PDF, archives, …) as metadata plus a download URL. ` +
-    'Use lookup first if you only need size or type.';
+    `${what} Text by character (offset/length) or line range (line_start/line_count), ~${Math.floor(cap / 2)} chars ` +
+    'per call: follow next_offset or next_line. Images come as image content, other binaries embedded or as a signed URL.';
 
   defineTool(
     server,
@@ -142,11 +124,8 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     'read',
     {
       title: 'Read a file',
-      description: description(
-        'Reads an artifact by path or art_ id (the current version, or `version` for an older one).',
-      ),
-      input: { ref: refArg.describe('art_… id or path'), version: z.number().int().min(1).optional(), ...rangeArgs },
-      output: readOutput,
+      description: description('Reads an artifact (or one of its versions).'),
+      input: { ref: refArg, version: z.number().int().min(1).optional(), ...rangeArgs },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -159,9 +138,8 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     'read_version',
     {
       title: 'Read an older version',
-      description: description('Reads one version of an artifact (see versions for the numbers).'),
-      input: { ref: refArg.describe('art_… id or path'), version: z.number().int().min(1), ...rangeArgs },
-      output: readOutput,
+      description: description('Reads one version of an artifact (numbers from versions).'),
+      input: { ref: refArg, version: z.number().int().min(1), ...rangeArgs },
       annotations: READ_ONLY,
       budget: 'read',
     },

@@ -1,21 +1,27 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { grepArtifacts, type GrepResult } from '../files/grep.js';
 import { MODALITIES } from '../search/engine.js';
 import { findPage, searchPage } from '../search/search-page.js';
 import { findHitOut, searchHitOut } from '../shapes/search.js';
-import { findHitSchema, searchHitSchema } from '../shapes/search.js';
-import { cursorArg, defineTool, READ_ONLY, resultChars, type ToolAnswer, type ToolEnv } from './tool-kit.js';
+import {
+  cursorArg,
+  defineTool,
+  READ_ONLY,
+  resultChars,
+  type ToolAnswer,
+  type ToolEnv,
+  type ToolSet,
+} from './tool-kit.js';
 import { labelsArg } from './tools-browse.js';
 
 /** Finding things: search (lexical, ranked files), find (passages, hybrid), grep (exact lines). */
 
 const filters = {
-  prefix: z.string().max(256).optional().describe('only paths starting with this'),
+  prefix: z.string().max(256).optional(),
   label: labelsArg,
   file_type: z.string().min(1).max(32).optional(),
-  updated_after: z.iso.datetime({ offset: true }).optional().describe('RFC 3339, inclusive'),
-  updated_before: z.iso.datetime({ offset: true }).optional().describe('RFC 3339, inclusive'),
+  updated_after: z.iso.datetime({ offset: true }).optional(),
+  updated_before: z.iso.datetime({ offset: true }).optional(),
   limit: z.number().int().min(1).max(100).default(20),
 };
 
@@ -46,7 +52,7 @@ function fitHits<H>(cap: number, hits: H[], render: (hits: H[], dropped: number)
   }
 }
 
-export function registerSearchTools(server: McpServer, env: ToolEnv): void {
+export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
 
@@ -57,11 +63,9 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Search files',
       description:
-        'Ranked lexical full-text search over path, the first ~16 KB of content, metadata and labels; one hit per file with a snippet. ' +
-        'Syntax: words (English stemming), "quoted phrases", -negation, OR; no regex, no fuzzy, no semantic similarity. ' +
-        'Use find for passages deep inside long files or meaning-based matches, grep for exact text or regex with line numbers.',
+        'Ranked full-text search (path, first ~16 KB, metadata, labels), one hit per file. Syntax: words, "phrases", ' +
+        '-not, OR. For passages deep in long files use find; for exact text, grep.',
       input: { q: z.string().min(1).max(200), ...filters },
-      output: { items: z.array(searchHitSchema), next_cursor: z.null(), truncated: z.boolean() },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -84,16 +88,14 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Find passages',
       description:
-        'Passage retrieval across whole files (not only the first 16 KB): mode hybrid (default: lexical + semantic fused), lexical or semantic. ' +
-        'Each hit is a passage with its text and span (char_start/char_end for text, pages for PDF). Several hits may come from one file. ' +
-        'Wiki pages (_wiki/) are never returned. Use read with offset=char_start to open the surrounding text.',
+        'Passages from whole files (hybrid, lexical or semantic), each with its text and span (char_start/char_end, or ' +
+        'pages for PDF); read(offset=char_start) opens the surroundings.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
-        modality: z.array(z.enum(MODALITIES)).max(6).optional().describe('only these modalities (OR)'),
+        modality: z.array(z.enum(MODALITIES)).max(6).optional(),
         ...filters,
       },
-      output: { items: z.array(findHitSchema), next_cursor: z.null(), truncated: z.boolean() },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -118,20 +120,17 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Grep text files',
       description:
-        'Scans the text artifacts (path order) for a JavaScript regular expression, or a literal string with literal=true, and returns ' +
-        'path, line number and the line (long lines are cut at 500 chars). Bounded: a prefix narrows the scan; at most max_files files are read ' +
-        `(default and max ${config.mcp.grepMaxFiles}), at most max_matches lines returned, and it stops after ${config.mcp.grepTimeMs} ms. ` +
-        'When stopped early, stopped_by says why and next_cursor continues after the last file scanned. Use search/find for ranked, stemmed matches.',
+        'Regex (or literal) search of text files in path order: path, line number, line. Bounded by max_files, ' +
+        `max_matches and ${config.mcp.grepTimeMs} ms; stopped_by says why it stopped and next_cursor continues.`,
       input: {
         pattern: z.string().min(1).max(500),
-        literal: z.boolean().default(false).describe('treat pattern as plain text, not a regex'),
+        literal: z.boolean().default(false),
         ignore_case: z.boolean().default(false),
-        prefix: z.string().max(256).default('').describe('only paths starting with this, e.g. "logs/"'),
+        prefix: z.string().max(256).default(''),
         max_files: z.number().int().min(1).max(config.mcp.grepMaxFiles).default(config.mcp.grepMaxFiles),
         max_matches: z.number().int().min(1).max(1000).default(200),
         cursor: cursorArg,
       },
-      output: grepOutput,
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -153,19 +152,12 @@ export function registerSearchTools(server: McpServer, env: ToolEnv): void {
 }
 
 /** grep's and wiki_grep's answer. */
-export const grepOutput = {
-  matches: z.array(z.object({ art_id: z.string(), path: z.string(), line: z.number().int(), text: z.string() })),
-  files_scanned: z.number().int(),
-  stopped_by: z.enum(['max_files', 'max_matches', 'max_chars', 'time']).nullable(),
-  next_cursor: z.string().nullable(),
-};
-
 export function grepAnswer(r: GrepResult): ToolAnswer {
   const matches = r.matches.map((m) => ({ art_id: m.artId, path: m.path, line: m.line, text: m.text }));
   return {
     structured: { matches, files_scanned: r.filesScanned, stopped_by: r.stoppedBy, next_cursor: r.nextCursor },
     text:
       `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}` +
-      (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor="${r.nextCursor}".` : ''),
+      (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor=next_cursor.` : ''),
   };
 }

@@ -1,20 +1,15 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  grantCreateInSchema,
-  grantOutSchema,
-  shareCreateInSchema,
-  shareMintOutSchema,
-} from '../shapes/sharing-schemas.js';
+import { z } from 'zod';
+import { grantCreateInSchema, shareCreateInSchema } from '../shapes/sharing-schemas.js';
 import { grantOut, shareMintOut } from '../shapes/sharing.js';
 import { createGrant } from '../sharing/grants.js';
 import { mintShare } from '../sharing/shares.js';
-import { actorArg, defineTool, writes, type ToolEnv } from './tool-kit.js';
+import { actorArg, defineTool, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /**
  * Sharing for agents: a link anyone can open (share) or a role for a named principal (grant); the same operations as
  * /v0/shares and /v0/grants.
  */
-export function registerSharingTools(server: McpServer, env: ToolEnv): void {
+export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
 
   defineTool(
@@ -24,11 +19,9 @@ export function registerSharingTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Mint a share link',
       description:
-        'Mints a link that gives its role (viewer by default) on one artifact or folder (art_/fld_ id or path) to whoever opens it, ' +
-        'with an optional expiry (expires_in seconds; by default 7 days for an agent) and password. The key and url are shown only now: ' +
-        'keep them. To give a specific person or agent access, use grant; to make an artifact public for everyone, upload it with visibility="public".',
+        'Mints a link giving its role (default viewer) on an artifact or folder to whoever opens it; optional expiry ' +
+        '(default 7 days for an agent) and password. The url is shown only now. For a named person use grant.',
       input: { ...shareCreateInSchema.shape, actor: actorArg },
-      output: shareMintOutSchema.shape,
       annotations: writes(false, false),
       budget: 'write',
     },
@@ -53,15 +46,14 @@ export function registerSharingTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Grant a role',
       description:
-        'Gives a principal (a user by id or email, an agent aid_ id, an org id, or anyone) a role (viewer, commenter, editor, manager) ' +
-        'on an artifact or folder (art_/fld_ id or path; a folder grant covers everything under it). Returns the existing grant when there is ' +
-        'one. Needs the manage capability (the drive owner has it). expires_in: seconds from now; omitted: permanent.',
+        'Gives a principal (user by id or email, agent aid_, org, or anyone) a role on an artifact or folder (and all ' +
+        'under it); returns the existing grant if any. expires_in seconds; omitted: permanent.',
       input: {
         ...grantCreateInSchema.shape,
-        principal: grantCreateInSchema.shape.principal.describe('{type: user|agent|org|anyone, id?, email?}'),
+        // Closed like the arguments themselves: a misspelled principal field is refused, not dropped.
+        principal: z.strictObject(grantCreateInSchema.shape.principal.shape),
         actor: actorArg,
       },
-      output: grantOutSchema.shape,
       annotations: writes(false, true),
       budget: 'write',
     },

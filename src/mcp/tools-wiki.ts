@@ -1,31 +1,19 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { grepArtifacts } from '../files/grep.js';
 import { listWikiPages, searchWiki, type WikiPageInfo } from '../wiki/browse.js';
-import { cursorArg, defineTool, fitPage, READ_ONLY, type ToolEnv } from './tool-kit.js';
-import { grepAnswer, grepOutput } from './tools-search.js';
+import { cursorArg, defineTool, fitPage, READ_ONLY, type ToolEnv, type ToolSet } from './tool-kit.js';
+import { grepAnswer } from './tools-search.js';
 
 /**
  * The drive's wiki (entity and concept pages under _wiki/, built by the language model): wiki_search, wiki_ls,
  * wiki_grep.
  */
 
-export const wikiPageSchema = z.object({
-  kind: z.enum(['entity', 'concept']),
-  slug: z.string(),
-  name: z.string(),
-  path: z.string(),
-  url: z.string(),
-  mention_count: z.number().int().describe('sources that mention it'),
-  summary: z.string().describe('what the first source says about it'),
-  updated_at: z.string(),
-});
-
-const kindArg = z.enum(['entity', 'concept']).optional().describe('only entity pages or only concept pages');
+const kindArg = z.enum(['entity', 'concept']).optional();
 const pageLine = (p: WikiPageInfo) =>
   `${p.path}  ${p.name}  (${p.mention_count} source${p.mention_count === 1 ? '' : 's'})${p.summary ? `: ${p.summary.slice(0, 120)}` : ''}`;
 
-export function registerWikiTools(server: McpServer, env: ToolEnv): void {
+export function registerWikiTools(server: ToolSet, env: ToolEnv): void {
   const { config } = env.app;
   const cap = config.mcp.resultMaxChars;
 
@@ -36,11 +24,9 @@ export function registerWikiTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Search the wiki',
       description:
-        'Finds wiki pages (entities: people, organizations, places, products…; concepts: ideas, methods, topics) by name or by what ' +
-        "the drive's documents say about them (English stemming). Each page merges every source's mentions with links back to them: open one " +
-        'with read(path). Empty when the wiki is off or not built yet. Use search/find for the documents themselves.',
+        "Finds the wiki's entity and concept pages by name or by what the documents say about them; open one with " +
+        'read(path). Empty while the wiki is off or not built.',
       input: { q: z.string().min(1).max(200), kind: kindArg, limit: z.number().int().min(1).max(100).default(20) },
-      output: { items: z.array(wikiPageSchema) },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -60,15 +46,13 @@ export function registerWikiTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'List wiki pages',
       description:
-        "Lists the wiki's pages by kind then slug (entity pages at _wiki/entities/{slug}.md, concept pages at _wiki/concepts/{slug}.md), " +
-        'with how many sources mention each. Filter by kind and slug prefix; pages of up to 200 (default 50) with next_cursor.',
+        "Lists the wiki's pages (_wiki/entities/, _wiki/concepts/) by kind and slug, with how many sources mention each.",
       input: {
         kind: kindArg,
-        prefix: z.string().max(80).optional().describe('slug prefix, e.g. "ada"'),
+        prefix: z.string().max(80).optional().describe('slug prefix'),
         cursor: cursorArg,
         limit: z.number().int().min(1).max(200).default(50),
       },
-      output: { items: z.array(wikiPageSchema), next_cursor: z.string().nullable() },
       annotations: READ_ONLY,
       budget: 'read',
     },
@@ -92,18 +76,15 @@ export function registerWikiTools(server: McpServer, env: ToolEnv): void {
     'wiki_grep',
     {
       title: 'Grep the wiki',
-      description:
-        "Like grep, over the wiki's pages only (_wiki/): a JavaScript regular expression, or a literal with literal=true; path, line " +
-        'number and line. prefix is relative to _wiki/ (e.g. "entities/"). Bounded like grep; next_cursor continues.',
+      description: "grep over the wiki's pages only; prefix is relative to _wiki/ (e.g. entities/).",
       input: {
         pattern: z.string().min(1).max(500),
         literal: z.boolean().default(false),
         ignore_case: z.boolean().default(false),
-        prefix: z.string().max(240).default('').describe('under _wiki/, e.g. "concepts/"'),
+        prefix: z.string().max(240).default(''),
         max_matches: z.number().int().min(1).max(1000).default(200),
         cursor: cursorArg,
       },
-      output: grepOutput,
       annotations: READ_ONLY,
       budget: 'read',
     },

@@ -1,5 +1,6 @@
 import { hasPrefix } from '../lib/ids.js';
 import { readFolder } from '../files/folders.js';
+import { folderImpliedAt } from '../files/refs.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { enqueueCompile, jobRecord, waitForJob, type EnqueueInput, type JobRecord } from './jobs.js';
 
@@ -15,10 +16,12 @@ export async function compileAndWait(
   folder: ProjectFolder,
   input: Pick<EnqueueInput, 'task' | 'entrypoint' | 'engine'> & { wait: boolean },
 ): Promise<JobRecord> {
-  const fldId =
-    'fldId' in folder
-      ? folder.fldId
-      : (await readFolder(rc, hasPrefix(folder.ref, 'fld') ? { id: folder.ref } : { path: folder.ref })).id;
+  const fldId = 'fldId' in folder ? folder.fldId : await projectFolderOf(rc, folder.ref);
   const job = await enqueueCompile(rc, fldId, { task: input.task, entrypoint: input.entrypoint, engine: input.engine });
   return input.wait ? waitForJob(rc, job.id) : jobRecord(rc.app, job);
+}
+
+/** The folder an agent names: a fld_ id, or a path (a folder implied by the paths under it is made now). */
+async function projectFolderOf(rc: RequestContext, ref: string): Promise<string> {
+  return (hasPrefix(ref, 'fld') ? await readFolder(rc, { id: ref }) : await folderImpliedAt(rc, ref)).id;
 }

@@ -117,7 +117,8 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
   if (!raw)
     throw new AppError(
       'INVALID_ENTRYPOINT',
-      'no entrypoint: configure the project (PUT /v0/projects/{fld_id}) or send options.entrypoint',
+      'no entrypoint: pass the entrypoint (e.g. main.tex) or set it in the project config',
+      { argument: 'entrypoint' },
     );
   const entrypoint = checkEntrypoint(raw);
   const engine = resolveEngine(

@@ -1,9 +1,9 @@
-import { AppError } from '../lib/errors.js';
 import { hasPrefix } from '../lib/ids.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifactByPath } from '../records/artifact-records.js';
 import { checkPath } from '../files/artifact-rules.js';
 import { canonicalFolderPath } from '../files/folders.js';
+import { refNotFound } from '../files/refs.js';
 import { one } from '../db/sql.js';
 import type { Resource } from '../access/authorize.js';
 
@@ -27,7 +27,7 @@ export async function resolveResource(rc: RequestContext, resource: string): Pro
     [rc.principal.driveId, canonicalFolderPath(trimmed)],
   );
   if (f) return { fldId: f.id };
-  throw new AppError('NOT_FOUND', `no live artifact or folder at ${resource}`);
+  throw refNotFound(resource);
 }
 
 export const resourceOf = (r: { art_id: string | null; fld_id: string | null }): Resource =>

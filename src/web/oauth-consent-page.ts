@@ -1,7 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../platform/context.js';
 import {
+  AuthorizeRefused,
   checkAuthorizeRequest,
+  createDriveForAccount,
   grantableDrives,
   issueAuthorizationCode,
   type AuthorizeRequest,
@@ -13,8 +15,9 @@ import { csrfValid, readSession } from './session.js';
 
 /**
  * /oauth2/authorize for MCP clients: the signed-in drive owner sees which client asks, picks one
- * of their drives and approves or denies (a CSRF-checked form). Problems with the client or its
- * redirect URI are shown here and never redirected; everything else goes back to the client.
+ * of their drives (or, owning none, creates one) and approves or denies (a CSRF-checked form).
+ * Problems with the client or its redirect URI are shown here and never redirected; an unknown
+ * scope or a foreign resource, a denial and a failed approval go back to the client.
  */
 const PARAMS = [
   'client_id',
@@ -42,6 +45,10 @@ async function checked(
   try {
     return await checkAuthorizeRequest(ctx, source);
   } catch (err) {
+    if (err instanceof AuthorizeRefused) {
+      back(res, err.request, { error: err.code, error_description: err.description });
+      return undefined;
+    }
     if (!(err instanceof OAuthError)) throw err;
     sendPage(
       res,
@@ -62,14 +69,6 @@ export function oauthConsentRouter(ctx: AppContext): Router {
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(req.originalUrl.slice(0, 480)));
     const drives = await grantableDrives(ctx, session.uid);
-    if (!drives.length) {
-      return sendPage(
-        res,
-        'Connect an app',
-        html`<p class="error">Your account owns no drive yet. Claim your agent's drive first, then connect again.</p>`,
-        403,
-      );
-    }
     const hidden = PARAMS.map((k) =>
       typeof req.query[k] === 'string'
         ? html`<input type="hidden" name="${k}" value="${req.query[k] as string}" />`
@@ -84,11 +83,16 @@ export function oauthConsentRouter(ctx: AppContext): Router {
         </p>
         <form method="post" action="/oauth2/authorize">
           ${csrfField(session.csrf)} ${hidden}
-          <fieldset>
-            <legend>Drive</legend>
-            ${drives.map((d, i) => html`<label><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} /> <code>${d.id}</code></label>`)}
-          </fieldset>
-          <button type="submit" name="decision" value="approve">Allow</button>
+          ${
+            drives.length
+              ? html`<fieldset>
+                    <legend>Drive</legend>
+                    ${drives.map((d, i) => html`<label><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} /> <code>${d.id}</code></label>`)}
+                  </fieldset>
+                  <button type="submit" name="decision" value="approve">Allow</button>`
+              : html`<p>Your account has no drive yet: allowing creates one, owned by you, for this app to use.</p>
+                  <button type="submit" name="decision" value="create">Create a drive and allow</button>`
+          }
           <button type="submit" name="decision" value="deny">Deny</button>
         </form>
         <p>Signed in as ${session.email}. You can revoke access at any time; the app then has to ask again.</p>`,
@@ -108,15 +112,17 @@ export function oauthConsentRouter(ctx: AppContext): Router {
         html`<p class="error">Your form expired. Start the connection again from your app.</p>`,
         403,
       );
-    if (body.decision !== 'approve')
+    if (body.decision !== 'approve' && body.decision !== 'create')
       return back(res, r, { error: 'access_denied', error_description: 'the drive owner denied access' });
     try {
-      const code = await issueAuthorizationCode(
-        ctx,
-        r,
-        session.uid,
-        typeof body.drive_id === 'string' ? body.drive_id : '',
-      );
+      // A person with no drive yet makes one here (never stranded on a dead end); with one, the chosen drive.
+      const driveId =
+        body.decision === 'create'
+          ? (await createDriveForAccount(ctx, session.uid))[0].id
+          : typeof body.drive_id === 'string'
+            ? body.drive_id
+            : '';
+      const code = await issueAuthorizationCode(ctx, r, session.uid, driveId);
       back(res, r, { code });
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;

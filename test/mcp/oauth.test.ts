@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import {
@@ -10,6 +10,14 @@ import {
   type Registration,
 } from '../identity/helpers.js';
 import { mcpClient } from './helpers.js';
+import {
+  authorizeQuery,
+  pkce,
+  postForm,
+  REDIRECT,
+  registerClient as registerOAuthClient,
+  type Tokens,
+} from './oauth-helpers.js';
 
 /**
  * OAuth 2.1 for stock MCP clients, end to end: DCR, authorize with PKCE as the signed-in owner, exchange, tools,
@@ -18,7 +26,6 @@ import { mcpClient } from './helpers.js';
 let api: TestApi;
 let web: WebClient;
 let reg: Registration;
-const REDIRECT = 'http://127.0.0.1:33418/callback';
 
 beforeAll(async () => {
   api = await startIdentityApi();
@@ -30,41 +37,11 @@ afterAll(async () => {
   await api?.close();
 });
 
-const form = (path: string, fields: Record<string, string>) =>
-  fetch(`${api.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  });
-
-async function registerClient() {
-  const res = await fetch(`${api.url}/oauth2/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Stock MCP client',
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { client_id: string };
-}
-
-function pkce() {
-  const verifier = randomBytes(48).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
+const form = (path: string, fields: Record<string, string>) => postForm(api, path, fields);
+const registerClient = () => registerOAuthClient(api);
 
 async function authorize(clientId: string, challenge: string) {
-  const qs = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st-1',
-  });
+  const qs = authorizeQuery(clientId, challenge, { state: 'st-1' });
   const page = await web.get(`/oauth2/authorize?${qs}`);
   expect(page.res.status, page.body).toBe(200);
   expect(page.body).toContain('Stock MCP client');
@@ -82,8 +59,6 @@ async function authorize(clientId: string, challenge: string) {
   return location.searchParams.get('code')!;
 }
 
-type Tokens = { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
-
 describe('MCP OAuth', () => {
   it('publishes protected-resource and authorization-server metadata', async () => {
     const prm = await (await fetch(`${api.url}/.well-known/oauth-protected-resource/mcp`)).json();
@@ -97,6 +72,32 @@ describe('MCP OAuth', () => {
       code_challenge_methods_supported: ['S256'],
     });
     expect(as.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+  });
+
+  it('names the resource in the loopback spelling the client used, and only that', async () => {
+    const port = new URL(api.url).port;
+    const viaHost = (path: string, host: string, method = 'GET') =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const req = request(`${api.url}${path}`, { method, headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const prm = await viaHost('/.well-known/oauth-protected-resource/mcp', `localhost:${port}`);
+    expect(JSON.parse(prm.body)).toMatchObject({
+      resource: `http://localhost:${port}/mcp`,
+      authorization_servers: [api.url],
+    });
+    const foreign = await viaHost('/.well-known/oauth-protected-resource/mcp', 'evil.example');
+    expect(JSON.parse(foreign.body).resource).toBe(`${api.url}/mcp`);
+    const challenge = await viaHost('/mcp', `localhost:${port}`, 'POST');
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it('register → authorize with PKCE → exchange → call a tool → refresh → old refresh rejected and chain revoked; /v0 refuses the token', async () => {
@@ -287,13 +288,7 @@ describe('MCP OAuth', () => {
   it('the consent page needs a session, PKCE, a registered redirect URI and a valid CSRF token', async () => {
     const client = await registerClient();
     const { challenge } = pkce();
-    const qs = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    });
+    const qs = authorizeQuery(client.client_id, challenge);
     const anonymous = await new WebClient(api.url).get(`/oauth2/authorize?${qs}`);
     expect(anonymous.res.status).toBe(303);
     expect(anonymous.res.headers.get('location')).toMatch(/^\/auth\/login\?return_to=/);

@@ -60,5 +60,11 @@ describe('MCP sharing tools', () => {
     expect(
       (await owner.fail('grant', { resource: up.art_id, principal: { type: 'anyone' }, role: 'owner' })).code,
     ).toBe('VALIDATION_ERROR');
+    const misspelled = await owner.fail('grant', {
+      resource: up.art_id,
+      principal: { type: 'user', mail: 'x@example.test' },
+      role: 'viewer',
+    });
+    expect(misspelled).toMatchObject({ code: 'VALIDATION_ERROR', arguments: ['principal.mail'] });
   });
 });

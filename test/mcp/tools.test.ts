@@ -39,6 +39,7 @@ const TOOLS = [
   'wiki_search',
   'wiki_ls',
   'wiki_grep',
+  'restore',
 ];
 
 beforeAll(async () => {
@@ -59,8 +60,10 @@ describe('MCP endpoint', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(60);
+      expect(t.description!.length, t.name).toBeLessThan(300);
       expect(t.inputSchema.type).toBe('object');
-      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+      expect(t.outputSchema, t.name).toBeUndefined();
       expect(typeof t.annotations?.readOnlyHint, t.name).toBe('boolean');
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -80,9 +83,11 @@ describe('MCP endpoint', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe(
-        `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`,
-      );
+      const challenge = `Bearer resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`;
+      // RFC 6750: a credential sent but not valid is invalid_token; a missing one carries no error code.
+      if (headers.authorization) expect(res.headers.get('www-authenticate')).toMatch(/, error="invalid_token"/);
+      else expect(res.headers.get('www-authenticate')).toBe(challenge);
+      expect(res.headers.get('www-authenticate')!.startsWith(challenge)).toBe(true);
       expect((await res.json()).detail.error.message).toBe('Invalid or revoked agent credential');
     }
     const get = await fetch(`${api.url}/mcp`, {
@@ -138,6 +143,7 @@ describe('MCP endpoint', () => {
       items: { version_number: number; change_summary: string | null; actor_name: string | null }[];
     }>('versions', { ref: 'notes/a.md' });
     expect(versions.items.map((v) => v.version_number)).toEqual([2, 1]);
+    expect(versions).toMatchObject({ current_version: 2, path: 'notes/a.md' });
     expect(versions.items[0]).toMatchObject({ change_summary: 'more', actor_name: 'agent-a' });
     expect(await a.ok('read_version', { ref: 'notes/a.md', version: 1 })).toMatchObject({
       content: '# A\nline two\n',
@@ -150,7 +156,13 @@ describe('MCP endpoint', () => {
     expect((await a.fail('set_metadata', { ref: 'notes/a.md', labels: [], if_match: 1 })).code).toBe(
       'PRECONDITION_FAILED',
     );
-    expect((await a.fail('lookup', { ref: 'nowhere/x.md' })).code).toBe('NOT_FOUND');
+    // One not-found code per kind, as REST: a path is an artifact's, a path ending in / a folder's.
+    for (const tool of ['lookup', 'read', 'versions', 'delete', 'set_metadata'])
+      expect((await a.fail(tool, { ref: 'nowhere/x.md' })).code, tool).toBe('ARTIFACT_NOT_FOUND');
+    expect((await a.fail('move', { from: 'nowhere/x.md', to: 'y.md' })).code).toBe('ARTIFACT_NOT_FOUND');
+    expect((await a.fail('copy', { from: 'nowhere/x.md', to: 'y.md' })).code).toBe('ARTIFACT_NOT_FOUND');
+    expect((await a.fail('share', { resource: 'nowhere/x.md' })).code).toBe('ARTIFACT_NOT_FOUND');
+    expect((await a.fail('lookup', { ref: 'nowhere/' })).code).toBe('NOT_FOUND');
     expect((await a.fail('versions', { ref: 'nowhere/x.md' })).code).toBe('ARTIFACT_NOT_FOUND');
     expect((await a.fail('read', { ref: 'nowhere/x.md' })).code).toBe('ARTIFACT_NOT_FOUND');
     expect((await a.fail('upload', { path: '_wiki/x.md', content: 'x' })).code).toBe('WIKI_RESERVED');
@@ -174,15 +186,17 @@ describe('MCP endpoint', () => {
       content_type: 'image/png',
     });
     const r = await a.raw('read', { ref: 'img/dot.png' });
+    expect(r.structuredContent).toBeUndefined();
     expect(r.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: png.toString('base64') });
     await a.ok('upload', {
       path: 'bin/blob.bin',
       content: Buffer.from([0, 1, 2, 3]).toString('base64'),
       encoding: 'base64',
     });
-    const bin = await a.ok<{ kind: string; download: { url: string } }>('read', { ref: 'bin/blob.bin' });
-    expect(bin.kind).toBe('binary');
-    expect(bin.download.url).toContain('/download');
+    const bin = await a.raw('read', { ref: 'bin/blob.bin' });
+    expect(bin.structuredContent).toBeUndefined();
+    expect(JSON.parse((bin.content[0] as { text: string }).text)).toMatchObject({ kind: 'binary', size_bytes: 4 });
+    expect(bin.content[1]).toMatchObject({ type: 'resource', resource: { blob: 'AAECAw==' } });
   });
 
   it('pages a long text by offset within the size cap, and list by cursor', async () => {
@@ -238,7 +252,11 @@ describe('MCP endpoint', () => {
     expect(copy.source).toEqual({ refs: [{ type: 'artifact', id: src.art_id }] });
     expect((await a.fail('copy', { from: src.art_id, to: 'w/copy.txt' })).code).toBe('PATH_CONFLICT');
     const moved = await a.ok('move', { from: src.art_id, to: 'w/moved.txt' });
-    expect(moved).toMatchObject({ kind: 'artifact', artifact: { art_id: src.art_id, path: 'w/moved.txt' } });
+    expect(moved).toMatchObject({
+      kind: 'artifact',
+      from: 'w/src.txt',
+      artifact: { art_id: src.art_id, path: 'w/moved.txt' },
+    });
     expect((await a.fail('move', { from: 'w/moved.txt', to: 'w/copy.txt' })).code).toBe('PATH_CONFLICT');
     const folder = await a.ok<{ fld_id: string }>('mkdir', { path: 'w/sub', description: 'sub folder' });
     expect((await a.ok<{ fld_id: string }>('mkdir', { path: 'w/sub' })).fld_id).toBe(folder.fld_id);
@@ -259,7 +277,7 @@ describe('MCP endpoint', () => {
       kind: 'artifact',
       artifact: { path: 'w/copy.txt' },
     });
-    expect((await a.fail('delete', { ref: 'w/copy.txt' })).code).toBe('NOT_FOUND');
+    expect((await a.fail('delete', { ref: 'w/copy.txt' })).code).toBe('ARTIFACT_NOT_FOUND');
     const events = await a.ok<{ items: { action: string; actor_name: string | null }[] }>('activity', {
       action: 'artifact.renamed',
     });
@@ -362,18 +380,15 @@ describe('MCP endpoint', () => {
     const art = await a.ok<{ art_id: string }>('upload', { path: 'secret/plan.md', content: 'top secret zebra' });
     expect((await b.ok<{ items: unknown[] }>('list', { prefix: 'secret/' })).items).toEqual([]);
     for (const ref of ['secret/plan.md', art.art_id]) {
-      expect(['ARTIFACT_NOT_FOUND', 'NOT_FOUND']).toContain((await b.fail('read', { ref })).code);
-      expect(['ARTIFACT_NOT_FOUND', 'NOT_FOUND']).toContain((await b.fail('lookup', { ref })).code);
-      expect(['ARTIFACT_NOT_FOUND', 'NOT_FOUND']).toContain((await b.fail('delete', { ref })).code);
-      expect(['ARTIFACT_NOT_FOUND', 'NOT_FOUND']).toContain(
-        (await b.fail('move', { from: ref, to: 'stolen.md' })).code,
-      );
+      for (const tool of ['read', 'lookup', 'delete', 'versions', 'set_metadata'])
+        expect((await b.fail(tool, { ref, ...(tool === 'set_metadata' ? { labels: [] } : {}) })).code, tool).toBe(
+          'ARTIFACT_NOT_FOUND',
+        );
+      expect((await b.fail('move', { from: ref, to: 'stolen.md' })).code).toBe('ARTIFACT_NOT_FOUND');
       expect((await b.fail('copy', { from: ref, to: 'stolen.md' })).code).toBe('ARTIFACT_NOT_FOUND');
       expect((await b.fail('edit', { ref, edits: [{ old_text: 'top', new_text: 'x' }] })).code).toBe(
         'ARTIFACT_NOT_FOUND',
       );
-      expect((await b.fail('set_metadata', { ref, labels: [] })).code).toBe('ARTIFACT_NOT_FOUND');
-      expect((await b.fail('versions', { ref })).code).toBe('ARTIFACT_NOT_FOUND');
     }
     expect((await b.ok<{ matches: unknown[] }>('grep', { pattern: 'zebra' })).matches).toEqual([]);
     expect((await b.ok<{ items: unknown[] }>('activity', { art_id: art.art_id })).items).toEqual([]);
@@ -389,14 +404,11 @@ describe('MCP endpoint', () => {
           ? { unexpected: { deeply: 'x'.repeat(10) } }
           : { limit: 'many', ref: 42, path: 7, pattern: 3, q: 9, edits: 'no', from: 1 };
       const r = await a.raw(name, bad);
-      if (name === 'overview') {
-        // overview takes no arguments; unknown ones are ignored (zod strips them)
-        expect(r.isError, name).toBeFalsy();
-        continue;
-      }
       expect(r.isError, name).toBe(true);
       const err = JSON.parse((r.content[0] as { text: string }).text).error;
       expect(err.code, name).toBe('VALIDATION_ERROR');
+      expect(err.message, name).not.toMatch(/MCP error/);
+      expect(err.arguments.length, name).toBeGreaterThan(0);
     }
   });
 });

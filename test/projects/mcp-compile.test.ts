@@ -45,4 +45,23 @@ describe.skipIf(!hasLatex())('MCP compile and get_compile', () => {
     expect((await mcp.fail('get_compile', { job_id: 'job_00000000000000000000000000' })).code).toBe('JOB_NOT_FOUND');
     expect((await mcp.fail('compile', { folder: 'no/such/folder' })).code).toBe('NOT_FOUND');
   });
+
+  it('compiles a folder implied by paths (no mkdir), and its errors name its own arguments', async () => {
+    mcp ??= await mcpClient(api, d.apiKey);
+    const tex = String.raw`\documentclass{article}
+\begin{document}
+Implied folder.
+\end{document}
+`;
+    await mcp.ok('upload', { path: 'paper2/main.tex', content: tex });
+    const noEntry = await mcp.fail('compile', { folder: 'paper2' });
+    expect(noEntry).toMatchObject({ code: 'INVALID_ENTRYPOINT', argument: 'entrypoint' });
+    expect(noEntry.message).not.toContain('options.');
+    const ok = await mcp.ok<{ status: string; pdf: { path: string } }>('compile', {
+      folder: 'paper2',
+      entrypoint: 'main.tex',
+    });
+    expect(ok).toMatchObject({ status: 'succeeded', pdf: { path: 'paper2/main.pdf' } });
+    expect(await mcp.ok('lookup', { ref: 'paper2/' })).toMatchObject({ kind: 'folder' });
+  });
 });

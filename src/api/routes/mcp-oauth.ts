@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
+import { baseUrlAsReached } from '../../identity/mcp-resource.js';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 import { oauthErrorOut, oauthErrors } from './oauth-token.js';
@@ -64,12 +65,12 @@ doc({
   },
 });
 
-export function protectedResourceMetadata(ctx: AppContext) {
-  const base = ctx.config.http.baseUrl;
+/** RFC 9728 metadata; `resource` in the loopback spelling the request used (the authorization server stays one). */
+export function protectedResourceMetadata(ctx: AppContext, host?: string) {
   return {
-    resource: `${base}/mcp`,
+    resource: `${baseUrlAsReached(ctx, host)}/mcp`,
     resource_name: 'Agent Artifact Drive (MCP)',
-    authorization_servers: [base],
+    authorization_servers: [ctx.config.http.baseUrl],
     scopes_supported: [MCP_OAUTH_SCOPE],
     bearer_methods_supported: ['header'],
   };
@@ -78,7 +79,7 @@ export function protectedResourceMetadata(ctx: AppContext) {
 export function mcpOAuthRouter(ctx: AppContext): Router {
   const router = Router();
   for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
-    router.get(path, (_req, res) => res.json(protectedResourceMetadata(ctx)));
+    router.get(path, (req, res) => res.json(protectedResourceMetadata(ctx, req.get('host'))));
   }
   const wrap =
     (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {

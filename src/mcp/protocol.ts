@@ -1,0 +1,143 @@
+import type { Request, Response } from 'express';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AppContext } from '../platform/context.js';
+
+/**
+ * JSON-RPC where the MCP specification puts it: malformed JSON is -32700, a message that is not JSON-RPC -32600,
+ * params that fail the method's schema -32602 with a readable message (not a zod dump, not -32603), and no
+ * "MCP error -32602:" prefix inside a message. Also the Origin check of the Streamable HTTP transport.
+ */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
+
+/** An error the SDK sends as `{code, message}` as it stands (McpError would prefix its message with the code). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SDK_PREFIX = /^MCP error -?\d+: /;
+
+type Issue = { path: PropertyKey[]; message: string };
+/** A zod failure from the SDK's own zod copy (so no instanceof): its issues. */
+const issuesOf = (err: unknown): Issue[] | undefined =>
+  err instanceof Error && Array.isArray((err as { issues?: unknown }).issues)
+    ? (err as unknown as { issues: Issue[] }).issues
+    : undefined;
+const readable = (issues: Issue[]) =>
+  issues
+    .slice(0, 5)
+    .map((i) => {
+      // The SDK parses the whole request: name the field inside params.
+      const at = (i.path[0] === 'params' ? i.path.slice(1) : i.path).map(String).join('.');
+      return `${at ? `"${at}"` : 'params'}: ${i.message.replace(/^Invalid input: /, '')}`;
+    })
+    .join('; ');
+
+type Handler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK validates a request against its method's schema before the handler and answers a failure with -32603 and
+ * the raw zod message; its own McpErrors carry the code again inside the message. Every handler installed on `server`
+ * is wrapped once so both become clean protocol errors. (The handler map is private: the SDK has no hook for this.)
+ */
+export function guardRequestHandlers(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (err) {
+        const issues = issuesOf(err);
+        if (issues) throw new RpcError(INVALID_PARAMS, `Invalid params for ${method}: ${readable(issues)}`);
+        if (err instanceof Error && 'code' in err && typeof err.code === 'number')
+          throw new RpcError(err.code, err.message.replace(SDK_PREFIX, ''));
+        throw err;
+      }
+    });
+  }
+}
+
+const rpcError = (res: Response, status: number, code: number, message: string, id: unknown = null) =>
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id });
+
+const isId = (v: unknown) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** What is wrong with one message, if anything: [code, message, id to answer with]. */
+function problemOf(m: unknown): [number, string, unknown] | null {
+  if (typeof m !== 'object' || m === null || Array.isArray(m))
+    return [INVALID_REQUEST, 'Invalid Request: a JSON-RPC message is an object', null];
+  const msg = m as Record<string, unknown>;
+  const id = isId(msg.id) ? msg.id : null;
+  if (msg.jsonrpc !== '2.0') return [INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"', id];
+  if ('id' in msg && !isId(msg.id)) return [INVALID_REQUEST, 'Invalid Request: "id" must be a string or number', null];
+  if ('method' in msg) {
+    if (typeof msg.method !== 'string' || !msg.method)
+      return [INVALID_REQUEST, 'Invalid Request: "method" must be a non-empty string', id];
+    if ('params' in msg && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params)))
+      return [INVALID_PARAMS, `Invalid params for ${msg.method}: "params" must be an object`, id];
+    return null;
+  }
+  if (id !== null && ('result' in msg || 'error' in msg)) return null;
+  return [
+    INVALID_REQUEST,
+    'Invalid Request: a message needs a "method" (request) or a "result"/"error" (response)',
+    id,
+  ];
+}
+
+/**
+ * Reads the POST body as JSON-RPC (a message or a batch) and answers what is not: 400 with -32700 for bytes that are
+ * not JSON, -32600/-32602 for JSON that is not a well-formed message. Returns the parsed body, or undefined when it
+ * has answered.
+ */
+export function parsedJsonRpc(req: Request, res: Response): unknown {
+  const raw: unknown = req.body;
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    rpcError(res, 400, PARSE_ERROR, `Parse error: ${(err as Error).message}`);
+    return undefined;
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (!messages.length) {
+    rpcError(res, 400, INVALID_REQUEST, 'Invalid Request: empty batch');
+    return undefined;
+  }
+  for (const m of messages) {
+    const problem = problemOf(m);
+    if (problem) {
+      rpcError(res, 400, ...problem);
+      return undefined;
+    }
+  }
+  return body;
+}
+
+/** A body over MCP_REQUEST_MAX_BYTES, in the protocol's shape. */
+export const tooLarge = (res: Response, max: number) =>
+  rpcError(res, 413, -32000, `Request body over ${max} bytes; upload large files with upload_url`);
+
+/** The origins a browser may call /mcp from: the service's own (API and web) and MCP_ALLOWED_ORIGINS. */
+export function allowedOrigins(app: AppContext): Set<string> {
+  const { baseUrl, webUrl } = app.config.http;
+  return new Set([new URL(baseUrl).origin, new URL(webUrl).origin, ...app.config.mcp.allowedOrigins]);
+}
+
+/**
+ * DNS rebinding guard (Streamable HTTP transport, "Security Warning"): a request carrying an Origin that is not one of
+ * ours gets 403; a request without one (every non-browser client) is served. Answers and returns false when refused.
+ */
+export function originAllowed(app: AppContext, req: Request, res: Response): boolean {
+  const origin = req.get('origin');
+  if (origin === undefined || allowedOrigins(app).has(origin)) return true;
+  rpcError(res, 403, -32000, `Forbidden: Origin ${origin} is not allowed to call this MCP endpoint`);
+  return false;
+}
