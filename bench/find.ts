@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -52,6 +53,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? 19440);
   const dataDir = `.data/bench-find-${base}`;
+  rmSync(dataDir, { recursive: true, force: true });
   Object.assign(process.env, { ...testStackEnv(base), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const stack = await startStack(loadConfig(process.env), (m) => console.log(`[stack] ${m}`), { mailCatcher: false });
   Object.assign(process.env, stack.env);
@@ -94,6 +96,7 @@ async function main() {
       await admin.query('vacuum analyze search_documents');
       await admin.query('vacuum analyze search_passages');
       console.log(`[bench] ${size} passages written through the engine in ${(seedMs / 1000).toFixed(1)} s`);
+      await reportStorage(admin, drive.id, size);
       const headers = { authorization: `Bearer ${key}` };
       const find = async (mode: string, q: string) => {
         const res = await fetch(`${url}/v0/find?mode=${mode}&limit=20&q=${encodeURIComponent(q)}`, { headers });
@@ -139,6 +142,23 @@ async function main() {
     await stack.stop();
   }
   report(results, true);
+}
+
+/** What the semantic leg keeps per passage, in PostgreSQL (the API process holds nothing per drive). */
+async function reportStorage(admin: pg.Pool, driveId: string, size: number) {
+  const { rows } = await admin.query<{ sig: string; bytes: string; index: string; passages: string }>(
+    `select sum(pg_column_size(signature))::text as sig, sum(pg_column_size(embedding_bytes))::text as bytes,
+            pg_relation_size('search_passages_signature_idx')::text as index,
+            (select count(*) from search_passages)::text as passages
+       from search_passages where drive_id = $1`,
+    [driveId],
+  );
+  const mbPer100k = (x: string, n: number) => ((Number(x) / n) * 100_000) / 1024 ** 2;
+  const r = rows[0]!;
+  console.log(
+    `[bench] per 100,000 passages: signatures ${mbPer100k(r.sig, size).toFixed(1)} MB, float4 bytes ${mbPer100k(r.bytes, size).toFixed(1)} MB, ` +
+      `covering signature index ${mbPer100k(r.index, Number(r.passages)).toFixed(1)} MB (all in PostgreSQL)`,
+  );
 }
 
 /** Writes the corpus as the batch indexer does: documents, then passage sets, 250 artifacts per batch. */

@@ -298,20 +298,27 @@ export class PostgresSearchEngine implements SearchEngine {
     const w: Where = { sql: [], params: [driveId, query.vector.length] };
     const planeParams = planes.map((p) => addParam(w, p));
     const estimate = estimateSql('p.signature', planeParams, addParam(w, step), addParam(w, min));
-    passageFilters(w, filters);
+    documentFilters(w, filters);
+    if (filters.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(filters.excludePrefix)}%`)}`);
+    const ofDocuments = w.sql.splice(0).map((s) => `and ${s}`);
+    if (filters.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, filters.modalities)}::text[])`);
     const keep = addParam(w, Math.max(this.semanticCandidates, 2 * filters.limit));
+    // Plans seen (bench:find): no filter → the drive's signatures from the covering index in estimate order, each
+    // one's document looked up until enough pass; a selective filter → its documents first, then a top-N sort.
     const { rows: candidates } = await this.semanticQuery<{ art_id: string; ord: number; path: string; bytes: Buffer }>(
-      `select c.art_id, c.ord, c.path, p.embedding_bytes as bytes
-       from (select p.art_id, p.ord, d.path
-             from search_passages p join search_documents d using (drive_id, art_id)
-             where p.drive_id = $1 and p.signature is not null and length(p.signature) = $2
-                   ${w.sql.map((s) => `and ${s}`).join(' ')}
-             order by ${estimate} desc
+      `select c.art_id, c.ord, d.path, p.embedding_bytes as bytes
+       from (select p.art_id, p.ord from search_passages p
+             where p.drive_id = $1 and p.signature is not null ${w.sql.map((s) => `and ${s}`).join(' ')}
+               and p.art_id in (select d.art_id from search_documents d where d.drive_id = $1 ${ofDocuments.join(' ')})
+             order by case when length(p.signature) = $2 then ${estimate} end desc nulls last
              limit ${keep}) c
-       join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord`,
+       join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord
+       join search_documents d on d.drive_id = $1 and d.art_id = c.art_id`,
       w.params,
     );
+    // A passage embedded with other dimensions (the provider's settings changed) is never a match.
     const ranked = candidates
+      .filter((c) => c.bytes.length === 4 * query.vector.length)
       .map((c) => ({ artId: c.art_id, ord: c.ord, path: c.path, score: dotWithBytes(query.vector, c.bytes) }))
       .sort(byScoreThenPath);
     if (!ranked.length) return [];
