@@ -7,8 +7,9 @@ import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
  * (PUT /v0/artifacts/ingest/<i>.md, BENCH_INGEST_CONCURRENCY at a time) of a stack with its worker and the local
  * OpenAI-compatible embeddings server (256 dimensions), and times it until every document is findable by the
  * semantic leg (all its passages carry a signature, which is what the leg scans: checked in PostgreSQL every
- * 250 ms, then a semantic find restricted to the document's path for a sample of them through the API). Prints MB/s end to end and the CPU per MB of each process. Then the
- * freshness of one new text alone (PUT to its first semantic hit), BENCH_FRESH_SAMPLES times.
+ * 250 ms, then a semantic find restricted to the document's path for a sample of them through the API). Prints
+ * MB/s end to end, the CPU per MB of each process and PostgreSQL's costliest statements. Then the freshness of one
+ * new text alone (PUT to its first semantic hit), BENCH_FRESH_SAMPLES times.
  */
 const MB = Number(process.env.BENCH_INGEST_MB ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 8);
