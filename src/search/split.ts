@@ -25,7 +25,6 @@ export function countTokens(text: string): number {
   return encoding.encode(text, [], []).length;
 }
 
-const PRE_TOKEN = new RegExp(cl100k.pat_str, 'gu');
 const pieceCounts = new Map<string, number>();
 function countPiece(piece: string): number {
   let n = pieceCounts.get(piece);
@@ -55,10 +54,11 @@ async function tokenBoundaries(text: string): Promise<{ at: number[]; tokensBefo
   const at = [0];
   const tokensBefore = [0];
   let tokens = 0;
-  PRE_TOKEN.lastIndex = 0;
-  for (let m = PRE_TOKEN.exec(text), i = 0; m; m = PRE_TOKEN.exec(text), i++) {
+  // One regex per call: its lastIndex is the position, and splits of several artifacts interleave at each yield.
+  const preToken = new RegExp(cl100k.pat_str, 'gu');
+  for (let m = preToken.exec(text), i = 0; m; m = preToken.exec(text), i++) {
     if (m[0].length === 0) {
-      PRE_TOKEN.lastIndex++;
+      preToken.lastIndex++;
       continue;
     }
     const from = at.at(-1)!;

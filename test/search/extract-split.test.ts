@@ -93,6 +93,13 @@ describe('passage splitting', () => {
     }
   });
 
+  it('gives the same spans when several texts are split at once (splits interleave at each yield)', async () => {
+    const texts = [longText(9000), longText(9000).replace(/\n\n/g, '\n'), longText(9000).toUpperCase()];
+    const alone: Awaited<ReturnType<typeof splitWithOffsets>>[] = [];
+    for (const text of texts) alone.push(await splitWithOffsets(text));
+    expect(await Promise.all(texts.map((text) => splitWithOffsets(text)))).toEqual(alone);
+  });
+
   it('keeps spans exact for code with repeated lines and non-ASCII text', async () => {
     const line = 'const émoji = "🙂"; // same line repeated\n';
     const text = line.repeat(900) + 'export const last = 1;\n';
