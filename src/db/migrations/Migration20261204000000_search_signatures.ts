@@ -20,9 +20,13 @@ export class Migration20261204000000_search_signatures extends Migration {
       add column embedding_bytes bytea generated always as (search_vector_bytes(embedding)) stored;`);
     this.addSql(`create index search_passages_signature_idx on search_passages (drive_id, art_id, ord)
       include (signature) where signature is not null;`);
+    // Passage text is stored uncompressed (new rows): pglz on every ~5 KB passage was ~20 % of an insert's CPU,
+    // and it is derived data: the artifact keeps the original (docs/decisions/search.md, Ingestion).
+    this.addSql(`alter table search_passages alter column text set storage external;`);
   }
 
   override down(): void {
+    this.addSql('alter table search_passages alter column text set storage extended;');
     this.addSql('drop index if exists search_passages_signature_idx;');
     this.addSql('alter table search_passages drop column if exists signature, drop column if exists embedding_bytes;');
     this.addSql('drop function if exists search_vector_bytes(real[]);');
