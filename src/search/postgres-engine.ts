@@ -13,7 +13,14 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
-import { byScoreThenPath, dotWithBytes, estimateSql, queryPlanes, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
+import {
+  estimateSql,
+  queryPlanes,
+  rerankExactly,
+  SEMANTIC_CANDIDATES,
+  signatureScanSql,
+  type SignatureCandidate,
+} from './semantic-signatures.js';
 
 /**
  * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
@@ -300,31 +307,15 @@ export class PostgresSearchEngine implements SearchEngine {
     const estimate = estimateSql('p.signature', planeParams, addParam(w, step), addParam(w, min));
     documentFilters(w, filters);
     if (filters.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(filters.excludePrefix)}%`)}`);
-    const ofDocuments = w.sql.splice(0).map((s) => `and ${s}`);
+    const ofDocuments = w.sql.splice(0);
     if (filters.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, filters.modalities)}::text[])`);
     const keep = addParam(w, Math.max(this.semanticCandidates, 2 * filters.limit));
-    // Plans seen (bench:find): no filter → the drive's signatures from the covering index in estimate order, each
-    // one's document looked up until enough pass; a selective filter → its documents first, then a top-N sort.
-    const { rows: candidates } = await this.semanticQuery<{ art_id: string; ord: number; path: string; bytes: Buffer }>(
-      `select c.art_id, c.ord, d.path, p.embedding_bytes as bytes
-       from (select p.art_id, p.ord from search_passages p
-             where p.drive_id = $1 and p.signature is not null ${w.sql.map((s) => `and ${s}`).join(' ')}
-               and p.art_id in (select d.art_id from search_documents d where d.drive_id = $1 ${ofDocuments.join(' ')})
-             order by case when length(p.signature) = $2 then ${estimate} end desc nulls last
-             limit ${keep}) c
-       join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord
-       join search_documents d on d.drive_id = $1 and d.art_id = c.art_id`,
+    const { rows: candidates } = await this.semanticQuery<SignatureCandidate>(
+      signatureScanSql({ estimate, dims: '$2', passageWhere: w.sql, documentWhere: ofDocuments, keep }),
       w.params,
     );
-    // A passage embedded with other dimensions (the provider's settings changed) is never a match.
-    const ranked = candidates
-      .filter((c) => c.bytes.length === 4 * query.vector.length)
-      .map((c) => ({ artId: c.art_id, ord: c.ord, path: c.path, score: dotWithBytes(query.vector, c.bytes) }))
-      .sort(byScoreThenPath);
-    if (!ranked.length) return [];
-    // Passages tied with the last one kept go along: SQL orders ties by path in its own collation.
-    const last = ranked[Math.min(filters.limit, ranked.length) - 1]!.score;
-    const top = ranked.filter((c, i) => i < filters.limit || c.score === last);
+    const top = rerankExactly(candidates, query.vector, filters.limit);
+    if (!top.length) return [];
     const { rows } = await this.pool.query<PassageRow>(
       `select ${PASSAGE_COLUMNS}, r.score,
               ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet

@@ -42,6 +42,37 @@ export function estimateSql(signature: string, planes: string[], step: string, m
   return `((${weighted})::float8 * ${step}::float8 + ${min}::float8 * bit_count(${signature}))`;
 }
 
+export interface SignatureCandidate {
+  art_id: string;
+  ord: number;
+  path: string;
+  bytes: Buffer;
+}
+
+/**
+ * The signature scan on search_passages `p` (documents `d` for their filters): the best `keep` matching passages by
+ * the estimate, with their path and float4 bytes. Passages of other dimensions than `dims` sort last. Plans seen
+ * (bench:find): no filter → the drive's signatures from the covering index in estimate order, each one's document
+ * looked up until enough pass; a selective filter → its documents first, their signatures, a top-N sort.
+ */
+export function signatureScanSql(o: {
+  estimate: string;
+  dims: string;
+  passageWhere: string[];
+  documentWhere: string[];
+  keep: string;
+}): string {
+  const and = (conditions: string[]) => conditions.map((c) => `and ${c}`).join(' ');
+  return `select c.art_id, c.ord, d.path, p.embedding_bytes as bytes
+    from (select p.art_id, p.ord from search_passages p
+          where p.drive_id = $1 and p.signature is not null ${and(o.passageWhere)}
+            and p.art_id in (select d.art_id from search_documents d where d.drive_id = $1 ${and(o.documentWhere)})
+          order by case when length(p.signature) = ${o.dims} then ${o.estimate} end desc nulls last
+          limit ${o.keep}) c
+    join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord
+    join search_documents d on d.drive_id = $1 and d.art_id = c.art_id`;
+}
+
 /** Dot product of the query with a vector stored as big-endian float4 bytes (search_vector_bytes). */
 export function dotWithBytes(vector: number[], bytes: Buffer): number {
   let sum = 0;
@@ -58,8 +89,23 @@ export interface RankedCandidate {
 }
 
 /** The exact order the engine has always used: score desc, then path, then ord. */
-export function byScoreThenPath(a: RankedCandidate, b: RankedCandidate): number {
+function byScoreThenPath(a: RankedCandidate, b: RankedCandidate): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   return a.ord - b.ord;
+}
+
+/**
+ * The scan's candidates ranked by their exact dot product with the query, the best `limit` kept, and those tied with
+ * the last one kept too: SQL then orders ties by path in its own collation, as before. A passage embedded with other
+ * dimensions (the provider's settings changed) is never a match.
+ */
+export function rerankExactly(candidates: SignatureCandidate[], vector: number[], limit: number): RankedCandidate[] {
+  const ranked = candidates
+    .filter((c) => c.bytes.length === 4 * vector.length)
+    .map((c) => ({ artId: c.art_id, ord: c.ord, path: c.path, score: dotWithBytes(vector, c.bytes) }))
+    .sort(byScoreThenPath);
+  if (!ranked.length) return [];
+  const last = ranked[Math.min(limit, ranked.length) - 1]!.score;
+  return ranked.filter((c, i) => i < limit || c.score === last);
 }
