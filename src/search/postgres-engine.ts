@@ -13,12 +13,21 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
+import {
+  estimateSql,
+  queryPlanes,
+  rerankExactly,
+  SEMANTIC_CANDIDATES,
+  signatureScanSql,
+  type SignatureCandidate,
+} from './semantic-signatures.js';
 
 /**
  * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
  * (path A, preview B, metadata C, labels D; see the search migration); passages carry their own
- * tsvector and a real[] embedding. Queries use websearch_to_tsquery('english', q), which is exactly
- * the spec's syntax (stemmed words, "phrases", -negation, implicit AND, OR).
+ * tsvector and a real[] embedding (with its signature and float4 bytes for the semantic leg). Queries
+ * use websearch_to_tsquery('english', q), which is exactly the spec's syntax (stemmed words,
+ * "phrases", -negation, implicit AND, OR).
  */
 
 /**
@@ -124,16 +133,22 @@ export class PostgresSearchEngine implements SearchEngine {
   readonly name = 'postgres' as const;
   private readonly pool: SqlPool;
   private readonly rankCandidates: number;
+  private readonly semanticCandidates: number;
 
   /**
    * `db` is the process's shared pool (src/db/pool.ts); a URL gives the engine a pool of its own
-   * (tests, benchmarks). `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap).
+   * (tests, benchmarks). `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap), `semanticCandidates`
+   * SEMANTIC_CANDIDATES.
    * Lexical queries run without parallel workers (onConnect in src/db/pool.ts); the semantic scan gets the
    * server's setting back (semanticQuery).
    */
-  constructor(db: SqlPool | string, opts: { poolMax?: number; rankCandidates?: number } = {}) {
+  constructor(
+    db: SqlPool | string,
+    opts: { poolMax?: number; rankCandidates?: number; semanticCandidates?: number } = {},
+  ) {
     this.pool = typeof db === 'string' ? SqlPool.standalone(db, opts.poolMax ?? 5) : db;
     this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
+    this.semanticCandidates = opts.semanticCandidates ?? SEMANTIC_CANDIDATES;
   }
 
   /** Tables come from the migration; nothing to create at run time. */
@@ -276,41 +291,60 @@ export class PostgresSearchEngine implements SearchEngine {
       input: 'p.tsv',
       score: `ts_rank(c.rank_input, ${tq})`,
       match: `p.tsv @@ ${tq}`,
-      capped: true,
-    });
-  }
-
-  async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
-    return this.findPassages(driveId, query.q, filters, {
-      input: 'p.embedding',
-      score: 'search_dot(c.rank_input, $3::real[])',
-      match: 'p.embedding is not null',
-      vector: query.vector,
-      capped: false,
     });
   }
 
   /**
-   * One leg of find, in search's three levels: rank passages by `score` (over `c.rank_input`, which
-   * is `input`) among those matching `match`; `q` always drives the snippet. A capped leg ranks only
-   * the most recent `rankCandidates` matches (updated_at desc, art_id desc, ord); uncapped (semantic),
-   * the candidate subquery has no ORDER BY/LIMIT, the planner flattens it and every match is ranked.
+   * Two steps (docs/decisions/search.md, "Semantic leg at scale"): the signature scan estimates every matching
+   * passage's similarity with bit operations and keeps the best `semanticCandidates` (at least twice `limit`), with
+   * their float4 bytes; those are ranked exactly here, and the top `limit` joined back for the hit fields and
+   * snippets. When no more passages match than the scan keeps, every one is ranked exactly.
+   */
+  async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
+    const { planes, step, min } = queryPlanes(query.vector);
+    const w: Where = { sql: [], params: [driveId, query.vector.length] };
+    const planeParams = planes.map((p) => addParam(w, p));
+    const estimate = estimateSql('p.signature', planeParams, addParam(w, step), addParam(w, min));
+    documentFilters(w, filters);
+    if (filters.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(filters.excludePrefix)}%`)}`);
+    const ofDocuments = w.sql.splice(0);
+    if (filters.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, filters.modalities)}::text[])`);
+    const keep = addParam(w, Math.max(this.semanticCandidates, 2 * filters.limit));
+    const { rows: candidates } = await this.semanticQuery<SignatureCandidate>(
+      signatureScanSql({ estimate, dims: '$2', passageWhere: w.sql, documentWhere: ofDocuments, keep }),
+      w.params,
+    );
+    const top = rerankExactly(candidates, query.vector, filters.limit);
+    if (!top.length) return [];
+    const { rows } = await this.pool.query<PassageRow>(
+      `select ${PASSAGE_COLUMNS}, r.score,
+              ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
+       from unnest($3::text[], $4::int[], $5::float8[]) as r(art_id, ord, score)
+       join search_passages p on p.drive_id = $1 and p.art_id = r.art_id and p.ord = r.ord
+       join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
+       order by r.score desc, d.path, p.ord
+       limit $6`,
+      [driveId, query.q, top.map((c) => c.artId), top.map((c) => c.ord), top.map((c) => c.score), filters.limit],
+    );
+    return rows.map(toPassageHit);
+  }
+
+  /**
+   * Find's lexical leg, in search's three levels: rank passages by `score` (over `c.rank_input`, which
+   * is `input`) among those matching `match`; `q` drives the snippet. Only the most recent
+   * `rankCandidates` matches are ranked (updated_at desc, art_id desc, ord).
    */
   private async findPassages(
     driveId: string,
     q: string,
     filters: FindFilters,
-    leg: { input: string; score: string; match: string; vector?: number[]; capped: boolean },
+    leg: { input: string; score: string; match: string },
   ) {
     const w: Where = { sql: [], params: [driveId, q] };
-    if (leg.vector) addParam(w, leg.vector); // $3
     passageFilters(w, filters);
-    const candidates = leg.capped
-      ? `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}`
-      : '';
+    const candidates = `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}`;
     const limit = addParam(w, filters.limit);
-    const run = leg.capped ? this.pool.query.bind(this.pool) : this.semanticQuery.bind(this);
-    const { rows } = await run<PassageRow>(
+    const { rows } = await this.pool.query<PassageRow>(
       `select ${PASSAGE_COLUMNS}, r.score,
               ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
        from (select c.art_id, c.ord, c.path, ${leg.score} as score
@@ -328,7 +362,7 @@ export class PostgresSearchEngine implements SearchEngine {
     return rows.map(toPassageHit);
   }
 
-  /** The semantic leg scans a drive's passages: it runs with the server's own parallel-worker setting. */
+  /** The signature scan reads a drive's passages: it runs with the server's own parallel-worker setting. */
   private semanticQuery<R extends Row>(sql: string, params: unknown[]) {
     return this.pool.transaction(async (client) => {
       await client.query('set local max_parallel_workers_per_gather to default');

@@ -1,5 +1,6 @@
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import type { Passage } from './engine.js';
 import type { Extracted } from '../lib/extract.js';
 import { pieceAt } from '../lib/line-starts.js';
@@ -9,6 +10,12 @@ import { pieceAt } from '../lib/line-starts.js';
  * text-embedding-3 models): 1,200 tokens with a 400-token overlap (SPEC 8), so consecutive
  * passages share ~400 tokens and each adds ~800 new ones. Offsets are kept exactly:
  * `text.slice(charStart, charEnd) === passage.text` on the extracted text (UTF-16 code units).
+ *
+ * LangChain's RecursiveCharacterTextSplitter measures every piece and every merge with its length
+ * function, so that function must be cheap: it counts a text as the sum of its pre-tokens' counts
+ * (the tokenizer's own regex; BPE never merges across pre-tokens, so the sum is exact), each
+ * pre-token counted once and kept in a bounded cache. Common words cost a map lookup instead of a
+ * BPE pass (docs/decisions/search.md, "Ingestion").
  */
 export const CHUNK_TOKENS = 1200;
 export const OVERLAP_TOKENS = 400;
@@ -19,10 +26,36 @@ export function countTokens(text: string): number {
   return encoding.encode(text, [], []).length;
 }
 
+const pieceCounts = new Map<string, number>();
+function countPiece(piece: string): number {
+  let n = pieceCounts.get(piece);
+  if (n === undefined) {
+    n = countTokens(piece);
+    // Bounded: a cache of words, not of texts.
+    if (pieceCounts.size >= 200_000) pieceCounts.clear();
+    pieceCounts.set(piece, n);
+  }
+  return n;
+}
+
+/** countTokens by pre-tokens: the same number, linear in the text, with common pieces from the cache. */
+export function countTokensByPiece(text: string): number {
+  let tokens = 0;
+  let covered = 0;
+  // A regex per call: its lastIndex is the position, and splits of several artifacts interleave at each yield.
+  for (const m of text.matchAll(new RegExp(cl100k.pat_str, 'gu'))) {
+    // The regex covers every character; a gap would still be counted.
+    if (m.index > covered) tokens += countTokens(text.slice(covered, m.index));
+    tokens += countPiece(m[0]);
+    covered = m.index + m[0].length;
+  }
+  return covered < text.length ? tokens + countTokens(text.slice(covered)) : tokens;
+}
+
 /**
- * countTokens for the splitter, giving the event loop a turn every 50 ms: splitting megabytes is
- * seconds of CPU, and the activity's heartbeat timer must still fire meanwhile (a worker that
- * stops heartbeating is presumed dead and its work retried elsewhere).
+ * The splitter's length function, giving the event loop a turn every 50 ms: splitting megabytes is
+ * still CPU, and the activity's heartbeat timer must fire meanwhile (a worker that stops
+ * heartbeating is presumed dead and its work retried elsewhere).
  */
 let lastTurn = Date.now();
 async function countTokensYielding(text: string): Promise<number> {
@@ -30,7 +63,7 @@ async function countTokensYielding(text: string): Promise<number> {
     await new Promise((r) => setImmediate(r));
     lastTurn = Date.now();
   }
-  return countTokens(text);
+  return countTokensByPiece(text);
 }
 
 export interface Span {
@@ -51,7 +84,7 @@ export async function splitWithOffsets(
   // at least one UTF-8 byte, so a text of at most chunkTokens bytes fits without counting.
   const fits =
     Buffer.byteLength(trimmed) <= chunkTokens ||
-    (trimmed.length <= chunkTokens * 8 && countTokens(trimmed) <= chunkTokens);
+    (trimmed.length <= chunkTokens * 8 && countTokensByPiece(trimmed) <= chunkTokens);
   if (fits) {
     const start = text.indexOf(trimmed);
     return [{ start, end: start + trimmed.length }];

@@ -80,10 +80,21 @@ export interface EmbeddingsTestServer {
   close(): Promise<void>;
 }
 
-/** `apiKey` is the first key the server accepts; `apiKeys` adds others. */
+/**
+ * `apiKey` is the first key the server accepts; `apiKeys` adds others. `vectorOf` replaces the hashed bag of words
+ * (benches: vectors with a known structure); `keepTexts: false` keeps no texts (`texts`, `delivered`: bulk benches).
+ */
 export async function startEmbeddingsServer(
-  opts: { apiKey?: string; apiKeys?: string[]; port?: number } = {},
+  opts: {
+    apiKey?: string;
+    apiKeys?: string[];
+    port?: number;
+    vectorOf?: (text: string, dimensions: number) => number[];
+    keepTexts?: boolean;
+  } = {},
 ): Promise<EmbeddingsTestServer> {
+  const vectorOf = opts.vectorOf ?? deterministicVector;
+  const keepTexts = opts.keepTexts ?? true;
   const apiKey = opts.apiKey ?? opts.apiKeys?.[0] ?? 'test-embeddings-key';
   const accepted = new Set([apiKey, ...(opts.apiKeys ?? [])]);
   let server: Server | undefined;
@@ -137,6 +148,7 @@ export async function startEmbeddingsServer(
           }
           res.on('finish', () => {
             state.inputs += inputs.length;
+            if (!keepTexts) return;
             state.texts.push(...inputs);
             state.delivered.push({ apiKey: key, texts: inputs });
           });
@@ -147,7 +159,7 @@ export async function startEmbeddingsServer(
             data: inputs.map((text, index) => ({
               object: 'embedding',
               index,
-              embedding: deterministicVector(text, dims),
+              embedding: vectorOf(text, dims),
             })),
             usage: { prompt_tokens: 0, total_tokens: 0 },
           });

@@ -1,7 +1,7 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { classify, extract, parseTimedText, previewOf, PREVIEW_BYTES } from '../../src/lib/extract.js';
-import { countTokens, OVERLAP_TOKENS, passagesOf, splitWithOffsets } from '../../src/search/split.js';
+import { CHUNK_TOKENS, countTokens, OVERLAP_TOKENS, passagesOf, splitWithOffsets } from '../../src/search/split.js';
 
 /** A long text of numbered sentences, so every passage is distinguishable. */
 function longText(sentences: number): string {
@@ -75,6 +75,29 @@ describe('passage splitting', () => {
       expect(tokens).toBeGreaterThan(OVERLAP_TOKENS * 0.6);
       expect(tokens).toBeLessThanOrEqual(OVERLAP_TOKENS + 40);
     }
+  });
+
+  it('fills chunks to between 3/4 and all of 1,200 tokens, also without paragraphs, lines or spaces', async () => {
+    const cases = [longText(600), longText(600).replace(/\s+/g, ' '), 'x9Ω'.repeat(6000)];
+    for (const text of cases) {
+      const spans = await splitWithOffsets(text);
+      expect(spans.length).toBeGreaterThan(2);
+      spans.forEach((s, i) => {
+        const tokens = countTokens(text.slice(s.start, s.end));
+        // A chunk's count is the sum of its pieces' (the tokenizer never merges across them), give or take the trim.
+        expect(tokens).toBeLessThanOrEqual(CHUNK_TOKENS + 2);
+        if (i < spans.length - 1) expect(tokens).toBeGreaterThanOrEqual(CHUNK_TOKENS * 0.75 - 2);
+        if (i > 0) expect(s.start).toBeGreaterThan(spans[i - 1]!.start);
+      });
+      expect(spans.at(-1)!.end).toBe(text.trimEnd().length);
+    }
+  });
+
+  it('gives the same spans when several texts are split at once (splits interleave at each yield)', async () => {
+    const texts = [longText(9000), longText(9000).replace(/\n\n/g, '\n'), longText(9000).toUpperCase()];
+    const alone: Awaited<ReturnType<typeof splitWithOffsets>>[] = [];
+    for (const text of texts) alone.push(await splitWithOffsets(text));
+    expect(await Promise.all(texts.map((text) => splitWithOffsets(text)))).toEqual(alone);
   });
 
   it('keeps spans exact for code with repeated lines and non-ASCII text', async () => {

@@ -1,0 +1,161 @@
+import { percentile, resetStatements, startBenchStack } from './bench-stack.js';
+import { cpuPerRequest } from './process-cpu.js';
+import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
+
+/**
+ * `npm run bench:ingest`: puts BENCH_INGEST_MB (default 100) of 32 KB text documents through the API
+ * (PUT /v0/artifacts/ingest/<i>.md, BENCH_INGEST_CONCURRENCY at a time) of a stack with its worker and the local
+ * OpenAI-compatible embeddings server (256 dimensions), and times it until every document is findable by the
+ * semantic leg (the indexer marks it embedded once its passages, and so their signatures, are written: polled in
+ * PostgreSQL; then no passage lacks a signature, and a semantic find restricted to the path finds a sample). Prints
+ * MB/s end to end, the CPU per MB of each process and PostgreSQL's costliest statements. Then the freshness of one
+ * new text alone (PUT to its first semantic hit), BENCH_FRESH_SAMPLES times.
+ */
+const MB = Number(process.env.BENCH_INGEST_MB ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 8);
+const FRESH_SAMPLES = Number(process.env.BENCH_FRESH_SAMPLES ?? 10);
+const DOC_BYTES = 32 * 1024;
+
+let seed = 11;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const VOCAB = Array.from({ length: 30_000 }, (_, i) => `w${i.toString(36)}${['ing', 'ed', 's', 'ly', ''][i % 5]}`);
+const word = () => VOCAB[Math.floor(rand() ** 3 * VOCAB.length)]!;
+
+/** About DOC_BYTES of prose: sentences of 6-30 words, paragraphs of 2-8 sentences. */
+function documentText(i: number): string {
+  const parts = [`# Document ${i}\n\n`];
+  let size = parts[0]!.length;
+  while (size < DOC_BYTES) {
+    const sentences = 2 + Math.floor(rand() * 7);
+    let paragraph = '';
+    for (let s = 0; s < sentences; s++) {
+      const words = Array.from({ length: 6 + Math.floor(rand() * 25) }, word).join(' ');
+      paragraph += `${words[0]!.toUpperCase()}${words.slice(1)}. `;
+    }
+    parts.push(`${paragraph.trim()}\n\n`);
+    size += paragraph.length + 2;
+  }
+  return parts.join('');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  const embeddings = await startEmbeddingsServer({ keepTexts: false });
+  const base = Number(process.env.BENCH_PORT_BASE ?? 19460);
+  const stack = await startBenchStack({
+    base,
+    dataDir: `.data/bench-ingest-${base}`,
+    worker: true,
+    env: {
+      EMBEDDINGS_URL: embeddings.url,
+      EMBEDDINGS_API_KEY: embeddings.apiKey,
+      EMBEDDINGS_MODEL: 'bench',
+      EMBEDDINGS_DIMENSIONS: '256',
+      STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
+    },
+  });
+  try {
+    const { driveId, key } = await stack.driveWithKey();
+    const headers = { authorization: `Bearer ${key}` };
+    const put = async (path: string, body: string) => {
+      const res = await fetch(`${stack.url}/v0/artifacts/${path}`, {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'text/markdown' },
+        body,
+      });
+      if (res.status !== 200 && res.status !== 201) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { art_id: string }).art_id;
+    };
+    // Found by the semantic leg: a semantic find restricted to the document's path returns its passages.
+    const semanticHit = async (artId: string, path: string) => {
+      const q = `mode=semantic&limit=5&q=document&prefix=${encodeURIComponent(path)}`;
+      const res = await fetch(`${stack.url}/v0/find?${q}`, { headers });
+      if (res.status !== 200) return false;
+      return ((await res.json()) as { items: { art_id: string }[] }).items.some((h) => h.art_id === artId);
+    };
+    // Warm-up: the worker is up and indexing (it bundles workflows on first start).
+    const warm = documentText(-1);
+    const warmId = await put('warmup.md', warm);
+    while (!(await semanticHit(warmId, 'warmup.md'))) (stack.alive(), await sleep(250));
+
+    const docs = Math.ceil((MB * 1024 * 1024) / DOC_BYTES);
+    const texts = Array.from({ length: docs }, (_, i) => documentText(i));
+    const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
+    console.log(`[ingest] ${docs} documents, ${(bytes / 1024 ** 2).toFixed(1)} MB, ${CONCURRENCY} PUTs at a time`);
+    await resetStatements(stack.admin);
+    const cpu0 = stack.cpu();
+    const t0 = performance.now();
+    const ids: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < docs) {
+          const i = next++;
+          ids[i] = await put(`ingest/${i}.md`, texts[i]!);
+        }
+      }),
+    );
+    const putSeconds = (performance.now() - t0) / 1000;
+    console.log(`[ingest] PUTs done in ${putSeconds.toFixed(1)} s`);
+    // Polled cheaply (the indexer's own mark, set once an artifact's embedded passages are written), every 500 ms:
+    // a heavier poll was a third of PostgreSQL's time in this bench.
+    for (;;) {
+      stack.alive();
+      const { rows } = await stack.admin.query<{ n: number }>(
+        `select count(*)::int as n from artifacts
+          where drive_id = $1 and deleted_at is null and path like 'ingest/%' and embedded_at is not null`,
+        [driveId],
+      );
+      if (rows[0]!.n >= docs) break;
+      await sleep(500);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = stack.cpu();
+    const { rows: unsigned } = await stack.admin.query<{ n: number }>(
+      `select count(*)::int as n from search_passages where drive_id = $1 and signature is null`,
+      [driveId],
+    );
+    if (unsigned[0]!.n) throw new Error(`${unsigned[0]!.n} passages have no signature`);
+    const sample = [0, Math.floor(docs / 2), docs - 1];
+    for (const i of sample) {
+      if (!(await semanticHit(ids[i]!, `ingest/${i}.md`)))
+        throw new Error(`ingest/${i}.md is not found by the semantic leg`);
+    }
+    const { rows: passages } = await stack.admin.query<{ n: number }>(
+      'select count(*)::int as n from search_passages where drive_id = $1',
+      [driveId],
+    );
+    const mb = bytes / 1024 ** 2;
+    console.log(`[ingest] ${passages[0]!.n} passages; CPU per MB: ${cpuPerRequest(cpu0, cpu1, mb)}`);
+
+    // Where PostgreSQL's time went (pg_stat_statements, all roles), the costliest statements first.
+    const { rows: top } = await stack.admin.query<{ calls: string; ms: number; query: string }>(
+      `select calls::text, total_exec_time as ms, regexp_replace(query, '\\s+', ' ', 'g') as query
+         from pg_stat_statements order by total_exec_time desc limit 5`,
+    );
+    for (const t of top)
+      console.log(`[ingest] postgres ${(t.ms / mb).toFixed(0)} ms/MB in ${t.calls} calls: ${t.query.slice(0, 150)}`);
+
+    const fresh: number[] = [];
+    for (let i = 0; i < FRESH_SAMPLES; i++) {
+      const text = documentText(1_000_000 + i).slice(0, 6000);
+      const start = performance.now();
+      const artId = await put(`fresh/${i}.md`, text);
+      while (!(await semanticHit(artId, `fresh/${i}.md`))) (stack.alive(), await sleep(50));
+      fresh.push(performance.now() - start);
+    }
+    if (fresh.length)
+      console.log(
+        `[ingest] a new text alone, PUT to semantic hit: p50 ${percentile(fresh, 50).toFixed(0)} ms, max ${Math.max(...fresh).toFixed(0)} ms`,
+      );
+    console.log(
+      `bench:ingest: ${mb.toFixed(1)} MB in ${seconds.toFixed(1)} s (PUTs ${putSeconds.toFixed(1)} s), ${(mb / seconds).toFixed(2)} MB/s until findable by the semantic leg, ${passages[0]!.n} passages`,
+    );
+  } finally {
+    await stack.stop();
+    await embeddings.close();
+  }
+}
+
+await main();

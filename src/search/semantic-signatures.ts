@@ -1,0 +1,111 @@
+/**
+ * The arithmetic of the PostgreSQL engine's semantic leg (docs/decisions/search.md, "Semantic leg at scale").
+ * A passage is stored with a signature, one bit per dimension (1 where the component is positive: the migration
+ * search_signatures). The query keeps its magnitudes: each component is quantised to 4 bits and split into bit
+ * planes, so the estimate Σ qᵢ·bᵢ is four ANDs and bit counts per passage, all built into PostgreSQL. Ranking by
+ * it picks candidates; the exact dot product over the stored float4 bytes (`embedding_bytes`) orders them.
+ */
+export const QUERY_PLANES = 4;
+
+/**
+ * How many passages the signature scan hands to the exact rerank (at least twice the requested depth). A drive
+ * or filtered set of at most this many passages is ranked exactly. Why 500: bench:find, docs/decisions/search.md.
+ */
+export const SEMANTIC_CANDIDATES = 500;
+
+export interface QueryPlanes {
+  /** Bit strings ('0101…'), plane k holding bit k of each component's quantised level. */
+  planes: string[];
+  /** level·step + min approximates a component. */
+  step: number;
+  min: number;
+}
+
+/** Quantises the query vector to 2^QUERY_PLANES levels between its smallest and largest component. */
+export function queryPlanes(vector: number[]): QueryPlanes {
+  const min = Math.min(...vector);
+  const max = Math.max(...vector);
+  const levels = 2 ** QUERY_PLANES - 1;
+  const step = max > min ? (max - min) / levels : 1;
+  const quantised = vector.map((x) => Math.round((x - min) / step));
+  const planes = Array.from({ length: QUERY_PLANES }, (_, k) => quantised.map((u) => (u >> k) & 1).join(''));
+  return { planes, step, min };
+}
+
+/**
+ * The SQL estimate of Σ qᵢ·bᵢ for `signature` (bᵢ the signature's bits), given the placeholders of the planes
+ * (lowest bit first), the step and the minimum: step·Σₖ 2ᵏ·popcount(signature & planeₖ) + min·popcount(signature).
+ * Ranking by it equals ranking by the sign-quantised dot product Σ qᵢ·(2bᵢ − 1) up to the query's constant.
+ */
+export function estimateSql(signature: string, planes: string[], step: string, min: string): string {
+  const weighted = planes.map((p, k) => `${2 ** k} * bit_count(${signature} & ${p}::bit varying)`).join(' + ');
+  return `((${weighted})::float8 * ${step}::float8 + ${min}::float8 * bit_count(${signature}))`;
+}
+
+export interface SignatureCandidate {
+  art_id: string;
+  ord: number;
+  path: string;
+  bytes: Buffer;
+}
+
+/**
+ * The signature scan on search_passages `p` (documents `d` for their filters): the best `keep` matching passages by
+ * the estimate, with their path and float4 bytes. Passages of other dimensions than `dims` sort last. Plans seen
+ * (bench:find): no filter → the drive's signatures from the covering index in estimate order, each one's document
+ * looked up until enough pass; a selective filter → its documents first, their signatures, a top-N sort.
+ */
+export function signatureScanSql(o: {
+  estimate: string;
+  dims: string;
+  passageWhere: string[];
+  documentWhere: string[];
+  keep: string;
+}): string {
+  const and = (conditions: string[]) => conditions.map((c) => `and ${c}`).join(' ');
+  return `select c.art_id, c.ord, d.path, p.embedding_bytes as bytes
+    from (select p.art_id, p.ord from search_passages p
+          where p.drive_id = $1 and p.signature is not null ${and(o.passageWhere)}
+            and p.art_id in (select d.art_id from search_documents d where d.drive_id = $1 ${and(o.documentWhere)})
+          order by case when length(p.signature) = ${o.dims} then ${o.estimate} end desc nulls last
+          limit ${o.keep}) c
+    join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord
+    join search_documents d on d.drive_id = $1 and d.art_id = c.art_id`;
+}
+
+/** Dot product of the query with a vector stored as big-endian float4 bytes (search_vector_bytes). */
+export function dotWithBytes(vector: number[], bytes: Buffer): number {
+  let sum = 0;
+  const n = Math.min(vector.length, bytes.length >> 2);
+  for (let i = 0; i < n; i++) sum += vector[i]! * bytes.readFloatBE(i * 4);
+  return sum;
+}
+
+export interface RankedCandidate {
+  artId: string;
+  ord: number;
+  path: string;
+  score: number;
+}
+
+/** The exact order the engine has always used: score desc, then path, then ord. */
+function byScoreThenPath(a: RankedCandidate, b: RankedCandidate): number {
+  if (a.score !== b.score) return b.score - a.score;
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  return a.ord - b.ord;
+}
+
+/**
+ * The scan's candidates ranked by their exact dot product with the query, the best `limit` kept, and those tied with
+ * the last one kept too: SQL then orders ties by path in its own collation, as before. A passage embedded with other
+ * dimensions (the provider's settings changed) is never a match.
+ */
+export function rerankExactly(candidates: SignatureCandidate[], vector: number[], limit: number): RankedCandidate[] {
+  const ranked = candidates
+    .filter((c) => c.bytes.length === 4 * vector.length)
+    .map((c) => ({ artId: c.art_id, ord: c.ord, path: c.path, score: dotWithBytes(vector, c.bytes) }))
+    .sort(byScoreThenPath);
+  if (!ranked.length) return [];
+  const last = ranked[Math.min(limit, ranked.length) - 1]!.score;
+  return ranked.filter((c, i) => i < limit || c.score === last);
+}

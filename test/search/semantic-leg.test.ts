@@ -1,0 +1,208 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrm, type Orm } from '../../src/db/orm.js';
+import { createDrive } from '../../src/drives/drives.js';
+import { purgeDrive } from '../../src/drives/drive-lifecycle.js';
+import type { FindFilters, Passage, SearchDocument } from '../../src/search/engine.js';
+import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
+import { queryPlanes } from '../../src/search/semantic-signatures.js';
+
+/**
+ * The PostgreSQL engine's semantic leg (signature scan + exact rerank): its recall on a small fixed set when the
+ * scan keeps fewer passages than match, exact answers when it keeps them all, the depth, and that every change
+ * (new version, delete, rename, drive purge) reaches it.
+ */
+let orm: Orm;
+let admin: pg.Pool;
+let exact: PostgresSearchEngine;
+let narrow: PostgresSearchEngine;
+
+const DIMS = 32;
+const PASSAGES_PER_DOC = 4;
+const DOCS = 100;
+
+/** A fixed, clustered set: 10 topics, vector = topic centroid + noise (deterministic). */
+function seeded(seed: number) {
+  let s = seed;
+  return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+}
+const unit = (v: number[]) => {
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
+};
+const rand = seeded(7);
+const centroids = Array.from({ length: 10 }, () => Array.from({ length: DIMS }, rand));
+const vectorOf = (doc: number, ord: number) => {
+  const r = seeded(doc * 97 + ord + 1);
+  return unit(centroids[doc % 10]!.map((x) => x + 0.8 * r()));
+};
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+function docOf(driveId: string, i: number, path = `topic-${i % 10}/doc-${i}.md`): SearchDocument {
+  return {
+    driveId,
+    artId: `art_${i}`,
+    path,
+    contentType: 'text/markdown',
+    fileType: 'markdown',
+    labels: i % 2 ? ['odd'] : [],
+    metadata: {},
+    updatedAt: new Date(Date.UTC(2026, 0, 1 + i)),
+    versionNumber: 1,
+    preview: `document ${i}`,
+  };
+}
+
+const passagesOf = (i: number, vector = (ord: number) => vectorOf(i, ord)): Passage[] =>
+  Array.from({ length: PASSAGES_PER_DOC }, (_, ord) => ({
+    ord,
+    text: `passage ${ord} of document ${i}`,
+    modality: 'text' as const,
+    charStart: 0,
+    charEnd: 10,
+    embedding: vector(ord),
+  }));
+
+async function seedDrive(): Promise<string> {
+  const driveId = (await createDrive(orm.em.fork())).id;
+  await exact.upsertDocuments(Array.from({ length: DOCS }, (_, i) => docOf(driveId, i)));
+  await exact.replacePassageSets(
+    Array.from({ length: DOCS }, (_, i) => ({ driveId, artId: `art_${i}`, versionNumber: 1, passages: passagesOf(i) })),
+  );
+  return driveId;
+}
+
+/** The exact ranking over the fixed set, optionally restricted. */
+function exactTop(query: number[], k: number, keep: (doc: number) => boolean = () => true): string[] {
+  const all: { id: string; s: number }[] = [];
+  for (let i = 0; i < DOCS; i++) {
+    if (!keep(i)) continue;
+    for (let ord = 0; ord < PASSAGES_PER_DOC; ord++)
+      all.push({ id: `art_${i}#${ord}`, s: dot(query, vectorOf(i, ord)) });
+  }
+  return all
+    .sort((a, b) => b.s - a.s)
+    .slice(0, k)
+    .map((x) => x.id);
+}
+
+const ids = (hits: { artId: string; ord: number }[]) => hits.map((h) => `${h.artId}#${h.ord}`);
+const queryNear = (doc: number, ord: number, seed: number) => {
+  const r = seeded(seed);
+  return unit(vectorOf(doc, ord).map((x) => x + 0.3 * r()));
+};
+
+beforeAll(async () => {
+  orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
+  admin = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1 });
+  exact = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 2 });
+  // Keeps 40 of 400 passages: the answers come from the signature scan's estimate.
+  narrow = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 2, semanticCandidates: 40 });
+});
+
+afterAll(async () => {
+  await exact?.close();
+  await narrow?.close();
+  await admin?.end();
+  await orm?.close();
+});
+
+describe('postgres semantic leg', () => {
+  it('stores the sign of each component as the signature (the migration backfills it the same way)', async () => {
+    const driveId = (await createDrive(orm.em.fork())).id;
+    await exact.upsertDocument(docOf(driveId, 0));
+    await exact.replacePassages(
+      driveId,
+      'art_0',
+      1,
+      passagesOf(0, () => [0.5, -0.5, 0, 0.7071]),
+    );
+    const { rows } = await admin.query<{ s: string }>(
+      `select signature::text as s from search_passages where drive_id = $1 and ord = 0`,
+      [driveId],
+    );
+    expect(rows[0]!.s).toBe('1001');
+    expect(queryPlanes([0, 1, 0.5])).toMatchObject({ planes: ['010', '010', '010', '011'], min: 0 });
+  });
+
+  it('ranks a drive no larger than the scan keeps exactly, as the exact scan did', async () => {
+    const driveId = await seedDrive();
+    for (let q = 0; q < 5; q++) {
+      const query = queryNear(q * 17, q % 4, q + 100);
+      const hits = await exact.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 20 });
+      expect(ids(hits)).toEqual(exactTop(query, 20));
+      const best = hits[0]!;
+      expect(best.score).toBeCloseTo(dot(query, vectorOf(Number(best.artId.slice(4)), best.ord)), 5);
+    }
+  });
+
+  it('keeps recall@10 ≥ 0.9 on a fixed set when the scan keeps a tenth of the passages', async () => {
+    const driveId = await seedDrive();
+    let found = 0;
+    const queries = 20;
+    for (let q = 0; q < queries; q++) {
+      const query = queryNear((q * 37) % DOCS, q % 4, q + 1);
+      const hits = await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 10 });
+      const truth = new Set(exactTop(query, 10));
+      found += ids(hits).filter((id) => truth.has(id)).length;
+    }
+    expect(found / (queries * 10)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('honours filters before the scan keeps its candidates, and the 200-hit depth', async () => {
+    const driveId = await seedDrive();
+    const query = queryNear(3, 0, 5);
+    const filtered: FindFilters = { limit: 20, prefix: 'topic-3/', labels: ['odd'] };
+    const hits = await narrow.findSemantic(driveId, { vector: query, q: 'x' }, filtered);
+    // 10 documents in topic-3/, all odd: 40 passages, no more than the scan keeps, so the order is exact.
+    expect(ids(hits)).toEqual(exactTop(query, 20, (i) => i % 10 === 3 && i % 2 === 1));
+    const even = await narrow.findSemantic(
+      driveId,
+      { vector: query, q: 'x' },
+      { ...filtered, labels: [], fileType: 'code' },
+    );
+    expect(even).toEqual([]);
+    const deep = await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 201 });
+    expect(deep.length).toBe(201);
+    expect(ids(deep)).toEqual(exactTop(query, 201));
+  });
+
+  it('reflects new versions, deletes, renames and drive purges', async () => {
+    const driveId = await seedDrive();
+    const query = queryNear(42, 1, 9);
+    const top = async () => ids(await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 5 }));
+    expect((await top())[0]).toBe('art_42#1');
+
+    // A new version whose passages point elsewhere: the old vectors are gone from the scan.
+    await exact.upsertDocument({ ...docOf(driveId, 42), versionNumber: 2 });
+    await exact.replacePassages(
+      driveId,
+      'art_42',
+      2,
+      passagesOf(42, (ord) => vectorOf(43, ord)),
+    );
+    expect(await top()).not.toContain('art_42#1');
+
+    // Rename: the hit carries the new path and the prefix filter follows it.
+    await exact.patchArtifact(driveId, 'art_41', { path: 'moved/doc-41.md' });
+    const moved = await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 5, prefix: 'moved/' });
+    expect(moved.map((h) => h.path)).toEqual(Array(PASSAGES_PER_DOC).fill('moved/doc-41.md'));
+    const notMoved = await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 400, prefix: 'topic-1/' });
+    expect(notMoved.map((h) => h.artId)).not.toContain('art_41');
+
+    // Delete: none of its passages come back.
+    const before = await top();
+    const removed = before[0]!.split('#')[0]!;
+    await exact.removeArtifact(driveId, removed);
+    expect((await top()).some((id) => id.startsWith(`${removed}#`))).toBe(false);
+
+    // Drive purge: the drive's rows go by cascade, and the leg answers nothing.
+    await purgeDrive(orm.em.fork(), driveId);
+    expect(await top()).toEqual([]);
+    const { rows } = await admin.query<{ n: number }>(
+      'select count(*)::int as n from search_passages where drive_id = $1',
+      [driveId],
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+});
