@@ -80,7 +80,9 @@ describe('pages for people', () => {
     expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(true);
     const keys = await api.ctx.orm.em
       .fork()
-      .execute<{ n: string }[]>(`select count(*) as n from api_keys where drive_id = ? and label = 'reload'`, [driveId]);
+      .execute<{ n: string }[]>(`select count(*) as n from api_keys where drive_id = ? and label = 'reload'`, [
+        driveId,
+      ]);
     expect(Number(keys[0].n)).toBe(1);
 
     const [old] = (await page.context().cookies(api.url)).filter((c) => c.name === 'ad_session');
