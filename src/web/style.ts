@@ -43,7 +43,8 @@ table.files .folder-icon{color:#c28a00}table.files .file-icon{color:var(--muted)
 .badge.public{color:#8a4b00;border-color:#f0c987;background:#fff7e8}.badge.shared{color:var(--accent);border-color:#bcd0f2;background:var(--accent-bg)}
 .crumbs{display:flex;flex-wrap:wrap;gap:.25rem;align-items:center;font-size:.95rem;color:var(--muted);margin:.25rem 0}
 .crumbs a{font-weight:500}
-.toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0 1rem}
+.toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-start;margin:.5rem 0 1rem}
+.toolbar>.button{margin:0}
 .toolbar details,.actions details{position:relative}
 details>summary{cursor:pointer;list-style:none;display:inline-flex;gap:.35rem;align-items:center;padding:.35rem .8rem;border:1px solid #b9c0c8;border-radius:6px;background:#fff;font-weight:500}
 details>summary::-webkit-details-marker{display:none}

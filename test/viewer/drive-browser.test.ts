@@ -137,6 +137,10 @@ describe('a drive a person can live in', () => {
     const diff = await page.getByTestId('diff').textContent();
     expect(diff).toMatch(/\+grown/);
     expect(diff).toMatch(/-seed/);
+    // The file page links to its activity too.
+    await page.goto(`${api.url}/${driveId}/work/seed.txt`);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    expect(await page.getByTestId('file-activity').textContent()).toMatch(/artifact\.updated/);
     await page.close();
   });
 

@@ -5,14 +5,17 @@ import { bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/
 
 /** Browser journeys of a drive's owner: a claimed drive signed in on a page, a key minted there, uploads over /v0. */
 
-/** A claimed drive with its owner signed in on `page`; returns the drive id. */
-export async function claimedOwner(api: TestApi, page: Page): Promise<string> {
+export const OWNER_PASSWORD = 'a long enough password';
+
+/** A claimed drive with its owner signed in on `page`; returns the drive id (and the owner's email in `account`). */
+export async function claimedOwner(api: TestApi, page: Page, account: { email?: string } = {}): Promise<string> {
   const reg = await registerAnonymous(api);
   const claim = await startClaim(api, reg.claim_token);
   await page.goto(claim.verification_uri_complete);
   await page.getByRole('link', { name: 'Create one' }).click();
-  await page.getByLabel('Email').fill(uniqueEmail('viewer'));
-  await page.getByLabel('Password').fill('a long enough password');
+  account.email = uniqueEmail('viewer');
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(OWNER_PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL(`**/claim?code=${claim.user_code}`);
   await page.getByRole('button', { name: 'Approve' }).click();

@@ -7,7 +7,7 @@ import type { TestApi } from '../helpers/api.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startIdentityApi } from '../identity/helpers.js';
 import { screenshot } from './browser.js';
-import { claimedOwner, mintKey, put } from './owner-helpers.js';
+import { claimedOwner, mintKey, OWNER_PASSWORD, put } from './owner-helpers.js';
 
 /**
  * Issue 27, pages for people: `/` and unknown paths are HTML, sign-out refuses the old cookie, a reload after minting a
@@ -95,6 +95,47 @@ describe('pages for people', () => {
     expect(again.url()).toContain('/auth/login');
     expect(await again.content()).not.toContain(driveId);
     await replay.close();
+    await page.close();
+  });
+
+  it('an expired session returns the person to where they were, for a page and for a form post', async () => {
+    const page = await browser.newPage();
+    const account: { email?: string } = {};
+    const driveId = await claimedOwner(api, page, account);
+    const key = await mintKey(api, page);
+    await put(api, key, 'docs/deep/report.md', '# Report', 'text/markdown');
+    const endSessions = () =>
+      api.ctx.orm.em
+        .fork()
+        .execute(
+          `update web_sessions set revoked_at = now()`.concat(
+            ` where user_id = (select id from human_users where email = ?)`,
+          ),
+          [account.email],
+        );
+    const signIn = async () => {
+      await page.getByLabel('Email').fill(account.email!);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+
+    // A page: sign in, then that page.
+    await endSessions();
+    expect((await page.goto(`${api.url}/${driveId}/docs/deep/`))!.status()).toBe(404);
+    await page.getByTestId('sign-in-here').click();
+    await signIn();
+    await page.waitForURL(`**/${driveId}/docs/deep/`);
+
+    // A form whose session ended meanwhile: sign in, then back on the page the form was on (nothing done).
+    await page.getByText('New folder', { exact: true }).click();
+    await page.getByLabel('Name', { exact: true }).fill('later');
+    await endSessions();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL('**/auth/login**');
+    expect(await page.content()).not.toContain('"error"');
+    await signIn();
+    await page.waitForURL(`**/${driveId}/docs/deep/`);
+    expect(await page.getByTestId('folder-listing').textContent()).not.toMatch(/later/);
     await page.close();
   });
 

@@ -5,12 +5,13 @@ import { artifactContent } from '../../files/content.js';
 import { browseFolder, type FolderSort } from '../../files/folder-browse.js';
 import { diffVersions } from '../../files/version-diff.js';
 import { listVersions } from '../../files/versions.js';
+import { listEvents } from '../../files/events.js';
 import { AppError } from '../../lib/errors.js';
 import type { RequestContext } from '../../platform/request-context.js';
 import type { ArtifactRow } from '../../records/artifact-records.js';
 import { sharingState } from '../../sharing/sharing-state.js';
 import { encodePath, humanSize, timeTag } from '../format.js';
-import { csrfField, html, sendPage, type Html } from '../html.js';
+import { csrfField, html, rowsOr, sendPage, type Html } from '../html.js';
 import { icon } from '../icons.js';
 import { navFor } from '../nav.js';
 import { flashNotice } from '../owner/notice.js';
@@ -117,6 +118,7 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
   const owner = rc.principal.driveId === a.drive_id;
   const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive');
   if (flag(req.query.history)) return historyPage(rc, res, a, selfUrl, nav, crumbs);
+  if (flag(req.query.activity) && owner) return activityPage(rc, res, a, selfUrl, nav, crumbs);
   const from = versionParam(req.query.from);
   const to = versionParam(req.query.to);
   if (from && to) {
@@ -142,6 +144,7 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
       <div class="toolbar">
         ${sharePanel(tools.csrf, a.id, selfUrl, state, tools.flash?.url, !!tools.flash?.share || !!tools.flash?.url)}
         <a class="button" href="${selfUrl}?history=1">${icon('history')} History</a>
+        <a class="button" href="${selfUrl}?activity=1">Activity</a>
         ${itemActions(
           { csrf: tools.csrf, back: selfUrl, folderPath: folder },
           a.id,
@@ -213,6 +216,42 @@ async function historyPage(
           </thead>
           <tbody>
             ${rows}
+          </tbody>
+        </table>
+      </div>`,
+    200,
+    { wide: true, nav },
+  );
+}
+
+/** The file's own event log, newest first (the owner's: events are the drive's). */
+async function activityPage(
+  rc: RequestContext,
+  res: Response,
+  a: ArtifactRow,
+  selfUrl: string,
+  nav: Html,
+  crumbs: Html,
+) {
+  const { items } = await listEvents(rc, { artId: a.id, limit: 100 });
+  const rows = items.map(
+    (e) =>
+      html`<tr>
+        <td>${timeTag(e.created_at)}</td>
+        <td>${e.action}</td>
+        <td>${typeof e.metadata?.version_number === 'number' ? `v${e.metadata.version_number}` : ''}</td>
+        <td class="hide-narrow">${e.actor_name ?? ''}</td>
+      </tr>`,
+  );
+  sendPage(
+    res,
+    `Activity of ${a.path.slice(a.path.lastIndexOf('/') + 1)}`,
+    html`${crumbs}
+      <p class="meta"><a href="${selfUrl}">Back to the file</a> · <a href="${selfUrl}?history=1">History</a></p>
+      <div class="scroll">
+        <table data-testid="file-activity">
+          <tbody>
+            ${rowsOr(rows, 4, 'No activity.')}
           </tbody>
         </table>
       </div>`,

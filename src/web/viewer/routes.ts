@@ -7,6 +7,8 @@ import { artifactUrl } from '../../shapes/artifacts.js';
 import { encodePath } from '../format.js';
 import { html, sendPage } from '../html.js';
 import { navFor } from '../nav.js';
+import { loginUrl } from '../auth-pages.js';
+import { readSession } from '../session.js';
 import { visitorContext } from './access.js';
 import { viewPath } from './path-view.js';
 
@@ -19,12 +21,26 @@ import { viewPath } from './path-view.js';
 const isNotFound = (err: unknown) => err instanceof AppError && err.status < 500;
 
 export function notFoundPage(ctx: AppContext, req: Request, res: Response): void {
+  let signedIn = false;
+  try {
+    signedIn = !!readSession(req)?.uid;
+  } catch {
+    signedIn = false;
+  }
+  // Signed out (or the session expired): signing in may be all it takes, and it comes back here.
+  const signIn = signedIn
+    ? ''
+    : html`<p>
+        <a class="button primary" href="${loginUrl(req.originalUrl)}" data-testid="sign-in-here">Sign in to see it</a>
+      </p>`;
   sendPage(
     res,
     'Not found',
     html`<p>
-      There is nothing here, or you cannot see it. If someone sent you this address, they may need to share it with you.
-    </p>`,
+        There is nothing here, or you cannot see it. If someone sent you this address, they may need to share it with
+        you.
+      </p>
+      ${signIn}`,
     404,
     { wide: true, nav: navFor(ctx.config, req) },
   );
