@@ -1,15 +1,34 @@
 import type { RequestContext } from '../platform/request-context.js';
 import { checkSource } from './artifact-rules.js';
 import { copyArtifact, renameArtifact } from './artifacts.js';
-import { deleteFolder, moveFolder } from './folders.js';
-import { artifactByRef, resolveRef } from './refs.js';
+import { AppError } from '../lib/errors.js';
+import { hasPrefix } from '../lib/ids.js';
+import { listArtifacts } from './artifact-listing.js';
+import { createFolder, deleteFolder, moveFolder } from './folders.js';
+import { artifactByRef, resolveRef, type Resolved } from './refs.js';
 import { deleteArtifact } from './trash.js';
 
 /** Move, copy and delete by a ref as agents give it (art_/fld_ id or path): the artifact or the folder it names. */
 
+/**
+ * What a write names: an artifact or an explicit folder, else a folder implied by paths (live artifacts below
+ * `ref/`), which becomes an explicit folder (idempotent `createFolder`) so that it moves and deletes as one.
+ */
+async function writableRef(rc: RequestContext, ref: string): Promise<Resolved> {
+  try {
+    return await resolveRef(rc, ref);
+  } catch (err) {
+    const path = ref.replace(/^\/+|\/+$/g, '');
+    if (!(err instanceof AppError && err.code === 'NOT_FOUND') || hasPrefix(path, 'fld') || !path) throw err;
+    const below = await listArtifacts(rc, { prefix: `${path}/`, labels: [], limit: 1 });
+    if (!below.items.length) throw err;
+    return { kind: 'folder', folder: await createFolder(rc, { path }) };
+  }
+}
+
 /** Moves (renames) the artifact or the folder a ref names; `from` is the record before the move. */
 export async function moveByRef(rc: RequestContext, input: { ref: string; path: string; ifMatch?: number }) {
-  const found = await resolveRef(rc, input.ref);
+  const found = await writableRef(rc, input.ref);
   if (found.kind === 'artifact') {
     const artifact = await renameArtifact(rc, { artId: found.artifact.id, path: input.path, ifMatch: input.ifMatch });
     return { kind: 'artifact' as const, from: found.artifact, artifact };
@@ -20,7 +39,7 @@ export async function moveByRef(rc: RequestContext, input: { ref: string; path: 
 
 /** Soft-deletes the artifact or the folder (with `recursive`, everything under it) a ref names. */
 export async function deleteByRef(rc: RequestContext, input: { ref: string; recursive: boolean; ifMatch?: number }) {
-  const found = await resolveRef(rc, input.ref);
+  const found = await writableRef(rc, input.ref);
   if (found.kind === 'artifact')
     return {
       kind: 'artifact' as const,

@@ -141,6 +141,15 @@ describe('a drive a person can live in', () => {
     await page.goto(`${api.url}/${driveId}/work/seed.txt`);
     await page.getByRole('link', { name: 'Activity' }).click();
     expect(await page.getByTestId('file-activity').textContent()).toMatch(/artifact\.updated/);
+
+    // A folder implied by paths renames as a folder.
+    await put(api, key, 'drafts/deep/a.md', '# A', 'text/markdown');
+    await page.goto(`${api.url}/${driveId}/`);
+    await row('drafts').locator('summary').click();
+    await row('drafts').getByLabel('Rename to').fill('final');
+    await row('drafts').getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(`**/${driveId}/`);
+    expect((await fetch(`${api.url}/v0/artifacts/final/deep/a.md/meta`, { headers: bearer(key) })).status).toBe(200);
     await page.close();
   });
 

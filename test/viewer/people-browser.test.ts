@@ -62,6 +62,10 @@ describe('pages for people', () => {
     await claimedOwner(api, page);
     await page.goto(`${api.url}/`);
     expect(await page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
+    // A refused form (no CSRF token) is a 403 page with a way back, too.
+    const forged = await page.request.post(`${api.url}/files/new-folder`, { form: { name: 'x', csrf: 'forged' } });
+    expect(forged.status()).toBe(403);
+    expect(await forged.text()).toContain('data-testid="way-back"');
     await page.close();
   });
 

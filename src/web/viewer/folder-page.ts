@@ -146,7 +146,7 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
         <td class="num">${f.files ? `${f.files} file${f.files === 1 ? '' : 's'}` : 'empty'}</td>
         <td class="num hide-narrow">${f.files ? humanSize(f.bytes) : ''}</td>
         <td class="hide-narrow">${f.updatedAt ? timeTag(f.updatedAt) : ''}</td>
-        ${o ? html`<td>${f.id ? itemActions(o, f.id, name, true) : ''}</td>` : ''}
+        ${o ? html`<td>${itemActions(o, f.id ?? f.path, name, true)}</td>` : ''}
       </tr>`;
     }),
     ...p.files.map((a) => {

@@ -198,30 +198,14 @@ async function historyPage(
         </td>
       </tr>`,
   );
-  sendPage(
-    res,
-    `History of ${a.path.slice(a.path.lastIndexOf('/') + 1)}`,
-    html`${crumbs}
-      <p class="meta"><a href="${selfUrl}">Back to the file</a></p>
-      <div class="scroll">
-        <table data-testid="history">
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>When</th>
-              <th class="num">Size</th>
-              <th class="hide-narrow">By</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>`,
-    200,
-    { wide: true, nav },
-  );
+  const head = html`<tr>
+    <th>Version</th>
+    <th>When</th>
+    <th class="num">Size</th>
+    <th class="hide-narrow">By</th>
+    <th></th>
+  </tr>`;
+  subPage(res, { title: `History of ${fileName(a.path)}`, crumbs, selfUrl, nav, testId: 'history', head, rows });
 }
 
 /** The file's own event log, newest first (the owner's: events are the drive's). */
@@ -243,20 +227,40 @@ async function activityPage(
         <td class="hide-narrow">${e.actor_name ?? ''}</td>
       </tr>`,
   );
+  subPage(res, { title: `Activity of ${fileName(a.path)}`, crumbs, selfUrl, nav, testId: 'file-activity', rows });
+}
+
+const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** A page about one file (its history, its activity): crumbs, a way back to the file, one table. */
+function subPage(
+  res: Response,
+  p: { title: string; crumbs: Html; selfUrl: string; nav: Html; testId: string; head?: Html; rows: Html[] },
+) {
   sendPage(
     res,
-    `Activity of ${a.path.slice(a.path.lastIndexOf('/') + 1)}`,
-    html`${crumbs}
-      <p class="meta"><a href="${selfUrl}">Back to the file</a> · <a href="${selfUrl}?history=1">History</a></p>
+    p.title,
+    html`${p.crumbs}
+      <p class="meta">
+        <a href="${p.selfUrl}">Back to the file</a> · <a href="${p.selfUrl}?history=1">History</a> ·
+        <a href="${p.selfUrl}?activity=1">Activity</a>
+      </p>
       <div class="scroll">
-        <table data-testid="file-activity">
+        <table data-testid="${p.testId}">
+          ${
+            p.head
+              ? html`<thead>
+                  ${p.head}
+                </thead>`
+              : ''
+          }
           <tbody>
-            ${rowsOr(rows, 4, 'No activity.')}
+            ${rowsOr(p.rows, 5, 'Nothing yet.')}
           </tbody>
         </table>
       </div>`,
     200,
-    { wide: true, nav },
+    { wide: true, nav: p.nav },
   );
 }
 
