@@ -220,8 +220,17 @@ describe('a drive a person can live in', () => {
     await page.getByRole('button', { name: 'Make public' }).click();
     await page.waitForURL(`**/${driveId}/pub/readme.md`);
     expect(await page.getByTestId('public-state').textContent()).toMatch(/Anyone/);
+    // People by email: listed in the Share control; the file is marked public, its sibling shared.
+    await put(api, key, 'pub/notes.md', '# Notes', 'text/markdown');
+    await page.goto(`${api.url}/${driveId}/pub/notes.md`);
+    await page.getByTestId('share-control').locator('summary').click();
+    await page.getByLabel('Email').fill('friend@example.test');
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await page.waitForURL(`**/${driveId}/pub/notes.md`);
+    expect(await page.getByTestId('share-control').textContent()).toContain('friend@example.test');
     await page.goto(`${api.url}/${driveId}/pub/`);
     expect(await page.getByTestId('mark-public').count()).toBe(1);
+    expect(await page.getByTestId('mark-shared').count()).toBe(1);
 
     const visitor = await (await browser.newContext()).newPage();
     const url = `${api.url}/${driveId}/pub/readme.md`;

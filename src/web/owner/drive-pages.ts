@@ -10,6 +10,7 @@ import { csrfField, html, shortTime, rowsOr } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
 import { safeBack } from '../format.js';
 import { keysSection } from './api-keys.js';
+import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
 import { attempt, field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
 
 /**
@@ -69,6 +70,7 @@ export function drivePagesRouter(ctx: AppContext): Router {
       res,
       '/trash',
       async () => {
+        await chargeWriteOrRefuse(ctx, o.rc.principal);
         const a = await restoreArtifact(o.rc, { artId: String(req.params.artId), overwrite: false });
         // Undo on a folder or file page goes back there; the trash page opens the restored file.
         const back = field(req.body, 'back');

@@ -59,6 +59,12 @@ export function fileActionsRouter(ctx: AppContext): Router {
     let refused: 'csrf' | AppError | undefined;
     let chain = Promise.resolve();
     bb.on('field', (name, value) => (fields[name] = value));
+    bb.on('filesLimit', () => {
+      refused ??= new AppError(
+        'VALIDATION_ERROR',
+        `at most ${UPLOAD_MAX_FILES} files at once; the rest were not uploaded`,
+      );
+    });
     bb.on('file', (_name, stream, info) => {
       chain = chain.then(async () => {
         if (refused || !info.filename) return void stream.resume();

@@ -35,16 +35,20 @@ export function badge(mark: 'public' | 'shared' | undefined, visibility?: string
   return '';
 }
 
-/** Crumbs from the drive root to the folder holding `path`; every step is a link. */
-export function crumbsOf(driveBase: string, path: string, rootName: string): Html {
+/**
+ * Crumbs from the drive root to the folder holding `path`. For the owner every step is a link; a visitor (a grant, a
+ * public file) sees the names only, since the folders above what was shared are not theirs to open.
+ */
+export function crumbsOf(driveBase: string, path: string, rootName: string, linked = true): Html {
   const parts = path ? path.split('/') : [];
+  const step = (name: string, href: string) =>
+    linked ? html`<a href="${href}">${name}</a>` : html`<span>${name}</span>`;
   const links = parts.map(
     (p, i) =>
-      html`<span aria-hidden="true">/</span
-        ><a href="${driveBase}${encodePath(parts.slice(0, i + 1).join('/'))}/">${p}</a>`,
+      html`<span aria-hidden="true">/</span>${step(p, `${driveBase}${encodePath(parts.slice(0, i + 1).join('/'))}/`)}`,
   );
   return html`<nav class="crumbs" aria-label="Breadcrumbs" data-testid="crumbs">
-    <a href="${driveBase}">${rootName}</a>${links}
+    ${step(rootName, driveBase)}${links}
   </nav>`;
 }
 

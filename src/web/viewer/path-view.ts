@@ -90,7 +90,7 @@ export async function viewPath(
     marks: view.marks,
     nav: navFor(ctx.config, req),
     crumbs: trimmed
-      ? crumbsOf(base, trimmed.split('/').slice(0, -1).join('/'), view.owner ? 'Files' : 'Drive')
+      ? crumbsOf(base, trimmed.split('/').slice(0, -1).join('/'), view.owner ? 'Files' : 'Drive', view.owner)
       : undefined,
     sort,
     truncated: view.truncated,
@@ -116,7 +116,7 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
   const nav = navFor(ctx.config, req);
   const folder = a.path.includes('/') ? a.path.slice(0, a.path.lastIndexOf('/')) : '';
   const owner = rc.principal.driveId === a.drive_id;
-  const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive');
+  const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive', owner);
   if (flag(req.query.history)) return historyPage(rc, res, a, selfUrl, nav, crumbs);
   if (flag(req.query.activity) && owner) return activityPage(rc, res, a, selfUrl, nav, crumbs);
   const from = versionParam(req.query.from);
