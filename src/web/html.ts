@@ -47,6 +47,8 @@ export interface PageOptions {
   nav?: Html;
   /** Replaces the way back of an error page. */
   back?: Html;
+  /** A first-party script of src/web/assets.ts (the CSP then allows `script-src 'self'`, else `'none'`). */
+  script?: string;
 }
 
 export function sendPage(res: Response, title: string, body: Html, status = 200, opts: PageOptions = {}): void {
@@ -54,7 +56,7 @@ export function sendPage(res: Response, title: string, body: Html, status = 200,
   const content = opts.contentOrigin ? ` ${opts.contentOrigin}` : '';
   res.setHeader(
     'Content-Security-Policy',
-    `default-src 'none'; script-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'${content}; frame-src${content || " 'none'"}; ` +
+    `default-src 'none'; script-src ${opts.script ? "'self'" : "'none'"}; style-src 'nonce-${nonce}'; img-src 'self'${content}; frame-src${content || " 'none'"}; ` +
       `form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   );
   res.setHeader('X-Frame-Options', 'DENY');
@@ -66,7 +68,8 @@ export function sendPage(res: Response, title: string, body: Html, status = 200,
     .type('html')
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-        `<title>${esc(title)} · Agent Artifact Drive</title><style nonce="${nonce}">${STYLE}</style></head>` +
+        `<title>${esc(title)} · Agent Artifact Drive</title><style nonce="${nonce}">${STYLE}</style>` +
+        `${opts.script ? `<script src="${esc(opts.script)}" defer></script>` : ''}</head>` +
         `<body${opts.wide ? ' class="wide"' : ''}>${(opts.nav ?? BARE_BAR).value}<main><h1>${esc(title)}</h1>${body.value}` +
         `${status >= 400 ? (opts.back ?? WAY_BACK).value : ''}</main></body></html>`,
     );

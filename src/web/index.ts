@@ -18,6 +18,7 @@ import type { SearchService } from '../search/service.js';
 import { apiKeysRouter } from './owner/api-keys.js';
 import { fileActionsRouter } from './owner/file-actions.js';
 import { searchPageRouter } from './search-page.js';
+import { assetsRouter } from './assets.js';
 import { notFoundPage } from './viewer/routes.js';
 
 const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', '/settings', '/trash', '/files'];
@@ -66,6 +67,7 @@ export function webRouter(ctx: AppContext, search: SearchService): Router {
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
   router.use(
+    assetsRouter(),
     authPagesRouter(ctx),
     emailPageRouter(ctx),
     claimPageRouter(ctx),

@@ -46,6 +46,7 @@ table.files .folder-icon{color:#c28a00}table.files .file-icon{color:var(--muted)
 .toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-start;margin:.5rem 0 1rem}
 .toolbar>.button{margin:0}
 .toolbar details,.actions details{position:relative}
+main.dropping{outline:3px dashed var(--accent);outline-offset:.75rem;border-radius:var(--radius)}
 details>summary{cursor:pointer;list-style:none;display:inline-flex;gap:.35rem;align-items:center;padding:.35rem .8rem;border:1px solid #b9c0c8;border-radius:6px;background:#fff;font-weight:500}
 details>summary::-webkit-details-marker{display:none}
 details[open]>summary{background:var(--accent-bg);border-color:var(--accent)}

@@ -86,6 +86,19 @@ describe('a drive a person can live in', () => {
     const listing = page.getByTestId('folder-listing');
     expect(await listing.textContent()).toMatch(/two-notes\.txt/);
 
+    // Drag-and-drop (the page's one first-party script) submits the same form.
+    await page.getByText('Upload', { exact: true }).first().click();
+    expect(await page.locator('[data-drop-hint]').isVisible()).toBe(true);
+    const dropped = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['dropped bytes'], 'dropped.txt', { type: 'text/plain' }));
+      return dt;
+    });
+    const uploaded = page.waitForResponse((r) => r.url().endsWith('/files/upload'));
+    await page.dispatchEvent('main', 'drop', { dataTransfer: dropped });
+    expect((await uploaded).status()).toBe(303);
+    await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/Uploaded work\/dropped\.txt/);
+
     // Rename one.md → renamed.md.
     const row = (name: string) => listing.getByRole('row', { name: new RegExp(name) });
     await row('one.md').locator('summary').click();

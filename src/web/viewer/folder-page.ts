@@ -5,6 +5,7 @@ import type { ArtifactRow } from '../../records/artifact-records.js';
 import { encodePath, humanSize, timeTag } from '../format.js';
 import { csrfField, html, Html, sendPage, rowsOr } from '../html.js';
 import { fileIcon, icon } from '../icons.js';
+import { DROP_UPLOAD_PATH } from '../assets.js';
 
 /**
  * A folder's page: breadcrumbs, its subfolders (explicit or implied by paths) and files with sizes and dates, sortable
@@ -109,12 +110,13 @@ function toolbar(o: NonNullable<FolderPage['owner']>): Html {
     <details>
       <summary>${icon('upload')} Upload</summary>
       <div class="panel">
-        <form method="post" action="/files/upload" enctype="multipart/form-data">
+        <form method="post" action="/files/upload" enctype="multipart/form-data" data-drop-upload>
           ${hidden}
           <label>Files <input type="file" name="files" multiple required /></label>
           <button type="submit" class="primary">Upload</button>
         </form>
         <p class="muted">Uploading a file with the name of an existing one adds a new version of it.</p>
+        <p class="muted" data-drop-hint hidden>You can also drop files anywhere on this page.</p>
       </div>
     </details>
     <details>
@@ -196,7 +198,7 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
       </div>
       ${p.truncated ? html`<p class="muted">Showing the first files only; search to find the rest.</p>` : ''}`,
     status,
-    { wide: true, nav: p.nav },
+    { wide: true, nav: p.nav, script: o ? DROP_UPLOAD_PATH : undefined },
   );
 }
 
