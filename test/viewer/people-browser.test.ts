@@ -143,6 +143,22 @@ describe('pages for people', () => {
     await page.close();
   });
 
+  it('the danger zone answers POST → 303 → GET: a reload repeats nothing', async () => {
+    const page = await browser.newPage();
+    const driveId = await claimedOwner(api, page);
+    await page.goto(`${api.url}/settings/danger`);
+    await page.getByLabel('Type the drive id').fill(driveId);
+    await page.getByRole('button', { name: 'Delete the drive' }).click();
+    await page.waitForURL('**/settings/danger');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/deleted/);
+    await page.reload();
+    expect(await page.getByTestId('notice').count()).toBe(0);
+    await page.getByRole('button', { name: 'Restore the drive' }).click();
+    await page.waitForURL('**/settings/danger');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/restored/);
+    await page.close();
+  });
+
   it('one origin: a page asked for by another host name is redirected to the configured web origin', async () => {
     const { port } = new URL(api.url);
     const ask = (accept: string) =>

@@ -10,6 +10,7 @@ import { csrfField, html, shortTime, rowsOr } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
 import { safeBack } from '../format.js';
 import { keysSection } from './api-keys.js';
+import { flashNotice } from './notice.js';
 import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
 import { attempt, field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
 
@@ -138,12 +139,14 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.get('/settings/danger', async (req, res) => {
     const o = ownerOf(ctx, req, res);
     if (!o) return;
+    const flash = takeFlash(ctx.config, req, res, '/settings/danger');
     ownerPage(
       ctx,
       req,
       res,
       'Danger zone',
-      html` <p>
+      html`${flashNotice(flash, o.session.csrf, '/settings/danger')}
+        <p>
           Deleting the drive puts it in the trash for ${ctx.config.durations.trashRetentionS / 86400} days; you can
           restore it here until then.
         </p>
@@ -174,16 +177,10 @@ export function drivePagesRouter(ctx: AppContext): Router {
             throw new AppError('VALIDATION_ERROR', 'the confirmation does not match the drive id');
           await deleteDrive(o.rc, o.session.drv);
         } else await restoreDrive(o.rc, o.session.drv);
-        ownerPage(
-          ctx,
-          req,
-          res,
-          'Danger zone',
-          html`<p class="ok" role="status">
-              Drive ${req.params.action === 'delete' ? 'deleted (in the trash)' : 'restored'}.
-            </p>
-            <p><a href="/settings/danger">Back</a></p>`,
-        );
+        writeFlash(ctx.config, res, '/settings/danger', {
+          notice: `Drive ${req.params.action === 'delete' ? 'deleted (in the trash)' : 'restored'}.`,
+        });
+        res.redirect(303, '/settings/danger');
       },
       'Danger zone',
     );
