@@ -11,6 +11,7 @@ import { csrfField, html, sendPage, type Html } from './html.js';
 import { icon } from './icons.js';
 import { navFor } from './nav.js';
 import { keysSection } from './owner/api-keys.js';
+import { flashNotice } from './owner/notice.js';
 import { readSession, takeFlash, type Session } from './session.js';
 
 /**
@@ -130,7 +131,8 @@ async function render(ctx: AppContext, req: Request, res: Response, session: Ses
     res,
     'Dashboard',
     html`<p>Signed in as <strong>${session.email}</strong>.</p>
-      ${unverified} ${await overview(ctx, session, String(req.id ?? ''))}
+      ${flashNotice(flash, session.csrf, '/dashboard')} ${unverified}
+      ${await overview(ctx, session, String(req.id ?? ''))}
       ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
       <h2>Sessions</h2>
       <form method="post" action="/auth/logout" class="inline">
