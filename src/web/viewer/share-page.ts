@@ -12,6 +12,11 @@ import { groupListing, sendFolderPage } from './folder-page.js';
 import { encodePath, notFoundPage } from './routes.js';
 
 const UNLOCK_COOKIE = 'ad_share_unlock';
+/** A path below a shared folder that is no file may be a folder: the domain's 404 says "try the folder". */
+const absentAsUndefined = (err: unknown) => {
+  if (err instanceof AppError && err.status === 404) return undefined;
+  throw err;
+};
 
 /**
  * `/s/{share_key}` (GET; POST with the form field `password`, answered 303 to the GET with an unlock cookie scoped
@@ -50,7 +55,10 @@ export function sharePageRouter(ctx: AppContext): Router {
     const nav = navFor(ctx.config, req);
     const self = `${ctx.config.http.webUrl}/s/${encodeURIComponent(key)}`;
     try {
-      const artifact = r.artifact ?? (rest ? await sharedArtifactAt(ctx, r, rest) : undefined);
+      const sub = rest.replace(/\/+$/, '');
+      const artifact =
+        r.artifact ??
+        (sub && !rest.endsWith('/') ? await sharedArtifactAt(ctx, r, sub).catch(absentAsUndefined) : undefined);
       if (artifact) {
         const blob = blobOfRow(artifact);
         if (req.query.raw === '1' || req.query.download === '1')
@@ -64,11 +72,15 @@ export function sharePageRouter(ctx: AppContext): Router {
           crumbs: html`<p class="muted">Shared with you (${r.role})</p>`,
         });
       }
-      const items = await listSharedFolder(ctx, r);
-      const prefix = `${r.folder!.path}/`;
+      // The shared folder, or a folder below it (its files are the shared listing's below that path).
+      if (!r.folder) return notFoundPage(ctx, req, res);
+      const prefix = `${r.folder.path}/${sub ? `${sub}/` : ''}`;
+      const items = (await listSharedFolder(ctx, r, 2000)).filter((a) => a.path.startsWith(prefix));
+      if (sub && !items.length) return notFoundPage(ctx, req, res);
+      const title = prefix.slice(0, -1);
       sendFolderPage(res, {
-        title: r.folder!.path.slice(r.folder!.path.lastIndexOf('/') + 1),
-        base: `${self}/`,
+        title: title.slice(title.lastIndexOf('/') + 1),
+        base: `${self}/${sub ? `${encodePath(sub)}/` : ''}`,
         prefix,
         ...groupListing(items, prefix),
         marks: {},
