@@ -52,6 +52,7 @@ details>summary::-webkit-details-marker{display:none}
 details[open]>summary{background:var(--accent-bg);border-color:var(--accent)}
 details .panel{margin-top:.5rem;border:1px solid var(--line);border-radius:var(--radius);padding:.75rem 1rem;background:#fff;box-shadow:0 4px 16px rgba(0,0,0,.08);max-width:34rem}
 .actions summary{padding:.15rem .5rem;font-size:.9rem}
+.actions[open] .panel{position:absolute;right:0;z-index:5;width:min(24rem,calc(100vw - 2rem))}
 .meta{display:flex;gap:.35rem 1rem;flex-wrap:wrap;align-items:center;color:var(--muted);font-size:.92rem;margin:.5rem 0 1rem}
 .card{border:1px solid var(--line);border-radius:var(--radius);padding:1rem;background:var(--bg2)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem}

@@ -224,6 +224,10 @@ describe('pages for people', () => {
     expect(await page.getByTestId('mark-public').count()).toBe(1);
     await page.setViewportSize({ width: 390, height: 900 });
     await screenshot(page, SHOTS, 'folder-390px');
+    // A row's actions open over the list, not beside it: still no sideways scroll.
+    await page.getByTestId('folder-listing').locator('details.actions summary').first().click();
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, SHOTS, 'folder-actions-390px');
     await page.close();
   });
 });
