@@ -142,9 +142,16 @@ describe('a drive a person can live in', () => {
     await page.getByRole('row', { name: 'work/renamed.md' }).getByRole('button', { name: 'Restore' }).click();
     await page.waitForURL(`**/${driveId}/work/renamed.md`);
 
-    // A second version; the history page diffs them.
-    await put(api, key, 'work/seed.txt', 'seed\ngrown\n', 'text/plain');
+    // A second version from the file page; the history page diffs them.
     await page.goto(`${api.url}/${driveId}/work/seed.txt`);
+    await page.getByText('New version', { exact: true }).click();
+    await page
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'whatever.txt', mimeType: 'text/plain', buffer: Buffer.from('seed\ngrown\n') });
+    await page.getByRole('button', { name: 'Upload as a new version' }).click();
+    await page.waitForURL(`**/${driveId}/work/seed.txt`);
+    expect(await page.getByTestId('notice').textContent()).toMatch(/Uploaded work\/seed\.txt/);
+    expect(await page.getByTestId('version').textContent()).toMatch(/version 2/);
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByRole('link', { name: 'Changes from v1' }).click();
     const diff = await page.getByTestId('diff').textContent();

@@ -72,7 +72,8 @@ export function fileActionsRouter(ctx: AppContext): Router {
           refused = 'csrf';
           return void stream.resume();
         }
-        const path = join(fields.folder ?? '', safeName(info.filename));
+        // A file page's "New version" names the file; otherwise the browser's file name does.
+        const path = join(fields.folder ?? '', safeName(fields.name || info.filename));
         try {
           await chargeWriteOrRefuse(ctx, o.rc.principal);
           const type = info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType : undefined;

@@ -143,6 +143,20 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
     toolbar = html`${flashNotice(tools.flash, tools.csrf, tools.back)}
       <div class="toolbar">
         ${sharePanel(tools.csrf, a.id, selfUrl, state, tools.flash?.url, !!tools.flash?.share || !!tools.flash?.url)}
+        <details>
+          <summary>${icon('upload')} New version</summary>
+          <div class="panel">
+            <form method="post" action="/files/upload" enctype="multipart/form-data">
+              ${csrfField(tools.csrf)}<input type="hidden" name="folder" value="${folder}" /><input
+                type="hidden"
+                name="name"
+                value="${fileName(a.path)}"
+              /><input type="hidden" name="back" value="${selfUrl}" />
+              <label>File <input type="file" name="files" required /></label>
+              <button type="submit" class="primary">Upload as a new version</button>
+            </form>
+          </div>
+        </details>
         <a class="button" href="${selfUrl}?history=1">${icon('history')} History</a>
         <a class="button" href="${selfUrl}?activity=1">Activity</a>
         ${itemActions(
