@@ -48,6 +48,11 @@ export interface Access {
   /** The caller's own drive. */
   owner: boolean;
   role: Role | 'owner';
+  /**
+   * The role comes from `anyone` grants only (the resource is public, not shared with this caller): such a caller
+   * reads the current version only (docs/decisions/sharing.md, "Public means the current version").
+   */
+  publicOnly: boolean;
   artifact?: ArtifactRow;
   folder?: FolderRef;
 }
@@ -71,11 +76,12 @@ export async function authorize(
   if (!target) throw notFoundFor(resource);
   const base = 'artId' in resource ? { artifact: target as ArtifactRow } : { folder: target as FolderRef };
   if (target.drive_id === rc.principal.driveId)
-    return { driveId: target.drive_id, owner: true, role: 'owner', ...base };
-  const role = await effectiveRole(db, rc, target, 'artId' in resource ? 'artifact' : 'folder');
-  if (!role) throw notFoundFor(resource);
+    return { driveId: target.drive_id, owner: true, role: 'owner', publicOnly: false, ...base };
+  const found = await effectiveRole(db, rc, target, 'artId' in resource ? 'artifact' : 'folder');
+  if (!found) throw notFoundFor(resource);
+  const { role, publicOnly } = found;
   if (!roleCan(role, capability)) throw permissionDenied(capability, role);
-  return { driveId: target.drive_id, owner: false, role, ...base };
+  return { driveId: target.drive_id, owner: false, role, publicOnly, ...base };
 }
 
 /**
@@ -172,16 +178,16 @@ async function effectiveRole(
   rc: RequestContext,
   target: ArtifactRow | FolderRef,
   kind: 'artifact' | 'folder',
-): Promise<Role | undefined> {
+): Promise<{ role: Role; publicOnly: boolean } | undefined> {
   const [match, matchParams] = principalMatch(await callerPrincipals(db, rc));
   const inheritsFromAbove = kind === 'artifact' || (target as FolderRef).inherit_grants;
-  const found = await rows<{ role: Role }>(
+  const found = await rows<{ role: Role; principal_type: string }>(
     db,
     `with chain as (
        select id, path, inherit_grants from folders
         where drive_id = ? and deleted_at is null and starts_with(?, path || '/')
      )
-     select g.role from grants g join drives d on d.id = g.drive_id and d.deleted_at is null
+     select g.role, g.principal_type from grants g join drives d on d.id = g.drive_id and d.deleted_at is null
       where g.drive_id = ? and ${LIVE_GRANT} and ${match}
         and (g.art_id = ? or g.fld_id = ?
              or (? and g.fld_id in (select c.id from chain c
@@ -198,7 +204,7 @@ async function effectiveRole(
   );
   let best: Role | undefined;
   for (const { role } of found) if (!best || roleRank(role) > roleRank(best)) best = role;
-  return best;
+  return best && { role: best, publicOnly: found.every((g) => g.principal_type === 'anyone') };
 }
 
 /**

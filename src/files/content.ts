@@ -6,7 +6,7 @@ import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } 
 import { artifactNotFound, getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
 import { authorize } from '../access/authorize.js';
 import { checkPath } from './artifact-rules.js';
-import { getVersion } from './versions.js';
+import { getVersion, noSuchVersion } from './versions.js';
 
 /** Reading stored bytes: which blob an artifact (or one of its versions) is, its bytes, and download URLs. */
 
@@ -29,15 +29,15 @@ export type ContentTarget = { artId: string; versionNumber?: number } | { path: 
  */
 export async function artifactContent(rc: RequestContext, target: ContentTarget): Promise<BlobRef> {
   const db = rc.app.orm.em.fork();
-  const a =
-    'path' in target
-      ? await getLiveArtifactByPath(db, rc.driveId, checkPath(target.path))
-      : (await authorize(rc, { artId: target.artId }, 'read', db)).artifact;
+  const access = 'path' in target ? undefined : await authorize(rc, { artId: target.artId }, 'read', db);
+  const a = access
+    ? access.artifact
+    : await getLiveArtifactByPath(db, rc.driveId, checkPath((target as { path: string }).path));
   if (!a) throw artifactNotFound();
-  const at =
-    'versionNumber' in target && target.versionNumber !== undefined
-      ? await getVersion(db, a.drive_id, a.id, target.versionNumber)
-      : a;
+  const asked = 'versionNumber' in target ? target.versionNumber : undefined;
+  // A public artifact is public at its current version only (docs/decisions/sharing.md).
+  if (asked !== undefined && asked !== a.version_number && access?.publicOnly) throw noSuchVersion(a.id, asked);
+  const at = asked !== undefined ? await getVersion(db, a.drive_id, a.id, asked) : a;
   return {
     artId: a.id,
     hash: at.hash,

@@ -81,11 +81,18 @@ function applyEdits(text: string, edits: TextEdit[], maxChars: number): { text: 
 }
 
 /** The unified diff, within the bounds above; a note in its place when they stop it. */
-function boundedDiff(path: string, version: number, before: string, after: string, label: string): string {
+export function boundedDiff(
+  path: string,
+  version: number,
+  before: string,
+  after: string,
+  label: string,
+  fromLabel = `v${version}`,
+): string {
   if (before.length + after.length > DIFF_MAX_INPUT_CHARS) {
     return `(diff omitted: ${before.length} → ${after.length} characters is too large to diff)\n`;
   }
-  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, `v${version}`, label, {
+  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, fromLabel, label, {
     timeout: DIFF_TIMEOUT_MS,
     maxEditLength: DIFF_MAX_EDIT_LENGTH,
   });

@@ -6,7 +6,7 @@ import type { Timestamp } from '../lib/time.js';
 import { getLiveArtifact } from '../records/artifact-records.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { driveFor } from '../access/authorize.js';
+import { authorize } from '../access/authorize.js';
 
 /** Versions of an artifact (spec 2.3): list newest first with keyset cursors, get one, read its bytes. */
 export interface VersionRow {
@@ -21,16 +21,21 @@ export interface VersionRow {
   created_at: Timestamp;
 }
 
+/**
+ * Versions newest first. A caller who reads the artifact only because it is public sees its current version alone
+ * (docs/decisions/sharing.md, "Public means the current version").
+ */
 export async function listVersions(rc: RequestContext, artId: string, q: { cursor?: string; limit: number }) {
   const db = rc.app.orm.em.fork();
-  const driveId = await driveFor(rc, { artId }, 'read', db);
+  const access = await authorize(rc, { artId }, 'read', db);
   const before = q.cursor
     ? decodeCursor(q.cursor, (v): v is { v: number } => Number.isInteger((v as { v?: unknown }).v)).v
     : 2 ** 31 - 1;
+  const oldest = access.publicOnly ? access.artifact!.version_number : 0;
   const found = await rows<VersionRow>(
     db,
-    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number < ? order by version_number desc limit ?`,
-    [artId, driveId, before, q.limit + 1],
+    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number < ? and version_number >= ? order by version_number desc limit ?`,
+    [artId, access.driveId, before, oldest, q.limit + 1],
   );
   const page = found.slice(0, q.limit);
   return {
@@ -43,8 +48,13 @@ export async function listVersions(rc: RequestContext, artId: string, q: { curso
 /** GET one version record (of an artifact the caller may read). */
 export async function readVersion(rc: RequestContext, artId: string, versionNumber: number): Promise<VersionRow> {
   const db = rc.app.orm.em.fork();
-  return getVersion(db, await driveFor(rc, { artId }, 'read', db), artId, versionNumber);
+  const access = await authorize(rc, { artId }, 'read', db);
+  if (access.publicOnly && versionNumber !== access.artifact!.version_number) throw noSuchVersion(artId, versionNumber);
+  return getVersion(db, access.driveId, artId, versionNumber);
 }
+
+export const noSuchVersion = (artId: string, versionNumber: number) =>
+  new AppError('NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
 
 /** One version of a live artifact of this drive, or 404 NOT_FOUND. */
 export async function getVersion(db: Db, driveId: string, artId: string, versionNumber: number): Promise<VersionRow> {
@@ -54,7 +64,7 @@ export async function getVersion(db: Db, driveId: string, artId: string, version
     `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`,
     [artId, driveId, versionNumber],
   );
-  if (!v) throw new AppError('NOT_FOUND', `artifact ${artId} has no version ${versionNumber}`);
+  if (!v) throw noSuchVersion(artId, versionNumber);
   return v;
 }
 

@@ -53,3 +53,20 @@ export function findPage(
     return hits;
   });
 }
+
+/**
+ * A person's search box (the web): files that match (lexical search) and the passages that match best (find, hybrid,
+ * which falls back to lexical without an embedder), both on the caller's drive, one page each.
+ */
+export async function searchAndFind(
+  rc: RequestContext,
+  service: SearchService,
+  q: string,
+  limit = 20,
+): Promise<{ files: SearchHit[]; passages: FusedPassageHit[] }> {
+  const [files, passages] = await Promise.all([
+    searchPage(rc, service, { q, filters: { limit } }),
+    findPage(rc, service, { find: { q, mode: 'hybrid', limit: Math.min(limit, 10) } }),
+  ]);
+  return { files: files.items, passages: passages.items };
+}

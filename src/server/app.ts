@@ -9,7 +9,7 @@ import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
 import { SearchService } from '../search/service.js';
 import { usageRecorderFor } from '../search/usage.js';
-import { webRouter } from '../web/index.js';
+import { webFallback, webRouter } from '../web/index.js';
 
 /**
  * The API process's composition root: the three doors (REST, MCP, web pages) mounted side by side behind the shared
@@ -51,10 +51,12 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
 
   app.use(oauthRouter(ctx));
   // Server-rendered pages (sign-in, claim, dashboard, viewer): form bodies, HTML errors.
-  app.use(webRouter(ctx));
+  app.use(webRouter(ctx, search));
   // MCP (Streamable HTTP): its own bearer rule (assertions too), JSON parser and 401 shape.
   app.use(mcpRouter(ctx, search));
   app.use(restRouter(ctx, search));
+  // A browser asking for a page nothing answered: the HTML 404 page (API clients keep the JSON one below).
+  app.use(webFallback(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.logger));

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { safeEqual } from '../lib/secrets.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -172,6 +173,12 @@ export async function rotateShare(rc: RequestContext, shrId: string): Promise<{ 
 
 export interface Redemption {
   share: ShareRow;
+  /**
+   * For a password link opened with its password (or a live unlock): a token that stands for the password on this
+   * link for SHARE_UNLOCK_TTL_S, so its raw bytes and download need the password once, not on every request. It dies
+   * with the key (rotation) and with the password.
+   */
+  unlock?: string;
   role: ShareRole;
   driveId: string;
   artifact?: ArtifactRow;
@@ -192,6 +199,7 @@ export async function redeemShare(
   key: string,
   password?: string | null,
   ip = 'internal',
+  unlockToken?: string,
 ): Promise<Redemption> {
   const db = app.orm.em.fork();
   const dead = () => new AppError('NOT_FOUND', 'no live share link for this key');
@@ -202,7 +210,11 @@ export async function redeemShare(
     [hashShareKey(key)],
   );
   if (!s) throw dead();
-  if (s.password_hash !== null) await checkSharePassword(app, s, password, ip);
+  let unlock: string | undefined;
+  if (s.password_hash !== null) {
+    if (!unlockToken || !unlockValid(app, s, unlockToken)) await checkSharePassword(app, s, password, ip);
+    unlock = mintUnlock(app, s);
+  }
   const artifact = s.art_id
     ? await one<ArtifactRow>(db, `select * from artifacts where id = ? and deleted_at is null`, [s.art_id])
     : undefined;
@@ -221,7 +233,30 @@ export async function redeemShare(
     [s.id, hashShareKey(key)],
   );
   if (!counted.length) throw dead();
-  return { share: s, role: s.role, driveId: s.drive_id, artifact, folder };
+  return { share: s, role: s.role, driveId: s.drive_id, artifact, folder, unlock };
+}
+
+export const SHARE_UNLOCK_TTL_S = 3600;
+
+function unlockMac(app: AppContext, s: ShareRow, exp: number): string | undefined {
+  const secret = app.config.secrets.sessionSecret;
+  if (!secret) return undefined;
+  return createHmac('sha256', secret)
+    .update(`share-unlock:${s.id}:${s.key_hash}:${s.password_hash}:${exp}`)
+    .digest('base64url');
+}
+
+function mintUnlock(app: AppContext, s: ShareRow): string | undefined {
+  const exp = Math.floor(Date.now() / 1000) + SHARE_UNLOCK_TTL_S;
+  const mac = unlockMac(app, s, exp);
+  return mac && `${exp}.${mac}`;
+}
+
+function unlockValid(app: AppContext, s: ShareRow, token: string): boolean {
+  const [exp, mac] = token.split('.');
+  const expected =
+    /^\d{1,12}$/.test(exp ?? '') && Number(exp) * 1000 > Date.now() ? unlockMac(app, s, Number(exp)) : undefined;
+  return !!expected && !!mac && safeEqual(mac, expected);
 }
 
 async function checkSharePassword(

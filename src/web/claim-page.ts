@@ -4,7 +4,7 @@ import { decideClaimCode, lookupClaimCode } from '../identity/accounts.js';
 import { normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, readSession, writeSession } from './session.js';
+import { csrfValid, readSession, takeFlash, writeFlash, writeSession } from './session.js';
 
 /**
  * The verification page of the claim ceremony (`verification_uri[_complete]`). A signed-in
@@ -21,6 +21,24 @@ export function claimPageRouter(ctx: AppContext): Router {
       return res.redirect(303, loginUrl(rawCode ? `/claim?code=${encodeURIComponent(rawCode)}` : '/claim'));
 
     if (!rawCode) {
+      // The decision just made (POST → 303 → GET): shown once; a reload shows the form, never decides again.
+      const flash = takeFlash(ctx.config, req, res, '/claim');
+      if (flash?.claim === 'approved')
+        return sendPage(
+          res,
+          'Drive claimed',
+          html` <p class="ok" role="status">
+              Approved. Drive <code>${flash.drive}</code> is now yours and permanent. Your agent will pick up its new
+              credentials.
+            </p>
+            <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`,
+        );
+      if (flash?.claim === 'declined')
+        return sendPage(
+          res,
+          'Claim declined',
+          html`<p class="ok" role="status">Declined. The agent's drive stays unclaimed.</p>`,
+        );
       return sendPage(
         res,
         'Claim an agent drive',
@@ -83,24 +101,11 @@ export function claimPageRouter(ctx: AppContext): Router {
       { id: session.uid, email: session.email },
       req.ip ?? 'unknown',
     );
-    if (result === 'approved') {
-      writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId, sid: session.sid });
-      return sendPage(
-        res,
-        'Drive claimed',
-        html` <p class="ok" role="status">
-            Approved. Drive <code>${driveId}</code> is now yours and permanent. Your agent will pick up its new
-            credentials.
-          </p>
-          <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`,
-      );
-    }
-    if (result === 'declined') {
-      return sendPage(
-        res,
-        'Claim declined',
-        html`<p class="ok" role="status">Declined. The agent's drive stays unclaimed.</p>`,
-      );
+    if (result === 'approved' || result === 'declined') {
+      if (result === 'approved')
+        writeSession(ctx.config, req, res, { uid: session.uid, email: session.email, drv: driveId, sid: session.sid });
+      writeFlash(ctx.config, res, '/claim', { claim: result, drive: driveId ?? '' });
+      return res.redirect(303, '/claim');
     }
     sendPage(
       res,

@@ -4,7 +4,7 @@ import { confirmEmail, sendVerificationMail } from '../identity/email-verificati
 import { windowRetryAfterS } from '../platform/rate-limits.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, readSession } from './session.js';
+import { csrfValid, readSession, takeFlash, writeFlash } from './session.js';
 
 /**
  * Email verification (src/identity/email-verification.ts): the mailed link opens a confirmation
@@ -20,6 +20,14 @@ export function emailPageRouter(ctx: AppContext): Router {
     const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token)}`));
+    const flash = takeFlash(ctx.config, req, res, '/auth/verify');
+    if (flash?.verified)
+      return sendPage(
+        res,
+        TITLE,
+        html`<p class="ok" role="status">Thank you: <strong>${flash.verified}</strong> is confirmed.</p>
+          <p><a href="/dashboard">Go to the dashboard</a>.</p>`,
+      );
     sendPage(
       res,
       TITLE,
@@ -48,12 +56,8 @@ export function emailPageRouter(ctx: AppContext): Router {
       );
     const outcome = await confirmEmail(ctx, session.uid, token);
     if (outcome === 'verified') {
-      return sendPage(
-        res,
-        TITLE,
-        html`<p class="ok" role="status">Thank you: <strong>${session.email}</strong> is confirmed.</p>
-          <p><a href="/dashboard">Go to the dashboard</a>.</p>`,
-      );
+      writeFlash(ctx.config, res, '/auth/verify', { verified: session.email ?? '' });
+      return res.redirect(303, '/auth/verify');
     }
     if (outcome === 'wrong_account') {
       return sendPage(
@@ -82,22 +86,29 @@ export function emailPageRouter(ctx: AppContext): Router {
     if (!csrfValid(session, req.body?.csrf))
       return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
     const outcome = await sendVerificationMail(ctx, session.uid);
-    const messages = {
-      sent: html`<p class="ok" role="status">A new link is on its way to <strong>${session.email}</strong>.</p>`,
-      logged: html`<p class="ok" role="status">
-        No mail server is configured: the link was written to the server's log.
-      </p>`,
-      already_verified: html`<p class="ok" role="status">Your email is already confirmed.</p>`,
-      throttled: html`<p class="error">Too many mails sent to this address in the last hour. Try again later.</p>`,
-      failed: html`<p class="error">The mail could not be sent just now. Try again later.</p>`,
+    const notices: Record<Exclude<typeof outcome, 'throttled' | 'failed'>, string> = {
+      sent: `A new link is on its way to ${session.email}.`,
+      logged: "No mail server is configured: the link was written to the server's log.",
+      already_verified: 'Your email is already confirmed.',
     };
+    if (outcome !== 'throttled' && outcome !== 'failed') {
+      // POST → 303 → GET: the dashboard says it once; a reload sends nothing.
+      writeFlash(ctx.config, res, '/dashboard', { notice: notices[outcome] });
+      return res.redirect(303, '/dashboard');
+    }
     if (outcome === 'throttled') res.setHeader('Retry-After', String(windowRetryAfterS()));
     sendPage(
       res,
       TITLE,
-      html`${messages[outcome]}
+      html`<p class="error">
+          ${
+            outcome === 'throttled'
+              ? 'Too many mails sent to this address in the last hour. Try again later.'
+              : 'The mail could not be sent just now. Try again later.'
+          }
+        </p>
         <p><a href="/dashboard">Back to the dashboard</a></p>`,
-      outcome === 'throttled' ? 429 : outcome === 'failed' ? 503 : 200,
+      outcome === 'throttled' ? 429 : 503,
     );
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { Router, type ErrorRequestHandler } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { rejectNulInBody } from '../edge/input-gate.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
@@ -14,24 +14,70 @@ import { viewerRouter } from './viewer/routes.js';
 import { drivePagesRouter } from './owner/drive-pages.js';
 import { sharingPageRouter } from './owner/sharing-page.js';
 import { sharePageRouter } from './viewer/share-page.js';
+import type { SearchService } from '../search/service.js';
+import { apiKeysRouter } from './owner/api-keys.js';
+import { fileActionsRouter } from './owner/file-actions.js';
+import { searchPageRouter } from './search-page.js';
+import { assetsRouter } from './assets.js';
+import { notFoundPage } from './viewer/routes.js';
 
 const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', '/settings', '/trash', '/files'];
+/** Paths whose errors are pages: the forms' and the viewer's (`/a`, `/f`, `/{drive_id}/…`), `/` and `/search`. */
+const PAGE_PATH = new RegExp(`^(/|/search|/a/.*|/f/.*|/drv_.*|(${FORM_PATHS.join('|')})(/.*)?)$`);
+/** The machine doors' paths: never answered with a page. */
+const MACHINE_PATH = /^\/(v0|mcp|oauth2\/(token|revoke|register)|agent|\.well-known|openapi\.json|health)(\/|$)/;
+
+/** A navigation by a browser (it asks for HTML), as opposed to an API client. */
+const wantsHtml = (req: Request) =>
+  (req.method === 'GET' || req.method === 'HEAD') && /\btext\/html\b/.test(req.headers.accept ?? '');
+
+/**
+ * One origin: a browser that reached the pages by another host name than the configured web origin (127.0.0.1 for
+ * localhost, a bare IP, an old domain) is sent to the same path there, so the session cookie, CSRF tokens and the
+ * content origin's frame-ancestors all see one origin.
+ */
+function canonicalOrigin(ctx: AppContext): RequestHandler {
+  const web = new URL(ctx.config.http.webUrl);
+  return (req, res, next) => {
+    if (!wantsHtml(req) || MACHINE_PATH.test(req.path)) return next();
+    const host = (req.host ?? req.headers.host ?? '').toLowerCase();
+    if (!host || host === web.host.toLowerCase()) return next();
+    res.redirect(302, `${web.origin}${req.originalUrl}`);
+  };
+}
+
+/**
+ * Mounted after every door: a browser asking for a page no door has gets the HTML "Not found" page with a way back
+ * (API clients still get the JSON 404 of the REST door).
+ */
+export function webFallback(ctx: AppContext): Router {
+  const router = Router();
+  router.use(loadSession(ctx), (req, res, next) =>
+    wantsHtml(req) && !MACHINE_PATH.test(req.path) ? notFoundPage(ctx, req, res) : next(),
+  );
+  return router;
+}
 
 /** The human-facing pages (server-rendered HTML, form posts). Errors render as pages, not JSON. */
-export function webRouter(ctx: AppContext): Router {
+export function webRouter(ctx: AppContext, search: SearchService): Router {
   const router = Router();
+  router.use(canonicalOrigin(ctx));
   // Every page reads the session through this (a signed-in cookie counts only while its server-side session is live).
   router.use(loadSession(ctx));
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
   router.use(
+    assetsRouter(),
     authPagesRouter(ctx),
     emailPageRouter(ctx),
     claimPageRouter(ctx),
     dashboardRouter(ctx),
     oauthConsentRouter(ctx),
+    apiKeysRouter(ctx),
     drivePagesRouter(ctx),
     sharingPageRouter(ctx),
+    fileActionsRouter(ctx),
+    searchPageRouter(ctx, search),
   );
   // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
   router.use(sharePageRouter(ctx), viewerRouter(ctx));
@@ -63,15 +109,7 @@ export function webRouter(ctx: AppContext): Router {
     ctx.logger.error({ err, error_id: errorId, req_id: req.id }, 'page error');
     sendPage(res, 'Something went wrong', html`<p class="error">Internal error (id ${errorId}).</p>`, 500);
   };
-  router.use([...FORM_PATHS, '/a', '/f'], pageErrors);
-  router.use(
-    '/:driveId',
-    (
-      err: unknown,
-      req: Parameters<ErrorRequestHandler>[1],
-      res: Parameters<ErrorRequestHandler>[2],
-      next: Parameters<ErrorRequestHandler>[3],
-    ) => (/^\/drv_/.test(req.originalUrl) ? pageErrors(err, req, res, next) : next(err)),
-  );
+  router.use(((err, req, res, next) =>
+    PAGE_PATH.test(req.path) ? pageErrors(err, req, res, next) : next(err)) as ErrorRequestHandler);
   return router;
 }

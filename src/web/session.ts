@@ -38,7 +38,7 @@ function secretOf(config: Config): string {
 const sign = (config: Config, payload: string) =>
   createHmac('sha256', secretOf(config)).update(payload).digest('base64url');
 
-function readCookie(req: Request, name: string): string | undefined {
+export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();

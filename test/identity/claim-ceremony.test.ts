@@ -58,13 +58,15 @@ describe('claim ceremony', () => {
     const page = await web.get(`/claim?code=${claim.user_code}`);
     expect(page.body).toContain(claim.user_code);
     expect(page.res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
-    const done = await web.post('/claim', {
+    const posted = await web.post('/claim', {
       csrf: WebClient.csrfOf(page.body),
       code: claim.user_code,
       decision: 'approve',
     });
-    expect(done.res.status).toBe(200);
+    expect(posted.res.status).toBe(303); // POST → 303 → GET: a reload never decides again
+    const done = await web.get(posted.res.headers.get('location')!);
     expect(done.body).toContain('Approved');
+    expect((await web.get('/claim')).body).not.toContain('Approved');
 
     // Rotation: the pre-claim assertion is refused at once.
     const old = await tokenRequest(api, { grant_type: JWT_BEARER, assertion: reg.identity_assertion });

@@ -102,17 +102,26 @@ export class WebClient {
     readonly headers: Record<string, string> = {},
   ) {}
 
+  /** The one-time flash cookie a form's 303 carries to the next page (src/web/session.ts). */
+  private flash = '';
+
   private remember(res: Response) {
     for (const c of res.headers.getSetCookie()) {
       const pair = c.split(';')[0];
       if (pair.startsWith('ad_session=')) this.cookie = pair;
+      if (pair.startsWith('ad_flash=')) this.flash = pair === 'ad_flash=' ? '' : pair;
     }
+  }
+
+  private cookies(): Record<string, string> {
+    const all = [this.cookie, this.flash].filter(Boolean).join('; ');
+    return all ? { cookie: all } : {};
   }
 
   async get(path: string) {
     const res = await fetch(`${this.base}${path}`, {
       redirect: 'manual',
-      headers: { ...this.headers, ...(this.cookie ? { cookie: this.cookie } : {}) },
+      headers: { ...this.headers, ...this.cookies() },
     });
     this.remember(res);
     return { res, body: await res.text() };
@@ -125,7 +134,7 @@ export class WebClient {
       headers: {
         ...this.headers,
         'content-type': 'application/x-www-form-urlencoded',
-        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...this.cookies(),
       },
       body: new URLSearchParams(fields).toString(),
     });
@@ -160,16 +169,20 @@ export class WebClient {
     const page = await this.get(path);
     expect(page.res.status, page.body).toBe(200);
     const token = new URL(path, this.base).searchParams.get('token')!;
-    const done = await this.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token });
+    const posted = await this.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token });
+    expect(posted.res.status, posted.body).toBe(303);
+    const done = await this.get(posted.res.headers.get('location')!);
     expect(done.res.status, done.body).toBe(200);
     expect(done.body).toContain('is confirmed');
   }
 
-  /** Opens the verification page for a code and submits a decision; returns the result page. */
+  /** Opens the verification page for a code and submits a decision; returns the result page (after POST → 303). */
   async decide(code: string, decision: 'approve' | 'decline') {
     const page = await this.get(`/claim?code=${code}`);
     expect(page.res.status, page.body).toBe(200);
-    return this.post('/claim', { csrf: WebClient.csrfOf(page.body), code, decision });
+    const posted = await this.post('/claim', { csrf: WebClient.csrfOf(page.body), code, decision });
+    if (posted.res.status !== 303) return posted;
+    return this.get(posted.res.headers.get('location')!);
   }
 }
 

@@ -101,9 +101,16 @@ describe('throttles', () => {
     const fresh = await mint();
     const refused = await tryPassword(fresh, 'open sesame', ip);
     expect429(refused.res, refused.body);
+    // The right password from elsewhere: 303 back to the link, with an unlock that opens its bytes too.
     const elsewhere = await tryPassword(fresh, 'open sesame');
-    expect(elsewhere.res.status).toBe(200);
-    expect(elsewhere.body).toContain('secret');
+    expect(elsewhere.res.status).toBe(303);
+    const unlock = elsewhere.res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('ad_share_unlock='))!
+      .split(';')[0];
+    const opened = await fetch(`${api.url}/s/${fresh}?raw=1`, { headers: { cookie: unlock } });
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('secret');
   });
 
   it('sign-ups: 20 an hour per address, then 429', async () => {

@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearer, registerAnonymous, startClaim, startIdentityApi, uniqueEmail } from '../identity/helpers.js';
+import { bearer, startIdentityApi } from '../identity/helpers.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { screenshot } from './browser.js';
+import { claimedOwner as ownerOf, mintKey as mintKeyOn, put as putOn } from './owner-helpers.js';
 
 /**
  * The human side end to end in headless Chromium: claim, mint and revoke an API key, view public
@@ -21,37 +22,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** A claimed drive with its owner signed in on `page`; returns the drive id. */
-async function claimedOwner(page: Page): Promise<string> {
-  const reg = await registerAnonymous(api);
-  const claim = await startClaim(api, reg.claim_token);
-  await page.goto(claim.verification_uri_complete);
-  await page.getByRole('link', { name: 'Create one' }).click();
-  await page.getByLabel('Email').fill(uniqueEmail('viewer'));
-  await page.getByLabel('Password').fill('a long enough password');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(`**/claim?code=${claim.user_code}`);
-  await page.getByRole('button', { name: 'Approve' }).click();
-  await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Approved/);
-  return reg.drive_id;
-}
-
-async function mintKey(page: Page): Promise<string> {
-  await page.goto(`${api.url}/settings/api-keys`);
-  await page.getByLabel('Label').fill('browser');
-  await page.getByRole('button', { name: 'Mint API key' }).click();
-  return (await page.getByTestId('new-api-key').textContent())!.trim();
-}
-
-const put = async (key: string, path: string, body: string, type: string, extra: Record<string, string> = {}) => {
-  const res = await fetch(`${api.url}/v0/artifacts/${path}`, {
-    method: 'PUT',
-    headers: { ...bearer(key), 'content-type': type, ...extra },
-    body,
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return res.json() as Promise<{ art_id: string; url: string }>;
-};
+const claimedOwner = (page: Page) => ownerOf(api, page);
+const mintKey = (page: Page) => mintKeyOn(api, page);
+const put = (key: string, path: string, body: string, type: string, extra: Record<string, string> = {}) =>
+  putOn(api, key, path, body, type, extra);
 
 describe('owner pages and viewer in a real browser', () => {
   it('mints an API key (shown once, reload mints nothing), uses it on /v0, revokes it; dashboard shows usage and activity', async () => {

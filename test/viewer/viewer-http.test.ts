@@ -196,4 +196,24 @@ describe('viewer URLs', () => {
     expect((await view(api, `/s/${rotated.json.share_key}`)).status).toBe(200);
     expect((await view(api, '/s/shk_nothing')).status).toBe(404);
   });
+
+  it('a folder link opens the folders below it and their files; paths outside stay 404', async () => {
+    const { api, a } = p;
+    await put(a, 'proj2/readme.md', '# Read me', 'text/markdown');
+    await put(a, 'proj2/src/lib/util.py', 'print(2)', 'text/x-python');
+    await put(a, 'elsewhere.md', '# Not shared', 'text/markdown');
+    const fld = await a.call('POST', '/v0/folders/proj2');
+    const fldId = (fld.json as { fld_id?: string; id?: string }).fld_id ?? (fld.json as { id: string }).id;
+    const minted = await a.call('POST', '/v0/shares', { json: { resource: fldId, role: 'viewer' } });
+    const key = minted.json.share_key as string;
+    const top = await (await view(api, `/s/${key}`)).text();
+    expect(top).toContain(`href="${api.url}/s/${key}/src/"`);
+    const src = await view(api, `/s/${key}/src/`);
+    expect(src.status).toBe(200);
+    expect(await src.text()).toContain(`href="${api.url}/s/${key}/src/lib/"`);
+    const file = await view(api, `/s/${key}/src/lib/util.py?raw=1`);
+    expect(await file.text()).toBe('print(2)');
+    expect((await view(api, `/s/${key}/nope/`)).status).toBe(404);
+    expect((await view(api, `/s/${key}/../elsewhere.md`)).status).toBe(404);
+  });
 });

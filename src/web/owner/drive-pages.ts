@@ -3,13 +3,17 @@ import type { AppContext } from '../../platform/context.js';
 import { retentionDays } from '../../lib/config.js';
 import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
 import { driveOverview } from '../../drives/drives.js';
-import { restoreArtifact, deleteArtifact } from '../../files/trash.js';
+import { restoreArtifact } from '../../files/trash.js';
 import { AppError } from '../../lib/errors.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
-import { mintOwnerApiKey, ownedDrivesWithKeys, revokeOwnerApiKey } from '../../identity/accounts.js';
-import { csrfField, html, shortTime } from '../html.js';
+import { ownedDrivesWithKeys } from '../../identity/accounts.js';
+import { csrfField, html, shortTime, rowsOr } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
-import { field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
+import { safeBack } from '../format.js';
+import { keysSection } from './api-keys.js';
+import { flashNotice } from './notice.js';
+import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
+import { attempt, field, ownerOf, ownerPage, ownerPost } from './owner-request.js';
 
 /**
  * The owner's drive pages: trash (restore), delete a file, API keys (mint shown once through a
@@ -53,13 +57,7 @@ export function drivePagesRouter(ctx: AppContext): Router {
           </tr>
         </thead>
         <tbody>
-          ${
-            rows.length
-              ? rows
-              : html`<tr>
-                  <td colspan="4" class="muted">The trash is empty.</td>
-                </tr>`
-          }
+          ${rowsOr(rows, 4, 'The trash is empty.')}
         </tbody>
       </table>`,
     );
@@ -68,28 +66,24 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.post('/trash/:artId/restore', async (req, res) => {
     const o = ownerPost(ctx, req, res);
     if (!o) return;
-    try {
-      const a = await restoreArtifact(o.rc, { artId: String(req.params.artId), overwrite: false });
-      res.redirect(303, `/${a.drive_id}/${a.path.split('/').map(encodeURIComponent).join('/')}`);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      ownerPage(
-        ctx,
-        req,
-        res,
-        'Could not restore',
-        html`<p class="error">${err.message}</p>
-          <p><a href="/trash">Back to the trash</a></p>`,
-        err.status,
-      );
-    }
-  });
-
-  router.post('/files/delete', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    await deleteArtifact(o.rc, { artId: field(req.body, 'art_id') });
-    res.redirect(303, '/trash');
+    await attempt(
+      ctx,
+      req,
+      res,
+      '/trash',
+      async () => {
+        await chargeWriteOrRefuse(ctx, o.rc.principal);
+        const a = await restoreArtifact(o.rc, { artId: String(req.params.artId), overwrite: false });
+        // Undo on a folder or file page goes back there; the trash page opens the restored file.
+        const back = field(req.body, 'back');
+        if (back) {
+          writeFlash(ctx.config, res, safeBack(back, '/trash').split('?')[0], { notice: `Restored ${a.path}.` });
+          return res.redirect(303, safeBack(back, '/trash'));
+        }
+        res.redirect(303, `/${a.drive_id}/${a.path.split('/').map(encodeURIComponent).join('/')}`);
+      },
+      'Could not restore',
+    );
   });
 
   router.get('/settings/api-keys', async (req, res) => {
@@ -97,70 +91,14 @@ export function drivePagesRouter(ctx: AppContext): Router {
     if (!o) return;
     const flash = takeFlash(ctx.config, req, res, '/settings/api-keys');
     const drive = (await ownedDrivesWithKeys(ctx, o.session.uid)).find((d) => d.drive.id === o.session.drv);
-    const rows = (drive?.keys ?? []).map(
-      (k) =>
-        html`<tr>
-          <td><code>${k.prefix}…</code></td>
-          <td>${k.label ?? ''}</td>
-          <td class="muted">${when(k.createdAt)}</td>
-          <td>
-            ${
-              k.revokedAt
-                ? html`revoked ${when(k.revokedAt)}`
-                : html`<form class="inline" method="post" action="/settings/api-keys/${k.id}/revoke">
-                    ${csrfField(o.session.csrf)} <button type="submit" class="danger">Revoke</button>
-                  </form>`
-            }
-          </td>
-        </tr>`,
-    );
     ownerPage(
       ctx,
       req,
       res,
       'API keys',
-      html` ${
-        flash?.key
-          ? html`<div class="ok" role="status">
-                <p>New API key. Copy it now: it is shown only once.</p>
-                <p class="secret" data-testid="new-api-key">${flash.key}</p>
-              </div>`
-          : ''
-      }
-        <table>
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Label</th>
-              <th>Created</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-        <form method="post" action="/settings/api-keys">
-          ${csrfField(o.session.csrf)} <label>Label <input type="text" name="label" maxlength="64" /></label
-          ><button type="submit">Mint API key</button>
-        </form>`,
+      html`<p>Agents and scripts use an API key as a bearer token on <code>/v0</code> and MCP.</p>
+        ${keysSection(o.session.csrf, o.session.drv, drive?.keys ?? [], '/settings/api-keys', flash?.key)}`,
     );
-  });
-
-  router.post('/settings/api-keys', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    const label = field(req.body, 'label').trim().slice(0, 64) || null;
-    const minted = await mintOwnerApiKey(ctx, o.session.uid, o.session.drv, label);
-    if (minted) writeFlash(ctx.config, res, '/settings/api-keys', { key: minted.key });
-    res.redirect(303, '/settings/api-keys');
-  });
-
-  router.post('/settings/api-keys/:keyId/revoke', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    await revokeOwnerApiKey(ctx, o.session.uid, o.session.drv, String(req.params.keyId));
-    res.redirect(303, '/settings/api-keys');
   });
 
   router.get('/settings', async (req, res) => {
@@ -186,7 +124,9 @@ export function drivePagesRouter(ctx: AppContext): Router {
         <p>Signed in somewhere you no longer use? This ends every session of your account, this one included.</p>
         <form method="post" action="/auth/logout-everywhere">
           ${csrfField(o.session.csrf)}<button type="submit" class="danger">Sign out everywhere</button>
-        </form>`,
+        </form>
+        <h2>More</h2>
+        <p><a href="/settings/sharing">Sharing by path or id</a> · <a href="/settings/danger">Danger zone</a></p>`,
     );
   });
 
@@ -200,14 +140,16 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.get('/settings/danger', async (req, res) => {
     const o = ownerOf(ctx, req, res);
     if (!o) return;
+    const flash = takeFlash(ctx.config, req, res, '/settings/danger');
     ownerPage(
       ctx,
       req,
       res,
       'Danger zone',
-      html` <p>
-          Deleting the drive puts it in the trash for ${retentionDays(ctx.config)} days; you can restore it here until
-          then.
+      html`${flashNotice(flash, o.session.csrf, '/settings/danger')}
+        <p>
+          Deleting the drive puts it in the trash for ${retentionDays(ctx.config)} days; you can
+          restore it here until then.
         </p>
         <form method="post" action="/settings/danger/delete">
           ${csrfField(o.session.csrf)}
@@ -225,34 +167,24 @@ export function drivePagesRouter(ctx: AppContext): Router {
   router.post('/settings/danger/:action', async (req, res) => {
     const o = ownerPost(ctx, req, res);
     if (!o) return;
-    try {
-      if (req.params.action === 'delete') {
-        if (field(req.body, 'confirm') !== o.session.drv)
-          throw new AppError('VALIDATION_ERROR', 'the confirmation does not match the drive id');
-        await deleteDrive(o.rc, o.session.drv);
-      } else await restoreDrive(o.rc, o.session.drv);
-      ownerPage(
-        ctx,
-        req,
-        res,
-        'Danger zone',
-        html`<p class="ok" role="status">
-            Drive ${req.params.action === 'delete' ? 'deleted (in the trash)' : 'restored'}.
-          </p>
-          <p><a href="/settings/danger">Back</a></p>`,
-      );
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      ownerPage(
-        ctx,
-        req,
-        res,
-        'Danger zone',
-        html`<p class="error">${err.message}</p>
-          <p><a href="/settings/danger">Back</a></p>`,
-        err.status,
-      );
-    }
+    await attempt(
+      ctx,
+      req,
+      res,
+      '/settings/danger',
+      async () => {
+        if (req.params.action === 'delete') {
+          if (field(req.body, 'confirm') !== o.session.drv)
+            throw new AppError('VALIDATION_ERROR', 'the confirmation does not match the drive id');
+          await deleteDrive(o.rc, o.session.drv);
+        } else await restoreDrive(o.rc, o.session.drv);
+        writeFlash(ctx.config, res, '/settings/danger', {
+          notice: `Drive ${req.params.action === 'delete' ? 'deleted (in the trash)' : 'restored'}.`,
+        });
+        res.redirect(303, '/settings/danger');
+      },
+      'Danger zone',
+    );
   });
 
   return router;

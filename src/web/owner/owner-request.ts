@@ -1,9 +1,11 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../platform/context.js';
+import { AppError } from '../../lib/errors.js';
 import { webRequestContext, webSessionPrincipal } from '../../identity/web-principal.js';
 import type { RequestContext } from '../../platform/request-context.js';
 import { loginUrl } from '../auth-pages.js';
 import { html, sendPage, type Html } from '../html.js';
+import { safeBack } from '../format.js';
 import { navFor } from '../nav.js';
 import { csrfValid, readSession, type Session } from '../session.js';
 
@@ -19,7 +21,10 @@ export interface Owner {
 export function ownerOf(ctx: AppContext, req: Request, res: Response): Owner | undefined {
   const session = readSession(req);
   if (!session?.uid) {
-    res.redirect(303, loginUrl(req.originalUrl));
+    // Signed out or expired: sign in, then back where the person was (a form's page, not the URL it posts to).
+    const where =
+      req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : safeBack(field(req.body, 'back'), '/dashboard');
+    res.redirect(303, loginUrl(where));
     return undefined;
   }
   if (!session.drv) {
@@ -62,3 +67,31 @@ export const field = (body: unknown, name: string): string => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
   return typeof v === 'string' ? v : '';
 };
+
+/**
+ * Runs an owner's write; a refusal by the domain (4xx) becomes a page saying why, with its code and a way back to
+ * where the person was. Anything else is the page errors' 500.
+ */
+export async function attempt(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  back: string,
+  fn: () => Promise<void>,
+  title = 'That did not work',
+): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    ownerPage(
+      ctx,
+      req,
+      res,
+      title,
+      html`<p class="notice error" role="alert">${err.message} <span class="muted">(${err.code})</span></p>
+        <p><a href="${back}">Back</a></p>`,
+      err.status,
+    );
+  }
+}

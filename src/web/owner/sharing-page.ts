@@ -1,13 +1,17 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../lib/errors.js';
-import { createGrant, listGrants, revokeGrant } from '../../sharing/grants.js';
-import { listShares, mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from '../../sharing/shares.js';
+import { createGrant, revokeGrant } from '../../sharing/grants.js';
+import { mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from '../../sharing/shares.js';
 import type { Role } from '../../access/authorize.js';
 import { shareUrl } from '../../shapes/sharing.js';
-import { csrfField, html, shortTime } from '../html.js';
+import { html } from '../html.js';
 import { takeFlash, writeFlash } from '../session.js';
-import { field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-request.js';
+import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
+import { setPublic, sharingState } from '../../sharing/sharing-state.js';
+import { safeBack } from '../format.js';
+import { attempt, field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-request.js';
+import { LINK_EXPIRIES, sharePanel } from './share-panel.js';
 
 /**
  * Sharing, for one resource (an `art_`/`fld_` id or a path of the owner's drive): its live grants
@@ -16,7 +20,6 @@ import { field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-reques
  */
 const PAGE = '/settings/sharing';
 const back = (resource: string) => `${PAGE}?resource=${encodeURIComponent(resource)}`;
-const when = shortTime;
 
 export function sharingPageRouter(ctx: AppContext): Router {
   const router = Router();
@@ -33,9 +36,9 @@ export function sharingPageRouter(ctx: AppContext): Router {
       ><button type="submit">Show sharing</button>
     </form>`;
     if (!resource) return ownerPage(ctx, req, res, 'Sharing', pick);
-    let grants, shares;
+    let state;
     try {
-      [grants, shares] = await Promise.all([listGrants(o.rc, resource), listShares(o.rc, resource)]);
+      state = await sharingState(o.rc, resource);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       return ownerPage(
@@ -48,128 +51,51 @@ export function sharingPageRouter(ctx: AppContext): Router {
         err.status,
       );
     }
-    const hidden = html`${csrfField(o.session.csrf)}<input type="hidden" name="resource" value="${resource}" />`;
-    const grantRows = grants.map(
-      (g) =>
-        html`<tr>
-          <td>${g.principal_email ?? g.principal_id ?? g.principal_type}</td>
-          <td>${g.role}</td>
-          <td class="muted">${g.expires_at ? `expires ${when(g.expires_at)}` : ''}</td>
-          <td>
-            <form class="inline" method="post" action="${PAGE}/grants/${g.id}/revoke">
-              ${hidden}<button type="submit" class="danger">Revoke</button>
-            </form>
-          </td>
-        </tr>`,
-    );
-    const shareRows = shares.map(
-      (s) =>
-        html`<tr data-testid="share-row">
-          <td><code>${s.id}</code></td>
-          <td>${s.role}</td>
-          <td class="muted">${s.password_hash ? 'password · ' : ''}opened ${Number(s.access_count)}×</td>
-          <td>
-            <form class="inline" method="post" action="${PAGE}/shares/${s.id}/rotate">
-              ${hidden}<button type="submit">Rotate</button>
-            </form>
-            <form class="inline" method="post" action="${PAGE}/shares/${s.id}/revoke">
-              ${hidden}<button type="submit" class="danger">Revoke</button>
-            </form>
-          </td>
-        </tr>`,
-    );
     ownerPage(
       ctx,
       req,
       res,
       'Sharing',
-      html`${pick}
-        ${
-          flash?.url
-            ? html`<div class="ok" role="status">
-                <p>Share link (shown once; copy it now):</p>
-                <input type="text" readonly data-testid="new-share-link" value="${flash.url}" />
-              </div>`
-            : ''
-        }
-        <h2>People</h2>
-        <table>
-          <tbody>
-            ${
-              grantRows.length
-                ? grantRows
-                : html`<tr>
-                    <td class="muted">No grants.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-        <form method="post" action="${PAGE}/grants">
-          ${hidden}<label>Email <input type="email" name="email" required /></label>
-          <label
-            >Role
-            <select name="role">
-              ${['viewer', 'commenter', 'editor', 'manager'].map((r) => html`<option>${r}</option>`)}
-            </select></label
-          >
-          <button type="submit">Grant</button>
-        </form>
-        <h2>Links</h2>
-        <table>
-          <tbody>
-            ${
-              shareRows.length
-                ? shareRows
-                : html`<tr>
-                    <td class="muted">No links.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-        <form method="post" action="${PAGE}/shares">
-          ${hidden}
-          <label
-            >Role
-            <select name="role">
-              ${SHARE_ROLES.map((r) => html`<option>${r}</option>`)}
-            </select></label
-          >
-          <label>Password (optional) <input type="password" name="password" autocomplete="new-password" /></label>
-          <button type="submit">Create link</button>
-        </form>`,
+      html`${pick} ${sharePanel(o.session.csrf, resource, back(resource), state, flash?.url, true)}`,
     );
   });
 
+  // Each action comes back (303) to the page it was posted from: this page, or a file or folder page's Share control.
   const act = (path: string, fn: (o: Owner, req: Request, resource: string) => Promise<string | void>) =>
     router.post(path, async (req: Request, res: Response) => {
       const o = ownerPost(ctx, req, res);
       if (!o) return;
       const resource = field(req.body, 'resource');
-      try {
-        const url = await fn(o, req, resource);
-        if (url) writeFlash(ctx.config, res, PAGE, { url });
-        res.redirect(303, back(resource));
-      } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        ownerPage(
-          ctx,
-          req,
-          res,
-          'Sharing',
-          html`<p class="error">${err.message}</p>
-            <p><a href="${back(resource)}">Back</a></p>`,
-          err.status,
-        );
-      }
+      const to = safeBack(field(req.body, 'back'), back(resource));
+      await attempt(
+        ctx,
+        req,
+        res,
+        to,
+        async () => {
+          await chargeWriteOrRefuse(ctx, o.rc.principal);
+          const url = await fn(o, req, resource);
+          writeFlash(ctx.config, res, to.split('?')[0], url ? { url } : { share: 'open' });
+          res.redirect(303, to);
+        },
+        'Sharing',
+      );
     });
 
   act(`${PAGE}/shares`, async (o, req, resource) => {
     const role = (SHARE_ROLES as readonly string[]).includes(field(req.body, 'role'))
       ? (field(req.body, 'role') as ShareRole)
       : 'viewer';
-    const minted = await mintShare(o.rc, { resource, role, password: field(req.body, 'password') || null });
+    const expires = Number(field(req.body, 'expires_in'));
+    const minted = await mintShare(o.rc, {
+      resource,
+      role,
+      password: field(req.body, 'password') || null,
+      expiresIn: LINK_EXPIRIES.some(([v]) => v && Number(v) === expires) ? expires : null,
+    });
     return shareUrl(ctx.config, minted.key);
   });
+  act(`${PAGE}/public`, async (o, req, resource) => setPublic(o.rc, resource, field(req.body, 'public') === 'on'));
   act(`${PAGE}/shares/:id/rotate`, async (o, req) =>
     shareUrl(ctx.config, (await rotateShare(o.rc, String(req.params.id))).key),
   );

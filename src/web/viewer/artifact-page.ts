@@ -5,7 +5,9 @@ import type { ArtifactRow } from '../../records/artifact-records.js';
 import { readContent, type BlobRef } from '../../files/content.js';
 import type { VersionRow } from '../../files/versions.js';
 import { mintContentLink } from '../../sharing/content-links.js';
+import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
+import { icon } from '../icons.js';
 import type { Timestamp } from '../../lib/time.js';
 import {
   isTextType,
@@ -30,6 +32,12 @@ export interface ArtifactView {
   nav: Html;
   /** Breadcrumbs above the title. */
   crumbs?: Html;
+  /** The owner's tools (share, history, rename, move, copy, delete) below the details. */
+  tools?: Html;
+  /** The public/shared mark next to the details. */
+  badge?: Html | '';
+  /** The URL of the file's folder in the drive: relative images in markdown resolve against it (owner and grantees). */
+  folderUrl?: string;
 }
 
 export async function bytesOf(app: AppContext, blob: BlobRef): Promise<Buffer> {
@@ -63,12 +71,6 @@ export async function sendRaw(app: AppContext, res: Response, blob: BlobRef, dow
   const got = await readContent(app, blob);
   if (Buffer.isBuffer(got)) res.end(got);
   else (got as Readable).pipe(res);
-}
-
-function humanSize(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
 const when = (t: Timestamp) => `${shortTime(t)} UTC`;
@@ -108,7 +110,7 @@ async function body(app: AppContext, v: ArtifactView, versionQuery: string): Pro
   }
   if (blob.size > RENDER_MAX_BYTES) return card(`Too large to preview (over ${humanSize(RENDER_MAX_BYTES)}).`);
   const text = (await bytesOf(app, blob)).toString('utf8');
-  if (kind === 'markdown') return renderMarkdown(text);
+  if (kind === 'markdown') return renderMarkdown(text, v.folderUrl);
   if (kind === 'json') return renderJson(text);
   if (kind === 'table') return renderTable(text, blob.path, blob.contentType);
   if (kind === 'code') return renderCode(text, languageOf(blob.path));
@@ -125,33 +127,35 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
           <label
             >Version
             <select name="v" data-testid="version-select">
-              ${v.versions.map(
-                (ver) =>
-                  html`<option
-                    value="${ver.version_number}"
-                    ${new Html(ver.version_number === blob.versionNumber ? ' selected' : '')}
-                  >
-                    v${ver.version_number} ·
-                    ${when(ver.created_at)}${ver.version_number === artifact.version_number ? ' (current)' : ''}
-                  </option>`,
-              )}
+              ${v.versions.map((ver) => {
+                const label = `v${ver.version_number} · ${when(ver.created_at)}${ver.version_number === artifact.version_number ? ' (current)' : ''}`;
+                const selected = new Html(ver.version_number === blob.versionNumber ? ' selected' : '');
+                return html`<option value="${ver.version_number}" ${selected}>${label}</option>`;
+              })}
             </select></label
           >
           <button type="submit">Show</button>
         </form>`
       : '';
   const meta = html`<div class="meta">
-    <span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
+    ${v.badge ?? ''}<span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
     <span data-testid="version"
       >version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span
     >
-    <span>updated ${when(artifact.updated_at)}</span>
+    <span>updated ${timeTag(artifact.updated_at)}</span>
     ${selector}
-    <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a><a href="${v.selfUrl}?${versionQuery}download=1">Download</a>
+    <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a
+    ><a href="${v.selfUrl}?${versionQuery}download=1">${icon('download')} Download</a>
   </div>`;
-  sendPage(res, fileName(artifact.path), html`${v.crumbs ?? ''}${meta}${await body(app, v, versionQuery)}`, 200, {
-    wide: true,
-    nav: v.nav,
-    contentOrigin: app.config.http.contentUrl,
-  });
+  sendPage(
+    res,
+    fileName(artifact.path),
+    html`${v.crumbs ?? ''}${meta}${v.tools ?? ''}${await body(app, v, versionQuery)}`,
+    200,
+    {
+      wide: true,
+      nav: v.nav,
+      contentOrigin: app.config.http.contentUrl,
+    },
+  );
 }

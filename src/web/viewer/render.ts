@@ -2,7 +2,7 @@ import hljs from 'highlight.js';
 import { Marked } from 'marked';
 import Papa from 'papaparse';
 import sanitizeHtml from 'sanitize-html';
-import { html, Html } from '../html.js';
+import { esc, html, Html } from '../html.js';
 
 /**
  * Rendering an artifact's bytes by type, with well-kept libraries (docs/decisions.md → Viewer):
@@ -59,30 +59,74 @@ export function kindOf(contentType: string, path: string): Kind {
   return 'binary';
 }
 
-const marked = new Marked({ gfm: true, breaks: false });
+/** Fenced code highlighted by highlight.js when its language is named and known (as GitHub does). */
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? '').trim().split(/\s+/)[0].toLowerCase();
+      const body =
+        language && hljs.getLanguage(language)
+          ? hljs.highlight(text, { language, ignoreIllegals: true }).value
+          : html`${text}`.value;
+      return `<pre><code class="hljs${language ? ` language-${esc(language)}` : ''}">${body}</code></pre>\n`;
+    },
+  },
+});
+
+/** A relative image of a markdown file as the drive's raw bytes, resolved against the file's folder URL. */
+function resolveImage(src: string, folderUrl: string | undefined): string {
+  if (!folderUrl || !src || /^[a-z][a-z0-9+.-]*:/i.test(src) || src.startsWith('//') || src.startsWith('#')) return src;
+  const driveRoot = folderUrl.split('/').slice(0, 2).join('/') + '/';
+  const url = new URL(src.startsWith('/') ? `${driveRoot}${src.slice(1)}` : src, `http://drive${folderUrl}`);
+  return url.pathname.startsWith(driveRoot) ? `${url.pathname}?raw=1` : src;
+}
+
+const ALIGN = new Set(['left', 'center', 'right']);
+const aligned = (tagName: string, attribs: Record<string, string>) => {
+  const { align, ...rest } = attribs;
+  return { tagName, attribs: ALIGN.has(align) ? { ...rest, class: `al-${align}` } : rest };
+};
 
 /**
  * GitHub-flavoured markdown, sanitized: no scripts, handlers, styles, frames or forms; links only http(s)/mailto;
- * images only relative or https.
+ * images only relative (resolved inside the drive) or https; table alignment kept as classes; fenced code highlighted.
  */
-export function renderMarkdown(source: string): Html {
+export function renderMarkdown(source: string, folderUrl?: string): Html {
   const raw = marked.parse(source, { async: false });
   const clean = sanitizeHtml(raw, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'input', 'details', 'summary', 'sup', 'sub'],
+    allowedTags: [
+      ...sanitizeHtml.defaults.allowedTags,
+      'img',
+      'del',
+      'input',
+      'details',
+      'summary',
+      'sup',
+      'sub',
+      'span',
+    ],
     allowedAttributes: {
       a: ['href', 'title'],
       img: ['src', 'alt', 'title', 'width', 'height'],
       input: ['type', 'checked', 'disabled'],
-      th: ['align'],
-      td: ['align'],
-      code: ['class'],
       ol: ['start'],
     },
+    allowedClasses: { code: ['hljs', 'language-*'], span: ['hljs-*'], th: ['al-*'], td: ['al-*'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { img: ['https'] },
     allowProtocolRelative: false,
     exclusiveFilter: (frame) => frame.tag === 'input' && frame.attribs.type !== 'checkbox',
-    transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener noreferrer' }) },
+    transformTags: {
+      a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener noreferrer' }),
+      th: aligned,
+      td: aligned,
+      img: (tagName, attribs) => ({
+        tagName,
+        attribs: { ...attribs, src: resolveImage(attribs.src ?? '', folderUrl) },
+      }),
+    },
   });
   return new Html(`<article class="doc markdown">${clean}</article>`);
 }

@@ -3,16 +3,24 @@ import type { AppContext } from '../../platform/context.js';
 import { blobOfRow } from '../../files/content.js';
 import { AppError } from '../../lib/errors.js';
 import { listSharedFolder, sharedArtifactAt } from '../../sharing/share-contents.js';
-import { redeemShare, type Redemption } from '../../sharing/shares.js';
+import { redeemShare, SHARE_UNLOCK_TTL_S, type Redemption } from '../../sharing/shares.js';
 import { csrfField, html, sendPage } from '../html.js';
 import { navFor } from '../nav.js';
-import { csrfValid, ensureSession, readSession } from '../session.js';
+import { csrfValid, ensureSession, readCookie, readSession } from '../session.js';
 import { sendArtifactPage, sendRaw } from './artifact-page.js';
-import { sendFolderPage } from './folder-page.js';
+import { groupListing, sendFolderPage } from './folder-page.js';
 import { encodePath, notFoundPage } from './routes.js';
 
+const UNLOCK_COOKIE = 'ad_share_unlock';
+/** A path below a shared folder that is no file may be a folder: the domain's 404 says "try the folder". */
+const absentAsUndefined = (err: unknown) => {
+  if (err instanceof AppError && err.status === 404) return undefined;
+  throw err;
+};
+
 /**
- * `/s/{share_key}` (GET; POST with the form field `password`): redeems the link through the sharing
+ * `/s/{share_key}` (GET; POST with the form field `password`, answered 303 to the GET with an unlock cookie scoped
+ * to the link's path, so raw and download work after one correct password): redeems the link through the sharing
  * module (exactly its role on exactly its resource) and shows the artifact, or the shared folder,
  * whose files are at `/s/{share_key}/{path below the folder}`. A dead, rotated or revoked key is 404.
  */
@@ -24,7 +32,19 @@ export function sharePageRouter(ctx: AppContext): Router {
     const rest = Array.isArray(req.params.rest) ? (req.params.rest as string[]).join('/') : '';
     let r: Redemption;
     try {
-      r = await redeemShare(ctx, key, password, req.ip ?? 'unknown');
+      r = await redeemShare(ctx, key, password, req.ip ?? 'unknown', readCookie(req, UNLOCK_COOKIE));
+      if (password !== null) {
+        // The right password, once: an unlock for this link (its raw bytes and download too), then back to GET.
+        if (r.unlock)
+          res.cookie(UNLOCK_COOKIE, r.unlock, {
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: ctx.config.http.webUrl.startsWith('https:'),
+            path: `/s/${key}`,
+            maxAge: SHARE_UNLOCK_TTL_S * 1000,
+          });
+        return res.redirect(303, req.originalUrl);
+      }
     } catch (err) {
       if (err instanceof AppError && err.code === 'SHARE_PASSWORD_REQUIRED')
         return passwordForm(ctx, req, res, password !== null);
@@ -35,7 +55,10 @@ export function sharePageRouter(ctx: AppContext): Router {
     const nav = navFor(ctx.config, req);
     const self = `${ctx.config.http.webUrl}/s/${encodeURIComponent(key)}`;
     try {
-      const artifact = r.artifact ?? (rest ? await sharedArtifactAt(ctx, r, rest) : undefined);
+      const sub = rest.replace(/\/+$/, '');
+      const artifact =
+        r.artifact ??
+        (sub && !rest.endsWith('/') ? await sharedArtifactAt(ctx, r, sub).catch(absentAsUndefined) : undefined);
       if (artifact) {
         const blob = blobOfRow(artifact);
         if (req.query.raw === '1' || req.query.download === '1')
@@ -49,16 +72,21 @@ export function sharePageRouter(ctx: AppContext): Router {
           crumbs: html`<p class="muted">Shared with you (${r.role})</p>`,
         });
       }
-      const items = await listSharedFolder(ctx, r);
-      sendFolderPage(
-        res,
-        `${r.folder!.path.slice(r.folder!.path.lastIndexOf('/') + 1)}/`,
-        items,
-        `${self}/`,
-        `${r.folder!.path}/`,
+      // The shared folder, or a folder below it (its files are the shared listing's below that path).
+      if (!r.folder) return notFoundPage(ctx, req, res);
+      const prefix = `${r.folder.path}/${sub ? `${sub}/` : ''}`;
+      const items = (await listSharedFolder(ctx, r, 2000)).filter((a) => a.path.startsWith(prefix));
+      if (sub && !items.length) return notFoundPage(ctx, req, res);
+      const title = prefix.slice(0, -1);
+      sendFolderPage(res, {
+        title: title.slice(title.lastIndexOf('/') + 1),
+        base: `${self}/${sub ? `${encodePath(sub)}/` : ''}`,
+        prefix,
+        ...groupListing(items, prefix),
+        marks: {},
         nav,
-        html`<p class="muted">Shared folder (${r.role})</p>`,
-      );
+        crumbs: html`<p class="muted">Shared folder (${r.role})</p>`,
+      });
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return notFoundPage(ctx, req, res);
       throw err;

@@ -1,0 +1,127 @@
+import type { SharingState } from '../../sharing/sharing-state.js';
+import { SHARE_ROLES } from '../../sharing/shares.js';
+import { humanTime } from '../format.js';
+import { csrfField, html, type Html } from '../html.js';
+import { icon } from '../icons.js';
+
+/**
+ * The Share control of a file or folder page: a disclosure (no script) holding the public switch, links (expiry,
+ * optional password; a new link shown once) and people by email, each a CSRF-checked form of the sharing page's
+ * actions (src/web/owner/sharing-page.ts) that comes back to this page.
+ */
+export const LINK_EXPIRIES: [string, string][] = [
+  ['', 'Never'],
+  ['3600', '1 hour'],
+  ['86400', '1 day'],
+  ['604800', '7 days'],
+  ['2592000', '30 days'],
+];
+
+export function sharePanel(
+  csrf: string,
+  resource: string,
+  back: string,
+  state: SharingState,
+  newLink?: string,
+  open = false,
+): Html {
+  const hidden = html`${csrfField(csrf)}<input type="hidden" name="resource" value="${resource}" /><input
+      type="hidden"
+      name="back"
+      value="${back}"
+    />`;
+  const people = state.people.map(
+    (g) =>
+      html`<li>
+        ${g.principal_email ?? g.principal_id ?? g.principal_type} · ${g.role}
+        <form class="inline" method="post" action="/settings/sharing/grants/${g.id}/revoke">
+          ${hidden}<button type="submit" class="link">Remove</button>
+        </form>
+      </li>`,
+  );
+  const links = state.links.map(
+    (s) =>
+      html`<li data-testid="share-row">
+        Link ·
+        ${s.role}${s.password_hash ? ' · password' : ''}${s.expires_at ? ` · expires ${humanTime(s.expires_at)}` : ''} ·
+        opened ${Number(s.access_count)}×
+        <form class="inline" method="post" action="/settings/sharing/shares/${s.id}/rotate">
+          ${hidden}<button type="submit" class="link">Rotate</button>
+        </form>
+        <form class="inline" method="post" action="/settings/sharing/shares/${s.id}/revoke">
+          ${hidden}<button type="submit" class="link">Revoke</button>
+        </form>
+      </li>`,
+  );
+  return html`<details class="share" data-testid="share-control" ${open ? html`open` : ''}>
+    <summary>${icon('share')} Share</summary>
+    <div class="panel">
+      ${
+        newLink
+          ? html`<div class="notice" role="status">
+              <label
+                >New link (shown once; copy it now)
+                <input type="text" readonly data-testid="new-share-link" value="${newLink}"
+              /></label>
+            </div>`
+          : ''
+      }
+      <h3>${icon('globe')} Public</h3>
+      <form method="post" action="/settings/sharing/public">
+        ${hidden}<input type="hidden" name="public" value="${state.isPublic ? 'off' : 'on'}" />
+        <p data-testid="public-state">
+          ${
+            state.isPublic
+              ? 'Anyone with the address can see the current version.'
+              : 'Only you and the people below can see this.'
+          }
+        </p>
+        <button type="submit">${state.isPublic ? 'Make private' : 'Make public'}</button>
+      </form>
+      <h3>${icon('share')} Links</h3>
+      ${
+        links.length
+          ? html`<ul>
+              ${links}
+            </ul>`
+          : html`<p class="muted">No links.</p>`
+      }
+      <form method="post" action="/settings/sharing/shares">
+        ${hidden}
+        <label
+          >Access
+          <select name="role">
+            ${SHARE_ROLES.map((r) => html`<option>${r}</option>`)}
+          </select></label
+        >
+        <label
+          >Expires
+          <select name="expires_in">
+            ${LINK_EXPIRIES.map(([v, l]) => html`<option value="${v}">${l}</option>`)}
+          </select></label
+        >
+        <label>Password (optional) <input type="password" name="password" autocomplete="new-password" /></label>
+        <button type="submit" class="primary">Create link</button>
+      </form>
+      <h3>${icon('users')} People</h3>
+      ${
+        people.length
+          ? html`<ul>
+              ${people}
+            </ul>`
+          : html`<p class="muted">Not shared with anyone.</p>`
+      }
+      <form method="post" action="/settings/sharing/grants">
+        ${hidden}<label>Email <input type="email" name="email" required /></label>
+        <label
+          >Role
+          <select name="role">
+            ${['viewer', 'commenter', 'editor', 'manager'].map((r) => html`<option>${r}</option>`)}
+          </select></label
+        >
+        <button type="submit">Share</button>
+        <p class="muted">It reaches them once they sign in with this email, verified.</p>
+      </form>
+    </div>
+  </details>`;
+}
