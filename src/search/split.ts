@@ -79,6 +79,7 @@ export async function splitWithOffsets(
   const trimmed = text.trim();
   if (!trimmed) return [];
   const chunkTokens = opts.chunkTokens ?? CHUNK_TOKENS;
+  const overlapTokens = opts.overlapTokens ?? OVERLAP_TOKENS;
   // Most artifacts fit in one chunk: that chunk is the trimmed text, without the splitter's
   // recursive separator passes (milliseconds of token counting for a 1 KB note). A token covers
   // at least one UTF-8 byte, so a text of at most chunkTokens bytes fits without counting.
@@ -91,26 +92,46 @@ export async function splitWithOffsets(
   }
   const splitter = new RecursiveCharacterTextSplitter({
     chunkSize: chunkTokens,
-    chunkOverlap: opts.overlapTokens ?? OVERLAP_TOKENS,
+    chunkOverlap: overlapTokens,
     lengthFunction: countTokensYielding,
     keepSeparator: true,
   });
   const chunks = await splitter.splitText(text);
   const spans: Span[] = [];
-  let from = 0;
-  for (const chunk of chunks) {
-    let start = text.indexOf(chunk, from);
-    if (start < 0) start = text.indexOf(chunk);
-    // The splitter only cuts and trims, so every chunk is a substring; the fallback keeps the
-    // slice invariant even if a future splitter version normalised whitespace.
-    const span =
-      start < 0
-        ? { start: from, end: Math.min(text.length, from + chunk.length) }
-        : { start, end: start + chunk.length };
-    spans.push(span);
-    from = span.start + 1;
-  }
+  const textEnd = text.trimEnd().length;
+  for (const [i, chunk] of chunks.entries()) spans.push(locate(chunk, spans.at(-1), i === chunks.length - 1));
   return spans;
+
+  /**
+   * Where a chunk stands: the splitter only cuts and trims, so every chunk is a substring, starting after the
+   * previous chunk's start with at most `overlap` tokens of it (the splitter's own bound). In repetitive text a
+   * chunk occurs many times: its first occurrence from the earliest start that bound allows is where the splitter
+   * took it (elsewhere there is one occurrence and this finds it), and the last chunk ends where the text does.
+   * The fallback keeps the slice invariant if a future splitter version normalised whitespace.
+   */
+  function locate(chunk: string, prev: Span | undefined, last: boolean): Span {
+    if (last && text.slice(0, textEnd).endsWith(chunk) && textEnd - chunk.length > (prev?.start ?? -1))
+      return { start: textEnd - chunk.length, end: textEnd };
+    let start = prev ? text.indexOf(chunk, earliestStartAfter(prev)) : text.indexOf(chunk);
+    if (prev && start < 0) start = text.indexOf(chunk, prev.start + 1);
+    if (start < 0) start = text.indexOf(chunk);
+    const from = prev ? prev.start + 1 : 0;
+    return start < 0
+      ? { start: from, end: Math.min(text.length, from + chunk.length) }
+      : { start, end: start + chunk.length };
+  }
+
+  /** The first offset after `prev.start` from which `prev`'s rest fits the overlap (a few tokens of slack for trims). */
+  function earliestStartAfter(prev: Span): number {
+    let lo = prev.start + 1;
+    let hi = Math.max(lo, prev.end);
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (countTokensByPiece(text.slice(mid, prev.end)) <= overlapTokens + 8) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
 }
 
 /** Joins segments with a separator and records where each starts in the joined text. */

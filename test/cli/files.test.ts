@@ -16,7 +16,8 @@ const json = async (args: string[], input?: string) => {
 };
 
 beforeAll(async () => {
-  api = await startTestApi();
+  // Registrations from 127.0.0.1 are counted across the whole suite: this file's logins must not meet the per-IP limit.
+  api = await startTestApi({ REGISTRATIONS_PER_IP_PER_HOUR: '100000' });
   home = freshConfigHome();
   env = { XDG_CONFIG_HOME: home, AGENT_DRIVE_URL: api.url, AGENT_DRIVE_CONFIG: '' };
 });
