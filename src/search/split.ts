@@ -121,7 +121,7 @@ export async function splitWithOffsets(
       : { start, end: start + chunk.length };
   }
 
-  /** The first offset after `prev.start` from which `prev`'s rest fits the overlap (a few tokens of slack for trims). */
+  /** The first offset after `prev.start` from which the rest of `prev` fits the overlap (slack for trims). */
   function earliestStartAfter(prev: Span): number {
     let lo = prev.start + 1;
     let hi = Math.max(lo, prev.end);
