@@ -6,6 +6,13 @@ import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
 import { route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
+import { afterParam, prefixParam } from '../../shapes/feed-schemas.js';
+
+const filterQuery = {
+  art_id: z.string().max(64).optional(),
+  action: z.string().max(64).optional(),
+  prefix: prefixParam,
+};
 
 export function eventsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -14,14 +21,14 @@ export function eventsRouter(ctx: AppContext): Router {
     {
       method: 'get',
       path: '/v0/events',
-      summary: 'The drive event log, newest first',
+      summary: 'The drive event log, newest first; oldest first from `after` (catch-up on the change feed)',
       tags: ['events'],
       auth: true,
       query: z.object({
-        art_id: z.string().max(64).optional(),
-        action: z.string().max(64).optional(),
+        ...filterQuery,
         since: z.iso.datetime({ offset: true }).optional(),
         before: z.iso.datetime({ offset: true }).optional(),
+        after: afterParam,
         cursor: cursorParam,
         limit: limitParam(200, 50),
       }),
@@ -31,13 +38,16 @@ export function eventsRouter(ctx: AppContext): Router {
       const page = await listEvents(requestContextOf(ctx, req), {
         artId: query.art_id,
         action: query.action,
+        prefix: query.prefix,
         since: query.since ? new Date(query.since) : undefined,
         before: query.before ? new Date(query.before) : undefined,
+        after: query.after,
         cursor: query.cursor,
         limit: query.limit,
       });
       return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
     },
   );
+
   return router;
 }
