@@ -19,3 +19,8 @@ export const prefixParam = z
   .max(256)
   .optional()
   .describe("only events whose path (or a rename or move's from/to) starts with this");
+
+/** One Server-Sent Events message for an event (`id`, `event`, `data` lines; JSON has no raw newline). */
+export function sseMessage(e: { seq: number; action: string }): string {
+  return `id: ${e.seq}\nevent: ${e.action}\ndata: ${JSON.stringify(e)}\n\n`;
+}

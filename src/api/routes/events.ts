@@ -4,9 +4,10 @@ import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
-import { route } from '../http/route.js';
+import { parseWith, route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
-import { afterParam, prefixParam } from '../../shapes/feed-schemas.js';
+import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
+import { openEventStream } from '../../feed/stream.js';
 
 const filterQuery = {
   art_id: z.string().max(64).optional(),
@@ -49,5 +50,55 @@ export function eventsRouter(ctx: AppContext): Router {
     },
   );
 
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/events/stream',
+      summary:
+        'The change feed as Server-Sent Events: `id: <seq>`, `event: <action>`, `data: <EventOut JSON>`; resumes after ' +
+        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s',
+      tags: ['events'],
+      auth: true,
+      query: z.object({ ...filterQuery, after: afterParam }),
+      headers: z.object({
+        'last-event-id': z.string().optional().describe('the last seq received; wins over `after`'),
+      }),
+      responses: {
+        200: {
+          description: 'an endless text/event-stream; one message per event, oldest first',
+          contentType: 'text/event-stream',
+          schema: z.string(),
+        },
+      },
+    },
+    async ({ query, req, res }) => {
+      const lastEventId = parseWith(afterParam, req.headers['last-event-id'] || undefined, 'header');
+      const rc = requestContextOf(ctx, req);
+      const stop = new AbortController();
+      res.on('close', () => stop.abort());
+      const events = await openEventStream(rc, {
+        after: lastEventId ?? query.after,
+        filter: { artId: query.art_id, action: query.action, prefix: query.prefix },
+        signal: stop.signal,
+      });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      });
+      res.write(': connected\n\n');
+      const keepalive = setInterval(() => res.write(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
+      try {
+        for await (const row of events) res.write(sseMessage(eventOut(row)));
+      } catch (err) {
+        // The stream has started: the client sees the connection end and resumes from its Last-Event-ID.
+        if (!stop.signal.aborted) ctx.logger.warn({ err }, 'event stream ended by an error');
+      } finally {
+        clearInterval(keepalive);
+        res.end();
+      }
+    },
+  );
   return router;
 }
