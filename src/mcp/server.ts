@@ -9,6 +9,7 @@ import { recordMcpActivity } from '../drives/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../platform/rate-limits.js';
 import { registerBrowseTools } from './tools-browse.js';
+import { registerChangesTools } from './tools-changes.js';
 import { registerCompileTools } from './tools-compile.js';
 import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
@@ -64,6 +65,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
     content: [{ type: 'text', text: JSON.stringify({ error: { code: 'VALIDATION_ERROR', status: 422, message } }) }],
   });
   registerBrowseTools(server, env);
+  registerChangesTools(server, env);
   registerReadTools(server, env);
   registerSearchTools(server, env);
   registerWriteTools(server, env);
