@@ -78,6 +78,8 @@ const envSchema = z.object({
   // The change feed (docs/decisions/feed.md): stream polling and keepalive, webhook delivery
   FEED_POLL_MS: positiveInt(200),
   FEED_KEEPALIVE_S: z.coerce.number().int().min(1).max(15).default(15),
+  /** A stream ends after this long (the client resumes with Last-Event-ID), so no credential outlives its stream. */
+  FEED_STREAM_MAX_S: positiveInt(300),
   /** Loopback webhook URLs (development and tests only); private, link-local and metadata ranges are always refused. */
   WEBHOOK_ALLOW_LOOPBACK: bool(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
@@ -294,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     feed: {
       pollMs: e.FEED_POLL_MS,
       keepaliveMs: e.FEED_KEEPALIVE_S * 1000,
+      streamMaxMs: e.FEED_STREAM_MAX_S * 1000,
     },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,

@@ -14,6 +14,8 @@ export interface SseStream {
   waitFor(n: number, timeoutMs?: number): Promise<SseMessage[]>;
   /** Resolves once a comment matching `re` has arrived. */
   waitForComment(re: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves when the server ends the stream (or it is closed). */
+  ended: Promise<void>;
   /** Called with each message as it is parsed (for timing). */
   onMessage?: (m: SseMessage) => void;
   close(): void;
@@ -30,6 +32,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     waitFor: (n, timeoutMs = 15_000) => until(() => stream.messages.length >= n, timeoutMs).then(() => stream.messages),
     waitForComment: (re, timeoutMs = 15_000) => until(() => stream.comments.some((c) => re.test(c)), timeoutMs),
     close: () => abort.abort(),
+    ended: Promise.resolve(),
   };
   const waiters = new Set<() => void>();
   const until = (done: () => boolean, timeoutMs: number) =>
@@ -40,7 +43,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       waiters.add(check);
     });
   if (!res.ok || !res.body) return stream;
-  void (async () => {
+  stream.ended = (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -70,5 +73,6 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       // aborted
     }
   })();
+  void stream.ended;
   return stream;
 }

@@ -88,6 +88,24 @@ describe('GET /v0/events/stream', () => {
     expect(s.messages).toHaveLength(0);
   });
 
+  it('ends a stream after FEED_STREAM_MAX_S; resuming from its last id misses nothing', async () => {
+    const short = await startTestApi({ FEED_STREAM_MAX_S: '1' });
+    try {
+      const c = await driveClient(short);
+      const s = await stream(short, c, '?after=0');
+      await c.put('life/a.md', 'a');
+      await s.waitFor(1);
+      await s.ended;
+      await c.put('life/b.md', 'b');
+      const again = await stream(short, c, '', { 'last-event-id': s.messages.at(-1)!.id });
+      await again.waitFor(1);
+      expect([...s.messages, ...again.messages].map((m) => Number(m.id))).toEqual([1, 2]);
+      again.close();
+    } finally {
+      await short.close();
+    }
+  });
+
   it('refuses a Last-Event-ID that is not a seq (422) and an unauthenticated stream (401)', async () => {
     expect((await openSse(`${a.url}/v0/events/stream`, { ...onA.auth, 'last-event-id': 'abc' })).status).toBe(422);
     expect((await openSse(`${a.url}/v0/events/stream`, {})).status).toBe(401);

@@ -66,7 +66,9 @@ export function eventsRouter(ctx: AppContext): Router {
       }),
       responses: {
         200: {
-          description: 'an endless text/event-stream; one message per event, oldest first',
+          description:
+            'a text/event-stream, one message per event, oldest first; it ends after FEED_STREAM_MAX_S (300 s) ' +
+            'and the client resumes with Last-Event-ID',
           contentType: 'text/event-stream',
           schema: z.string(),
         },
@@ -87,8 +89,10 @@ export function eventsRouter(ctx: AppContext): Router {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       });
-      res.write(': connected\n\n');
+      // `retry`: how soon an EventSource reconnects once the stream ends (at FEED_STREAM_MAX_S, or a restart).
+      res.write('retry: 1000\n: connected\n\n');
       const keepalive = setInterval(() => res.write(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
+      const lifetime = setTimeout(() => stop.abort(), ctx.config.feed.streamMaxMs);
       try {
         for await (const row of events) res.write(sseMessage(eventOut(row)));
       } catch (err) {
@@ -96,6 +100,7 @@ export function eventsRouter(ctx: AppContext): Router {
         if (!stop.signal.aborted) ctx.logger.warn({ err }, 'event stream ended by an error');
       } finally {
         clearInterval(keepalive);
+        clearTimeout(lifetime);
         res.end();
       }
     },
