@@ -30,6 +30,13 @@ export const EventAction = {
   shareCreated: 'share.created',
   shareRotated: 'share.rotated',
   shareRevoked: 'share.revoked',
+  // Written by the compile_jobs trigger (migration …_job_events), listed here for completeness: job.<status>.
+  jobQueued: 'job.queued',
+  jobRunning: 'job.running',
+  jobSucceeded: 'job.succeeded',
+  jobFailed: 'job.failed',
+  jobCancelled: 'job.cancelled',
+  jobTimedOut: 'job.timed_out',
 } as const;
 
 export interface NewEvent {
