@@ -2,6 +2,7 @@ import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { newSecret } from '../lib/secrets.js';
 import type { Timestamp } from '../lib/time.js';
+import type { AppContext } from '../platform/context.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import { checkWebhookUrl } from './webhook-address.js';
@@ -163,4 +164,30 @@ export async function replayWebhook(rc: RequestContext, webhookId: string, after
     ))!;
     return { row, queued: queued.length };
   });
+}
+
+/** How long delivery attempts stay in the log (and on the deliveries page). */
+export const DELIVERY_LOG_DAYS = 7;
+
+/**
+ * The cleanup run's share (src/activities/cleanup.ts): attempts older than DELIVERY_LOG_DAYS and
+ * ended budget hours; a deleted webhook's rows go once it has no attempt left in the log.
+ */
+export async function pruneWebhookRecords(app: AppContext): Promise<Record<string, number>> {
+  const db = app.orm.em.fork();
+  const attempts = await rows(
+    db,
+    `delete from webhook_deliveries where created_at < now() - make_interval(days => ?) returning 1`,
+    [DELIVERY_LOG_DAYS],
+  );
+  const budget = await rows(
+    db,
+    `delete from webhook_budget where window_start < date_trunc('hour', now()) returning 1`,
+  );
+  const hooks = await rows(
+    db,
+    `delete from webhooks w where w.deleted_at is not null
+        and not exists (select 1 from webhook_deliveries d where d.webhook_id = w.id) returning 1`,
+  );
+  return { webhook_deliveries: attempts.length, webhook_budget_hours: budget.length, webhooks_deleted: hooks.length };
 }
