@@ -51,7 +51,7 @@ export function webhookWorkers(api: () => TestApi, suite: string) {
     throw new Error(`the webhook drainers never ran on worker ${pid}`);
   };
   return {
-    /** A worker on the suite's queue; with `takeOver`, the drainers are moved to it and run there before this resolves. */
+    /** A worker on the suite's queue; with `takeOver`, the drainers move to it (and run there) before this resolves. */
     async start(name: string, env: Record<string, string> = {}, takeOver = false) {
       const w = spawnManaged(`${suite}-${name}`, process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
         logDir: path.resolve(process.env.DATA_DIR ?? '.data', 'logs'),
