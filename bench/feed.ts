@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
+import { notYetIndexed, percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
 import { openSse } from '../test/feed/sse-client.js';
 import { startReceiver } from '../test/feed/receiver.js';
 
@@ -12,6 +12,7 @@ import { startReceiver } from '../test/feed/receiver.js';
  *    event's `created_at` (PostgreSQL's clock at insert, on this machine; the commit follows within
  *    the same transaction's last statement). Counts lost events and arrivals out of seq order.
  * 3. The baseline again (the two baselines bracket the subscribed run; their mean is the reference).
+ * Between phases the bench waits until the worker has indexed the previous phase's notes.
  * Prints p50/p95/max per channel (goals: p50 < 1 s, p95 < 3 s, 0 lost, 0 out of order) and the added
  * cost per write: burst time per write and PUT p50, subscribed vs baseline.
  */
@@ -25,6 +26,11 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 interface Burst {
   seconds: number;
   putLatencies: number[];
+}
+
+/** Waits until the worker has indexed a drive's notes, so one phase's indexing does not load the next phase. */
+async function indexed(stack: BenchStack, driveId: string) {
+  await until(async () => (await notYetIndexed(stack.admin, driveId)) === 0, stack, 'indexing');
 }
 
 async function burst(stack: BenchStack, key: string, tag: string): Promise<Burst> {
@@ -67,9 +73,9 @@ function report(c: Channel, expected: number) {
   );
 }
 
-async function until(done: () => boolean, stack: BenchStack, what: string) {
+async function until(done: () => boolean | Promise<boolean>, stack: BenchStack, what: string) {
   const deadline = performance.now() + DELIVERY_TIMEOUT_MS;
-  while (!done()) {
+  while (!(await done())) {
     if (performance.now() > deadline) throw new Error(`${what}: not complete within ${DELIVERY_TIMEOUT_MS} ms`);
     stack.alive();
     await new Promise((r) => setTimeout(r, 100));
@@ -89,8 +95,11 @@ async function main() {
     // Warm-up: the first writes pay for connections and prepared statements.
     const warm = await stack.driveWithKey();
     await burst(stack, warm.key, 'warm');
+    await indexed(stack, warm.driveId);
 
-    const base1 = await burst(stack, (await stack.driveWithKey()).key, 'base');
+    const first = await stack.driveWithKey();
+    const base1 = await burst(stack, first.key, 'base');
+    await indexed(stack, first.driveId);
 
     const sub = await stack.driveWithKey();
     const auth = { authorization: `Bearer ${sub.key}` };
@@ -114,6 +123,7 @@ async function main() {
     await until(() => new Set(streamed.arrivals.map((a) => a.seq)).size >= N, stack, 'SSE');
     await until(() => new Set(hooked.arrivals.map((a) => a.seq)).size >= N, stack, 'webhook');
     sse.close();
+    await indexed(stack, sub.driveId);
 
     const base2 = await burst(stack, (await stack.driveWithKey()).key, 'base2');
 

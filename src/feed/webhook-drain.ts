@@ -96,37 +96,57 @@ async function deliverRun(
       [w.id, pending[granted]!.seq],
     );
   }
-  let done = 0;
-  for (const event of pending.slice(0, granted)) {
-    opts.progress.heartbeat({ webhook: w.id, seq: event.seq, attempt: event.attempts + 1 });
-    const deliveryId = newId('dlv');
-    const body = JSON.stringify(render(event));
-    const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [w.secret, ...(w.previous_secret ? [w.previous_secret] : [])];
-    const result = await postOnce(
-      w.url,
-      {
-        'user-agent': 'agent-artifact-drive-webhooks/0.0.1',
-        'x-drive-webhook-id': w.id,
-        'x-drive-event-id': event.id,
-        'x-drive-delivery-id': deliveryId,
-        'x-drive-timestamp': String(timestamp),
-        'x-drive-signature': signature(secrets, timestamp, body),
-      },
-      body,
-      { ...config.webhooks },
-    );
-    if (result.ok) {
-      // Gone meanwhile (deleted, or replayed from later): stop, the queue changed under this run.
-      if (!(await settleDelivered(pool, w, event, deliveryId, result))) return { done, failed: 0, more: false };
-      done++;
-      continue;
+  let attempts = 0;
+  try {
+    let done = 0;
+    for (const event of pending.slice(0, granted)) {
+      attempts++;
+      opts.progress.heartbeat({ webhook: w.id, seq: event.seq, attempt: event.attempts + 1 });
+      const deliveryId = newId('dlv');
+      const result = await attempt(w, event, deliveryId, render, config);
+      if (result.ok) {
+        // Gone meanwhile (deleted, or replayed from later): stop, the queue changed under this run.
+        if (!(await settleDelivered(pool, w, event, deliveryId, result))) return { done, failed: 0, more: false };
+        done++;
+        continue;
+      }
+      await settleFailed(pool, config, w, event, deliveryId, result);
+      opts.logger.warn({ webhook: w.id, seq: event.seq, error: result.error }, 'webhook: delivery failed; retried');
+      return { done, failed: 1, more: false };
     }
-    await settleFailed(pool, config, w, event, deliveryId, result);
-    opts.logger.warn({ webhook: w.id, seq: event.seq, error: result.error }, 'webhook: delivery failed; retried');
-    return { done, failed: 1, more: false };
+    return { done, failed: 0, more: pending.length >= PER_WEBHOOK_ROUND };
+  } finally {
+    // The budget counts attempts made: what a run reserved and did not use (it stopped at a failure) goes back.
+    if (granted > attempts) await refundBudget(pool, w.drive_id, granted - attempts);
   }
-  return { done, failed: 0, more: pending.length >= PER_WEBHOOK_ROUND };
+}
+
+/** One signed POST of an event to the webhook. */
+function attempt(w: DueWebhook, event: Pending, deliveryId: string, render: EventBody, config: Config) {
+  const body = JSON.stringify(render(event));
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secrets = [w.secret, ...(w.previous_secret ? [w.previous_secret] : [])];
+  return postOnce(
+    w.url,
+    {
+      'user-agent': 'agent-artifact-drive-webhooks/0.0.1',
+      'x-drive-webhook-id': w.id,
+      'x-drive-event-id': event.id,
+      'x-drive-delivery-id': deliveryId,
+      'x-drive-timestamp': String(timestamp),
+      'x-drive-signature': signature(secrets, timestamp, body),
+    },
+    body,
+    { ...config.webhooks },
+  );
+}
+
+async function refundBudget(pool: SqlPool, driveId: string, unused: number): Promise<void> {
+  await pool.query(
+    `update webhook_budget set used = greatest(0, used - $2::int)
+      where drive_id = $1 and window_start = date_trunc('hour', now())`,
+    [driveId, unused],
+  );
 }
 
 /** Takes up to `wanted` attempts from the drive's hourly delivery budget; returns how many it got. */

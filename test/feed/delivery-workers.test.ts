@@ -6,7 +6,7 @@ import { webhookWorkers } from './webhook-workers.js';
 
 /**
  * Delivery by workers of this suite's own (test/feed/webhook-workers.ts): one SIGKILLed while it
- * delivers, one with a tiny per-drive budget. One file, so the two never move the drainers at once.
+ * delivers. Every webhook of the stack waits for the retry meanwhile (about 20 s).
  */
 let api: TestApi;
 useTestApi({}, (a) => {
@@ -25,7 +25,7 @@ async function hooked() {
   const d = await driveClient(api);
   const created = await d.call('POST', '/v0/webhooks', { json: { url: rx.url } });
   expect(created.status).toBe(201);
-  return { d, rx, webhookId: created.json.webhook_id as string };
+  return { d, rx };
 }
 
 describe('a worker killed during a webhook delivery', () => {
@@ -46,25 +46,5 @@ describe('a worker killed during a webhook delivery', () => {
     expect(seqs).toEqual([1, 1, 2, 3]);
     expect(rx.received[0]!.headers['x-drive-event-id']).toBe(rx.received[1]!.headers['x-drive-event-id']);
     await second.stop();
-  }, 240_000);
-});
-
-describe('the per-drive delivery budget', () => {
-  it('sends no more than the hourly budget; the rest waits in order', async () => {
-    await workers.start('budget', { WEBHOOK_DELIVERIES_PER_DRIVE_PER_HOUR: '2' }, true);
-    const { d, rx, webhookId } = await hooked();
-    for (const p of ['a', 'b', 'c', 'd']) await d.put(`budget/${p}.md`, p);
-    await rx.until((r) => r.length >= 2, 120_000);
-    let log = (await d.get(`/v0/webhooks/${webhookId}/deliveries`)).json;
-    for (let i = 0; i < 100 && log.pending !== 2; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      log = (await d.get(`/v0/webhooks/${webhookId}/deliveries`)).json;
-    }
-    expect(log).toMatchObject({ pending: 2, next_seq: 3 });
-    // Another drive's budget is its own.
-    const other = await hooked();
-    await other.d.put('budget/x.md', 'x');
-    await other.rx.until((r) => r.length >= 1, 120_000);
-    expect(rx.received.map((r) => r.body.seq)).toEqual([1, 2]);
-  }, 240_000);
+  }, 480_000);
 });

@@ -41,7 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received: [],
     answer: () => 200,
-    until: (done, timeoutMs = 30_000) =>
+    until: (done, timeoutMs = 120_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
           if (!done(receiver.received)) return;

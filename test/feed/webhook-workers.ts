@@ -32,9 +32,13 @@ export function webhookWorkers(api: () => TestApi, suite: string) {
     }
     await ensureOutboxDrainers({ temporal, taskQueue }, drains());
   };
-  /** Waits until every webhook drain activity runs on the worker with `pid` (its identity is `<pid>@<host>`). */
+  /**
+   * Waits until every webhook drain activity runs on the worker with `pid` (its identity is `<pid>@<host>`). A
+   * terminated drainer's activity was once seen to keep its shard's lock for two minutes (its cancellation came late),
+   * hence the patience.
+   */
   const drainsRunOn = async (pid: number) => {
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 1500; i++) {
       const running = await Promise.all(
         drains().map(async (d) => {
           const desc = await api()
