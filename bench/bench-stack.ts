@@ -1,4 +1,6 @@
 import { rmSync } from 'node:fs';
+import type http from 'node:http';
+import { request } from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/lib/config.js';
@@ -253,3 +255,34 @@ export const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
+
+/** PUTs a markdown note through `agent`; resolves with the time its 200 arrived (performance.now()). */
+export function putText(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'text/markdown', 'content-length': String(Buffer.byteLength(body)) },
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) reject(new Error(`PUT ${url} answered ${res.statusCode}: ${text}`));
+          else resolve(performance.now());
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

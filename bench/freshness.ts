@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type pg from 'pg';
 import { uniqueWord } from '../scripts/agent-client.js';
-import { percentile, readTemporal, startBenchStack, temporalDelta, type BenchStack } from './bench-stack.js';
+import { percentile, putText, readTemporal, startBenchStack, temporalDelta, type BenchStack } from './bench-stack.js';
 import { sample, type Api } from './search-freshness.js';
 
 /**
@@ -28,30 +28,7 @@ const BURST_TIMEOUT_S = 600;
 const CHECKED_THROUGH_API = 20;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-function put(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'PUT',
-        headers: { ...headers, 'content-type': 'text/markdown', 'content-length': String(Buffer.byteLength(body)) },
-        agent,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`PUT ${url} answered ${res.statusCode}: ${text}`));
-          else resolve(performance.now());
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const put = (url: string, headers: Record<string, string>, body: string) => putText(agent, url, headers, body);
 
 /** Which of `paths` (live notes of the drive) have passages of their current version: searchable. */
 async function searchablePaths(admin: pg.Pool, driveId: string, paths: string[]): Promise<string[]> {

@@ -17,6 +17,9 @@ import type { DrainInput } from './temporal/outbox-messages.js';
 import { createCompileActivities } from './activities/compile.js';
 import { createAutoCompileHandler } from './projects/auto-compile.js';
 import type { OutboxHandler } from './outbox/outbox.js';
+import type { OwnDrainer } from './outbox/drain.js';
+import { webhookDrainer } from './feed/webhook-drain.js';
+import { eventOut } from './shapes/events.js';
 import { createWikiHandler } from './wiki/handler.js';
 import { engineStatuses, engineSummary } from './projects/engine-availability.js';
 
@@ -27,12 +30,14 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
 const engine = createSearchEngine(config, ctx.pool);
-const outboxHandlers: OutboxHandler[] = [
+const outboxHandlers: (OutboxHandler | OwnDrainer)[] = [
   createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx)),
 ];
 // The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
 if (config.llm) outboxHandlers.push(createWikiHandler(ctx));
 outboxHandlers.push(createAutoCompileHandler(ctx));
+// Webhook deliveries: a topic with its own table, drained by the same workflows (docs/decisions/feed.md).
+outboxHandlers.push(webhookDrainer(ctx.pool, config, eventOut));
 // The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
 bindSearchToArtifacts(engine);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });

@@ -15,5 +15,9 @@ export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400))
     TEMPORAL_METRICS_PORT: String(base + 6),
     TEMPORAL_TASK_QUEUE: `agent-drive-test-${base}`,
     CLEANUP_INTERVAL_S: '5',
+    // Webhook receivers in tests listen on 127.0.0.1; retries come quickly (docs/decisions/feed.md).
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_RETRY_FIRST_S: '1',
+    WEBHOOK_GIVE_UP_S: '5',
   } as const;
 }

@@ -3,6 +3,7 @@ import { purgeExpired } from '../files/purge.js';
 import { purgeExpiredCredentials } from '../identity/expired-credentials.js';
 import { purgeEndedWindows } from '../platform/rate-limits.js';
 import { sweepUploadOrphans } from '../uploads/orphans.js';
+import { pruneWebhookRecords } from '../feed/webhooks.js';
 
 export interface CleanupActivities {
   purgeExpired(): Promise<Record<string, number>>;
@@ -22,6 +23,7 @@ export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): 
       const result: Record<string, number> = { ...purged, rate_counters: await purgeEndedWindows(ctx.orm.em.fork()) };
       for (const [table, n] of Object.entries(await purgeExpiredCredentials(ctx))) result[table] = n;
       result.upload_orphans = await sweepUploadOrphans(ctx, ctx.config.durations.uploadOrphanGraceS);
+      Object.assign(result, await pruneWebhookRecords(ctx));
       const swept = sweep ? await sweep() : null;
       for (const [k, v] of Object.entries(swept ?? {})) result[`search_${k}`] = v;
       return result;

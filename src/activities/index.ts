@@ -5,11 +5,12 @@ import { createUploadActivities } from './uploads.js';
 import { heartbeating } from './heartbeat.js';
 import { createOutboxActivities } from './outbox.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
+import type { OwnDrainer } from '../outbox/drain.js';
 import { createCompileActivities } from './compile.js';
 
 export interface ActivityBindings {
-  /** The outbox topics this worker drains (search; the wiki when configured). */
-  outboxHandlers?: OutboxHandler[];
+  /** The outbox topics this worker drains (search, compile, webhooks; the wiki when configured). */
+  outboxHandlers?: (OutboxHandler | OwnDrainer)[];
   /** Run by the cleanup activity after the purge (the search index consistency check). */
   sweep?: CleanupSweep;
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AppContext } from '../platform/context.js';
-import { drainOutbox, ShardBusyError, type DrainStats } from '../outbox/drain.js';
+import { drainOutbox, ShardBusyError, type DrainStats, type OwnDrainer } from '../outbox/drain.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
 import { HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import type { DrainInput } from '../temporal/outbox-messages.js';
@@ -10,8 +10,8 @@ export interface OutboxActivities {
   drainOutbox(input: DrainInput): Promise<DrainStats>;
 }
 
-/** The drain activity over the handlers this worker has (search always; wiki when configured). */
-export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[]): OutboxActivities {
+/** The drain activity over the handlers this worker has (search, compile, webhooks always; wiki when configured). */
+export function createOutboxActivities(ctx: AppContext, handlers: (OutboxHandler | OwnDrainer)[]): OutboxActivities {
   return {
     async drainOutbox(input) {
       const handler = handlers.find((h) => h.topic === input.topic);
@@ -30,12 +30,13 @@ export function createOutboxActivities(ctx: AppContext, handlers: OutboxHandler[
       };
       const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
       try {
-        return await drainOutbox(ctx.pool, handler, {
+        const opts = {
           ...input,
           signal: context.cancellationSignal,
           progress: { heartbeat: beat },
           logger: ctx.logger,
-        });
+        };
+        return await ('drain' in handler ? handler.drain(opts) : drainOutbox(ctx.pool, handler, opts));
       } catch (err) {
         if (err instanceof ShardBusyError) throw ApplicationFailure.retryable(err.message, 'ShardBusy');
         throw err;

@@ -22,6 +22,7 @@ import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
 import { uploadsRouter } from './routes/uploads.js';
+import { webhooksRouter } from './routes/webhooks.js';
 
 export { methodGuard } from './middleware/methods.js';
 export { errorHandler, unknownRoute } from './middleware/errors.js';
@@ -60,6 +61,7 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
     artifactContentRouter(ctx),
     foldersRouter(ctx),
     eventsRouter(ctx),
+    webhooksRouter(ctx),
     sharingRouter(ctx),
     uploadsRouter(ctx),
     projectsRouter(ctx),

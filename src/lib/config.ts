@@ -75,6 +75,23 @@ const envSchema = z.object({
   /** Content the search handler reads and holds at once within a batch (an artifact larger than this goes alone). */
   OUTBOX_SEARCH_ROUND_BYTES: positiveInt(32 * MB),
 
+  // The change feed (docs/decisions/feed.md): stream polling and keepalive, webhook delivery
+  FEED_POLL_MS: positiveInt(200),
+  FEED_KEEPALIVE_S: z.coerce.number().int().min(1).max(15).default(15),
+  /** A stream ends after this long (the client resumes with Last-Event-ID), so no credential outlives its stream. */
+  FEED_STREAM_MAX_S: positiveInt(300),
+  /** Loopback webhook URLs (development and tests only); private, link-local and metadata ranges are always refused. */
+  WEBHOOK_ALLOW_LOOPBACK: bool(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
+  /** First retry after this; each later one waits twice as long, up to WEBHOOK_RETRY_MAX_S. */
+  WEBHOOK_RETRY_FIRST_S: positiveInt(10),
+  WEBHOOK_RETRY_MAX_S: positiveInt(HOUR),
+  /** A webhook whose oldest undelivered event failed for this long is marked failing (deliveries wait for a replay). */
+  WEBHOOK_GIVE_UP_S: positiveInt(DAY + HOUR),
+  WEBHOOK_MAX_PER_DRIVE: positiveInt(10),
+  /** Delivery attempts per drive per hour; beyond it deliveries wait for the next hour. */
+  WEBHOOK_DELIVERIES_PER_DRIVE_PER_HOUR: positiveInt(10_000),
+
   // Outgoing mail (email verification links): SMTP relay URL and the From address
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().min(3).default('Agent Artifact Drive <no-reply@localhost>'),
@@ -279,6 +296,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       idlePollMs: e.OUTBOX_IDLE_POLL_MS,
       gatherMs: e.OUTBOX_GATHER_MS,
       searchRoundBytes: e.OUTBOX_SEARCH_ROUND_BYTES,
+    },
+    feed: {
+      pollMs: e.FEED_POLL_MS,
+      keepaliveMs: e.FEED_KEEPALIVE_S * 1000,
+      streamMaxMs: e.FEED_STREAM_MAX_S * 1000,
+    },
+    webhooks: {
+      allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+      requireHttps: e.NODE_ENV === 'production',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryFirstS: e.WEBHOOK_RETRY_FIRST_S,
+      retryMaxS: e.WEBHOOK_RETRY_MAX_S,
+      giveUpS: e.WEBHOOK_GIVE_UP_S,
+      maxPerDrive: e.WEBHOOK_MAX_PER_DRIVE,
+      deliveriesPerDrivePerHour: e.WEBHOOK_DELIVERIES_PER_DRIVE_PER_HOUR,
     },
     durations: {
       accessTokenS: e.ACCESS_TOKEN_TTL_S,

@@ -51,6 +51,12 @@ export const ERROR_CATALOGUE = {
     status: 400,
     meaning: 'compile entrypoint missing, or no engine for its extension (.tex latex, .typ typst)',
   },
+  WEBHOOK_URL_REFUSED: {
+    status: 400,
+    meaning:
+      'webhook URL is not http(s) (https in production), carries credentials, or resolves to a loopback, private, ' +
+      'link-local or metadata address',
+  },
   UNKNOWN_PROVIDER: { status: 400, meaning: 'ID-JAG agent_provider is not on the trust list' },
   CONTENT_TYPE_MISMATCH: { status: 400, meaning: 'token upload Content-Type differs from the one frozen in the token' },
   INVALID_ARGUMENT: {
@@ -81,6 +87,7 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
   PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
   JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
+  WEBHOOK_NOT_FOUND: { status: 404, meaning: 'no such live webhook for this drive' },
   FEEDBACK_NOT_FOUND: {
     status: 404,
     meaning: "no such feedback ticket for this drive (another drive's ticket looks absent)",
@@ -103,6 +110,7 @@ export const ERROR_CATALOGUE = {
     status: 409,
     meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status',
   },
+  WEBHOOK_LIMIT_REACHED: { status: 409, meaning: 'the drive already has the most live webhooks allowed' },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
   // 413 / 415: size and encoding

@@ -7,7 +7,22 @@ const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
  * both in lowercase Crockford base32, so ids are URL-safe and sort by creation time.
  */
 export type IdPrefix =
-  'drv' | 'aid' | 'art' | 'fld' | 'grn' | 'shr' | 'fbk' | 'key' | 'upl' | 'job' | 'evt' | 'ver' | 'cla' | 'usr';
+  | 'drv'
+  | 'aid'
+  | 'art'
+  | 'fld'
+  | 'grn'
+  | 'shr'
+  | 'fbk'
+  | 'key'
+  | 'upl'
+  | 'job'
+  | 'evt'
+  | 'ver'
+  | 'cla'
+  | 'usr'
+  | 'whk'
+  | 'dlv';
 
 export function newId(prefix: IdPrefix): string {
   let time = Date.now();

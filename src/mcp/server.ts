@@ -11,6 +11,7 @@ import { recordMcpActivity } from '../drives/drive-lifecycle.js';
 import type { SearchService } from '../search/service.js';
 import { budgetStatusOf } from '../platform/rate-limits.js';
 import { registerBrowseTools } from './tools-browse.js';
+import { registerChangesTools } from './tools-changes.js';
 import { registerCompileTools } from './tools-compile.js';
 import { registerEditTools } from './tools-edit.js';
 import { registerReadTools } from './tools-read.js';
@@ -63,6 +64,7 @@ function unauthorized(app: AppContext, req: Request, res: Response, detail: stri
 export function toolSetFor(env: ToolEnv): ToolSet {
   const tools = new ToolSet();
   registerBrowseTools(tools, env);
+  registerChangesTools(tools, env);
   registerReadTools(tools, env);
   registerSearchTools(tools, env);
   registerWriteTools(tools, env);

@@ -22,7 +22,7 @@ export const labelsArg = z
 const pageLimit = (max: number, dflt: number) => z.number().int().min(1).max(max).default(dflt);
 
 /** What an event is about, for the text renderings: its path when recorded, else its id. */
-const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | null; fld_id: string | null }) =>
+export const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | null; fld_id: string | null }) =>
   typeof e.metadata.path === 'string' ? e.metadata.path : (e.art_id ?? e.fld_id ?? '');
 
 export const artifactLine = (a: ArtifactOut) =>

@@ -34,44 +34,18 @@ const DEPTH_LOG_EVERY_MS = 30_000;
 
 export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: DrainOptions): Promise<DrainStats> {
   const { topic } = handler;
-  const session = await pool.session();
-  try {
-    const lockName = `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`;
-    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [
-      lockName,
-    ]);
-    if (!rows[0]?.locked) throw new ShardBusyError(`${lockName} is drained by another worker`);
-
-    let notified = false;
-    let wake = () => {};
-    session.onNotification(() => ((notified = true), wake()));
-    await session.query('listen outbox');
-
-    const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };
-    const end = Date.now() + opts.runForMs;
-    let lastDepthLog = 0;
-    let backlog = true;
-    while (Date.now() < end && !opts.signal.aborted) {
-      // Woken by a commit with no backlog: let the commits of the next moment join the batch, so a
-      // steady stream of writes is indexed a few at a time instead of one batch (and its fixed
-      // statements) per write.
-      if (!backlog && opts.gatherMs > 0) await pause(opts.gatherMs, opts.signal);
-      notified = false;
+  let lastDepthLog = 0;
+  return drainLoop(
+    pool,
+    { lock: `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`, channel: 'outbox' },
+    opts,
+    async () => {
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
-      backlog = batch.rows >= opts.batchSize;
-      if (!batch.requests.length) {
-        if (!notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
-        opts.progress.heartbeat(stats);
-        continue;
-      }
+      if (!batch.requests.length) return { done: 0, failed: 0, backlog: false };
       const failures = await handler.handle(batch.requests, opts.progress);
       await settleBatch(pool, topic, batch, failures);
-      stats.batches++;
-      stats.requests += batch.requests.length;
-      stats.failed += failures.size;
       for (const [artId, err] of failures)
         opts.logger.warn({ topic, artId, err: err.message }, 'outbox: request failed; retried after a backoff');
-      opts.progress.heartbeat(stats);
       if (Date.now() - lastDepthLog > DEPTH_LOG_EVERY_MS) {
         lastDepthLog = Date.now();
         opts.logger.info(
@@ -79,6 +53,74 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
           'outbox: draining',
         );
       }
+      return {
+        done: batch.requests.length - failures.size,
+        failed: failures.size,
+        backlog: batch.rows >= opts.batchSize,
+      };
+    },
+  );
+}
+
+/** What one round of a drainer did: requests finished and failed, and whether more are due at once. */
+export interface DrainRound {
+  done: number;
+  failed: number;
+  backlog: boolean;
+}
+
+/**
+ * A topic that keeps its own table and claims its own work (webhook deliveries, src/feed/webhook-drain.ts): the
+ * drain activity runs `drain` instead of drainOutbox, under the same workflow, lock and wake-up rules.
+ */
+export interface OwnDrainer {
+  topic: string;
+  drain(opts: DrainOptions): Promise<DrainStats>;
+}
+
+/**
+ * The drainer's loop, whatever it drains: holds `lane.lock` (an advisory lock) on a session of its own
+ * for the whole run, LISTENs on `lane.channel`, and runs `round` until `runForMs` has passed; idle, it
+ * sleeps until a NOTIFY or `idlePollMs` (backoffs coming due).
+ */
+export async function drainLoop(
+  pool: SqlPool,
+  lane: { lock: string; channel: string },
+  opts: DrainOptions,
+  round: () => Promise<DrainRound>,
+): Promise<DrainStats> {
+  const session = await pool.session();
+  try {
+    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [
+      lane.lock,
+    ]);
+    if (!rows[0]?.locked) throw new ShardBusyError(`${lane.lock} is drained by another worker`);
+
+    let notified = false;
+    let wake = () => {};
+    session.onNotification(() => ((notified = true), wake()));
+    await session.query(`listen ${lane.channel}`);
+
+    const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };
+    const end = Date.now() + opts.runForMs;
+    let backlog = true;
+    while (Date.now() < end && !opts.signal.aborted) {
+      // Woken by a commit with no backlog: let the commits of the next moment join the batch, so a
+      // steady stream of writes is handled a few at a time instead of one batch (and its fixed
+      // statements) per write.
+      if (!backlog && opts.gatherMs > 0) await pause(opts.gatherMs, opts.signal);
+      notified = false;
+      const r = await round();
+      backlog = r.backlog;
+      if (!r.done && !r.failed) {
+        if (!notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
+        opts.progress.heartbeat(stats);
+        continue;
+      }
+      stats.batches++;
+      stats.requests += r.done + r.failed;
+      stats.failed += r.failed;
+      opts.progress.heartbeat(stats);
     }
     return stats;
   } finally {

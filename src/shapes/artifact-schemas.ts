@@ -85,6 +85,11 @@ export const deleteOutSchema = z.object({
 
 export const eventOutSchema = z.object({
   id: z.string(),
+  seq: z
+    .number()
+    .int()
+    .min(1)
+    .describe("position in the drive's change feed: strictly increasing in commit order, no gaps a reader can see"),
   drive_id: z.string(),
   art_id: z.string().nullable(),
   fld_id: z.string().nullable(),

@@ -5,6 +5,7 @@ import { iso } from '../lib/time.js';
 export function eventOut(r: EventRow) {
   return {
     id: r.id,
+    seq: Number(r.seq),
     drive_id: r.drive_id,
     art_id: r.art_id,
     fld_id: r.fld_id,

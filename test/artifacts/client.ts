@@ -4,9 +4,12 @@ import { afterAll, beforeAll } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 
-/** A small HTTP client for one fresh drive, so suites read as requests and expectations. */
-export async function driveClient(api: TestApi) {
-  const tenant = await createTenant(api.ctx);
+/**
+ * A small HTTP client for one fresh drive (or, given `tenant`, for that drive through another API instance), so suites
+ * read as requests and expectations.
+ */
+export async function driveClient(api: TestApi, tenant?: Awaited<ReturnType<typeof createTenant>>) {
+  tenant ??= await createTenant(api.ctx);
   const call = async (
     method: string,
     path: string,
@@ -29,7 +32,10 @@ export async function driveClient(api: TestApi) {
     return { status: res.status, headers: res.headers, json, bytes: text, code: codeOf(json) };
   };
   return {
-    ...tenant,
+    driveId: tenant.driveId,
+    email: tenant.email,
+    apiKey: tenant.apiKey,
+    auth: tenant.auth,
     call,
     put: (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
       call('PUT', `/v0/artifacts/${path}`, {

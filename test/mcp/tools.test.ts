@@ -30,6 +30,7 @@ const TOOLS = [
   'mkdir',
   'set_metadata',
   'activity',
+  'changes',
   'upload_url',
   'edit',
   'share',

@@ -4,8 +4,16 @@ import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
-import { route } from '../http/route.js';
+import { parseWith, route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
+import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
+import { openEventStream } from '../../feed/stream.js';
+
+const filterQuery = {
+  art_id: z.string().max(64).optional(),
+  action: z.string().max(64).optional(),
+  prefix: prefixParam,
+};
 
 export function eventsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -14,14 +22,14 @@ export function eventsRouter(ctx: AppContext): Router {
     {
       method: 'get',
       path: '/v0/events',
-      summary: 'The drive event log, newest first',
+      summary: 'The drive event log, newest first; oldest first from `after` (catch-up on the change feed)',
       tags: ['events'],
       auth: true,
       query: z.object({
-        art_id: z.string().max(64).optional(),
-        action: z.string().max(64).optional(),
+        ...filterQuery,
         since: z.iso.datetime({ offset: true }).optional(),
         before: z.iso.datetime({ offset: true }).optional(),
+        after: afterParam,
         cursor: cursorParam,
         limit: limitParam(200, 50),
       }),
@@ -31,12 +39,70 @@ export function eventsRouter(ctx: AppContext): Router {
       const page = await listEvents(requestContextOf(ctx, req), {
         artId: query.art_id,
         action: query.action,
+        prefix: query.prefix,
         since: query.since ? new Date(query.since) : undefined,
         before: query.before ? new Date(query.before) : undefined,
+        after: query.after,
         cursor: query.cursor,
         limit: query.limit,
       });
       return { items: page.items.map(eventOut), next_cursor: page.next_cursor };
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/events/stream',
+      summary:
+        'The change feed as Server-Sent Events: `id: <seq>`, `event: <action>`, `data: <EventOut JSON>`; resumes after ' +
+        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s',
+      tags: ['events'],
+      auth: true,
+      query: z.object({ ...filterQuery, after: afterParam }),
+      headers: z.object({
+        'last-event-id': z.string().optional().describe('the last seq received; wins over `after`'),
+      }),
+      responses: {
+        200: {
+          description:
+            'a text/event-stream, one message per event, oldest first; it ends after FEED_STREAM_MAX_S (300 s) ' +
+            'and the client resumes with Last-Event-ID',
+          contentType: 'text/event-stream',
+          schema: z.string(),
+        },
+      },
+    },
+    async ({ query, req, res }) => {
+      const lastEventId = parseWith(afterParam, req.headers['last-event-id'] || undefined, 'header');
+      const rc = requestContextOf(ctx, req);
+      const stop = new AbortController();
+      res.on('close', () => stop.abort());
+      const events = await openEventStream(rc, {
+        after: lastEventId ?? query.after,
+        filter: { artId: query.art_id, action: query.action, prefix: query.prefix },
+        signal: stop.signal,
+      });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      });
+      // `retry`: how soon an EventSource reconnects once the stream ends (at FEED_STREAM_MAX_S, or a restart).
+      res.write('retry: 1000\n: connected\n\n');
+      const keepalive = setInterval(() => res.write(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
+      const lifetime = setTimeout(() => stop.abort(), ctx.config.feed.streamMaxMs);
+      try {
+        for await (const row of events) res.write(sseMessage(eventOut(row)));
+      } catch (err) {
+        // The stream has started: the client sees the connection end and resumes from its Last-Event-ID.
+        if (!stop.signal.aborted) ctx.logger.warn({ err }, 'event stream ended by an error');
+      } finally {
+        clearInterval(keepalive);
+        clearTimeout(lifetime);
+        res.end();
+      }
     },
   );
   return router;

@@ -16,6 +16,9 @@ import { Migration20261203100000_email_verification } from './Migration202612031
 import { Migration20261203110000_web_sessions } from './Migration20261203110000_web_sessions.js';
 import { Migration20261203120000_oauth_code_grant } from './Migration20261203120000_oauth_code_grant.js';
 import { Migration20261204000000_search_signatures } from './Migration20261204000000_search_signatures.js';
+import { Migration20261210000000_event_seq } from './Migration20261210000000_event_seq.js';
+import { Migration20261210010000_webhooks } from './Migration20261210010000_webhooks.js';
+import { Migration20261210020000_job_events } from './Migration20261210020000_job_events.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -37,4 +40,7 @@ export const migrations = [
   { name: 'Migration20261203110000_web_sessions', class: Migration20261203110000_web_sessions },
   { name: 'Migration20261203120000_oauth_code_grant', class: Migration20261203120000_oauth_code_grant },
   { name: 'Migration20261204000000_search_signatures', class: Migration20261204000000_search_signatures },
+  { name: 'Migration20261210000000_event_seq', class: Migration20261210000000_event_seq },
+  { name: 'Migration20261210010000_webhooks', class: Migration20261210010000_webhooks },
+  { name: 'Migration20261210020000_job_events', class: Migration20261210020000_job_events },
 ];

@@ -1,0 +1,41 @@
+import type { RequestContext } from '../platform/request-context.js';
+import type { Db } from '../db/sql.js';
+import { eventsAfter, latestSeq, type EventFilter, type EventRow } from '../files/events.js';
+import { driveHeads } from './drive-heads.js';
+
+/** Events read per query while a stream catches up. */
+const PAGE = 200;
+
+export interface StreamInput {
+  /** Resume point (`Last-Event-ID` or `?after`): every event with a larger seq follows. Absent: from now. */
+  after?: number;
+  filter: EventFilter;
+  /** Ends the stream (the client went away, the server stops). */
+  signal: AbortSignal;
+}
+
+/**
+ * The drive's change feed as an endless sequence: first every event after the resume point, oldest
+ * first, then each new one as its write commits, with no gap or repeat (the seq is gap-free as
+ * readers see it, docs/decisions/feed.md). Reads only PostgreSQL, so any API process serves any stream.
+ * "Now" (no resume point) is fixed before this resolves, so a write made after it is always streamed.
+ */
+export async function openEventStream(rc: RequestContext, input: StreamInput): Promise<AsyncGenerator<EventRow>> {
+  const db = rc.app.orm.em.fork();
+  const start = input.after ?? (await latestSeq(db, rc.driveId));
+  return follow(rc, db, start, input);
+}
+
+async function* follow(rc: RequestContext, db: Db, start: number, input: StreamInput): AsyncGenerator<EventRow> {
+  const heads = driveHeads(rc.app);
+  let position = start;
+  while (!input.signal.aborted) {
+    const head = await heads.beyond(rc.driveId, position, input.signal);
+    // Everything up to `head` is committed and visible; filtered-out events are skipped by moving to it.
+    while (position < head && !input.signal.aborted) {
+      const page = await eventsAfter(db, rc.driveId, position, input.filter, PAGE, head);
+      for (const row of page) yield row;
+      position = page.length < PAGE ? head : Number(page[page.length - 1]!.seq);
+    }
+  }
+}
