@@ -633,10 +633,113 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The drive event log, newest first */
+        /** The drive event log, newest first; oldest first from `after` (catch-up on the change feed) */
         get: operations["get_v0_events"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The change feed as Server-Sent Events: `id: <seq>`, `event: <action>`, `data: <EventOut JSON>`; resumes after Last-Event-ID or `after` (else starts now); a comment line at least every 15 s */
+        get: operations["get_v0_events_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The drive's webhooks (without secrets) */
+        get: operations["get_v0_webhooks"];
+        put?: never;
+        /** Register a webhook: every matching event of the drive is POSTed to url, signed, in seq order */
+        post: operations["post_v0_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook: nothing more is delivered to it */
+        delete: operations["delete_v0_webhooks_webhook_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/webhooks/{webhook_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the previous one keeps signing (a second v1= value) for 24 hours */
+        post: operations["post_v0_webhooks_webhook_id_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent delivery attempts (status, time, error), what still waits, and where to replay */
+        get: operations["get_v0_webhooks_webhook_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Redeliver every matching event after a seq (the queue restarts there); a failing webhook is active again */
+        post: operations["post_v0_webhooks_webhook_id_replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1846,7 +1949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1882,7 +1985,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1900,7 +2003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +2132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2065,7 +2168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,7 +2391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,7 +2427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2342,7 +2445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2479,7 +2582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,7 +2618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,7 +2636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +2915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,7 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3053,7 +3156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3089,7 +3192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,7 +3210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3286,7 +3389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3532,7 +3635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3568,7 +3671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3586,7 +3689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3721,7 +3824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3757,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3775,7 +3878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3964,7 +4067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,7 +4103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4018,7 +4121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +4300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +4551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4484,7 +4587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4502,7 +4605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4722,7 +4825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4740,7 +4843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4919,7 +5022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4955,7 +5058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +5076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,7 +5304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5219,7 +5322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +5457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5390,7 +5493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,7 +5511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5543,7 +5646,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5579,7 +5682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5597,7 +5700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5725,7 +5828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +5864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5779,7 +5882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5917,7 +6020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5953,7 +6056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5971,7 +6074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6103,7 +6206,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6139,7 +6242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6157,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6293,7 +6396,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6329,7 +6432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6347,7 +6450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6476,7 +6579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6530,7 +6633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6658,7 +6761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6694,7 +6797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6712,7 +6815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6856,7 +6959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6892,7 +6995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6910,7 +7013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7054,7 +7157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7090,7 +7193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7108,7 +7211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7243,7 +7346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7279,7 +7382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7297,7 +7400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7440,7 +7543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7476,7 +7579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7494,7 +7597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7632,7 +7735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7668,7 +7771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7686,7 +7789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7830,7 +7933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,7 +7969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7884,7 +7987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8019,7 +8122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8055,7 +8158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8073,7 +8176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +8311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,7 +8347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8262,7 +8365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8400,7 +8503,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8436,7 +8539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8454,7 +8557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8598,7 +8701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8634,7 +8737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8652,7 +8755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8787,7 +8890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8823,7 +8926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8841,7 +8944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8947,8 +9050,10 @@ export interface operations {
             query?: {
                 art_id?: string;
                 action?: string;
+                prefix?: string;
                 since?: string;
                 before?: string;
+                after?: number;
                 cursor?: string;
                 limit?: number;
             };
@@ -8967,6 +9072,8 @@ export interface operations {
                     "application/json": {
                         items: {
                             id: string;
+                            /** @description position in the drive's change feed: strictly increasing in commit order, no gaps a reader can see */
+                            seq: number;
                             drive_id: string;
                             art_id: string | null;
                             fld_id: string | null;
@@ -8982,7 +9089,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9018,7 +9125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9036,7 +9143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9073,6 +9180,1364 @@ export interface operations {
                 };
             };
             /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_events_stream: {
+        parameters: {
+            query?: {
+                art_id?: string;
+                action?: string;
+                prefix?: string;
+                after?: number;
+            };
+            header?: {
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a text/event-stream, one message per event, oldest first; it ends after FEED_STREAM_MAX_S (300 s) and the client resumes with Last-Event-ID */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            webhook_id: string;
+                            url: string;
+                            actions: string[];
+                            prefix: string | null;
+                            /**
+                             * @description failing: gave up on an event; deliveries wait for a replay
+                             * @enum {string}
+                             */
+                            state: "active" | "failing";
+                            failing_since: string | null;
+                            /** @description while set, deliveries carry two signatures */
+                            previous_secret_expires_at: string | null;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL the events are POSTed to (https in production) */
+                    url: string;
+                    /** @description only these actions; absent or empty: every action */
+                    actions?: string[];
+                    /** @description only events whose path (or from/to) starts with this */
+                    prefix?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the webhook, with its secret (shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        actions: string[];
+                        prefix: string | null;
+                        /**
+                         * @description failing: gave up on an event; deliveries wait for a replay
+                         * @enum {string}
+                         */
+                        state: "active" | "failing";
+                        failing_since: string | null;
+                        /** @description while set, deliveries carry two signatures */
+                        previous_secret_expires_at: string | null;
+                        /** @description RFC 3339 timestamp */
+                        created_at: string;
+                        /** @description the signing secret; shown only here and at rotation */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_v0_webhooks_webhook_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        webhook_id: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_webhooks_webhook_id_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the webhook with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        actions: string[];
+                        prefix: string | null;
+                        /**
+                         * @description failing: gave up on an event; deliveries wait for a replay
+                         * @enum {string}
+                         */
+                        state: "active" | "failing";
+                        failing_since: string | null;
+                        /** @description while set, deliveries carry two signatures */
+                        previous_secret_expires_at: string | null;
+                        /** @description RFC 3339 timestamp */
+                        created_at: string;
+                        /** @description the signing secret; shown only here and at rotation */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_webhooks_webhook_id_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description delivery attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            webhook_id: string;
+                            url: string;
+                            actions: string[];
+                            prefix: string | null;
+                            /**
+                             * @description failing: gave up on an event; deliveries wait for a replay
+                             * @enum {string}
+                             */
+                            state: "active" | "failing";
+                            failing_since: string | null;
+                            /** @description while set, deliveries carry two signatures */
+                            previous_secret_expires_at: string | null;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                        };
+                        /** @description recent attempts, newest first */
+                        items: {
+                            /** @description X-Drive-Delivery-Id of the attempt */
+                            delivery_id: string;
+                            seq: number;
+                            event_id: string;
+                            attempt: number;
+                            /** @enum {string} */
+                            outcome: "delivered" | "failed" | "gave_up";
+                            status_code: number | null;
+                            error: string | null;
+                            duration_ms: number;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                        }[];
+                        /** @description events waiting for delivery */
+                        pending: number;
+                        /** @description the oldest waiting seq: where delivery stands */
+                        next_seq: number | null;
+                        /** @description POST {"after": <seq>} here to redeliver every matching event after that seq */
+                        replay_url: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_webhooks_webhook_id_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description redeliver the matching events with seq > after */
+                    after: number;
+                };
+            };
+        };
+        responses: {
+            /** @description queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: {
+                            webhook_id: string;
+                            url: string;
+                            actions: string[];
+                            prefix: string | null;
+                            /**
+                             * @description failing: gave up on an event; deliveries wait for a replay
+                             * @enum {string}
+                             */
+                            state: "active" | "failing";
+                            failing_since: string | null;
+                            /** @description while set, deliveries carry two signatures */
+                            previous_secret_expires_at: string | null;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                        };
+                        /** @description events queued for delivery */
+                        queued: number;
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9183,7 +10648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9219,7 +10684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9237,7 +10702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9399,7 +10864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9435,7 +10900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9453,7 +10918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9602,7 +11067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9638,7 +11103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9656,7 +11121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9812,7 +11277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9848,7 +11313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9866,7 +11331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10007,7 +11472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10043,7 +11508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10061,7 +11526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10217,7 +11682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10253,7 +11718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10271,7 +11736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10414,7 +11879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10450,7 +11915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10468,7 +11933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10611,7 +12076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10647,7 +12112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10665,7 +12130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10834,7 +12299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10870,7 +12335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10888,7 +12353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11067,7 +12532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11103,7 +12568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11121,7 +12586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11255,7 +12720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11291,7 +12756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11309,7 +12774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11455,7 +12920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11491,7 +12956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11509,7 +12974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11688,7 +13153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11724,7 +13189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11742,7 +13207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,7 +13407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11978,7 +13443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11996,7 +13461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12170,7 +13635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12206,7 +13671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12224,7 +13689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12345,7 +13810,7 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12381,7 +13846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12399,7 +13864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12575,7 +14040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12611,7 +14076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12629,7 +14094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12785,7 +14250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12821,7 +14286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12839,7 +14304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12982,7 +14447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13018,7 +14483,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13036,7 +14501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13183,7 +14648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13219,7 +14684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13237,7 +14702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13398,7 +14863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13434,7 +14899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13452,7 +14917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID */
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
