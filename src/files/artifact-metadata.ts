@@ -6,7 +6,8 @@ import {
   type ArtifactRow,
 } from '../records/artifact-records.js';
 import { checkLabels, checkMetadata, checkNotWiki, checkPath, preconditionFailed } from './artifact-rules.js';
-import { EventAction, writeTransaction } from './events.js';
+import { EventAction } from './events.js';
+import { writeTransaction } from './write-transaction.js';
 import { one } from '../db/sql.js';
 
 /**

@@ -19,7 +19,8 @@ import {
   type Visibility,
 } from './artifact-rules.js';
 import { pinBlob, storeBlob } from './blobs.js';
-import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { EventAction } from './events.js';
+import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
 import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';

@@ -4,7 +4,8 @@ import { newId } from '../lib/ids.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import type { Timestamp } from '../lib/time.js';
 import { checkNotWiki, checkPath } from './artifact-rules.js';
-import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { EventAction } from './events.js';
+import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
 import { driveFor, type Capability } from '../access/authorize.js';
 

@@ -1,7 +1,8 @@
 import type { AppContext } from '../platform/context.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { purgeUnreferencedBlobs } from './blobs.js';
-import { EventAction, writeTransaction } from './events.js';
+import { EventAction } from './events.js';
+import { writeTransaction } from './write-transaction.js';
 import { rows } from '../db/sql.js';
 import { releaseStorage } from './quota.js';
 

@@ -6,7 +6,7 @@ import { getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-rec
 import { checkPath, isWikiPath } from './artifact-rules.js';
 import { putStoredArtifact } from './artifacts.js';
 import { writeBlobOnce } from './blobs.js';
-import type { WriteTx } from './events.js';
+import type { WriteTx } from './write-transaction.js';
 import { trashRow } from './trash.js';
 
 /**

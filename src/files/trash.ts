@@ -9,7 +9,8 @@ import {
   type ArtifactRow,
 } from '../records/artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed } from './artifact-rules.js';
-import { EventAction, writeTransaction, type WriteTx } from './events.js';
+import { EventAction } from './events.js';
+import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, one } from '../db/sql.js';
 import { driveFor } from '../access/authorize.js';
 

@@ -1,6 +1,7 @@
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { Visibility } from './artifact-rules.js';
-import { EventAction, type WriteTx } from './events.js';
+import { EventAction } from './events.js';
+import { type WriteTx } from './write-transaction.js';
 import { one, rows } from '../db/sql.js';
 import { insertGrant, type GrantRow } from '../access/grant-records.js';
 

@@ -1,6 +1,7 @@
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { EventAction, writeTransaction, type WriteTx } from '../files/events.js';
+import { EventAction } from '../files/events.js';
+import { writeTransaction, type WriteTx } from '../files/write-transaction.js';
 import { one, rows, type Db } from '../db/sql.js';
 import {
   authorize,

@@ -14,7 +14,7 @@ import {
 } from '../files/artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
 import { storeBlob } from '../files/blobs.js';
-import { writeTransaction } from '../files/events.js';
+import { writeTransaction } from '../files/write-transaction.js';
 import { quotaExceeded, storageCommitted } from '../files/quota.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { spoolBody } from '../storage/spool.js';

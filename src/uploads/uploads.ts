@@ -18,7 +18,7 @@ import {
   type Source,
 } from '../files/artifact-rules.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
-import { writeTransaction } from '../files/events.js';
+import { writeTransaction } from '../files/write-transaction.js';
 import { storageCommitted } from '../files/quota.js';
 import { verifyUploadedObject, storeUploadedBlob, type VerifiedUpload } from './upload-content.js';
 import {

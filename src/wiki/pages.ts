@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../platform/context.js';
 import { one, rows } from '../db/sql.js';
-import { writeTransaction } from '../files/events.js';
+import { writeTransaction } from '../files/write-transaction.js';
 import { lockSystemArtifact, putSystemArtifact, storeSystemText, trashSystemArtifact } from '../files/system-writes.js';
 import { systemRequestContext } from '../platform/request-context.js';
 import { pageMentions, type MentionRow, type PageKey } from './mentions.js';

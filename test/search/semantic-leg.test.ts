@@ -170,7 +170,9 @@ describe('postgres semantic leg', () => {
   it('reflects new versions, deletes, renames and drive purges', async () => {
     const driveId = await seedDrive();
     const query = queryNear(42, 1, 9);
-    const top = async () => ids(await narrow.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 5 }));
+    // The default scan (it keeps every passage of this drive): what is asserted is the change, not the estimate, and a
+    // narrow scan's cut among equal estimates depends on the table's physical order, which other suites move.
+    const top = async () => ids(await exact.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 5 }));
     expect((await top())[0]).toBe('art_42#1');
 
     // A new version whose passages point elsewhere: the old vectors are gone from the scan.
