@@ -1,10 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { bearer, startIdentityApi } from '../identity/helpers.js';
+import { bearer } from '../identity/helpers.js';
 import { screenshot } from './browser.js';
-import { claimedOwner, mintKey, put } from './owner-helpers.js';
+import { claimedOwner, mintKey, put, useBrowserSuite } from './owner-helpers.js';
 
 /**
  * Issue 27 in headless Chromium: a drive a person can live in. Browse folders implied by paths, manage files from
@@ -13,14 +12,7 @@ import { claimedOwner, mintKey, put } from './owner-helpers.js';
  */
 let api: TestApi;
 let browser: Browser;
-beforeAll(async () => {
-  api = await startIdentityApi();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
+useBrowserSuite((suite) => ({ api, browser } = suite));
 
 const SHOTS = 'web-screenshots';
 

@@ -1,10 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearer, startIdentityApi } from '../identity/helpers.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { bearer } from '../identity/helpers.js';
 import { screenshot } from './browser.js';
-import { claimedOwner as ownerOf, mintKey as mintKeyOn, put as putOn } from './owner-helpers.js';
+import { claimedOwner as ownerOf, mintKey as mintKeyOn, put as putOn, useBrowserSuite } from './owner-helpers.js';
 
 /**
  * The human side end to end in headless Chromium: claim, mint and revoke an API key, view public
@@ -13,14 +12,7 @@ import { claimedOwner as ownerOf, mintKey as mintKeyOn, put as putOn } from './o
  */
 let api: TestApi;
 let browser: Browser;
-beforeAll(async () => {
-  api = await startIdentityApi();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
+useBrowserSuite((suite) => ({ api, browser } = suite));
 
 const claimedOwner = (page: Page) => ownerOf(api, page);
 const mintKey = (page: Page) => mintKeyOn(api, page);

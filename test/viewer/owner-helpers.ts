@@ -1,9 +1,28 @@
-import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/helpers.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { bearer, registerAnonymous, startClaim, startIdentityApi, uniqueEmail } from '../identity/helpers.js';
 
 /** Browser journeys of a drive's owner: a claimed drive signed in on a page, a key minted there, uploads over /v0. */
+
+/**
+ * A browser suite's stack: an API with the identity limits lifted and one Chromium, started before the suite's tests
+ * (handed to `use`) and closed after them.
+ */
+export function useBrowserSuite(use: (suite: { api: TestApi; browser: Browser }) => void): void {
+  let api: TestApi | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    api = await startIdentityApi();
+    browser = await launchBrowser();
+    use({ api, browser });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+}
 
 export const OWNER_PASSWORD = 'a long enough password';
 

@@ -2,12 +2,10 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { startIdentityApi } from '../identity/helpers.js';
 import { screenshot } from './browser.js';
-import { claimedOwner, mintKey, OWNER_PASSWORD, put } from './owner-helpers.js';
+import { claimedOwner, mintKey, OWNER_PASSWORD, put, useBrowserSuite } from './owner-helpers.js';
 
 /**
  * Issue 27, pages for people: `/` and unknown paths are HTML, sign-out refuses the old cookie, a reload after minting a
@@ -16,14 +14,7 @@ import { claimedOwner, mintKey, OWNER_PASSWORD, put } from './owner-helpers.js';
  */
 let api: TestApi;
 let browser: Browser;
-beforeAll(async () => {
-  api = await startIdentityApi();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
+useBrowserSuite((suite) => ({ api, browser } = suite));
 
 const SHOTS = 'web-screenshots';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -117,8 +117,9 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
   const folder = a.path.includes('/') ? a.path.slice(0, a.path.lastIndexOf('/')) : '';
   const owner = rc.principal.driveId === a.drive_id;
   const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive', owner);
-  if (flag(req.query.history)) return historyPage(rc, res, a, selfUrl, nav, crumbs);
-  if (flag(req.query.activity) && owner) return activityPage(rc, res, a, selfUrl, nav, crumbs);
+  const file: FilePage = { rc, res, a, selfUrl, nav, crumbs };
+  if (flag(req.query.history)) return historyPage(file);
+  if (flag(req.query.activity) && owner) return activityPage(file);
   const from = versionParam(req.query.from);
   const to = versionParam(req.query.to);
   if (from && to) {
@@ -185,14 +186,17 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
   });
 }
 
-async function historyPage(
-  rc: RequestContext,
-  res: Response,
-  a: ArtifactRow,
-  selfUrl: string,
-  nav: Html,
-  crumbs: Html,
-) {
+/** What a file's sub-pages (history, activity) are drawn from. */
+interface FilePage {
+  rc: RequestContext;
+  res: Response;
+  a: ArtifactRow;
+  selfUrl: string;
+  nav: Html;
+  crumbs: Html;
+}
+
+async function historyPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
   const versions = (await listVersions(rc, a.id, { limit: 100 })).items;
   const rows = versions.map(
     (ver, i) =>
@@ -223,14 +227,7 @@ async function historyPage(
 }
 
 /** The file's own event log, newest first (the owner's: events are the drive's). */
-async function activityPage(
-  rc: RequestContext,
-  res: Response,
-  a: ArtifactRow,
-  selfUrl: string,
-  nav: Html,
-  crumbs: Html,
-) {
+async function activityPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
   const { items } = await listEvents(rc, { artId: a.id, limit: 100 });
   const rows = items.map(
     (e) =>
