@@ -1,4 +1,4 @@
-import { SqlPool, type Row } from '../db/pool.js';
+import { SqlPool } from '../db/pool.js';
 import {
   SNIPPET_MARK,
   type ArtifactPatch,
@@ -13,14 +13,9 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
-import {
-  estimateSql,
-  queryPlanes,
-  rerankExactly,
-  SEMANTIC_CANDIDATES,
-  signatureScanSql,
-  type SignatureCandidate,
-} from './semantic-signatures.js';
+import { rankSemantic, type SemanticScan } from './semantic-leg.js';
+import { COARSE_CANDIDATES, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
+import { addParam, documentFilters, passageFilters, type Where } from './sql-filters.js';
 
 /**
  * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
@@ -43,33 +38,6 @@ export const RANK_CANDIDATES = 1000;
 
 const HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 const PASSAGE_HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=1`;
-
-interface Where {
-  sql: string[];
-  params: unknown[];
-}
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-function addParam(w: Where, value: unknown): string {
-  w.params.push(value);
-  return `$${w.params.length}`;
-}
-
-/** Filters shared by search and find, on the documents alias `d`. */
-function documentFilters(w: Where, f: SearchFilters) {
-  if (f.labels?.length) w.sql.push(`d.labels @> ${addParam(w, f.labels)}::text[]`);
-  if (f.fileType) w.sql.push(`d.file_type = ${addParam(w, f.fileType)}`);
-  if (f.prefix) w.sql.push(`d.path like ${addParam(w, `${escapeLike(f.prefix)}%`)}`);
-  if (f.updatedAfter) w.sql.push(`d.updated_at >= ${addParam(w, f.updatedAfter)}`);
-  if (f.updatedBefore) w.sql.push(`d.updated_at <= ${addParam(w, f.updatedBefore)}`);
-}
-
-function passageFilters(w: Where, f: FindFilters) {
-  documentFilters(w, f);
-  if (f.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, f.modalities)}::text[])`);
-  if (f.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(f.excludePrefix)}%`)}`);
-}
 
 interface DocRow {
   art_id: string;
@@ -133,22 +101,25 @@ export class PostgresSearchEngine implements SearchEngine {
   readonly name = 'postgres' as const;
   private readonly pool: SqlPool;
   private readonly rankCandidates: number;
-  private readonly semanticCandidates: number;
+  private readonly semantic: SemanticScan;
 
   /**
    * `db` is the process's shared pool (src/db/pool.ts); a URL gives the engine a pool of its own
    * (tests, benchmarks). `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap), `semanticCandidates`
-   * SEMANTIC_CANDIDATES.
-   * Lexical queries run without parallel workers (onConnect in src/db/pool.ts); the semantic scan gets the
-   * server's setting back (semanticQuery).
+   * SEMANTIC_CANDIDATES and `coarseCandidates` COARSE_CANDIDATES (the semantic leg's two cuts, semantic-leg.ts).
+   * Queries run without parallel workers (onConnect in src/db/pool.ts).
    */
   constructor(
     db: SqlPool | string,
-    opts: { poolMax?: number; rankCandidates?: number; semanticCandidates?: number } = {},
+    opts: { poolMax?: number; rankCandidates?: number; semanticCandidates?: number; coarseCandidates?: number } = {},
   ) {
     this.pool = typeof db === 'string' ? SqlPool.standalone(db, opts.poolMax ?? 5) : db;
     this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
-    this.semanticCandidates = opts.semanticCandidates ?? SEMANTIC_CANDIDATES;
+    this.semantic = {
+      pool: this.pool,
+      candidates: opts.semanticCandidates ?? SEMANTIC_CANDIDATES,
+      coarse: opts.coarseCandidates ?? COARSE_CANDIDATES,
+    };
   }
 
   /** Tables come from the migration; nothing to create at run time. */
@@ -295,26 +266,11 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
-   * Two steps (docs/decisions/search.md, "Semantic leg at scale"): the signature scan estimates every matching
-   * passage's similarity with bit operations and keeps the best `semanticCandidates` (at least twice `limit`), with
-   * their float4 bytes; those are ranked exactly here, and the top `limit` joined back for the hit fields and
-   * snippets. When no more passages match than the scan keeps, every one is ranked exactly.
+   * The exact rerank of the signature scan's best candidates (rankSemantic, src/search/semantic-leg.ts), joined back
+   * for the hit fields and snippets of the top `limit`.
    */
   async findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]> {
-    const { planes, step, min } = queryPlanes(query.vector);
-    const w: Where = { sql: [], params: [driveId, query.vector.length] };
-    const planeParams = planes.map((p) => addParam(w, p));
-    const estimate = estimateSql('p.signature', planeParams, addParam(w, step), addParam(w, min));
-    documentFilters(w, filters);
-    if (filters.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(filters.excludePrefix)}%`)}`);
-    const ofDocuments = w.sql.splice(0);
-    if (filters.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, filters.modalities)}::text[])`);
-    const keep = addParam(w, Math.max(this.semanticCandidates, 2 * filters.limit));
-    const { rows: candidates } = await this.semanticQuery<SignatureCandidate>(
-      signatureScanSql({ estimate, dims: '$2', passageWhere: w.sql, documentWhere: ofDocuments, keep }),
-      w.params,
-    );
-    const top = rerankExactly(candidates, query.vector, filters.limit);
+    const top = await rankSemantic(this.semantic, driveId, query.vector, filters);
     if (!top.length) return [];
     const { rows } = await this.pool.query<PassageRow>(
       `select ${PASSAGE_COLUMNS}, r.score,
@@ -360,14 +316,6 @@ export class PostgresSearchEngine implements SearchEngine {
       w.params,
     );
     return rows.map(toPassageHit);
-  }
-
-  /** The signature scan reads a drive's passages: it runs with the server's own parallel-worker setting. */
-  private semanticQuery<R extends Row>(sql: string, params: unknown[]) {
-    return this.pool.transaction(async (client) => {
-      await client.query('set local max_parallel_workers_per_gather to default');
-      return client.query<R>(sql, params);
-    });
   }
 }
 

@@ -1,17 +1,50 @@
 /**
  * The arithmetic of the PostgreSQL engine's semantic leg (docs/decisions/search.md, "Semantic leg at scale").
  * A passage is stored with a signature, one bit per dimension (1 where the component is positive: the migration
- * search_signatures). The query keeps its magnitudes: each component is quantised to 4 bits and split into bit
- * planes, so the estimate Σ qᵢ·bᵢ is four ANDs and bit counts per passage, all built into PostgreSQL. Ranking by
- * it picks candidates; the exact dot product over the stored float4 bytes (`embedding_bytes`) orders them.
+ * search_signatures). Two estimates of the query's dot product with a passage, both built into PostgreSQL:
+ * - coarse, for every matching passage: the query ternarised (+1, 0, −1 by a threshold on each component), so the
+ *   estimate is one XOR, one AND and one bit count: `bit_count((signature # flip) & mask)`;
+ * - fine, for the coarse stage's best: the query keeps its magnitudes, each component quantised to 4 bits and split
+ *   into bit planes, so the estimate Σ qᵢ·bᵢ is four ANDs and bit counts.
+ * Ranking by the fine estimate picks candidates; the exact dot product over the stored float4 bytes
+ * (`embedding_bytes`) orders them.
  */
 export const QUERY_PLANES = 4;
 
 /**
- * How many passages the signature scan hands to the exact rerank (at least twice the requested depth). A drive
+ * How many passages the fine estimate hands to the exact rerank (at least twice the requested depth). A drive
  * or filtered set of at most this many passages is ranked exactly. Why 500: bench:find, docs/decisions/search.md.
  */
 export const SEMANTIC_CANDIDATES = 500;
+
+/** How many passages the coarse estimate hands to the fine one (at least four times the fine stage's). */
+export const COARSE_CANDIDATES = 2000;
+
+/** Components within this fraction of the query's root mean square of zero count for nothing in the coarse estimate. */
+const TERNARY_THRESHOLD = 0.5;
+
+export interface QueryTernary {
+  /** Bit strings: `flip` is 1 where the component is below −τ, `mask` where its magnitude is above τ. */
+  flip: string;
+  mask: string;
+}
+
+/** The query ternarised for the coarse estimate. */
+export function queryTernary(vector: number[]): QueryTernary {
+  const tau = TERNARY_THRESHOLD * Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0) / (vector.length || 1));
+  return {
+    flip: vector.map((x) => (x < -tau ? '1' : '0')).join(''),
+    mask: vector.map((x) => (Math.abs(x) > tau ? '1' : '0')).join(''),
+  };
+}
+
+/**
+ * The coarse estimate for `signature`: over the masked components, how many agree in sign with the query
+ * (Σ over +1 components of bᵢ plus Σ over −1 components of 1 − bᵢ), which ranks like Σ sign₃(qᵢ)·(2bᵢ − 1).
+ */
+export function coarseEstimateSql(signature: string, flip: string, mask: string): string {
+  return `bit_count((${signature} # ${flip}::bit varying) & ${mask}::bit varying)`;
+}
 
 export interface QueryPlanes {
   /** Bit strings ('0101…'), plane k holding bit k of each component's quantised level. */
@@ -50,27 +83,36 @@ export interface SignatureCandidate {
 }
 
 /**
- * The signature scan on search_passages `p` (documents `d` for their filters): the best `keep` matching passages by
- * the estimate, with their path and float4 bytes. Passages of other dimensions than `dims` sort last. Plans seen
- * (bench:find): no filter → the drive's signatures from the covering index in estimate order, each one's document
- * looked up until enough pass; a selective filter → its documents first, their signatures, a top-N sort.
+ * The signature scan (search_passages `p`, documents `d`): the best `coarseKeep` matching passages by the coarse
+ * estimate, of those the best `keep` by the fine one (over `f.signature`), with their path and float4 bytes.
+ * Passages of other dimensions than `dims` sort last. Document filters apply before the coarse cut when
+ * `documentsFirst` (a filter the caller chose: its documents first, then their passages' signatures), else to the
+ * fine stage's best only, as they are joined back (the `_wiki/` exclusion, whose pages have no passages): the coarse
+ * cut is then a top-N over the drive's covering index, with no document looked up per passage.
  */
 export function signatureScanSql(o: {
-  estimate: string;
+  coarse: string;
+  fine: string;
   dims: string;
   passageWhere: string[];
   documentWhere: string[];
+  documentsFirst: boolean;
+  coarseKeep: string;
   keep: string;
 }): string {
   const and = (conditions: string[]) => conditions.map((c) => `and ${c}`).join(' ');
+  const ofDocuments = `(select d.art_id from search_documents d where d.drive_id = $1 ${and(o.documentWhere)})`;
   return `select c.art_id, c.ord, d.path, p.embedding_bytes as bytes
-    from (select p.art_id, p.ord from search_passages p
-          where p.drive_id = $1 and p.signature is not null ${and(o.passageWhere)}
-            and p.art_id in (select d.art_id from search_documents d where d.drive_id = $1 ${and(o.documentWhere)})
-          order by case when length(p.signature) = ${o.dims} then ${o.estimate} end desc nulls last
+    from (select f.art_id, f.ord
+          from (select p.art_id, p.ord, p.signature from search_passages p
+                where p.drive_id = $1 and p.signature is not null ${and(o.passageWhere)}
+                  ${o.documentsFirst ? `and p.art_id in ${ofDocuments}` : ''}
+                order by case when length(p.signature) = ${o.dims} then ${o.coarse} end desc nulls last
+                limit ${o.coarseKeep}) f
+          order by case when length(f.signature) = ${o.dims} then ${o.fine} end desc nulls last
           limit ${o.keep}) c
     join search_passages p on p.drive_id = $1 and p.art_id = c.art_id and p.ord = c.ord
-    join search_documents d on d.drive_id = $1 and d.art_id = c.art_id`;
+    join search_documents d on d.drive_id = $1 and d.art_id = c.art_id ${o.documentsFirst ? '' : and(o.documentWhere)}`;
 }
 
 /** Dot product of the query with a vector stored as big-endian float4 bytes (search_vector_bytes). */

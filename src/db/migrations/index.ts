@@ -19,6 +19,7 @@ import { Migration20261204000000_search_signatures } from './Migration2026120400
 import { Migration20261210000000_event_seq } from './Migration20261210000000_event_seq.js';
 import { Migration20261210010000_webhooks } from './Migration20261210010000_webhooks.js';
 import { Migration20261210020000_job_events } from './Migration20261210020000_job_events.js';
+import { Migration20261220000000_signature_modality } from './Migration20261220000000_signature_modality.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   { name: 'Migration20261210000000_event_seq', class: Migration20261210000000_event_seq },
   { name: 'Migration20261210010000_webhooks', class: Migration20261210010000_webhooks },
   { name: 'Migration20261210020000_job_events', class: Migration20261210020000_job_events },
+  { name: 'Migration20261220000000_signature_modality', class: Migration20261220000000_signature_modality },
 ];
