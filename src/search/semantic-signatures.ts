@@ -13,9 +13,9 @@ export const QUERY_PLANES = 4;
 
 /**
  * How many passages the fine estimate hands to the exact rerank (at least twice the requested depth). A drive
- * or filtered set of at most this many passages is ranked exactly. Why 500: bench:find, docs/decisions/search.md.
+ * or filtered set of at most this many passages is ranked exactly. Why 300: bench:find, docs/decisions/search.md.
  */
-export const SEMANTIC_CANDIDATES = 500;
+export const SEMANTIC_CANDIDATES = 300;
 
 /** How many passages the coarse estimate hands to the fine one (at least four times the fine stage's). */
 export const COARSE_CANDIDATES = 2000;
