@@ -107,11 +107,16 @@ export class FindCorpus {
       passages.push({ ord, text, modality: 'text', charStart: at, charEnd: at + text.length, embedding });
       at += text.length + 2;
     }
-    return { artId: `art_find${this.passages}_${a}`, path: `topic-${topic % 50}/doc-${a}.md`, passages };
+    return { artId: `art_find${this.passages}_${a}`, path: `${this.folderOf(a)}doc-${a}.md`, passages };
   }
 
-  /** A new query: a paraphrase of a random passage (its vector plus noise), text from its topic. */
-  nextQuery(): { text: string; vector: number[] } {
+  /** The folder of an artifact's path: one of 50, each about 2 % of the drive. */
+  folderOf(artifact: number): string {
+    return `topic-${this.topicOf(artifact) % 50}/`;
+  }
+
+  /** A new query: a paraphrase of a random passage (its vector plus noise), text from its topic, and its folder. */
+  nextQuery(): { text: string; vector: number[]; folder: string } {
     for (;;) {
       const i = Math.floor(this.queries() * this.passages);
       const topic = this.topicOf(Math.floor(i / PASSAGES_PER_ARTIFACT));
@@ -120,7 +125,7 @@ export class FindCorpus {
       const raw = this.raw.subarray(i * this.dims, (i + 1) * this.dims);
       const vector = unit(Array.from(raw, (x) => x + gaussian(this.queries)));
       this.byText.set(text, vector);
-      return { text, vector };
+      return { text, vector, folder: this.folderOf(Math.floor(i / PASSAGES_PER_ARTIFACT)) };
     }
   }
 
@@ -128,10 +133,14 @@ export class FindCorpus {
     return this.byText.get(text);
   }
 
-  /** The exact ranking's top `k` as `artId#ord` (dot product over every passage, as the exact scan ranks). */
-  exactTop(vector: number[], k: number): string[] {
+  /**
+   * The exact ranking's top `k` as `artId#ord` (dot product over every passage, as the exact scan ranks), among the
+   * passages of `folder` when given.
+   */
+  exactTop(vector: number[], k: number, folder?: string): string[] {
     const scores: { i: number; s: number }[] = [];
     for (let i = 0; i < this.passages; i++) {
+      if (folder && this.folderOf(Math.floor(i / PASSAGES_PER_ARTIFACT)) !== folder) continue;
       let s = 0;
       const off = i * this.dims;
       for (let d = 0; d < this.dims; d++) s += this.vectors[off + d]! * vector[d]!;

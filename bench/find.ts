@@ -25,8 +25,10 @@ import { exactScanQuery, FindCorpus } from './find-corpus.js';
  * replacePassageSets: the batch indexer's calls; the API's PUT path is bench:ingest's), then measures through
  * the API (in-process app, the real embeddings client against the local OpenAI-compatible test server):
  * semantic p50, hybrid p50/p95 and the semantic leg's recall@20 against the exact ranking computed in this
- * process over every vector of the drive. The baseline, in the same process: the exact SQL scan the engine ran
- * before signatures (`search_dot` over every passage), BENCH_EXACT_QUERIES queries per size (slow at 100k).
+ * process over every vector of the drive; then semantic finds filtered to the query's folder (a prefix holding
+ * ~2 % of the drive) and their recall against the exact top 20 of that folder. The baseline, in the same process:
+ * the exact SQL scan the engine ran before signatures (`search_dot` over every passage), BENCH_EXACT_QUERIES queries
+ * per size (slow at 100k).
  * Vectors and query texts: see bench/find-corpus.ts.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
@@ -42,6 +44,9 @@ interface SizeResult {
   hybrid: number[];
   exactScan: number[];
   recall: number;
+  /** Semantic finds restricted to the query's folder (~2 % of the drive), and their recall against the exact top 20. */
+  filtered: number[];
+  filteredRecall: number;
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -98,8 +103,11 @@ async function main() {
       console.log(`[bench] ${size} passages written through the engine in ${(seedMs / 1000).toFixed(1)} s`);
       await reportStorage(admin, drive.id, size);
       const headers = { authorization: `Bearer ${key}` };
-      const find = async (mode: string, q: string) => {
-        const res = await fetch(`${url}/v0/find?mode=${mode}&limit=20&q=${encodeURIComponent(q)}`, { headers });
+      const find = async (mode: string, q: string, prefix?: string) => {
+        const filter = prefix ? `&prefix=${encodeURIComponent(prefix)}` : '';
+        const res = await fetch(`${url}/v0/find?mode=${mode}&limit=20&q=${encodeURIComponent(q)}${filter}`, {
+          headers,
+        });
         if (res.status !== 200) throw new Error(`API answered ${res.status}: ${await res.text()}`);
         return ((await res.json()) as { items: { art_id: string; ord: number }[] }).items;
       };
@@ -110,6 +118,8 @@ async function main() {
         hybrid: [],
         exactScan: [],
         recall: 0,
+        filtered: [],
+        filteredRecall: 0,
       };
       let recallSum = 0;
       for (let i = 0; i < QUERIES + WARMUP; i++) {
@@ -123,6 +133,17 @@ async function main() {
         recallSum += hits.filter((h) => exact.has(`${h.art_id}#${h.ord}`)).length / exact.size;
       }
       result.recall = recallSum / QUERIES;
+      // Filters selecting a small part of the drive: the query's own folder, about 2 % of it.
+      let filteredRecall = 0;
+      for (let i = 0; i < QUERIES + WARMUP; i++) {
+        const query = corpus.nextQuery();
+        const [ms, hits] = await timed(() => find('semantic', query.text, query.folder));
+        if (i < WARMUP) continue;
+        result.filtered.push(ms);
+        const exact = new Set(corpus.exactTop(query.vector, 20, query.folder));
+        filteredRecall += hits.filter((h) => exact.has(`${h.art_id}#${h.ord}`)).length / exact.size;
+      }
+      result.filteredRecall = filteredRecall / QUERIES;
       for (let i = 0; i < EXACT_QUERIES; i++) {
         const query = corpus.nextQuery();
         const [ms] = await timed(() => admin.query(exactScanQuery, [drive.id, query.vector]));
@@ -195,6 +216,10 @@ function report(results: SizeResult[], final = false) {
       `[bench] ${r.size} passages: semantic p50 ${ms(percentile(r.semantic, 50))} p95 ${ms(percentile(r.semantic, 95))}, ` +
         `hybrid p50 ${ms(percentile(r.hybrid, 50))} p95 ${ms(percentile(r.hybrid, 95))}, recall@20 ${r.recall.toFixed(3)}; ` +
         `baseline exact SQL scan p50 ${ms(percentile(r.exactScan, 50))} (${(percentile(r.exactScan, 50) / percentile(r.semantic, 50)).toFixed(1)}× the semantic leg through the API)`,
+    );
+    console.log(
+      `[bench] ${r.size} passages, prefix filter (~2 % of the drive): semantic p50 ${ms(percentile(r.filtered, 50))} ` +
+        `p95 ${ms(percentile(r.filtered, 95))}, recall@20 ${r.filteredRecall.toFixed(3)}`,
     );
   }
   if (!final || !results.length) return;
