@@ -25,8 +25,8 @@ export interface Sql {
  * Run on each new connection of the pool, before its first query. No parallel workers for lexical
  * search: starting one costs more (5-15 ms) than a selective query's whole work, and the planner
  * asks for them on a large drive from its row estimates; every other statement of the service is a
- * key lookup. The semantic scan sets the server's value back (`set local ... to default`). Only a
- * plan preference, so a failure is ignored.
+ * key lookup; the semantic leg's scan is a top-N that gains nothing from a worker on 2 cores
+ * (docs/decisions/search.md). Only a plan preference, so a failure is ignored.
  */
 export async function onConnect(client: { query(sql: string): Promise<unknown> }): Promise<void> {
   await client.query('set max_parallel_workers_per_gather = 0').catch(() => {});

@@ -10,7 +10,7 @@ import {
   type RankedCandidate,
   type SignatureCandidate,
 } from './semantic-signatures.js';
-import { addParam, documentFilters, escapeLike, type Where } from './sql-filters.js';
+import { addParam, documentFilters, excludedPrefixFilter, modalityFilter, type Where } from './sql-filters.js';
 
 /**
  * The PostgreSQL engine's semantic ranking (docs/decisions/search.md, "Semantic leg at scale"), three cuts in one
@@ -41,9 +41,9 @@ export async function rankSemantic(
   const fine = estimateSql('f.signature', planeParams, addParam(w, step), addParam(w, min));
   documentFilters(w, filters);
   const documentsFirst = w.sql.length > 0;
-  if (filters.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(filters.excludePrefix)}%`)}`);
+  excludedPrefixFilter(w, filters);
   const documentWhere = w.sql.splice(0);
-  if (filters.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, filters.modalities)}::text[])`);
+  modalityFilter(w, filters);
   const keep = Math.max(scan.candidates, 2 * filters.limit);
   const sql = signatureScanSql({
     coarse,

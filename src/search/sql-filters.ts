@@ -9,7 +9,7 @@ export interface Where {
   params: unknown[];
 }
 
-export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function addParam(w: Where, value: unknown): string {
   w.params.push(value);
@@ -25,8 +25,18 @@ export function documentFilters(w: Where, f: SearchFilters) {
   if (f.updatedBefore) w.sql.push(`d.updated_at <= ${addParam(w, f.updatedBefore)}`);
 }
 
+/** Find's `_wiki/` exclusion, on the documents alias `d`. */
+export function excludedPrefixFilter(w: Where, f: FindFilters) {
+  if (f.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(f.excludePrefix)}%`)}`);
+}
+
+/** Find's modality filter, on the passages alias `p`. */
+export function modalityFilter(w: Where, f: FindFilters) {
+  if (f.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, f.modalities)}::text[])`);
+}
+
 export function passageFilters(w: Where, f: FindFilters) {
   documentFilters(w, f);
-  if (f.modalities?.length) w.sql.push(`p.modality = any(${addParam(w, f.modalities)}::text[])`);
-  if (f.excludePrefix) w.sql.push(`d.path not like ${addParam(w, `${escapeLike(f.excludePrefix)}%`)}`);
+  modalityFilter(w, f);
+  excludedPrefixFilter(w, f);
 }
