@@ -10,6 +10,7 @@ import { bindSearchToArtifacts } from './search/artifact-hook-binding.js';
 import { createArtifactSource } from './search/artifact-source-db.js';
 import { createConfiguredSearchIndexer, createSearchEngine } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
+import { graphMaintenance } from './search/semantic-graph-build.js';
 import { usageRecorderFor } from './search/usage.js';
 import { ensureCleanupSchedule } from './temporal/schedules.js';
 import { ensureOutboxDrainers } from './temporal/start.js';
@@ -30,8 +31,17 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
 const engine = createSearchEngine(config, ctx.pool);
+// Large drives get a graph index for find's semantic leg (PostgreSQL engine only; Typesense indexes its vectors).
+const graphUpkeep = config.typesense ? undefined : graphMaintenance(ctx);
 const outboxHandlers: (OutboxHandler | OwnDrainer)[] = [
-  createConfiguredSearchIndexer(config, ctx.pool, engine, createArtifactSource(ctx), usageRecorderFor(ctx)),
+  createConfiguredSearchIndexer(
+    config,
+    ctx.pool,
+    engine,
+    createArtifactSource(ctx),
+    usageRecorderFor(ctx),
+    graphUpkeep,
+  ),
 ];
 // The wiki's topic exists only with a language model configured (docs/decisions.md, Wiki).
 if (config.llm) outboxHandlers.push(createWikiHandler(ctx));

@@ -7,6 +7,7 @@ import { createOutboxActivities } from './outbox.js';
 import type { OutboxHandler } from '../outbox/outbox.js';
 import type { OwnDrainer } from '../outbox/drain.js';
 import { createCompileActivities } from './compile.js';
+import { createSemanticGraphActivities } from './semantic-graph.js';
 
 export interface ActivityBindings {
   /** The outbox topics this worker drains (search, compile, webhooks; the wiki when configured). */
@@ -23,6 +24,7 @@ export function createActivities(ctx: AppContext, bindings: ActivityBindings = {
       ...createIdentityActivities(ctx),
       ...createUploadActivities(ctx),
       ...createCompileActivities(ctx),
+      ...createSemanticGraphActivities(ctx),
       ...createOutboxActivities(ctx, bindings.outboxHandlers ?? []),
     },
     ['drainOutbox'],

@@ -74,6 +74,8 @@ const envSchema = z.object({
   OUTBOX_GATHER_MS: int(100),
   /** Content the search handler reads and holds at once within a batch (an artifact larger than this goes alone). */
   OUTBOX_SEARCH_ROUND_BYTES: positiveInt(32 * MB),
+  /** Passages from which a drive's semantic leg gets a graph index (docs/decisions/search.md). */
+  SEARCH_GRAPH_MIN_PASSAGES: positiveInt(20_000),
 
   // The change feed (docs/decisions/feed.md): stream polling and keepalive, webhook delivery
   FEED_POLL_MS: positiveInt(200),
@@ -296,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       idlePollMs: e.OUTBOX_IDLE_POLL_MS,
       gatherMs: e.OUTBOX_GATHER_MS,
       searchRoundBytes: e.OUTBOX_SEARCH_ROUND_BYTES,
+      searchGraphMinPassages: e.SEARCH_GRAPH_MIN_PASSAGES,
     },
     feed: {
       pollMs: e.FEED_POLL_MS,

@@ -29,6 +29,8 @@ export interface SearchIndexerDeps {
   concurrency?: number;
   /** Bytes of content read per round (default 32 MB). */
   roundBytes?: number;
+  /** Called with the drives of each batch once it is written (the semantic graphs' upkeep). */
+  afterBatch?: (driveIds: string[]) => Promise<void>;
 }
 
 /** Splits artifacts into rounds of at most `budget` bytes of content read (content never read costs nothing). */
@@ -175,6 +177,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
       }
 
       for (const round of roundsOf(changed, roundBytes)) await indexRound(round, failures, progress);
+      await deps.afterBatch?.(batch.map((req) => req.driveId));
       return failures;
     },
   };

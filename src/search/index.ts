@@ -7,18 +7,27 @@ import { EmbeddingCache } from './embedding-cache.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
+import { SemanticGraphCache } from './semantic-graph-cache.js';
+import type { GraphObjects } from './semantic-graph-store.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
 import type { UsageRecorder } from './usage.js';
 
 /**
  * The configured engine: Typesense when TYPESENSE_URL is set, else PostgreSQL (the default), on the
- * process's one pool (ctx.pool).
+ * process's one pool (ctx.pool). A process that answers finds passes `graphs`: where large drives' graph indexes
+ * are stored (semantic-graph-store.ts).
  */
-export function createSearchEngine(config: Config, pool: SqlPool): SearchEngine & { close(): Promise<void> } {
+export function createSearchEngine(
+  config: Config,
+  pool: SqlPool,
+  graphs?: { objects: GraphObjects; onError: (err: unknown) => void },
+): SearchEngine & { close(): Promise<void> } {
   if (config.typesense) {
     return new TypesenseSearchEngine({ ...config.typesense, dimensions: config.embeddings?.dimensions ?? 256 });
   }
-  return new PostgresSearchEngine(pool);
+  return new PostgresSearchEngine(pool, {
+    graphs: graphs && new SemanticGraphCache(pool, graphs.objects, { onError: graphs.onError }),
+  });
 }
 
 /** The embeddings client, or undefined when no provider is configured (semantic find is then 500). */
@@ -36,6 +45,7 @@ export function createConfiguredSearchIndexer(
   engine: SearchEngine,
   source: ArtifactSource,
   usage: UsageRecorder,
+  afterBatch?: (driveIds: string[]) => Promise<void>,
 ): OutboxHandler {
   const embedder = createEmbedder(config);
   return createSearchIndexer({
@@ -45,5 +55,6 @@ export function createConfiguredSearchIndexer(
     cache: embedder && new EmbeddingCache(pool, embedder.space),
     usage,
     roundBytes: config.outbox.searchRoundBytes,
+    afterBatch,
   });
 }

@@ -13,6 +13,7 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
+import type { SemanticGraphCache } from './semantic-graph-cache.js';
 import { rankSemantic, type SemanticScan } from './semantic-leg.js';
 import { COARSE_CANDIDATES, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
 import { addParam, documentFilters, passageFilters, type Where } from './sql-filters.js';
@@ -102,16 +103,24 @@ export class PostgresSearchEngine implements SearchEngine {
   private readonly pool: SqlPool;
   private readonly rankCandidates: number;
   private readonly semantic: SemanticScan;
+  private readonly graphs: Pick<SemanticGraphCache, 'nearest' | 'close'> | undefined;
 
   /**
    * `db` is the process's shared pool (src/db/pool.ts); a URL gives the engine a pool of its own
    * (tests, benchmarks). `rankCandidates` overrides RANK_CANDIDATES (tests use a small cap), `semanticCandidates`
-   * SEMANTIC_CANDIDATES and `coarseCandidates` COARSE_CANDIDATES (the semantic leg's two cuts, semantic-leg.ts).
-   * Queries run without parallel workers (onConnect in src/db/pool.ts).
+   * SEMANTIC_CANDIDATES and `coarseCandidates` COARSE_CANDIDATES (the semantic leg's two cuts, semantic-leg.ts);
+   * `graphs` gives large drives their graph index (closed with the engine). Queries run without parallel workers
+   * (onConnect in src/db/pool.ts).
    */
   constructor(
     db: SqlPool | string,
-    opts: { poolMax?: number; rankCandidates?: number; semanticCandidates?: number; coarseCandidates?: number } = {},
+    opts: {
+      poolMax?: number;
+      rankCandidates?: number;
+      semanticCandidates?: number;
+      coarseCandidates?: number;
+      graphs?: Pick<SemanticGraphCache, 'nearest' | 'close'>;
+    } = {},
   ) {
     this.pool = typeof db === 'string' ? SqlPool.standalone(db, opts.poolMax ?? 5) : db;
     this.rankCandidates = opts.rankCandidates ?? RANK_CANDIDATES;
@@ -119,7 +128,9 @@ export class PostgresSearchEngine implements SearchEngine {
       pool: this.pool,
       candidates: opts.semanticCandidates ?? SEMANTIC_CANDIDATES,
       coarse: opts.coarseCandidates ?? COARSE_CANDIDATES,
+      graphs: opts.graphs,
     };
+    this.graphs = opts.graphs;
   }
 
   /** Tables come from the migration; nothing to create at run time. */
@@ -128,6 +139,7 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   async close(): Promise<void> {
+    await this.graphs?.close();
     await this.pool.close();
   }
 

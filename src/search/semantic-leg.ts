@@ -1,5 +1,6 @@
 import type { SqlPool } from '../db/pool.js';
 import type { FindFilters } from './engine.js';
+import type { GraphNeighbours, SemanticGraphCache } from './semantic-graph-cache.js';
 import {
   coarseEstimateSql,
   estimateSql,
@@ -13,10 +14,12 @@ import {
 import { addParam, documentFilters, excludedPrefixFilter, modalityFilter, type Where } from './sql-filters.js';
 
 /**
- * The PostgreSQL engine's semantic ranking (docs/decisions/search.md, "Semantic leg at scale"), three cuts in one
- * statement and one in the engine: every matching passage by the coarse estimate (one XOR, AND and bit count) →
- * the best `coarse` by the fine estimate (four bit planes) → the best `candidates` (at least twice the limit) by
- * their exact dot product.
+ * The PostgreSQL engine's semantic ranking (docs/decisions/search.md, "Semantic leg at scale"). Candidates come from
+ * the signature scan: every matching passage by the coarse estimate (one XOR, AND and bit count) → the best `coarse`
+ * by the fine estimate (four bit planes) → the best `candidates` (at least twice the limit). A drive with a graph
+ * (semantic-graph-store.ts) and a query the caller did not filter takes its candidates from the graph instead, and
+ * scans only the passages written since the graph's build. Either way the candidates are ranked by their exact dot
+ * product.
  */
 export interface SemanticScan {
   pool: Pick<SqlPool, 'query'>;
@@ -24,7 +27,12 @@ export interface SemanticScan {
   coarse: number;
   /** Passages the exact dot product ranks. */
   candidates: number;
+  graphs?: Pick<SemanticGraphCache, 'nearest'>;
 }
+
+/** Filters that select passages by their document or modality: the graph knows neither, so those queries scan. */
+const callerFiltered = (f: FindFilters) =>
+  Boolean(f.labels?.length || f.fileType || f.prefix || f.updatedAfter || f.updatedBefore || f.modalities?.length);
 
 /** The best `filters.limit` passages of the drive for `vector` (ties with the last one kept), ranked exactly. */
 export async function rankSemantic(
@@ -33,6 +41,8 @@ export async function rankSemantic(
   vector: number[],
   filters: FindFilters,
 ): Promise<RankedCandidate[]> {
+  const keep = Math.max(scan.candidates, 2 * filters.limit);
+  const graph = callerFiltered(filters) ? undefined : await scan.graphs?.nearest(driveId, vector, keep);
   const w: Where = { sql: [], params: [driveId, vector.length] };
   const ternary = queryTernary(vector);
   const coarse = coarseEstimateSql('p.signature', addParam(w, ternary.flip), addParam(w, ternary.mask));
@@ -44,8 +54,8 @@ export async function rankSemantic(
   excludedPrefixFilter(w, filters);
   const documentWhere = w.sql.splice(0);
   modalityFilter(w, filters);
-  const keep = Math.max(scan.candidates, 2 * filters.limit);
-  const sql = signatureScanSql({
+  if (graph) w.sql.push(`p.written_xid >= ${addParam(w, graph.builtXmin)}::xid8`);
+  const scanned = signatureScanSql({
     coarse,
     fine,
     dims: '$2',
@@ -55,6 +65,24 @@ export async function rankSemantic(
     coarseKeep: addParam(w, Math.max(scan.coarse, 4 * keep)),
     keep: addParam(w, keep),
   });
+  const sql = graph ? `(${scanned}) union all (${graphCandidatesSql(w, graph, documentWhere)})` : scanned;
   const { rows } = await scan.pool.query<SignatureCandidate>(sql, w.params);
-  return rerankExactly(rows, vector, filters.limit);
+  return rerankExactly(graph ? distinct(rows) : rows, vector, filters.limit);
+}
+
+/** The graph's neighbours that still exist, with their path and float4 bytes (a deleted passage finds no row). */
+function graphCandidatesSql(w: Where, graph: GraphNeighbours, documentWhere: string[]): string {
+  return `select p.art_id, p.ord, d.path, p.embedding_bytes as bytes
+    from search_passages p join search_documents d on d.drive_id = $1 and d.art_id = p.art_id
+    where p.drive_id = $1 and p.seq = any(${addParam(w, graph.keys)}::bigint[]) and p.signature is not null
+    ${documentWhere.map((c) => `and ${c}`).join(' ')}`;
+}
+
+/** A passage written since the graph's build can also be in it (its transaction was open during the build). */
+function distinct(rows: SignatureCandidate[]): SignatureCandidate[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const key = `${r.art_id}#${r.ord}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.js';
 import { bindSearchToArtifacts } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
+import { GraphObjects } from '../search/semantic-graph-store.js';
 import { SearchService } from '../search/service.js';
 import { usageRecorderFor } from '../search/usage.js';
 import { webFallback, webRouter } from '../web/index.js';
@@ -20,9 +21,12 @@ export interface AppOptions {
   search?: SearchService;
 }
 
-/** The configured search engine of a process, on the process's one pool. */
+/** The configured search engine of an API process, on the process's one pool, with large drives' graphs from S3. */
 export function defaultSearchEngine(ctx: AppContext): SearchEngine {
-  return createSearchEngine(ctx.config, ctx.pool);
+  return createSearchEngine(ctx.config, ctx.pool, {
+    objects: new GraphObjects(ctx.s3, ctx.config.s3.bucket),
+    onError: (err) => ctx.logger.warn({ err }, 'search: a semantic graph could not be opened; its drive is scanned'),
+  });
 }
 
 /** The search service of an API process: configured engine and embedder, usage counted through src/search/usage.ts. */

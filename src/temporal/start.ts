@@ -17,6 +17,7 @@ import {
   type AutoCompileInput,
   type CompileWorkflowInput,
 } from './compile-messages.js';
+import { semanticGraphWorkflowId, type SemanticGraphInput } from './search-messages.js';
 import { WorkflowType } from './workflow-types.js';
 
 /**
@@ -112,5 +113,15 @@ export async function signalProjectChanged(w: Workflows, input: AutoCompileInput
     args: [input],
     signal: projectChangedSignal,
     signalArgs: [{ path }],
+  });
+}
+
+/** Starts the drive's graph build unless one runs already (then that one's result stands). */
+export async function startSemanticGraphBuild(w: Workflows, input: SemanticGraphInput): Promise<void> {
+  await w.temporal.workflow.start(WorkflowType.semanticGraph, {
+    workflowId: semanticGraphWorkflowId(input.driveId),
+    taskQueue: w.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

@@ -12,6 +12,7 @@ export const WorkflowType = {
   outboxDrainer: 'outboxDrainerWorkflow',
   compile: 'compileWorkflow',
   autoCompile: 'autoCompileWorkflow',
+  semanticGraph: 'semanticGraphWorkflow',
 } as const;
 
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];

@@ -9,3 +9,4 @@ export { uploadSessionWorkflow } from './upload-session.js';
 export { outboxDrainerWorkflow } from './outbox-drainer.js';
 export { compileWorkflow } from './compile.js';
 export { autoCompileWorkflow } from './auto-compile.js';
+export { semanticGraphWorkflow } from './semantic-graph.js';

@@ -3,9 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { createDrive } from '../../src/drives/drives.js';
 import { purgeDrive } from '../../src/drives/drive-lifecycle.js';
-import type { FindFilters, Passage, SearchDocument } from '../../src/search/engine.js';
+import type { FindFilters } from '../../src/search/engine.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { queryPlanes, queryTernary } from '../../src/search/semantic-signatures.js';
+import {
+  DOCS,
+  PASSAGES_PER_DOC,
+  docOf,
+  dot,
+  exactTop,
+  ids,
+  passagesOf,
+  queryNear,
+  vectorOf,
+  writeFixedSet,
+} from './fixed-vectors.js';
 
 /**
  * The PostgreSQL engine's semantic leg (signature scan + exact rerank): its recall on a small fixed set when the
@@ -18,80 +30,11 @@ let exact: PostgresSearchEngine;
 let narrow: PostgresSearchEngine;
 let coarse: PostgresSearchEngine;
 
-const DIMS = 32;
-const PASSAGES_PER_DOC = 4;
-const DOCS = 100;
-
-/** A fixed, clustered set: 10 topics, vector = topic centroid + noise (deterministic). */
-function seeded(seed: number) {
-  let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-}
-const unit = (v: number[]) => {
-  const n = Math.hypot(...v) || 1;
-  return v.map((x) => x / n);
-};
-const rand = seeded(7);
-const centroids = Array.from({ length: 10 }, () => Array.from({ length: DIMS }, rand));
-const vectorOf = (doc: number, ord: number) => {
-  const r = seeded(doc * 97 + ord + 1);
-  return unit(centroids[doc % 10]!.map((x) => x + 0.8 * r()));
-};
-const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-
-function docOf(driveId: string, i: number, path = `topic-${i % 10}/doc-${i}.md`): SearchDocument {
-  return {
-    driveId,
-    artId: `art_${i}`,
-    path,
-    contentType: 'text/markdown',
-    fileType: 'markdown',
-    labels: i % 2 ? ['odd'] : [],
-    metadata: {},
-    updatedAt: new Date(Date.UTC(2026, 0, 1 + i)),
-    versionNumber: 1,
-    preview: `document ${i}`,
-  };
-}
-
-const passagesOf = (i: number, vector = (ord: number) => vectorOf(i, ord)): Passage[] =>
-  Array.from({ length: PASSAGES_PER_DOC }, (_, ord) => ({
-    ord,
-    text: `passage ${ord} of document ${i}`,
-    modality: 'text' as const,
-    charStart: 0,
-    charEnd: 10,
-    embedding: vector(ord),
-  }));
-
 async function seedDrive(): Promise<string> {
   const driveId = (await createDrive(orm.em.fork())).id;
-  await exact.upsertDocuments(Array.from({ length: DOCS }, (_, i) => docOf(driveId, i)));
-  await exact.replacePassageSets(
-    Array.from({ length: DOCS }, (_, i) => ({ driveId, artId: `art_${i}`, versionNumber: 1, passages: passagesOf(i) })),
-  );
+  await writeFixedSet(exact, driveId);
   return driveId;
 }
-
-/** The exact ranking over the fixed set, optionally restricted. */
-function exactTop(query: number[], k: number, keep: (doc: number) => boolean = () => true): string[] {
-  const all: { id: string; s: number }[] = [];
-  for (let i = 0; i < DOCS; i++) {
-    if (!keep(i)) continue;
-    for (let ord = 0; ord < PASSAGES_PER_DOC; ord++)
-      all.push({ id: `art_${i}#${ord}`, s: dot(query, vectorOf(i, ord)) });
-  }
-  return all
-    .sort((a, b) => b.s - a.s)
-    .slice(0, k)
-    .map((x) => x.id);
-}
-
-const ids = (hits: { artId: string; ord: number }[]) => hits.map((h) => `${h.artId}#${h.ord}`);
-const queryNear = (doc: number, ord: number, seed: number) => {
-  const r = seeded(seed);
-  return unit(vectorOf(doc, ord).map((x) => x + 0.3 * r()));
-};
 
 /** Recall@10 of `engine` on a fresh copy of the set over 20 queries, near documents `stride` apart. */
 async function recallAt10(engine: PostgresSearchEngine, stride: number, seed: number): Promise<number> {
@@ -198,7 +141,7 @@ describe('postgres semantic leg', () => {
     expect((await top())[0]).toBe('art_42#1');
 
     // A new version whose passages point elsewhere: the old vectors are gone from the scan.
-    await exact.upsertDocument({ ...docOf(driveId, 42), versionNumber: 2 });
+    await exact.upsertDocument(docOf(driveId, 42, { versionNumber: 2 }));
     await exact.replacePassages(
       driveId,
       'art_42',

@@ -1,0 +1,15 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { SemanticGraphActivities } from '../activities/semantic-graph.js';
+import type { SemanticGraphInput, SemanticGraphResult } from '../temporal/search-messages.js';
+
+const { buildSemanticGraph } = proxyActivities<SemanticGraphActivities>({
+  // A graph of 100,000 passages builds in tens of seconds; a million in minutes.
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
+});
+
+/** Builds one drive's semantic graph (started by the search indexer when the drive's graph is missing or stale). */
+export async function semanticGraphWorkflow(input: SemanticGraphInput): Promise<SemanticGraphResult> {
+  return buildSemanticGraph(input);
+}
