@@ -4,13 +4,18 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createApp } from '../src/server/app.js';
 import { loadConfig } from '../src/lib/config.js';
-import { closeContext, createContext } from '../src/platform/context.js';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { closeContext, createContext, type AppContext } from '../src/platform/context.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { createDrive } from '../src/drives/drives.js';
 import { mintApiKey } from '../src/identity/api-keys.js';
 import { EmbeddingsClient } from '../src/search/embeddings.js';
 import type { PassageSet, SearchDocument } from '../src/search/engine.js';
 import { PostgresSearchEngine } from '../src/search/postgres-engine.js';
+import { buildSemanticGraph } from '../src/search/semantic-graph-build.js';
+import { SemanticGraphCache } from '../src/search/semantic-graph-cache.js';
+import { GraphObjects, graphRecord } from '../src/search/semantic-graph-store.js';
+import { SEMANTIC_CANDIDATES } from '../src/search/semantic-signatures.js';
 import { SearchService } from '../src/search/service.js';
 import { noUsageRecorder } from '../src/search/usage.js';
 import { startStack } from '../src/stack/index.js';
@@ -28,7 +33,8 @@ import { exactScanQuery, FindCorpus } from './find-corpus.js';
  * process over every vector of the drive; then semantic finds filtered to the query's folder (a prefix holding
  * ~2 % of the drive) and their recall against the exact top 20 of that folder. The baseline, in the same process:
  * the exact SQL scan the engine ran before signatures (`search_dot` over every passage), BENCH_EXACT_QUERIES queries
- * per size (slow at 100k).
+ * per size (slow at 100k). A drive from GRAPH_MIN_PASSAGES passages gets its graph index first, built as the worker's
+ * workflow builds it (its build time and size are printed); a smaller one is scanned.
  * Vectors and query texts: see bench/find-corpus.ts.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
@@ -83,7 +89,10 @@ async function main() {
   const orm = await createOrm(process.env.DATABASE_URL!, { poolMax: 2 });
   await migrate(orm);
   const ctx = await createContext(loadConfig(process.env), 'bench');
-  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 4 });
+  // The API's engine opens each large drive's graph from S3, as defaultSearchEngine does.
+  const objects = new GraphObjects(ctx.s3, ctx.config.s3.bucket);
+  const graphs = new SemanticGraphCache(ctx.pool, objects);
+  const engine = new PostgresSearchEngine(process.env.DATABASE_URL!, { poolMax: 4, graphs });
   const admin = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1 });
   const service = new SearchService({ engine, embedder, usage: noUsageRecorder });
   const server = createServer(createApp(ctx, { search: service }));
@@ -102,6 +111,12 @@ async function main() {
       await admin.query('vacuum analyze search_passages');
       console.log(`[bench] ${size} passages written through the engine in ${(seedMs / 1000).toFixed(1)} s`);
       await reportStorage(admin, drive.id, size);
+      // What the worker's graph workflow runs for a drive from GRAPH_MIN_PASSAGES passages (none below).
+      const [graphMs, graph] = await timed(() => buildSemanticGraph({ pool: ctx.pool, objects }, drive.id));
+      if (graph.passages) {
+        await graphs.ready(drive.id, SEMANTIC_CANDIDATES);
+        await reportGraph(ctx, drive.id, graph.passages, graphMs);
+      } else console.log(`[bench] ${size} passages: under GRAPH_MIN_PASSAGES, no graph: the drive is scanned`);
       const headers = { authorization: `Bearer ${key}` };
       const find = async (mode: string, q: string, prefix?: string) => {
         const filter = prefix ? `&prefix=${encodeURIComponent(prefix)}` : '';
@@ -165,7 +180,18 @@ async function main() {
   report(results, true);
 }
 
-/** What the semantic leg keeps per passage, in PostgreSQL (the API process holds nothing per drive). */
+/** The graph's build time and size (its object in S3; memory-mapped by an API process that answers the drive). */
+async function reportGraph(ctx: AppContext, driveId: string, passages: number, ms: number) {
+  const record = (await graphRecord(ctx.pool, driveId))!;
+  const head = await ctx.s3.send(new HeadObjectCommand({ Bucket: ctx.config.s3.bucket, Key: record.objectKey }));
+  console.log(
+    `[bench] graph of ${passages} passages built in ${(ms / 1000).toFixed(1)} s; ` +
+      `object ${((head.ContentLength ?? 0) / 1024 ** 2).toFixed(1)} MB (per 100,000 passages ` +
+      `${((((head.ContentLength ?? 0) / passages) * 100_000) / 1024 ** 2).toFixed(1)} MB), mapped, not in the heap`,
+  );
+}
+
+/** What the semantic leg keeps per passage, in PostgreSQL. */
 async function reportStorage(admin: pg.Pool, driveId: string, size: number) {
   const { rows } = await admin.query<{ sig: string; bytes: string; index: string; passages: string }>(
     `select sum(pg_column_size(signature))::text as sig, sum(pg_column_size(embedding_bytes))::text as bytes,

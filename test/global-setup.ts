@@ -21,7 +21,9 @@ export default async function setup(_project: TestProject) {
   // A crashed earlier run's processes are found by the pid files in the folder about to be wiped.
   await stopLeftovers(stackEnv.DATA_DIR, (m) => console.log(`[test-stack] ${m}`));
   rmSync(stackEnv.DATA_DIR, { recursive: true, force: true });
-  Object.assign(process.env, stackEnv);
+  // Drives of a few hundred passages get a semantic graph at once, so suites exercise it (the benches, which share
+  // testStackEnv, keep the defaults): test/search/semantic-graph.test.ts.
+  Object.assign(process.env, stackEnv, { SEARCH_GRAPH_MIN_PASSAGES: '300', SEARCH_GRAPH_DELAY_S: '0' });
   const config = loadConfig(process.env);
 
   ensureTexLive((m) => console.log(`[tex] ${m}`));

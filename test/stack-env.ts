@@ -19,7 +19,5 @@ export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400))
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_RETRY_FIRST_S: '1',
     WEBHOOK_GIVE_UP_S: '5',
-    // Drives of a few hundred passages get a semantic graph, so suites exercise it (test/search/semantic-graph.test.ts)
-    SEARCH_GRAPH_MIN_PASSAGES: '300',
   } as const;
 }

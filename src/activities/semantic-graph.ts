@@ -3,7 +3,7 @@ import { buildSemanticGraph, graphBuilder } from '../search/semantic-graph-build
 import type { SemanticGraphInput, SemanticGraphResult } from '../temporal/search-messages.js';
 
 export interface SemanticGraphActivities {
-  buildSemanticGraph(input: SemanticGraphInput): Promise<SemanticGraphResult>;
+  buildSemanticGraph(input: Pick<SemanticGraphInput, 'driveId'>): Promise<SemanticGraphResult>;
 }
 
 export function createSemanticGraphActivities(ctx: AppContext): SemanticGraphActivities {

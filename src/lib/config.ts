@@ -76,6 +76,8 @@ const envSchema = z.object({
   OUTBOX_SEARCH_ROUND_BYTES: positiveInt(32 * MB),
   /** Passages from which a drive's semantic leg gets a graph index (docs/decisions/search.md). */
   SEARCH_GRAPH_MIN_PASSAGES: positiveInt(20_000),
+  /** How long a graph build waits after its drive turns stale, so a burst of writes costs one build. */
+  SEARCH_GRAPH_DELAY_S: int(30),
 
   // The change feed (docs/decisions/feed.md): stream polling and keepalive, webhook delivery
   FEED_POLL_MS: positiveInt(200),
@@ -299,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       gatherMs: e.OUTBOX_GATHER_MS,
       searchRoundBytes: e.OUTBOX_SEARCH_ROUND_BYTES,
       searchGraphMinPassages: e.SEARCH_GRAPH_MIN_PASSAGES,
+      searchGraphDelayMs: e.SEARCH_GRAPH_DELAY_S * 1000,
     },
     feed: {
       pollMs: e.FEED_POLL_MS,

@@ -191,7 +191,9 @@ export function graphMaintenance(ctx: AppContext): (driveIds: string[]) => Promi
         const need = await graphNeed(builder, driveId);
         if (need === 'drop') await dropSemanticGraph(builder, driveId);
         if (need === 'build') {
-          await ctx.temporal.withDeadline(Date.now() + 5000, () => startSemanticGraphBuild(workflows, { driveId }));
+          await ctx.temporal.withDeadline(Date.now() + 5000, () =>
+            startSemanticGraphBuild(workflows, { driveId, delayMs: ctx.config.outbox.searchGraphDelayMs }),
+          );
         }
       } catch (err) {
         ctx.logger.warn({ err, driveId }, 'search: the semantic graph could not be refreshed');

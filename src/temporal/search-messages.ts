@@ -5,6 +5,8 @@
  */
 export interface SemanticGraphInput {
   driveId: string;
+  /** Waited before the build (SEARCH_GRAPH_DELAY_S): writes that arrive meanwhile are in it, at no extra build. */
+  delayMs: number;
 }
 
 export interface SemanticGraphResult {
