@@ -33,12 +33,21 @@ export interface EditResult {
  * Bounds of an edit (docs/decisions.md, "Bounded work on every door"): the result is sized before it
  * is built and refused past the upload limit; the diff (Myers) runs on the event loop, so it gives up
  * past DIFF_TIMEOUT_MS or DIFF_MAX_EDIT_LENGTH changed lines, is skipped for texts past
- * DIFF_MAX_INPUT_CHARS, and is cut once at DIFF_MAX_CHARS.
+ * DIFF_MAX_INPUT_CHARS, and is cut once at DIFF_MAX_CHARS. Texts of at most DIFF_UNTIMED_LINES lines in all get no
+ * timeout: Myers does at most about lines × edit length steps, a few milliseconds there, and a wall-clock bound
+ * could omit their diff only because a busy machine paused the process.
  */
 const DIFF_TIMEOUT_MS = 15;
 const DIFF_MAX_EDIT_LENGTH = 1000;
+const DIFF_UNTIMED_LINES = 100;
 const DIFF_MAX_INPUT_CHARS = 2 * 1024 * 1024;
 export const DIFF_MAX_CHARS = 200_000;
+
+function lineCount(text: string, stopAt: number): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at >= 0 && n <= stopAt; at = text.indexOf('\n', at + 1)) n++;
+  return n;
+}
 
 function occurrences(text: string, needle: string): number {
   let n = 0;
@@ -92,8 +101,9 @@ export function boundedDiff(
   if (before.length + after.length > DIFF_MAX_INPUT_CHARS) {
     return `(diff omitted: ${before.length} → ${after.length} characters is too large to diff)\n`;
   }
+  const small = lineCount(before, DIFF_UNTIMED_LINES) + lineCount(after, DIFF_UNTIMED_LINES) <= DIFF_UNTIMED_LINES;
   const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, fromLabel, label, {
-    timeout: DIFF_TIMEOUT_MS,
+    timeout: small ? undefined : DIFF_TIMEOUT_MS,
     maxEditLength: DIFF_MAX_EDIT_LENGTH,
   });
   if (diff === undefined)
