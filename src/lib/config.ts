@@ -77,7 +77,7 @@ const envSchema = z.object({
   /** Passages from which a drive's semantic leg gets a graph index (docs/decisions/search.md). */
   SEARCH_GRAPH_MIN_PASSAGES: positiveInt(20_000),
   /** How long a graph build waits after its drive turns stale, so a burst of writes costs one build. */
-  SEARCH_GRAPH_DELAY_S: int(30),
+  SEARCH_GRAPH_DELAY_S: int(60),
 
   // The change feed (docs/decisions/feed.md): stream polling and keepalive, webhook delivery
   FEED_POLL_MS: positiveInt(200),

@@ -16,7 +16,7 @@ import { GraphObjects, graphObjectKey, newGraph } from './semantic-graph-store.j
 export const GRAPH_MIN_PASSAGES = 20_000;
 
 /** A graph is rebuilt once the passages written or deleted since its build exceed this share of it. */
-export const GRAPH_STALE_SHARE = 0.1;
+export const GRAPH_STALE_SHARE = 0.2;
 
 /** …and at least this many: a rebuild of a large drive costs seconds of the worker's CPU. */
 const GRAPH_STALE_MIN = 1000;
@@ -29,7 +29,7 @@ export interface GraphBuilder {
   objects: GraphObjects;
   /** GRAPH_MIN_PASSAGES unless set (tests build graphs of a few hundred passages). */
   minPassages?: number;
-  /** Threads usearch adds with (default 2: the machines this runs on). */
+  /** Threads usearch adds with (default 1: a build is background work, and indexing keeps the other cores). */
   threads?: number;
   /** Passages read per round (BUILD_PAGE unless set). */
   page?: number;
@@ -101,7 +101,7 @@ export async function buildSemanticGraph(builder: GraphBuilder, driveId: string)
         graph.add(
           BigUint64Array.from(rows, (r) => BigInt(r.key)),
           vectors,
-          builder.threads ?? 2,
+          builder.threads ?? 1,
         );
         added += rows.length;
         last = rows.at(-1)!.key;
