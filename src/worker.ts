@@ -10,7 +10,7 @@ import { bindSearchToArtifacts } from './search/artifact-hook-binding.js';
 import { createArtifactSource } from './search/artifact-source-db.js';
 import { createConfiguredSearchIndexer, createSearchEngine } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
-import { graphMaintenance } from './search/semantic-graph-build.js';
+import { dropOrphanGraphs, graphBuilder, graphMaintenance } from './search/semantic-graph-build.js';
 import { usageRecorderFor } from './search/usage.js';
 import { ensureCleanupSchedule } from './temporal/schedules.js';
 import { ensureOutboxDrainers } from './temporal/start.js';
@@ -60,7 +60,11 @@ const worker = await Worker.create({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities(ctx, { outboxHandlers, sweep: () => sweepSearchIndex(ctx) }),
+  activities: createActivities(ctx, {
+    outboxHandlers,
+    // The index's consistency check, then the semantic graphs of drives with no passage left (purged).
+    sweep: async () => ({ ...(await sweepSearchIndex(ctx)), graphsDropped: await dropOrphanGraphs(graphBuilder(ctx)) }),
+  }),
   ...workflowSource,
 });
 

@@ -3,7 +3,6 @@ import { EventAction } from '../files/events.js';
 import { rows, transaction } from '../db/sql.js';
 import { enqueueArtifacts, type OutboxItem } from '../outbox/outbox.js';
 import { CACHE_DAYS } from './embedding-cache.js';
-import { dropOrphanGraphs, graphBuilder } from './semantic-graph-build.js';
 
 /**
  * A consistency check of the index against the artifacts, run after each cleanup purge. Every change
@@ -30,8 +29,6 @@ export type SweepResult = {
   reindexed: number;
   refreshed: number;
   removed: number;
-  /** Semantic graphs of drives with no passage left (purged). */
-  graphsDropped: number;
 };
 
 export const SWEEP_GRACE_S = 60;
@@ -95,7 +92,6 @@ export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {})
     reindexed: stale.filter((r) => r.content_stale).length,
     refreshed: stale.filter((r) => !r.content_stale).length,
     removed: orphans.length,
-    graphsDropped: await dropOrphanGraphs(graphBuilder(ctx)),
   };
   if (items.length) {
     await transaction(ctx, (tx) => enqueueArtifacts(tx, ['search'], items));
