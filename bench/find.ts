@@ -14,8 +14,8 @@ import type { PassageSet, SearchDocument } from '../src/search/engine.js';
 import { PostgresSearchEngine } from '../src/search/postgres-engine.js';
 import { buildSemanticGraph } from '../src/search/semantic-graph-build.js';
 import { SemanticGraphCache } from '../src/search/semantic-graph-cache.js';
-import { GraphObjects, graphRecord } from '../src/search/semantic-graph-store.js';
-import { SEMANTIC_CANDIDATES } from '../src/search/semantic-signatures.js';
+import { GraphObjects } from '../src/storage/graph-objects.js';
+import { graphRecord } from '../src/search/semantic-graph-store.js';
 import { SearchService } from '../src/search/service.js';
 import { noUsageRecorder } from '../src/search/usage.js';
 import { startStack } from '../src/stack/index.js';
@@ -114,7 +114,7 @@ async function main() {
       // What the worker's graph workflow runs for a drive from GRAPH_MIN_PASSAGES passages (none below).
       const [graphMs, graph] = await timed(() => buildSemanticGraph({ pool: ctx.pool, objects }, drive.id));
       if (graph.passages) {
-        await graphs.ready(drive.id, SEMANTIC_CANDIDATES);
+        await graphs.ready(drive.id);
         await reportGraph(ctx, drive.id, graph.passages, graphMs);
       } else console.log(`[bench] ${size} passages: under GRAPH_MIN_PASSAGES, no graph: the drive is scanned`);
       const headers = { authorization: `Bearer ${key}` };

@@ -8,7 +8,7 @@ import { EmbeddingsClient, type Embedder } from './embeddings.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
 import { SemanticGraphCache } from './semantic-graph-cache.js';
-import type { GraphObjects } from './semantic-graph-store.js';
+import type { GraphObjects } from '../storage/graph-objects.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
 import type { UsageRecorder } from './usage.js';
 

@@ -5,7 +5,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { SqlPool } from '../db/pool.js';
 import type { AppContext } from '../platform/context.js';
 import { startSemanticGraphBuild } from '../temporal/start.js';
-import { GraphObjects, graphObjectKey, newGraph } from './semantic-graph-store.js';
+import { GraphObjects, graphObjectKey } from '../storage/graph-objects.js';
+import { newGraph } from './semantic-graph-store.js';
 
 /**
  * The worker's side of the semantic graphs (semantic-graph-store.ts): when a drive needs one, building it from

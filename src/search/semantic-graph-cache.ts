@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Index as UsearchIndex } from 'usearch';
 import type { SqlPool } from '../db/pool.js';
-import { graphRecord, newGraph, type GraphObjects, type SemanticGraphRecord } from './semantic-graph-store.js';
+import type { GraphObjects } from '../storage/graph-objects.js';
+import { graphRecord, newGraph, type SemanticGraphRecord } from './semantic-graph-store.js';
 
 /** Graphs an API process keeps open at once (least recently used closed first). */
 export const GRAPH_CACHE_ENTRIES = 8;
@@ -41,7 +42,7 @@ export class SemanticGraphCache {
     const record = await graphRecord(this.pool, driveId);
     const entry = this.open.get(driveId);
     if (!record) this.open.delete(driveId);
-    else if (entry?.record.objectKey !== record.objectKey) void this.load(record, k);
+    else if (entry?.record.objectKey !== record.objectKey) void this.load(record);
     if (!record || !entry || entry.record.dims !== vector.length) return undefined;
     this.open.delete(driveId);
     this.open.set(driveId, entry);
@@ -50,10 +51,10 @@ export class SemanticGraphCache {
   }
 
   /** Opens the drive's current graph, if it has one; true once open (tests and benchmarks wait on this). */
-  async ready(driveId: string, k: number): Promise<boolean> {
+  async ready(driveId: string): Promise<boolean> {
     const record = await graphRecord(this.pool, driveId);
     if (!record) return false;
-    await this.load(record, k);
+    await this.load(record);
     return this.open.get(driveId)?.record.objectKey === record.objectKey;
   }
 
@@ -64,22 +65,22 @@ export class SemanticGraphCache {
   }
 
   /** One download per graph at a time; a failure is reported and the next query tries again. */
-  private load(record: SemanticGraphRecord, k: number): Promise<void> {
+  private load(record: SemanticGraphRecord): Promise<void> {
     const pending = this.loading.get(record.objectKey);
     if (pending) return pending;
-    const done = this.download(record, k)
+    const done = this.download(record)
       .catch((err) => this.opts.onError?.(err))
       .finally(() => this.loading.delete(record.objectKey));
     this.loading.set(record.objectKey, done);
     return done;
   }
 
-  private async download(record: SemanticGraphRecord, k: number): Promise<void> {
+  private async download(record: SemanticGraphRecord): Promise<void> {
     this.dir ??= mkdtemp(path.join(tmpdir(), 'semantic-graphs-'));
     const file = path.join(await this.dir, record.objectKey.replaceAll('/', '_'));
     try {
       await this.objects.download(record.objectKey, file);
-      const graph = newGraph(record.dims, k);
+      const graph = newGraph(record.dims);
       graph.view(file);
       const current = this.open.get(record.driveId)?.record;
       if (!current || BigInt(current.builtXmin) < BigInt(record.builtXmin)) {

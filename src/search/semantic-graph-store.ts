@@ -1,8 +1,3 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
 import usearch, { type Index as UsearchIndex } from 'usearch';
 import type { SqlPool } from '../db/pool.js';
 
@@ -24,16 +19,16 @@ export interface SemanticGraphRecord {
 
 /**
  * Vectors are unit length, so cosine ranks as the dot product; int8 components: a quarter of float32's bytes, and the
- * exact rerank reads the stored floats anyway. `expansion` is how many candidates a search explores (at least `k`).
+ * exact rerank reads the stored floats anyway. A search explores at least as many candidates as it returns.
  */
-export function newGraph(dims: number, expansion = 64): UsearchIndex {
+export function newGraph(dims: number): UsearchIndex {
   return new usearch.Index({
     dimensions: dims,
     metric: usearch.MetricKind.Cos,
     quantization: usearch.ScalarKind.I8,
     connectivity: 16,
     expansion_add: 64,
-    expansion_search: expansion,
+    expansion_search: 64,
     multi: false,
   });
 }
@@ -48,37 +43,4 @@ export async function graphRecord(
   );
   const r = rows[0];
   return r && { driveId, objectKey: r.object_key, dims: r.dims, passages: r.passages, builtXmin: r.built_xmin };
-}
-
-/** Where graphs live in the bucket: one object per build, named by the snapshot it holds. */
-export const graphObjectKey = (driveId: string, builtXmin: string) => `semantic-graphs/${driveId}/${builtXmin}.usearch`;
-
-/** The graph files in object storage. */
-export class GraphObjects {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
-
-  async upload(key: string, file: string): Promise<void> {
-    const { size } = await stat(file);
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: createReadStream(file),
-        ContentLength: size,
-        ContentType: 'application/octet-stream',
-      }),
-    );
-  }
-
-  async download(key: string, file: string): Promise<void> {
-    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    await pipeline(out.Body as Readable, createWriteStream(file));
-  }
-
-  async remove(key: string): Promise<void> {
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
-  }
 }

@@ -30,10 +30,6 @@ export interface SemanticScan {
   graphs?: Pick<SemanticGraphCache, 'nearest'>;
 }
 
-/** Filters that select passages by their document or modality: the graph knows neither, so those queries scan. */
-const callerFiltered = (f: FindFilters) =>
-  Boolean(f.labels?.length || f.fileType || f.prefix || f.updatedAfter || f.updatedBefore || f.modalities?.length);
-
 /** The best `filters.limit` passages of the drive for `vector` (ties with the last one kept), ranked exactly. */
 export async function rankSemantic(
   scan: SemanticScan,
@@ -42,7 +38,6 @@ export async function rankSemantic(
   filters: FindFilters,
 ): Promise<RankedCandidate[]> {
   const keep = Math.max(scan.candidates, 2 * filters.limit);
-  const graph = callerFiltered(filters) ? undefined : await scan.graphs?.nearest(driveId, vector, keep);
   const w: Where = { sql: [], params: [driveId, vector.length] };
   const ternary = queryTernary(vector);
   const coarse = coarseEstimateSql('p.signature', addParam(w, ternary.flip), addParam(w, ternary.mask));
@@ -54,6 +49,9 @@ export async function rankSemantic(
   excludedPrefixFilter(w, filters);
   const documentWhere = w.sql.splice(0);
   modalityFilter(w, filters);
+  // A filter of the caller's selects passages by their document or modality, which the graph knows nothing about.
+  const callerFiltered = documentsFirst || w.sql.length > 0;
+  const graph = callerFiltered ? undefined : await scan.graphs?.nearest(driveId, vector, keep);
   if (graph) w.sql.push(`p.written_xid >= ${addParam(w, graph.builtXmin)}::xid8`);
   const scanned = signatureScanSql({
     coarse,

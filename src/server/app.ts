@@ -7,7 +7,7 @@ import type { AppContext } from '../platform/context.js';
 import { bindSearchToArtifacts } from '../search/artifact-hook-binding.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createEmbedder, createSearchEngine } from '../search/index.js';
-import { GraphObjects } from '../search/semantic-graph-store.js';
+import { GraphObjects } from '../storage/graph-objects.js';
 import { SearchService } from '../search/service.js';
 import { usageRecorderFor } from '../search/usage.js';
 import { webFallback, webRouter } from '../web/index.js';

@@ -42,7 +42,7 @@ async function seedDrive(): Promise<string> {
 async function withGraph(): Promise<string> {
   const driveId = await seedDrive();
   expect(await buildSemanticGraph(builder, driveId)).toEqual({ passages: fixed.DOCS * fixed.PASSAGES_PER_DOC });
-  expect(await cache.ready(driveId, CANDIDATES)).toBe(true);
+  expect(await cache.ready(driveId)).toBe(true);
   return driveId;
 }
 
@@ -82,7 +82,7 @@ describe('semantic graphs', () => {
     const built = await ctx.temporal.workflow.getHandle(semanticGraphWorkflowId(driveId)).result();
     expect(built).toEqual({ passages: 400 });
     expect(await graphNeed(builder, driveId)).toBeNull();
-    expect(await cache.ready(driveId, CANDIDATES)).toBe(true);
+    expect(await cache.ready(driveId)).toBe(true);
 
     asked.length = 0;
     let found = 0;
@@ -152,7 +152,7 @@ describe('semantic graphs', () => {
     expect(second.objectKey).not.toBe(first.objectKey);
     expect(second.passages).toBe(fixed.DOCS * fixed.PASSAGES_PER_DOC - fixed.PASSAGES_PER_DOC);
     await expect(builder.objects.download(first.objectKey, '/dev/null')).rejects.toThrow();
-    expect(await cache.ready(driveId, CANDIDATES)).toBe(true);
+    expect(await cache.ready(driveId)).toBe(true);
     await engine.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 5 });
     expect(asked.at(-1)?.builtXmin).toBe(second.builtXmin);
 
