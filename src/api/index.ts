@@ -6,6 +6,7 @@ import type { SearchService } from '../search/service.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { writeBudget } from './middleware/rate-limit.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
+import { apiKeysRouter } from './routes/api-keys.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
 import { artifactsRouter } from './routes/artifacts.js';
 import { drivesMeRouter } from './routes/drives-me.js';
@@ -57,6 +58,7 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
   router.use('/v0', bearerAuth(ctx), writeBudget(ctx));
   router.use(
     drivesMeRouter(ctx),
+    apiKeysRouter(ctx),
     artifactsRouter(ctx),
     artifactContentRouter(ctx),
     foldersRouter(ctx),

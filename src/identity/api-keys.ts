@@ -2,6 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { ApiKey, type ApiKeyRow } from '../db/entities/api-key.js';
 import { newId } from '../lib/ids.js';
+import { AppError } from '../lib/errors.js';
+import { one } from '../db/sql.js';
+import type { RequestContext } from '../platform/request-context.js';
 
 export const API_KEY_PREFIX = 'ad_live_';
 
@@ -27,4 +30,16 @@ export async function revokeApiKey(em: EntityManager, driveId: string, keyId: st
 /** A drive's keys, newest first, without secrets (for the dashboard). */
 export async function listApiKeys(em: EntityManager, driveId: string): Promise<ApiKeyRow[]> {
   return em.find(ApiKey, { driveId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+}
+
+/**
+ * POST /v0/api-keys: an agent of a claimed drive mints a key for a client that cannot renew tokens (an MCP client
+ * configured with a fixed header, `agent-drive mcp --api-key`). An unclaimed drive gets none: its human decides.
+ */
+export async function mintKeyForCaller(rc: RequestContext, label: string) {
+  const em = rc.app.orm.em.fork();
+  const drive = await one<{ claimed_at: Date | null }>(em, 'select claimed_at from drives where id = ?', [rc.driveId]);
+  if (rc.principal.scope !== 'full' || !drive?.claimed_at)
+    throw new AppError('DRIVE_UNCLAIMED', 'API keys are minted for a claimed drive: have a human claim it first');
+  return mintApiKey(em, rc.driveId, label);
 }

@@ -79,6 +79,7 @@ export const ERROR_CATALOGUE = {
     status: 403,
     meaning: 'the caller can read this resource, but its role lacks the capability the action needs',
   },
+  DRIVE_UNCLAIMED: { status: 403, meaning: 'the action needs a claimed drive (API keys are minted after the claim)' },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },

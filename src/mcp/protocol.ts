@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { AppContext } from '../platform/context.js';
 
 /**
@@ -21,44 +22,46 @@ export class RpcError extends Error {
   }
 }
 
-const SDK_PREFIX = /^MCP error -?\d+: /;
-
 type Issue = { path: PropertyKey[]; message: string };
-/** A zod failure from the SDK's own zod copy (so no instanceof): its issues. */
-const issuesOf = (err: unknown): Issue[] | undefined =>
-  err instanceof Error && Array.isArray((err as { issues?: unknown }).issues)
-    ? (err as unknown as { issues: Issue[] }).issues
-    : undefined;
 const readable = (issues: Issue[]) =>
   issues
     .slice(0, 5)
     .map((i) => {
-      // The SDK parses the whole request: name the field inside params.
-      const at = (i.path[0] === 'params' ? i.path.slice(1) : i.path).map(String).join('.');
+      const at = i.path.map(String).join('.');
       return `${at ? `"${at}"` : 'params'}: ${i.message.replace(/^Invalid input: /, '')}`;
     })
     .join('; ');
 
-type Handler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+/** Params of each method this server answers, checked here so a failure reads as the field and the problem. */
+const paginated = z.looseObject({ cursor: z.string().max(2048).optional() });
+const PARAMS = {
+  'tools/list': paginated,
+  'tools/call': z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+  'resources/list': paginated,
+  'resources/templates/list': paginated,
+  'resources/read': z.looseObject({ uri: z.string().min(1).max(2048) }),
+} as const;
+export type Method = keyof typeof PARAMS;
+export type Handlers = {
+  [M in Method]?: (params: z.output<(typeof PARAMS)[M]>) => unknown;
+};
 
 /**
- * The SDK validates a request against its method's schema before the handler and answers a failure with -32603 and
- * the raw zod message; its own McpErrors carry the code again inside the message. Every handler installed on `server`
- * is wrapped once so both become clean protocol errors. (The handler map is private: the SDK has no hook for this.)
+ * Installs this service's handlers on the SDK's Server with our own params check: the SDK's would answer a failure
+ * with -32603 and a raw schema message. Errors with a numeric code (RpcError) reach the client as they stand.
  */
-export function guardRequestHandlers(server: Server): void {
-  const handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (err) {
-        const issues = issuesOf(err);
-        if (issues) throw new RpcError(INVALID_PARAMS, `Invalid params for ${method}: ${readable(issues)}`);
-        if (err instanceof Error && 'code' in err && typeof err.code === 'number')
-          throw new RpcError(err.code, err.message.replace(SDK_PREFIX, ''));
-        throw err;
-      }
+export function handleRequests(server: Server, handlers: Handlers): void {
+  for (const [method, handler] of Object.entries(handlers) as [Method, (p: unknown) => unknown][]) {
+    const install = server.setRequestHandler.bind(server) as unknown as (
+      m: string,
+      schemas: { params: z.ZodType },
+      h: (params: unknown) => Promise<unknown>,
+    ) => void;
+    install(method, { params: z.unknown() }, async (params) => {
+      const parsed = PARAMS[method].safeParse(params ?? {});
+      if (!parsed.success)
+        throw new RpcError(INVALID_PARAMS, `Invalid params for ${method}: ${readable(parsed.error.issues)}`);
+      return handler(parsed.data);
     });
   }
 }

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type Response } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, Server, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, type Authenticated, type CredentialKind } from '../identity/authenticate.js';
@@ -21,13 +20,15 @@ import { registerMoveTools } from './tools-move.js';
 import { registerWriteTools } from './tools-write.js';
 import { registerWikiTools } from './tools-wiki.js';
 import { ToolSet, type ToolEnv } from './tool-kit.js';
-import { guardRequestHandlers, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
+import { handleRequests, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
+import { registerResources } from './resources.js';
+import { isListenRequest, serveListen } from './subscriptions.js';
 
 /**
- * {base_url}/mcp over Streamable HTTP with the official SDK, stateless: every POST gets a fresh
- * Server and transport bound to the caller's drive, so any API process serves any request and
- * nothing lives in memory between requests. GET (standalone SSE stream) and DELETE (session end)
- * have no meaning without sessions and answer 405, as the transport specification allows.
+ * {base_url}/mcp over Streamable HTTP with the official SDK (v2), both protocol eras on one endpoint: 2026-07-28
+ * (per-request envelope, server/discover, subscriptions/listen) and 2025-11-25 and older through the SDK's stateless
+ * fallback (initialize per request, no session). Every request gets a fresh Server bound to the caller's drive, so any
+ * API process answers any request and nothing lives in memory between requests (docs/decisions/mcp.md, "Two eras").
  */
 export const MCP_CREDENTIALS: readonly CredentialKind[] = [
   'api_key',
@@ -36,6 +37,16 @@ export const MCP_CREDENTIALS: readonly CredentialKind[] = [
   'mcp_oauth',
 ];
 export const MCP_SERVER_INFO = { name: 'agent-artifact-drive', version: '0.0.1' };
+/** The newest revision served; the SDK answers 2025-11-25 (and older) clients through its stateless fallback. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** tools/list is the same for every request of one credential kind and scope: clients may keep it this long. */
+const TOOL_LIST_TTL_MS = 10 * 60_000;
+
+const INSTRUCTIONS =
+  'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
+  'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ' +
+  'Files are also resources (drive:///<path>); at 2026-07-28, subscriptions/listen with drive:///<folder>/ reports changes. ' +
+  'Tool errors are isError results whose text is {"error":{"code","message",...}}.';
 
 /** Where the protected-resource metadata is, in the loopback spelling of the host the request used. */
 export const protectedResourceMetadataUrl = (app: AppContext, host?: string) =>
@@ -44,6 +55,7 @@ export const protectedResourceMetadataUrl = (app: AppContext, host?: string) =>
 /**
  * 401 for anything but a live credential MCP accepts, with the RFC 9728 pointer for OAuth clients; a credential that
  * was sent but is not valid adds RFC 6750's error="invalid_token" (a missing one carries no error code, RFC 6750 3.1).
+ * The message says what to do next: an assertion rotated by a claim is renewed with the claim grant (spec 5.6).
  */
 function unauthorized(app: AppContext, req: Request, res: Response, detail: string, presented: boolean) {
   const invalid = presented ? `, error="invalid_token", error_description="${detail.replace(/["\\]/g, '')}"` : '';
@@ -53,12 +65,18 @@ function unauthorized(app: AppContext, req: Request, res: Response, detail: stri
     detail: {
       error: {
         code: 'UNAUTHENTICATED',
-        message: 'Invalid or revoked agent credential',
+        message: presented ? `Invalid or revoked agent credential. ${RECONNECT_HINT}` : 'Missing bearer credential',
         reason: detail,
       },
     },
   });
 }
+
+/** What an agent whose credential stopped working does (docs/decisions/mcp.md, "After a claim"). */
+export const RECONNECT_HINT =
+  'If this drive was claimed, its identity assertion was rotated: POST /oauth2/token with grant_type=claim and the ' +
+  'stored claim_token returns the new one; or reconnect with OAuth sign-in (no secret: remove the Authorization ' +
+  'header and let the client sign in) or an API key minted on the dashboard (`agent-drive mcp --api-key`).';
 
 /** Every tool, bound to one authenticated request. */
 export function toolSetFor(env: ToolEnv): ToolSet {
@@ -77,32 +95,52 @@ export function toolSetFor(env: ToolEnv): ToolSet {
 }
 
 /**
- * The MCP server of one request: the SDK's low-level Server (initialize, ping, the transport) with tools/list and
- * tools/call answered from the ToolSet, so unknown tools and arguments are this service's to judge. Capabilities say
- * what is true: tools, and no listChanged (the list never changes while a client is connected).
+ * The MCP server of one request: the SDK's low-level Server with tools and resources answered from this service's
+ * own kit, so unknown tools and arguments are this service's to judge. Capabilities say what is true: no listChanged
+ * (the lists never change while a client is connected), resource subscriptions only at 2026-07-28, where
+ * subscriptions/listen carries them (the 2025 fallback is stateless: it has no stream to deliver on).
  */
-export function createMcpServer(env: ToolEnv): Server {
+export function createMcpServer(env: ToolEnv, era: McpRequestContext['era'] = 'modern'): Server {
   const server = new Server(MCP_SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions:
-      'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
-      'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ' +
-      'Tool errors are isError results whose text is {"error":{"code","message",...}}.',
+    capabilities: { tools: {}, resources: { subscribe: era === 'modern' } },
+    instructions: INSTRUCTIONS,
+    cacheHints: {
+      'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' },
+    },
   });
   const tools = toolSetFor(env);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    tools.call(request.params.name, request.params.arguments),
-  );
-  guardRequestHandlers(server);
+  handleRequests(server, {
+    'tools/list': () => ({ tools: tools.list() }),
+    'tools/call': (params) => tools.call(String(params.name), params.arguments as Record<string, unknown> | undefined),
+    ...registerResources(env),
+  });
   return server;
 }
+
+/** The request's ToolEnv rides in the SDK's pass-through AuthInfo, the one value it hands the factory. */
+const envKey = 'agentDriveEnv';
+const authInfoOf = (env: ToolEnv): AuthInfo => ({
+  token: '',
+  clientId: env.auth.credentialId,
+  scopes: [env.auth.scope],
+  extra: { [envKey]: env },
+});
+const envOf = (authInfo: AuthInfo | undefined): ToolEnv => {
+  const env = authInfo?.extra?.[envKey] as ToolEnv | undefined;
+  if (!env) throw new Error('MCP request without its environment');
+  return env;
+};
 
 export function mcpRouter(app: AppContext, search: SearchService): Router {
   const router = Router();
   const maxBytes = app.config.mcp.requestMaxBytes;
   // The raw bytes: JSON parse errors are the protocol's to answer (-32700), not the REST envelope's.
   const body = express.raw({ type: () => true, limit: maxBytes });
+  const mcp = createMcpHandler(({ authInfo, era }) => createMcpServer(envOf(authInfo), era), {
+    maxRequestBodySize: maxBytes,
+    onerror: (err) => app.logger.debug({ err: err.message }, 'mcp: request refused by the SDK'),
+  });
 
   const handle = async (req: Request, res: Response) => {
     if (!originAllowed(app, req, res)) return;
@@ -133,21 +171,16 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     }
     const message = parsedJsonRpc(req, res);
     if (message === undefined) return;
-    const server = createMcpServer({
-      app,
-      auth,
-      search,
-      actorHeader: req.get('x-drive-actor'),
-      requestId: String(req.id ?? ''),
+    const env: ToolEnv = { app, auth, search, actorHeader: req.get('x-drive-actor'), requestId: String(req.id ?? '') };
+    const authInfo = authInfoOf(env);
+    const node = toNodeHandler({
+      fetch: async (request: globalThis.Request) =>
+        (await isListenRequest(request, message))
+          ? serveListen(env, message as never, request.signal)
+          : mcp.fetch(request, { authInfo, parsedBody: message }),
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    // Express's Request carries this service's own `auth` field; the transport reads none of it.
-    await transport.handleRequest(req as unknown as IncomingMessage, res, message);
+    // Express's Request carries this service's own `auth` field, which the adapter would forward: ours goes above.
+    await node(req as unknown as IncomingMessage, res, message);
   };
 
   router.all('/mcp', (req, res, next) => {

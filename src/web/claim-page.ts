@@ -28,9 +28,21 @@ export function claimPageRouter(ctx: AppContext): Router {
           res,
           'Drive claimed',
           html` <p class="ok" role="status">
-              Approved. Drive <code>${flash.drive}</code> is now yours and permanent. Your agent will pick up its new
-              credentials.
+              Approved. Drive <code>${flash.drive}</code> is now yours and permanent.
             </p>
+            <h2>Your agents after the claim</h2>
+            <ul>
+              <li>
+                <strong>Pick up new credentials by themselves:</strong> the <code>agent-drive</code> CLI and SDK, and
+                any agent that stored its claim token (it asks the token endpoint with <code>grant_type=claim</code>).
+              </li>
+              <li>
+                <strong>Need one step:</strong> an MCP client configured with the old identity assertion in a header
+                (it now gets 401). Reconnect it with sign-in: <code>agent-drive mcp --client claude-code</code> prints
+                the line (no secret; the client opens this site to sign in), or mint it an API key with
+                <code>agent-drive mcp --api-key</code> or on the dashboard.
+              </li>
+            </ul>
             <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`,
         );
       if (flash?.claim === 'declined')

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { DriveError } from '../errors.js';
+import { addConnectCommands } from './connect-commands.js';
 import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
 import { addFileCommands } from './file-commands.js';
@@ -22,6 +23,7 @@ addIdentityCommands(program);
 addFileCommands(program);
 addDriveCommands(program);
 addSyncCommand(program);
+addConnectCommands(program);
 for (const cmd of program.commands) cmd.exitOverride().addHelpText('after', EXIT_CODES_HELP);
 
 // `agent-drive cat big.log | head` closes stdout early: that is the reader's choice, not a failure.

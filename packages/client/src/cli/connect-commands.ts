@@ -1,0 +1,73 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { DriveError } from '../errors.js';
+import { globals } from './command-kit.js';
+import { readConfig } from './config.js';
+import { printJson } from './output.js';
+import { driveClient, serverUrl } from './session.js';
+
+/**
+ * `agent-drive mcp`: a ready MCP connection for a client (Claude Code, Cursor, VS Code, any JSON config). By default
+ * it uses OAuth sign-in: no secret is printed, the client opens the browser once. With --api-key it mints a key for
+ * the client (the drive must be claimed) and puts it in the header, for clients that cannot sign in.
+ * `agent-drive token`: the current bearer, on stdout alone, for scripts (`curl -H "Authorization: Bearer $(…)"`).
+ */
+const CLIENTS = ['claude-code', 'cursor', 'vscode', 'json'] as const;
+type McpClientKind = (typeof CLIENTS)[number];
+const NAME = 'agent-drive';
+
+const clientKind = (value: string): McpClientKind => {
+  if (!(CLIENTS as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${CLIENTS.join(', ')}`);
+  return value as McpClientKind;
+};
+
+/** The connection block each client reads; `headers` only when a key is used. */
+export function mcpConnection(kind: McpClientKind, url: string, apiKey?: string): string {
+  const headers = apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined;
+  if (kind === 'claude-code')
+    return `claude mcp add --transport http ${NAME} ${url}${apiKey ? ` --header "Authorization: Bearer ${apiKey}"` : ''}`;
+  if (kind === 'vscode')
+    return JSON.stringify({ servers: { [NAME]: { type: 'http', url, ...(headers ? { headers } : {}) } } }, null, 2);
+  // Cursor, Claude Desktop's developer config and most JSON-configured clients read `mcpServers`.
+  return JSON.stringify({ mcpServers: { [NAME]: { url, ...(headers ? { headers } : {}) } } }, null, 2);
+}
+
+export function addConnectCommands(program: Command): void {
+  program
+    .command('mcp')
+    .description('print a ready MCP connection for an agent client (OAuth sign-in by default; no secret shown)')
+    .option('--client <kind>', `claude-code, cursor, vscode or json (default claude-code)`, clientKind, 'claude-code')
+    .option('--api-key', 'mint an API key for the client and put it in the connection (claimed drives only)')
+    .action(async (opts: { client: McpClientKind; apiKey?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const config = readConfig();
+      const url = `${serverUrl(g, config)}/mcp`;
+      let key: string | undefined;
+      if (opts.apiKey) {
+        const res = await driveClient(g).fetch('/v0/api-keys', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `mcp ${opts.client}` }),
+        });
+        if (!res.ok) throw await DriveError.fromResponse(res);
+        key = ((await res.json()) as { api_key: string }).api_key;
+      }
+      const connection = mcpConnection(opts.client, url, key);
+      if (g.json) return printJson({ client: opts.client, url, auth: key ? 'api_key' : 'oauth', connection });
+      process.stdout.write(connection + '\n');
+      process.stderr.write(
+        key
+          ? 'the API key above is shown once; revoke it on the dashboard when the client is gone\n'
+          : 'the client opens a browser to sign in the first time (the drive must be claimed by that account)\n',
+      );
+    });
+
+  program
+    .command('token')
+    .description('print the current bearer credential (API key or a fresh 15-minute access token) on stdout only')
+    .action(async (_opts: object, cmd: Command) => {
+      const g = globals(cmd);
+      const client = driveClient(g);
+      const header = await client.tokens!.authorization();
+      process.stdout.write(header.replace(/^Bearer /, '') + '\n');
+    });
+}

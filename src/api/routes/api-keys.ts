@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { requestContextOf } from '../http/auth-context.js';
+import type { AppContext } from '../../platform/context.js';
+import { mintKeyForCaller } from '../../identity/api-keys.js';
+import { route } from '../http/route.js';
+
+const keyIn = z.strictObject({
+  name: z.string().min(1).max(64).describe('what the key is for, shown on the dashboard (e.g. "claude-code")'),
+});
+const keyOut = z.object({
+  key_id: z.string(),
+  name: z.string(),
+  api_key: z.string().describe('the key itself (ad_live_…): shown once, stored hashed'),
+  created_at: z.iso.datetime(),
+});
+
+/** API keys an agent mints for itself once its drive is claimed (the dashboard mints and revokes them too). */
+export function apiKeysRouter(ctx: AppContext): Router {
+  const router = Router();
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/api-keys',
+      summary: 'Mint an API key for this claimed drive (for an MCP client that sends a fixed header); shown once',
+      tags: ['drives'],
+      auth: true,
+      body: keyIn,
+      responses: { 201: { description: 'the new key, shown once', schema: keyOut } },
+    },
+    async ({ body, req }) => {
+      const key = await mintKeyForCaller(requestContextOf(ctx, req), body.name);
+      return { key_id: key.id, name: body.name, api_key: key.key, created_at: key.createdAt.toISOString() };
+    },
+  );
+  return router;
+}
