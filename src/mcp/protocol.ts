@@ -121,6 +121,15 @@ export function parsedJsonRpc(req: Request, res: Response): unknown {
       return undefined;
     }
   }
+  // The SDK checks a few methods' params itself before any handler and answers with a schema dump: ours go first.
+  for (const m of messages as { id?: unknown; method?: string; params?: unknown }[]) {
+    const schema = m.method && m.id !== undefined ? PARAMS[m.method as Method] : undefined;
+    const parsed = schema?.safeParse(m.params ?? {});
+    if (parsed && !parsed.success) {
+      rpcError(res, 200, INVALID_PARAMS, `Invalid params for ${m.method}: ${readable(parsed.error.issues)}`, m.id);
+      return undefined;
+    }
+  }
   return body;
 }
 

@@ -1,10 +1,10 @@
-import type { ReadResourceResult, Resource } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import { listArtifacts } from '../files/artifact-listing.js';
 import { readArtifactRange } from '../files/read-range.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { RpcError, type Handlers } from './protocol.js';
+import type { Handlers } from './protocol.js';
 import type { ToolEnv } from './tool-kit.js';
 
 /**
@@ -14,8 +14,6 @@ import type { ToolEnv } from './tool-kit.js';
  */
 export const DRIVE_URI = 'drive:///';
 const PAGE = 100;
-/** JSON-RPC code for an unknown resource (MCP "Resource not found"). */
-const RESOURCE_NOT_FOUND = -32002;
 
 export const uriOf = (path: string) => `${DRIVE_URI}${path.split('/').map(encodeURIComponent).join('/')}`;
 
@@ -61,13 +59,13 @@ export function registerResources(env: ToolEnv): Handlers {
     },
     'resources/read': async ({ uri }) => {
       const path = pathOfUri(uri);
-      if (!path) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (files are drive:///<path>)`);
+      if (!path) throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (files are drive:///<path>)`);
       env.app.usageMeter.count(env.auth.driveId);
       try {
         return await readResource(rc(), env, uri, path);
       } catch (err) {
         if (err instanceof AppError && err.status === 404)
-          throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}: ${err.message}`);
+          throw new ResourceNotFoundError(uri, `Resource not found: ${uri}: ${err.message}`);
         throw err;
       }
     },

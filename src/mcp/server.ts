@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type Response } from 'express';
-import { createMcpHandler, Server, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
@@ -65,7 +72,7 @@ function unauthorized(app: AppContext, req: Request, res: Response, detail: stri
     detail: {
       error: {
         code: 'UNAUTHENTICATED',
-        message: presented ? `Invalid or revoked agent credential. ${RECONNECT_HINT}` : 'Missing bearer credential',
+        message: `Invalid or revoked agent credential${presented ? `. ${RECONNECT_HINT}` : ''}`,
         reason: detail,
       },
     },
@@ -132,12 +139,32 @@ const envOf = (authInfo: AuthInfo | undefined): ToolEnv => {
   return env;
 };
 
+/**
+ * 2025-era requests, stateless as before: a fresh Server on a sessionless transport answering in plain JSON (the SDK's
+ * own fallback answers over SSE, which raw JSON-RPC callers and the earlier behaviour of this endpoint do not expect).
+ */
+async function serveLegacy(env: ToolEnv, request: globalThis.Request, message: unknown): Promise<globalThis.Response> {
+  const server = createMcpServer(env, 'legacy');
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { authInfo: authInfoOf(env), parsedBody: message });
+  } finally {
+    void transport.close().catch(() => undefined);
+    void server.close().catch(() => undefined);
+  }
+}
+
 export function mcpRouter(app: AppContext, search: SearchService): Router {
   const router = Router();
   const maxBytes = app.config.mcp.requestMaxBytes;
   // The raw bytes: JSON parse errors are the protocol's to answer (-32700), not the REST envelope's.
   const body = express.raw({ type: () => true, limit: maxBytes });
-  const mcp = createMcpHandler(({ authInfo, era }) => createMcpServer(envOf(authInfo), era), {
+  const modern = createMcpHandler(({ authInfo, era }) => createMcpServer(envOf(authInfo), era), {
+    legacy: 'reject',
     maxRequestBodySize: maxBytes,
     onerror: (err) => app.logger.debug({ err: err.message }, 'mcp: request refused by the SDK'),
   });
@@ -174,10 +201,12 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     const env: ToolEnv = { app, auth, search, actorHeader: req.get('x-drive-actor'), requestId: String(req.id ?? '') };
     const authInfo = authInfoOf(env);
     const node = toNodeHandler({
-      fetch: async (request: globalThis.Request) =>
-        (await isListenRequest(request, message))
-          ? serveListen(env, message as never, request.signal)
-          : mcp.fetch(request, { authInfo, parsedBody: message }),
+      fetch: async (request: globalThis.Request) => {
+        if (await isLegacyRequest(request, message, { maxRequestBodySize: maxBytes }))
+          return serveLegacy(env, request, message);
+        if (await isListenRequest(request, message)) return serveListen(env, message as never, request.signal);
+        return modern.fetch(request, { authInfo, parsedBody: message });
+      },
     });
     // Express's Request carries this service's own `auth` field, which the adapter would forward: ours goes above.
     await node(req as unknown as IncomingMessage, res, message);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(async () => api?.close());
 
-const config = () => JSON.parse(readFileSync(path.join(home, 'agent-drive', 'config.json'), 'utf8'));
+const configFile = () => path.join(home, 'agent-drive', 'config.json');
+const config = () => JSON.parse(readFileSync(configFile(), 'utf8'));
 
 describe('connecting an agent', () => {
   it('prints OAuth connections with no secret, for each client kind', async () => {
@@ -74,7 +75,8 @@ describe('connecting an agent', () => {
     expect(message).toContain('grant_type=claim');
     expect(message).toContain('agent-drive mcp --api-key');
 
-    // The CLI picks up the new credential by itself (the claim grant), and prints the bearer alone.
+    // Once its cached access token has run out, the CLI picks up the new assertion by itself (the claim grant).
+    writeFileSync(configFile(), JSON.stringify({ ...config(), access_token_expires_at: 0 }));
     const token = await cli(['token']);
     expect(token.code, token.stderr).toBe(0);
     expect(token.stdout.trim().split('\n')).toHaveLength(1);

@@ -72,7 +72,7 @@ describe('MCP 2026-07-28', () => {
       arguments: { ref: 'v2/notes.md', edits: [{ old_text: 'hello', new_text: 'howdy' }] },
     });
     expect(edit.isError, textOf(edit)).toBeFalsy();
-    const moved = await client.callTool({ name: 'move', arguments: { ref: 'v2/notes.md', to: 'v2/moved.md' } });
+    const moved = await client.callTool({ name: 'move', arguments: { from: 'v2/notes.md', to: 'v2/moved.md' } });
     expect(moved.isError, textOf(moved)).toBeFalsy();
 
     // A tool error is a result with the REST code; an unknown tool is a protocol error.
@@ -108,15 +108,19 @@ describe('MCP 2026-07-28', () => {
 
   it('lists and reads files as drive:/// resources, with a template', async () => {
     const { client } = await modernClient(tenant.apiKey, [api.url]);
-    await client.callTool({ name: 'upload', arguments: { path: 'res/a b.md', content: 'resource text' } });
+    await client.callTool({ name: 'upload', arguments: { path: 'res/a-b.md', content: 'resource text' } });
     const { resources } = await client.listResources();
-    const entry = resources.find((r) => r.name === 'res/a b.md');
-    expect(entry?.uri).toBe('drive:///res/a%20b.md');
+    const entry = resources.find((r) => r.name === 'res/a-b.md');
+    expect(entry?.uri).toBe('drive:///res/a-b.md');
     const read = await client.readResource({ uri: entry!.uri });
     expect(read.contents[0]).toMatchObject({ uri: entry!.uri, text: 'resource text' });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates[0]?.uriTemplate).toBe('drive:///{+path}');
-    await expect(client.readResource({ uri: 'drive:///res/none.md' })).rejects.toMatchObject({ code: -32002 });
+    // Resource not found is -32602 carrying the URI (2026-07-28), on both eras.
+    await expect(client.readResource({ uri: 'drive:///res/none.md' })).rejects.toMatchObject({
+      code: -32602,
+      data: { uri: 'drive:///res/none.md' },
+    });
     await client.close();
   });
 });

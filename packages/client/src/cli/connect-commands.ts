@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DriveError } from '../errors.js';
+import { ok } from '../client.js';
 import { globals } from './command-kit.js';
 import { readConfig } from './config.js';
 import { printJson } from './output.js';
@@ -43,13 +43,8 @@ export function addConnectCommands(program: Command): void {
       const url = `${serverUrl(g, config)}/mcp`;
       let key: string | undefined;
       if (opts.apiKey) {
-        const res = await driveClient(g).fetch('/v0/api-keys', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `mcp ${opts.client}` }),
-        });
-        if (!res.ok) throw await DriveError.fromResponse(res);
-        key = ((await res.json()) as { api_key: string }).api_key;
+        const body = { name: `mcp ${opts.client}` };
+        key = (await ok(driveClient(g).api.POST('/v0/api-keys', { body }))).api_key;
       }
       const connection = mcpConnection(opts.client, url, key);
       if (g.json) return printJson({ client: opts.client, url, auth: key ? 'api_key' : 'oauth', connection });
