@@ -5,8 +5,8 @@ import { newId } from '../lib/ids.js';
 
 export const API_KEY_PREFIX = 'ad_live_';
 
-/** Mints a key for a drive. The plaintext is returned once and never stored. */
-export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null) {
+/** Mints a key for a drive (`readOnly`: it may only read). The plaintext is returned once and never stored. */
+export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null, readOnly = false) {
   const key = newSecret(API_KEY_PREFIX);
   const row = em.create(ApiKey, {
     id: newId('key'),
@@ -14,9 +14,10 @@ export async function mintApiKey(em: EntityManager, driveId: string, label: stri
     keyHash: hashSecret(key),
     prefix: key.slice(0, API_KEY_PREFIX.length + 6),
     label,
+    readOnly,
   });
   await em.persist(row).flush();
-  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt };
+  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt, readOnly };
 }
 
 export async function revokeApiKey(em: EntityManager, driveId: string, keyId: string): Promise<boolean> {

@@ -1082,6 +1082,8 @@ export interface operations {
                     client_id?: string;
                     /** @description refresh_token grant (rotates; reuse revokes the chain) */
                     refresh_token?: string;
+                    /** @description jwt-bearer grant: `drive:read` narrows the access token to reads (`drive`, or none: read and write) */
+                    scope?: string;
                 };
             };
         };
@@ -1097,8 +1099,11 @@ export interface operations {
                         /** @constant */
                         token_type: "Bearer";
                         expires_in: number;
-                        /** @enum {string} */
-                        scope: "pre_claim" | "full" | "drive";
+                        /**
+                         * @description claim state (`pre_claim`, `full`) and `drive:read` for a read-only token; MCP OAuth: `drive` or `drive:read`
+                         * @enum {string}
+                         */
+                        scope: "pre_claim" | "full" | "pre_claim drive:read" | "full drive:read" | "drive" | "drive:read";
                         /** @description MCP OAuth grants only */
                         refresh_token?: string;
                         identity_assertion?: string;
@@ -1107,7 +1112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied */
+            /** @description RFC 6749 error: invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1976,7 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2159,7 +2164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,6 +2580,8 @@ export interface operations {
                         last_activity_at: string;
                         /** @enum {string} */
                         scope: "pre_claim" | "full";
+                        /** @description the credential reads only (scope drive:read, a read-only API key): writes are 403 */
+                        read_only: boolean;
                         settings: {
                             /** @description whether artifact text is sent to the language model that builds the wiki (on by default) */
                             wiki_indexing: boolean;
@@ -2775,6 +2782,8 @@ export interface operations {
                         last_activity_at: string;
                         /** @enum {string} */
                         scope: "pre_claim" | "full";
+                        /** @description the credential reads only (scope drive:read, a read-only API key): writes are 403 */
+                        read_only: boolean;
                         settings: {
                             /** @description whether artifact text is sent to the language model that builds the wiki (on by default) */
                             wiki_indexing: boolean;
@@ -2793,6 +2802,15 @@ export interface operations {
             };
             /** @description UNAUTHENTICATED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CREDENTIAL_READ_ONLY */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3662,7 +3680,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3851,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4094,7 +4112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4578,7 +4596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4816,7 +4834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5295,7 +5313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5484,7 +5502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6986,7 +7004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7184,7 +7202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7570,7 +7588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7762,7 +7780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7960,7 +7978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8530,7 +8548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8728,7 +8746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9687,7 +9705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9866,7 +9884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10058,7 +10076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10474,7 +10492,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11094,7 +11112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11304,7 +11322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11709,7 +11727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11906,7 +11924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12103,7 +12121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12326,7 +12344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12559,7 +12577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12947,7 +12965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13434,7 +13452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14067,7 +14085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14277,7 +14295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
