@@ -28,9 +28,12 @@ describe('read-only connections in a real browser', () => {
       return route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in; you may close this tab' });
     });
     let redirected: string | undefined;
-    page.on('response', (r) => {
-      const location = r.headers().location;
+    await page.route(`${api.url}/oauth2/authorize`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      const answer = await route.fetch({ maxRedirects: 0 });
+      const location = answer.headers().location;
       if (location?.startsWith(REDIRECT)) redirected = location;
+      return route.fulfill({ response: answer });
     });
 
     await page.goto(`${api.url}/oauth2/authorize?${authorizeQuery(client.client_id, challenge, { state: 'ro-b' })}`);

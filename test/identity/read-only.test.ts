@@ -167,6 +167,7 @@ describe('read-only credentials', () => {
       const routes = authenticatedRoutes();
       const writes = routes.filter((r) => routeWrites(r));
       expect(writes.length).toBeGreaterThan(30);
+      console.log(`${p.label}: ${writes.length} write routes of ${routes.length} authenticated routes`);
       const before = await snapshot(p.driveId);
       for (const r of writes) {
         const res = await call(p.ro, r.method.toUpperCase(), fill(r.path, ids), r.method === 'delete' ? undefined : {});
@@ -192,8 +193,8 @@ describe('read-only credentials', () => {
         '/v0/search?q=needle',
         '/v0/find?q=doc&mode=lexical',
         '/v0/events',
-        '/v0/grants',
-        '/v0/shares',
+        `/v0/grants?resource=${ids.art_id}`,
+        `/v0/shares?resource=${ids.art_id}`,
       ]) {
         const res = await call(p.ro, 'GET', path);
         expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
@@ -212,6 +213,9 @@ describe('read-only credentials', () => {
     const writeTools = all.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name);
     const readTools = all.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name);
     expect(writeTools).toEqual(expect.arrayContaining(['upload', 'edit', 'delete', 'move', 'share', 'upload_url']));
+    console.log(
+      `tools/list: ${all.length} tools, ${writeTools.length} of them write; full size ${JSON.stringify({ tools: all }).length}`,
+    );
     for (const [label, credential] of [
       ['key', keys.ro],
       ['access token', tokens.ro],

@@ -115,8 +115,19 @@ export function route<
 ) {
   registeredRoutes.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
   const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
+  // Ahead of the route's own middleware, and again ahead of its handler when that middleware authenticates (the drive
+  // routes bring their own bearer check): a read-only credential's write goes no further.
   const writes = routeWrites(spec);
-  router[spec.method](spec.path, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
+  const readOnlyGate: RequestHandler = (req, _res, next) => {
+    try {
+      if (req.auth) refuseReadOnlyWrite(req.auth);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+  const gates = writes ? [readOnlyGate] : [];
+  router[spec.method](spec.path, ...gates, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (writes && req.auth) refuseReadOnlyWrite(req.auth);
       const params = spec.params
