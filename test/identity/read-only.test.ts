@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredRoutes, routeWrites } from '../../src/api/http/route.js';
 import { mintApiKey } from '../../src/identity/api-keys.js';
 import type { TestApi } from '../helpers/api.js';
+import { freshConfigHome, runCli } from '../helpers/cli.js';
 import { createTenant } from '../helpers/tenant.js';
 import { mcpClient, type McpSession } from '../mcp/helpers.js';
 import { authorizeQuery, exchangeCode, pkce, postForm, registerClient, type Tokens } from '../mcp/oauth-helpers.js';
@@ -201,6 +202,21 @@ describe('read-only credentials', () => {
       }
     });
   }
+
+  it('the CLI (over REST) reads with a read-only key and reports its writes as CREDENTIAL_READ_ONLY', async () => {
+    const p = await keyParty();
+    await seed(p);
+    const env = { XDG_CONFIG_HOME: freshConfigHome(), AGENT_DRIVE_URL: api.url, AGENT_DRIVE_API_KEY: p.ro };
+    const put = await runCli(['put', '-', 'ro/new.txt'], env, 'no\n');
+    expect(put.code).not.toBe(0);
+    expect(put.stderr).toMatch(
+      /CREDENTIAL_READ_ONLY: this credential is read-only; to write, use a read-write API key/,
+    );
+    const ls = await runCli(['ls', 'ro/'], env);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout).toContain('doc.md');
+    expect((await runCli(['whoami'], env)).stdout).toContain('API key, read only');
+  });
 
   it('MCP: a read-only key, access token and OAuth token list only the tools they may call, within budget; every write tool is refused', async () => {
     const keys = await keyParty();
