@@ -161,6 +161,20 @@ describe('read-only credentials', () => {
     expect(asked.body.scope).toBe('pre_claim');
   });
 
+  it('/openapi.json lists 403 CREDENTIAL_READ_ONLY on every authenticated write route and on no read route', async () => {
+    const doc = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+    };
+    let writes = 0;
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops)) {
+        const listed = JSON.stringify(op.responses['403'] ?? '').includes('CREDENTIAL_READ_ONLY');
+        expect(listed, `${method} ${path}`).toBe(Boolean(op.security) && method !== 'get');
+        if (listed) writes++;
+      }
+    expect(writes).toBeGreaterThan(30);
+  });
+
   for (const make of [keyParty, tokenParty]) {
     it(`every REST write route of the registry answers 403 CREDENTIAL_READ_ONLY to a ${make === keyParty ? 'read-only key' : 'narrowed access token'}; reads work`, async () => {
       const p = await make();
