@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { mcpClient } from '../mcp/helpers.js';
 import { authorizeQuery, exchangeCode, pkce, REDIRECT, registerClient } from '../mcp/oauth-helpers.js';
+import { screenshot } from '../viewer/browser.js';
 import { claimedOwner, useBrowserSuite } from '../viewer/owner-helpers.js';
 import { bearer } from './helpers.js';
 
@@ -39,6 +40,7 @@ describe('read-only connections in a real browser', () => {
     await page.goto(`${api.url}/oauth2/authorize?${authorizeQuery(client.client_id, challenge, { state: 'ro-b' })}`);
     expect(await page.getByRole('radio', { name: /^Read and write/ }).isChecked()).toBe(true);
     await page.getByRole('radio', { name: /^Read only/ }).check();
+    await screenshot(page, 'read-only', 'consent');
     await page.getByRole('button', { name: 'Allow' }).click();
     await expect.poll(() => callback ?? redirected).toBeTruthy();
     console.log(`consent code reached the callback: ${callback ? 'yes' : 'no (read from the 303 Location)'}`);
@@ -70,6 +72,7 @@ describe('read-only connections in a real browser', () => {
     const key = (await page.getByTestId('new-api-key').textContent())!.trim();
     expect(key).toMatch(/^ad_live_/);
     await expect.poll(() => page.getByRole('row', { name: key.slice(0, 14) }).textContent()).toContain('Read only');
+    await screenshot(page, 'read-only', 'api-keys');
 
     const put = await fetch(`${api.url}/v0/artifacts/notes/a.md`, {
       method: 'PUT',
