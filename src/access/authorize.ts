@@ -1,5 +1,5 @@
 import { AppError } from '../lib/errors.js';
-import type { RequestContext } from '../platform/request-context.js';
+import type { Principal, RequestContext } from '../platform/request-context.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { one, rows, type Db } from '../db/sql.js';
 
@@ -63,6 +63,25 @@ export const permissionDenied = (capability: Capability, role: Role) =>
     needs: capability,
   });
 
+/** What a read-only credential's holder does to write instead, by kind of credential. */
+const WRITE_INSTEAD: Partial<Record<Principal['kind'], string>> = {
+  mcp_oauth: 'sign in again from the app (reconnect it) and choose "Read and write" on the consent page',
+  api_key: 'use a read-write API key (the dashboard mints one)',
+  access_token: 'exchange the identity assertion at /oauth2/token again without scope=drive:read',
+};
+
+/**
+ * The read-only rule, one for every door: a read-only credential (scope `drive:read`, a read-only API key) reads,
+ * lists, searches and finds; anything that writes is 403 CREDENTIAL_READ_ONLY, whatever the caller's role. The doors
+ * ask it where they declare what writes (REST: `route()` by method, src/api/http/route.ts; MCP: `defineTool` by the
+ * tool's readOnlyHint, src/mcp/tool-kit.ts), before any budget is charged; `authorize(…, 'write')` asks it too.
+ */
+export function refuseReadOnlyWrite(principal: Principal): void {
+  if (!principal.readOnly) return;
+  const instead = WRITE_INSTEAD[principal.kind] ?? 'use a credential that may write';
+  throw new AppError('CREDENTIAL_READ_ONLY', `this credential is read-only; to write, ${instead}`);
+}
+
 const notFoundFor = (r: Resource) =>
   'artId' in r ? new AppError('ARTIFACT_NOT_FOUND', 'no live artifact') : new AppError('NOT_FOUND', 'no live folder');
 
@@ -72,6 +91,7 @@ export async function authorize(
   capability: Capability,
   db: Db = rc.app.orm.em.fork(),
 ): Promise<Access> {
+  if (capability === 'write') refuseReadOnlyWrite(rc.principal);
   const target = await loadTarget(db, resource);
   if (!target) throw notFoundFor(resource);
   const base = 'artId' in resource ? { artifact: target as ArtifactRow } : { folder: target as FolderRef };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { catalogueStatuses, codesWithStatus, ERROR_CATALOGUE, type ErrorCode } from '../lib/errors.js';
-import { registeredRoutes, type RouteSpec } from './http/route.js';
+import { registeredRoutes, routeWrites, type RouteSpec } from './http/route.js';
 
 /** Builds the OpenAPI 3.1 document from the routes registered with `route()`. */
 export function buildOpenApiDocument(serverUrl: string) {
@@ -106,6 +106,9 @@ export function operationErrorCodes(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodT
   if (spec.auth) for (const c of ['UNAUTHENTICATED', 'RATE_LIMITED'] as const) codes.add(c);
   const domain = spec.errors ?? (spec.auth ? (Object.keys(ERROR_CATALOGUE) as ErrorCode[]) : []);
   for (const c of domain) codes.add(c);
+  // A read-only credential is refused every write route, and only those (route(), src/api/http/route.ts).
+  if (spec.auth && routeWrites(spec)) codes.add('CREDENTIAL_READ_ONLY');
+  else codes.delete('CREDENTIAL_READ_ONLY');
   // A route that answers an invalid body with its own code never sends the 422 body for it.
   if (spec.invalidBody && !spec.params && !spec.query) codes.delete('VALIDATION_ERROR');
   return [...codes];

@@ -78,10 +78,16 @@ async function ownsDrive(app: AppContext, userId: string, driveId: string): Prom
   return owned.some((d) => d.id === driveId);
 }
 
-/** Mints a key on a drive the account owns; null when it does not own it. The key is shown once. */
-export async function mintOwnerApiKey(app: AppContext, userId: string, driveId: string, label: string | null) {
+/** Mints a key (read-only if asked) on a drive the account owns; null when it does not own it. Shown once. */
+export async function mintOwnerApiKey(
+  app: AppContext,
+  userId: string,
+  driveId: string,
+  label: string | null,
+  readOnly = false,
+) {
   if (!(await ownsDrive(app, userId, driveId))) return null;
-  return mintApiKey(app.orm.em.fork(), driveId, label);
+  return mintApiKey(app.orm.em.fork(), driveId, label, readOnly);
 }
 
 /** Revokes a live key of a drive the account owns: 'not_owner', 'no_such_key' or 'revoked'. */

@@ -8,8 +8,8 @@ import type { RequestContext } from '../platform/request-context.js';
 
 export const API_KEY_PREFIX = 'ad_live_';
 
-/** Mints a key for a drive. The plaintext is returned once and never stored. */
-export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null) {
+/** Mints a key for a drive (`readOnly`: it may only read). The plaintext is returned once and never stored. */
+export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null, readOnly = false) {
   const key = newSecret(API_KEY_PREFIX);
   const row = em.create(ApiKey, {
     id: newId('key'),
@@ -17,9 +17,10 @@ export async function mintApiKey(em: EntityManager, driveId: string, label: stri
     keyHash: hashSecret(key),
     prefix: key.slice(0, API_KEY_PREFIX.length + 6),
     label,
+    readOnly,
   });
   await em.persist(row).flush();
-  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt };
+  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt, readOnly };
 }
 
 export async function revokeApiKey(em: EntityManager, driveId: string, keyId: string): Promise<boolean> {
@@ -36,10 +37,10 @@ export async function listApiKeys(em: EntityManager, driveId: string): Promise<A
  * POST /v0/api-keys: an agent of a claimed drive mints a key for a client that cannot renew tokens (an MCP client
  * configured with a fixed header, `agent-drive mcp --api-key`). An unclaimed drive gets none: its human decides.
  */
-export async function mintKeyForCaller(rc: RequestContext, label: string) {
+export async function mintKeyForCaller(rc: RequestContext, label: string, readOnly: boolean) {
   const em = rc.app.orm.em.fork();
   const drive = await one<{ claimed_at: Date | null }>(em, 'select claimed_at from drives where id = ?', [rc.driveId]);
   if (rc.principal.scope !== 'full' || !drive?.claimed_at)
     throw new AppError('DRIVE_UNCLAIMED', 'API keys are minted for a claimed drive: have a human claim it first');
-  return mintApiKey(em, rc.driveId, label);
+  return mintApiKey(em, rc.driveId, label, readOnly);
 }

@@ -37,6 +37,7 @@ const apiKey: Verifier = async (app, credential) => {
     scope: 'full',
     kind: 'api_key',
     credentialId: key.keyId,
+    readOnly: key.readOnly,
     state: key,
   };
 };
@@ -56,6 +57,7 @@ const accessToken: Verifier = async (app, credential) => {
       scope: claims.scope,
       kind: 'access_token',
       credentialId: claims.sub,
+      readOnly: claims.readOnly,
     };
   } catch (err) {
     if (err instanceof AgentAuthNotConfigured)
@@ -82,6 +84,7 @@ const identityAssertion: Verifier = async (app, credential) => {
       scope,
       kind: 'identity_assertion',
       credentialId: identity.id,
+      readOnly: false,
     };
   } catch (err) {
     // The message agents are told to expect (REFERENCE §4.10): then retry grant_type=claim or re-register.

@@ -19,16 +19,17 @@ export interface CredentialState {
 export async function apiKeyState(
   db: PreparedStatements,
   key: string,
-): Promise<(CredentialState & { keyId: string }) | undefined> {
+): Promise<(CredentialState & { keyId: string; readOnly: boolean }) | undefined> {
   const [row] = await db.query<{
     key_id: string;
+    read_only: boolean;
     drive_id: string;
     drive_deleted: boolean;
     writes: number | null;
     drive_writes: number | null;
   }>(
-    'auth_api_key',
-    `select k.id as key_id, k.drive_id, d.deleted_at is not null as drive_deleted,
+    'auth_api_key_ro',
+    `select k.id as key_id, k.read_only, k.drive_id, d.deleted_at is not null as drive_deleted,
             (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes,
             (select count from rate_counters where bucket = $4 || d.id and window_start = $1) as drive_writes
        from api_keys k
@@ -39,6 +40,7 @@ export async function apiKeyState(
   if (!row) return undefined;
   return {
     keyId: row.key_id,
+    readOnly: row.read_only,
     driveId: row.drive_id,
     driveDeleted: row.drive_deleted,
     writesThisHour: Number(row.writes ?? 0),

@@ -71,6 +71,8 @@ export interface IssuedToken {
   expiresAt: Date;
   lifetimeS: number;
   scope: Scope;
+  /** An access token narrowed to `drive:read`. */
+  readOnly?: boolean;
 }
 
 /** A registered agent: its first assertion, the claim secret (shown once), its drive and identity. */
@@ -86,11 +88,12 @@ async function issueAccessToken(
   ctx: AppContext,
   identity: { id: string; driveId: string },
   scope: Scope,
+  readOnly = false,
 ): Promise<IssuedToken> {
   const lifetimeS = ctx.config.durations.accessTokenS;
-  const claims = { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' as const };
+  const claims = { sub: identity.id, drv: identity.driveId, scope, token_use: 'access' as const, readOnly };
   const { token, expiresAt } = await signServiceToken(ctx.config, claims, lifetimeS);
-  return { token, expiresAt, lifetimeS, scope };
+  return { token, expiresAt, lifetimeS, scope, readOnly };
 }
 
 /**
@@ -213,10 +216,13 @@ export async function verifyCurrentAssertion(
   return { identity, scope: identity.status === 'claimed' ? 'full' : 'pre_claim' };
 }
 
-/** RFC 7523 exchange: a current identity assertion for a 15-minute access token. */
-export async function exchangeAssertion(ctx: AppContext, assertion: string): Promise<IssuedToken> {
+/**
+ * RFC 7523 exchange: a current identity assertion for a 15-minute access token; `readOnly` (scope `drive:read`) narrows
+ * the token to reads.
+ */
+export async function exchangeAssertion(ctx: AppContext, assertion: string, readOnly = false): Promise<IssuedToken> {
   const { identity, scope } = await verifyCurrentAssertion(ctx, assertion);
-  return issueAccessToken(ctx, identity, scope);
+  return issueAccessToken(ctx, identity, scope, readOnly);
 }
 
 /**

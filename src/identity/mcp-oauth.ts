@@ -7,6 +7,7 @@ import { OAuthError } from './oauth-error.js';
 import { isOurResource } from './mcp-resource.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { hitThrottle } from '../platform/rate-limits.js';
+import { DRIVE_READ_SCOPE, DRIVE_SCOPES, driveScopeOf, requestedReadOnly } from './scopes.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 
 /**
@@ -102,7 +103,7 @@ export async function registerClient(
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    scope: MCP_OAUTH_SCOPE,
+    scope: DRIVE_SCOPES.join(' '),
   };
 }
 
@@ -120,6 +121,8 @@ export interface AuthorizeRequest {
   codeChallenge: string;
   state: string | null;
   resource: string | null;
+  /** The client asked for `drive:read` only: consent offers read only. */
+  readOnly: boolean;
 }
 
 /**
@@ -147,11 +150,15 @@ export async function checkAuthorizeRequest(app: AppContext, q: Record<string, u
     codeChallenge: challenge,
     state: str('state')?.slice(0, 1000) ?? null,
     resource: str('resource')?.slice(0, 2000) ?? null,
+    readOnly: false,
   };
   // From here on the client and its redirect URI are known good: these go back to it (RFC 6749 4.1.2.1).
-  const unknown = (str('scope') ?? '').split(' ').filter((s) => s && s !== MCP_OAUTH_SCOPE);
-  if (unknown.length)
-    throw new AuthorizeRefused(request, 'invalid_scope', `unknown scope ${unknown.join(' ')}; the scope is "drive"`);
+  try {
+    request.readOnly = requestedReadOnly(str('scope')) ?? false;
+  } catch (err) {
+    if (err instanceof OAuthError) throw new AuthorizeRefused(request, 'invalid_scope', err.description);
+    throw err;
+  }
   if (request.resource !== null && !isOurResource(app, request.resource))
     throw new AuthorizeRefused(request, 'invalid_target', `resource must be ${app.config.http.baseUrl}/mcp (RFC 8707)`);
   return request;
@@ -196,12 +203,16 @@ export async function grantableDrives(app: AppContext, userId: string) {
   return listUserDrives(app.orm.em.fork(), userId);
 }
 
-/** The owner approved: a single-use code bound to client, redirect URI, PKCE challenge, account and drive. */
+/**
+ * The owner approved: a single-use code bound to client, redirect URI, PKCE challenge, account, drive and access (read
+ * only when the owner chose it or the client asked for no more).
+ */
 export async function issueAuthorizationCode(
   app: AppContext,
   req: AuthorizeRequest,
   userId: string,
   driveId: string,
+  readOnly = false,
 ): Promise<string> {
   if (!(await grantableDrives(app, userId)).some((d) => d.id === driveId))
     throw new OAuthError('access_denied', 'the account does not own this drive');
@@ -217,7 +228,7 @@ export async function issueAuthorizationCode(
       userId,
       req.redirectUri,
       req.codeChallenge,
-      MCP_OAUTH_SCOPE,
+      driveScopeOf(readOnly || req.readOnly),
       req.resource,
       app.config.durations.mcpOauthCodeS,
     ],
@@ -225,7 +236,7 @@ export async function issueAuthorizationCode(
   return code;
 }
 
-async function issuePair(app: AppContext, tx: Db, grantId: string) {
+async function issuePair(app: AppContext, tx: Db, grantId: string, scope: string) {
   const access = newSecret(MCP_ACCESS_PREFIX);
   const refresh = newSecret(MCP_REFRESH_PREFIX);
   const { mcpOauthAccessS, mcpOauthRefreshS } = app.config.durations;
@@ -240,7 +251,7 @@ async function issuePair(app: AppContext, tx: Db, grantId: string) {
     token_type: 'Bearer' as const,
     expires_in: mcpOauthAccessS,
     refresh_token: refresh,
-    scope: MCP_OAUTH_SCOPE,
+    scope,
   };
 }
 
@@ -299,7 +310,7 @@ export async function exchangeAuthorizationCode(
       c.scope,
     ]);
     await rows(tx, `update oauth_codes set grant_id = ? where code_hash = ?`, [grantId, codeHash]);
-    return { tokens: await issuePair(app, tx, grantId) };
+    return { tokens: await issuePair(app, tx, grantId, c.scope) };
   });
   if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error!);
   return outcome.tokens;
@@ -317,9 +328,10 @@ export async function refreshMcpToken(app: AppContext, f: { refreshToken: string
       live: boolean;
       client_id: string;
       grant_revoked: boolean;
+      scope: string;
     }>(
       tx,
-      `select t.grant_id, t.used_at, t.expires_at > now() and t.revoked_at is null as live, g.client_id, g.revoked_at is not null as grant_revoked
+      `select t.grant_id, t.used_at, t.expires_at > now() and t.revoked_at is null as live, g.client_id, g.revoked_at is not null as grant_revoked, g.scope
          from oauth_tokens t join oauth_grants g on g.id = t.grant_id where t.token_hash = ? and t.kind = 'refresh' for update of t, g`,
       [hashSecret(f.refreshToken)],
     );
@@ -331,7 +343,7 @@ export async function refreshMcpToken(app: AppContext, f: { refreshToken: string
     }
     if (!t.live) return { error: 'the refresh token expired' };
     await rows(tx, `update oauth_tokens set used_at = now() where token_hash = ?`, [hashSecret(f.refreshToken)]);
-    return { tokens: await issuePair(app, tx, t.grant_id) };
+    return { tokens: await issuePair(app, tx, t.grant_id, t.scope) };
   });
   if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error!);
   return outcome.tokens;
@@ -360,12 +372,19 @@ export async function revokeMcpToken(app: AppContext, token: string, clientId?: 
 
 /** The principal of a live MCP access token (budget key: the grant), or undefined. */
 export async function verifyMcpAccessToken(app: AppContext, token: string): Promise<Principal | undefined> {
-  const t = await one<{ grant_id: string; drive_id: string }>(
+  const t = await one<{ grant_id: string; drive_id: string; scope: string }>(
     app.orm.em.fork(),
-    `select t.grant_id, g.drive_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+    `select t.grant_id, g.drive_id, g.scope from oauth_tokens t join oauth_grants g on g.id = t.grant_id
       where t.token_hash = ? and t.kind = 'access' and t.revoked_at is null and t.expires_at > now() and g.revoked_at is null`,
     [hashSecret(token)],
   );
   if (!t) return undefined;
-  return { driveId: t.drive_id, identityId: null, scope: 'full', kind: 'mcp_oauth', credentialId: t.grant_id };
+  return {
+    driveId: t.drive_id,
+    identityId: null,
+    scope: 'full',
+    kind: 'mcp_oauth',
+    credentialId: t.grant_id,
+    readOnly: t.scope === DRIVE_READ_SCOPE,
+  };
 }

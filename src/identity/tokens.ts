@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../lib/config.js';
+import { DRIVE_READ_SCOPE } from './scopes.js';
 
 /**
  * The service's own JWTs: identity assertions and access tokens, both ES256 with
@@ -14,6 +15,8 @@ export interface ServiceClaims {
   sub: string; // agent identity id
   drv: string; // drive id
   scope: Scope;
+  /** An access token narrowed to `drive:read` (its `scope` claim is then `<scope> drive:read`). */
+  readOnly: boolean;
   jti: string;
   exp: number;
   token_use: TokenUse;
@@ -67,13 +70,14 @@ export function assertAgentAuthConfigured(config: Config): void {
 
 export async function signServiceToken(
   config: Config,
-  claims: { sub: string; drv: string; scope: Scope; token_use: TokenUse; jti?: string },
+  claims: { sub: string; drv: string; scope: Scope; token_use: TokenUse; jti?: string; readOnly?: boolean },
   ttlS: number,
 ): Promise<{ token: string; jti: string; expiresAt: Date }> {
   const { privateKey, kid } = keysOf(config);
   const jti = claims.jti ?? randomUUID();
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ drv: claims.drv, scope: claims.scope, token_use: claims.token_use })
+  const scope = claims.readOnly ? `${claims.scope} ${DRIVE_READ_SCOPE}` : claims.scope;
+  const token = await new SignJWT({ drv: claims.drv, scope, token_use: claims.token_use })
     .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
     .setIssuer(config.http.baseUrl)
     .setAudience(config.http.baseUrl)
@@ -129,10 +133,15 @@ export async function verifyServiceToken(config: Config, token: string, use: Tok
   }
   if (payload.token_use !== use)
     throw new TokenInvalid('wrong_use', `token is not an ${use === 'access' ? 'access token' : 'identity assertion'}`);
-  if (typeof payload.drv !== 'string' || (payload.scope !== 'pre_claim' && payload.scope !== 'full')) {
+  const [scope, ...narrowed] = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+  if (
+    typeof payload.drv !== 'string' ||
+    (scope !== 'pre_claim' && scope !== 'full') ||
+    narrowed.some((s) => s !== DRIVE_READ_SCOPE)
+  ) {
     throw new TokenInvalid('invalid', 'token claims are invalid');
   }
-  return payload as unknown as ServiceClaims;
+  return { ...(payload as unknown as ServiceClaims), scope, readOnly: narrowed.length > 0 };
 }
 
 /** The unverified `token_use` claim, only to pick a verifier; never trusted on its own. */

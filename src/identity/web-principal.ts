@@ -9,11 +9,25 @@ import type { Principal, RequestContext } from '../platform/request-context.js';
  * `anyone` grants (visibility public) allow.
  */
 export function webSessionPrincipal(driveId: string, userId: string): Principal {
-  return { driveId, identityId: null, scope: 'full', kind: 'web_session', credentialId: `web:${userId}` };
+  return {
+    driveId,
+    identityId: null,
+    scope: 'full',
+    kind: 'web_session',
+    credentialId: `web:${userId}`,
+    readOnly: false,
+  };
 }
 
 export function anonymousPrincipal(): Principal {
-  return { driveId: '', identityId: null, scope: 'full', kind: 'anonymous', credentialId: 'anonymous' };
+  return {
+    driveId: '',
+    identityId: null,
+    scope: 'full',
+    kind: 'anonymous',
+    credentialId: 'anonymous',
+    readOnly: false,
+  };
 }
 
 /** The RequestContext of a page request, for a principal from `authenticate()` or one of the above. */

@@ -80,6 +80,11 @@ export const ERROR_CATALOGUE = {
     meaning: 'the caller can read this resource, but its role lacks the capability the action needs',
   },
   DRIVE_UNCLAIMED: { status: 403, meaning: 'the action needs a claimed drive (API keys are minted after the claim)' },
+  CREDENTIAL_READ_ONLY: {
+    status: 403,
+    meaning:
+      'the credential is read-only (scope drive:read or a read-only API key): it reads, lists, searches and finds, never writes',
+  },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },

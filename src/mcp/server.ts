@@ -49,9 +49,12 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 /** tools/list is the same for every request of one credential kind and scope: clients may keep it this long. */
 const TOOL_LIST_TTL_MS = 10 * 60_000;
 
-const INSTRUCTIONS =
+/** What the server tells the model; a read-only connection is told it only reads. */
+const instructionsFor = (readOnly: boolean) =>
   'Agent Artifact Drive: a versioned file drive. Call overview first; list/search/find/grep to locate; read to open (paged); ' +
-  'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ' +
+  (readOnly
+    ? 'this connection is read-only: it cannot write, move or delete. '
+    : 'upload/edit to write; delete moves to the trash and restore brings back; compile builds a PDF from a LaTeX or Typst folder. ') +
   'Files are also resources (drive:///<path>); at 2026-07-28, subscriptions/listen with drive:///<folder>/ reports changes. ' +
   'Tool errors are isError results whose text is {"error":{"code","message",...}}.';
 
@@ -110,7 +113,7 @@ export function toolSetFor(env: ToolEnv): ToolSet {
 export function createMcpServer(env: ToolEnv, era: McpRequestContext['era'] = 'modern'): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {}, resources: { subscribe: era === 'modern' } },
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(env.auth.readOnly),
     cacheHints: {
       'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' },
       'resources/templates/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' },

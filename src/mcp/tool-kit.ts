@@ -9,6 +9,7 @@ import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
+import { refuseReadOnlyWrite } from '../access/authorize.js';
 import { RpcError, INVALID_PARAMS } from './protocol.js';
 import { argumentProblems, argumentsJsonSchema } from './tool-schemas.js';
 
@@ -42,14 +43,20 @@ export interface ToolSpec<I extends z.ZodRawShape> {
   title: string;
   description: string;
   input: I;
+  /** `READ_ONLY` or `writes(…)`: a tool whose readOnlyHint is not true writes; a read-only credential never sees it. */
   annotations: ToolAnnotations;
   budget: Budget;
 }
+
+/** Whether a tool writes: what its annotations declare (no readOnlyHint counts as a write). */
+export const toolWrites = (annotations: ToolAnnotations) => annotations.readOnlyHint !== true;
 
 interface RegisteredTool {
   listed: Tool;
   args: z.ZodObject;
   run: (args: Record<string, unknown>) => Promise<CallToolResult>;
+  /** Left out of tools/list: a write tool of a read-only credential (calling it answers CREDENTIAL_READ_ONLY). */
+  hidden?: boolean;
 }
 
 /** The tools of one request: what tools/list shows and what tools/call runs. */
@@ -60,8 +67,9 @@ export class ToolSet {
     this.tools.set(name, tool);
   }
 
+  /** The tools this caller may call. */
   list(): Tool[] {
-    return [...this.tools.values()].map((t) => t.listed);
+    return [...this.tools.values()].filter((t) => !t.hidden).map((t) => t.listed);
   }
 
   /** An unknown tool is a protocol error (-32602); arguments that fail the schema are a tool error naming them. */
@@ -69,6 +77,8 @@ export class ToolSet {
     const tool = this.tools.get(name);
     if (!tool)
       throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
+    // A write tool of a read-only credential refuses before its arguments are judged (its run starts with the refusal).
+    if (tool.hidden) return tool.run({});
     const parsed = tool.args.safeParse(args ?? {});
     if (!parsed.success) {
       const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
@@ -116,8 +126,10 @@ export function defineTool<I extends z.ZodRawShape>(
 ): void {
   const { app, auth } = env;
   const cap = app.config.mcp.resultMaxChars;
+  const writesDrive = toolWrites(spec.annotations);
   const run = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
     try {
+      if (writesDrive) refuseReadOnlyWrite(auth);
       const actorArgument = (args as { actor?: unknown }).actor;
       const actor =
         spec.budget === 'read'
@@ -158,6 +170,7 @@ export function defineTool<I extends z.ZodRawShape>(
     listed,
     args: z.strictObject(spec.input),
     run: (args) => run(args as z.output<z.ZodObject<I>>),
+    hidden: writesDrive && auth.readOnly,
   });
 }
 

@@ -22,6 +22,11 @@ export interface Principal {
    * identity id (every access token of one identity shares one budget).
    */
   credentialId: string;
+  /**
+   * The credential may read but never write (scope `drive:read`, a read-only API key): every door refuses its writes
+   * through `refuseReadOnlyWrite` (src/access/authorize.ts).
+   */
+  readOnly: boolean;
 }
 
 /**
@@ -45,7 +50,14 @@ export function systemRequestContext(app: AppContext, driveId: string, actor: st
   return {
     app,
     driveId,
-    principal: { driveId, identityId: null, scope: 'full', kind: 'system', credentialId: `system:${actor}` },
+    principal: {
+      driveId,
+      identityId: null,
+      scope: 'full',
+      kind: 'system',
+      credentialId: `system:${actor}`,
+      readOnly: false,
+    },
     actor,
     requestId,
   };

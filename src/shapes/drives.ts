@@ -16,6 +16,7 @@ export function driveOverviewOut(drive: DriveOverview, principal: Principal) {
     expires_at: drive.expiresAt?.toISOString() ?? null,
     last_activity_at: drive.lastActivityAt.toISOString(),
     scope: principal.scope,
+    read_only: principal.readOnly,
     settings: { wiki_indexing: drive.wikiIndexing },
   };
 }

@@ -26,7 +26,8 @@ export const accessTokenOut = (t: IssuedToken) => ({
   access_token: t.token,
   token_type: 'Bearer' as const,
   expires_in: t.lifetimeS,
-  scope: t.scope,
+  // Space-separated (RFC 6749 3.3): the claim state, and `drive:read` when the token was narrowed to reads.
+  scope: t.readOnly ? (`${t.scope} drive:read` as const) : t.scope,
 });
 
 /** The claim grant once approved: a fresh access token and the rotated 90-day assertion (spec 4.10). */

@@ -151,6 +151,8 @@ export async function uploadWithToken(
     scope: t.scope,
     kind: t.principal_kind,
     credentialId: t.credential_id,
+    // Only a credential that may write mints upload tokens (upload_url, a write tool).
+    readOnly: false,
   };
   const input = pendingWriteInput(t);
   await preflightPut(app, input);

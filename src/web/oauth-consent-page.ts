@@ -60,6 +60,20 @@ async function checked(
   }
 }
 
+/** Read only or read and write (issue 36); a client that asked for `drive:read` is offered no more. */
+function accessChoice(readOnly: boolean) {
+  if (readOnly)
+    return html`<p><strong>Read only</strong>: it can read, list and search your files, and change nothing.</p>`;
+  return html`<fieldset>
+    <legend>Access</legend>
+    <label
+      ><input type="radio" name="access" value="read_write" checked /> Read and write: read, search, upload, edit, move
+      and delete files</label
+    >
+    <label><input type="radio" name="access" value="read" /> Read only: read, list and search; change nothing</label>
+  </fieldset>`;
+}
+
 export function oauthConsentRouter(ctx: AppContext): Router {
   const router = Router();
 
@@ -78,11 +92,11 @@ export function oauthConsentRouter(ctx: AppContext): Router {
       res,
       'Connect an app',
       html` <p>
-          <strong>${r.client.client_name ?? r.client.client_id}</strong> wants to use your drive through MCP: read,
-          search, upload, edit, move and delete its artifacts. It will be sent back to <code>${r.redirectUri}</code>.
+          <strong>${r.client.client_name ?? r.client.client_id}</strong> wants to use your drive through MCP. It will
+          be sent back to <code>${r.redirectUri}</code>.
         </p>
         <form method="post" action="/oauth2/authorize">
-          ${csrfField(session.csrf)} ${hidden}
+          ${csrfField(session.csrf)} ${hidden} ${accessChoice(r.readOnly)}
           ${
             drives.length
               ? html`<fieldset>
@@ -122,7 +136,7 @@ export function oauthConsentRouter(ctx: AppContext): Router {
           : typeof body.drive_id === 'string'
             ? body.drive_id
             : '';
-      const code = await issueAuthorizationCode(ctx, r, session.uid, driveId);
+      const code = await issueAuthorizationCode(ctx, r, session.uid, driveId, body.access === 'read');
       back(res, r, { code });
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;

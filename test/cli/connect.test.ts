@@ -94,5 +94,17 @@ describe('connecting an agent', () => {
     const session = await mcpClient(api, header.slice('Bearer '.length));
     expect((await session.ok<{ drive: { drive_id: string } }>('overview')).drive.drive_id).toBe(before.drive_id);
     await session.close();
+
+    // --read-only mints a key whose connection lists no write tool.
+    const readOnly = await cli(['--json', 'mcp', '--api-key', '--read-only', '--client', 'cursor']);
+    expect(readOnly.code, readOnly.stderr).toBe(0);
+    const roHeader = JSON.parse((JSON.parse(readOnly.stdout) as { connection: string }).connection).mcpServers[
+      'agent-drive'
+    ].headers.Authorization as string;
+    const roSession = await mcpClient(api, roHeader.slice('Bearer '.length));
+    const names = (await roSession.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('read');
+    expect(names).not.toContain('upload');
+    await roSession.close();
   });
 });

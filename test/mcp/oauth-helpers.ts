@@ -49,3 +49,16 @@ export type Tokens = {
   expires_in: number;
   scope: string;
 };
+
+/** The authorization_code grant of a stock client (PKCE verifier, the registered redirect URI). */
+export async function exchangeCode(api: TestApi, clientId: string, code: string, verifier: string): Promise<Tokens> {
+  const res = await postForm(api, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code,
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as Tokens;
+}

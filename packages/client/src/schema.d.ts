@@ -1099,6 +1099,8 @@ export interface operations {
                     client_id?: string;
                     /** @description refresh_token grant (rotates; reuse revokes the chain) */
                     refresh_token?: string;
+                    /** @description jwt-bearer grant: `drive:read` narrows the access token to reads (`drive`, or none: read and write) */
+                    scope?: string;
                 };
             };
         };
@@ -1114,8 +1116,11 @@ export interface operations {
                         /** @constant */
                         token_type: "Bearer";
                         expires_in: number;
-                        /** @enum {string} */
-                        scope: "pre_claim" | "full" | "drive";
+                        /**
+                         * @description claim state (`pre_claim`, `full`) and `drive:read` for a read-only token; MCP OAuth: `drive` or `drive:read`
+                         * @enum {string}
+                         */
+                        scope: "pre_claim" | "full" | "pre_claim drive:read" | "full drive:read" | "drive" | "drive:read";
                         /** @description MCP OAuth grants only */
                         refresh_token?: string;
                         identity_assertion?: string;
@@ -1124,7 +1129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied */
+            /** @description RFC 6749 error: invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1993,7 +1998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2592,6 +2597,8 @@ export interface operations {
                         last_activity_at: string;
                         /** @enum {string} */
                         scope: "pre_claim" | "full";
+                        /** @description the credential reads only (scope drive:read, a read-only API key): writes are 403 */
+                        read_only: boolean;
                         settings: {
                             /** @description whether artifact text is sent to the language model that builds the wiki (on by default) */
                             wiki_indexing: boolean;
@@ -2792,6 +2799,8 @@ export interface operations {
                         last_activity_at: string;
                         /** @enum {string} */
                         scope: "pre_claim" | "full";
+                        /** @description the credential reads only (scope drive:read, a read-only API key): writes are 403 */
+                        read_only: boolean;
                         settings: {
                             /** @description whether artifact text is sent to the language model that builds the wiki (on by default) */
                             wiki_indexing: boolean;
@@ -2810,6 +2819,15 @@ export interface operations {
             };
             /** @description UNAUTHENTICATED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CREDENTIAL_READ_ONLY */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3099,6 +3117,8 @@ export interface operations {
                 "application/json": {
                     /** @description what the key is for, shown on the dashboard (e.g. "claude-code") */
                     name: string;
+                    /** @description true: the key only reads, lists, searches and finds (default false) */
+                    read_only?: boolean;
                 };
             };
         };
@@ -3114,6 +3134,7 @@ export interface operations {
                         name: string;
                         /** @description the key itself (ad_live_…): shown once, stored hashed */
                         api_key: string;
+                        read_only: boolean;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -3146,7 +3167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3866,7 +3887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4055,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,7 +4803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5020,7 +5041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5499,7 +5520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5688,7 +5709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7190,7 +7211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7388,7 +7409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7774,7 +7795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +7987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8164,7 +8185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8734,7 +8755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8932,7 +8953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9891,7 +9912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10070,7 +10091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10262,7 +10283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10678,7 +10699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11095,7 +11116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11298,7 +11319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11508,7 +11529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11913,7 +11934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12110,7 +12131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12307,7 +12328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12530,7 +12551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12763,7 +12784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13151,7 +13172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13638,7 +13659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14271,7 +14292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14481,7 +14502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;

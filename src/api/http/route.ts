@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { refuseReadOnlyWrite } from '../../access/authorize.js';
 
 /**
  * Routes are declared with their zod schemas once; the same declaration validates requests
@@ -22,6 +23,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   tags?: string[];
   /** Bearer credential required (documented; enforced by the router's middleware). */
   auth?: boolean;
+  /**
+   * Whether the route writes, so a read-only credential is refused it (403 CREDENTIAL_READ_ONLY, before its handler).
+   * Left out, the method says: PUT, POST, PATCH and DELETE write. Set only for a mutating method that merely reads.
+   */
+  writes?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -49,6 +55,12 @@ export interface ParsedRequest<P, Q, B> {
 }
 
 export const registeredRoutes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
+
+const MUTATING_METHODS: readonly HttpMethod[] = ['put', 'post', 'patch', 'delete'];
+
+/** Whether a declared route writes: its own `writes`, else its method (see RouteSpec.writes). */
+export const routeWrites = (spec: Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType>, 'method' | 'writes'>) =>
+  spec.writes ?? MUTATING_METHODS.includes(spec.method);
 
 /** One failing field in the standard validation-error body (FastAPI's HTTPValidationError item). */
 export interface ValidationIssue {
@@ -103,8 +115,21 @@ export function route<
 ) {
   registeredRoutes.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
   const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
-  router[spec.method](spec.path, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
+  // Ahead of the route's own middleware, and again ahead of its handler when that middleware authenticates (the drive
+  // routes bring their own bearer check): a read-only credential's write goes no further.
+  const writes = routeWrites(spec);
+  const readOnlyGate: RequestHandler = (req, _res, next) => {
     try {
+      if (req.auth) refuseReadOnlyWrite(req.auth);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+  const gates = writes ? [readOnlyGate] : [];
+  router[spec.method](spec.path, ...gates, ...middleware, async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      if (writes && req.auth) refuseReadOnlyWrite(req.auth);
       const params = spec.params
         ? parseWith(spec.params, normaliseParams(req.params), 'path')
         : normaliseParams(req.params);

@@ -36,7 +36,9 @@ export function writeBudget(ctx: AppContext): RequestHandler {
     try {
       const auth = authOf(req);
       const path = req.originalUrl.split('?')[0];
-      if (isChargedWrite(req.method, path)) {
+      // A read-only credential's write is refused by its route (route(): CREDENTIAL_READ_ONLY) and spends nothing.
+      const writeOfReadOnly = auth.readOnly && MUTATING.has(req.method);
+      if (isChargedWrite(req.method, path) && !writeOfReadOnly) {
         const r = await chargeWrite(ctx, auth, limits);
         setHeaders(res, r);
         if (!r.allowed) throw spent(r);
@@ -45,7 +47,7 @@ export function writeBudget(ctx: AppContext): RequestHandler {
         const r = budgetStatusOf(ctx, auth.state);
         setHeaders(res, r);
         // Begin is free, but refused when the budget its commit needs is already spent (spec 4.7).
-        if (isUploadBegin(req.method, path) && !r.allowed) throw spent(r);
+        if (isUploadBegin(req.method, path) && !r.allowed && !writeOfReadOnly) throw spent(r);
       }
       next();
     } catch (err) {

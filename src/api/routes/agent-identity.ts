@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { DRIVE_SCOPES } from '../../identity/scopes.js';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { startClaim } from '../../identity/claims.js';
@@ -83,7 +84,7 @@ export function agentIdentityRouter(ctx: AppContext): Router {
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
       response_types_supported: ['code'],
-      scopes_supported: ['pre_claim', 'full', 'drive'],
+      scopes_supported: ['pre_claim', 'full', ...DRIVE_SCOPES],
       agent_auth: {
         identity_endpoint: `${baseUrl}/agent/identity`,
         claim_endpoint: `${baseUrl}/agent/identity/claim`,

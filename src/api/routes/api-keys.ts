@@ -7,11 +7,13 @@ import { route } from '../http/route.js';
 
 const keyIn = z.strictObject({
   name: z.string().min(1).max(64).describe('what the key is for, shown on the dashboard (e.g. "claude-code")'),
+  read_only: z.boolean().optional().describe('true: the key only reads, lists, searches and finds (default false)'),
 });
 const keyOut = z.object({
   key_id: z.string(),
   name: z.string(),
   api_key: z.string().describe('the key itself (ad_live_…): shown once, stored hashed'),
+  read_only: z.boolean(),
   created_at: z.iso.datetime(),
 });
 
@@ -30,8 +32,14 @@ export function apiKeysRouter(ctx: AppContext): Router {
       responses: { 201: { description: 'the new key, shown once', schema: keyOut } },
     },
     async ({ body, req }) => {
-      const key = await mintKeyForCaller(requestContextOf(ctx, req), body.name);
-      return { key_id: key.id, name: body.name, api_key: key.key, created_at: key.createdAt.toISOString() };
+      const key = await mintKeyForCaller(requestContextOf(ctx, req), body.name, body.read_only ?? false);
+      return {
+        key_id: key.id,
+        name: body.name,
+        api_key: key.key,
+        read_only: key.readOnly,
+        created_at: key.createdAt.toISOString(),
+      };
     },
   );
   return router;

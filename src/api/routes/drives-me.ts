@@ -21,6 +21,7 @@ const driveOut = z.object({
   expires_at: z.iso.datetime().nullable().describe('unclaimed drives only: removal at the latest (30-day limit)'),
   last_activity_at: z.iso.datetime(),
   scope: z.enum(['pre_claim', 'full']),
+  read_only: z.boolean().describe('the credential reads only (scope drive:read, a read-only API key): writes are 403'),
   settings: z.object({
     wiki_indexing: z
       .boolean()

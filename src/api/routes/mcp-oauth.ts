@@ -1,7 +1,8 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
-import { MCP_OAUTH_SCOPE, registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
+import { registerClient, revokeMcpToken } from '../../identity/mcp-oauth.js';
+import { DRIVE_SCOPES } from '../../identity/scopes.js';
 import { baseUrlAsReached } from '../../identity/mcp-resource.js';
 import { OAuthError } from '../../identity/oauth-error.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
@@ -71,7 +72,7 @@ export function protectedResourceMetadata(ctx: AppContext, host?: string) {
     resource: `${baseUrlAsReached(ctx, host)}/mcp`,
     resource_name: 'Agent Artifact Drive (MCP)',
     authorization_servers: [ctx.config.http.baseUrl],
-    scopes_supported: [MCP_OAUTH_SCOPE],
+    scopes_supported: [...DRIVE_SCOPES],
     bearer_methods_supported: ['header'],
   };
 }

@@ -7,6 +7,7 @@ import { claimGrant, exchangeAssertion } from '../../identity/identities.js';
 import { accessTokenOut, claimGrantOut } from '../../shapes/identity.js';
 import { exchangeAuthorizationCode, refreshMcpToken } from '../../identity/mcp-oauth.js';
 import { AppError } from '../../lib/errors.js';
+import { requestedReadOnly } from '../../identity/scopes.js';
 import { registeredRoutes, type RouteSpec } from '../http/route.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -28,13 +29,22 @@ const tokenForm = z.object({
   redirect_uri: z.string().max(2000).optional().describe('authorization_code grant'),
   client_id: z.string().max(200).optional().describe('authorization_code and refresh_token grants'),
   refresh_token: z.string().max(256).optional().describe('refresh_token grant (rotates; reuse revokes the chain)'),
+  scope: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('jwt-bearer grant: `drive:read` narrows the access token to reads (`drive`, or none: read and write)'),
 });
 
 const tokenOut = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
-  scope: z.enum(['pre_claim', 'full', 'drive']),
+  scope: z
+    .enum(['pre_claim', 'full', 'pre_claim drive:read', 'full drive:read', 'drive', 'drive:read'])
+    .describe(
+      'claim state (`pre_claim`, `full`) and `drive:read` for a read-only token; MCP OAuth: `drive` or `drive:read`',
+    ),
   refresh_token: z.string().optional().describe('MCP OAuth grants only'),
   identity_assertion: z.string().optional(),
   identity_assertion_expires_at: z.iso.datetime().optional(),
@@ -55,7 +65,7 @@ registeredRoutes.push({
     200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
     400: {
       description:
-        'RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, authorization_pending, expired_token, access_denied',
+        'RFC 6749 error: invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied',
       schema: oauthErrorOut,
     },
     503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
@@ -113,9 +123,10 @@ export function oauthTokenRouter(ctx: AppContext): Router {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const grantType = required(body, 'grant_type');
         let result;
-        if (grantType === JWT_BEARER_GRANT)
-          result = accessTokenOut(await exchangeAssertion(ctx, required(body, 'assertion')));
-        else if (grantType === CLAIM_GRANT)
+        if (grantType === JWT_BEARER_GRANT) {
+          const readOnly = requestedReadOnly(field(body, 'scope')) ?? false;
+          result = accessTokenOut(await exchangeAssertion(ctx, required(body, 'assertion'), readOnly));
+        } else if (grantType === CLAIM_GRANT)
           result = claimGrantOut(
             await claimGrant(ctx, required(body, 'claim_token'), field(body, 'claim_attempt_token')),
           );

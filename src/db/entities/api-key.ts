@@ -10,6 +10,8 @@ export const ApiKey = defineEntity({
     keyHash: p.string().unique(),
     prefix: p.string(),
     label: p.string().nullable(),
+    /** Reads only: every write answers 403 CREDENTIAL_READ_ONLY. */
+    readOnly: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

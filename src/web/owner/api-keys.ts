@@ -17,6 +17,7 @@ export interface KeyRow {
   id: string;
   prefix: string;
   label?: string | null;
+  readOnly?: boolean;
   createdAt: Date;
   revokedAt?: Date | null;
 }
@@ -32,6 +33,7 @@ export function keysSection(csrf: string, driveId: string, keys: KeyRow[], back:
       html`<tr>
         <td><code>${k.prefix}…</code></td>
         <td>${k.label ?? ''}</td>
+        <td>${k.readOnly ? 'Read only' : 'Read and write'}</td>
         <td class="hide-narrow">${timeTag(k.createdAt)}</td>
         <td>
           ${
@@ -58,18 +60,24 @@ export function keysSection(csrf: string, driveId: string, keys: KeyRow[], back:
           <tr>
             <th>Key</th>
             <th>Label</th>
+            <th>Access</th>
             <th class="hide-narrow">Created</th>
             <th><span class="visually-hidden">Actions</span></th>
           </tr>
         </thead>
         <tbody>
-          ${rowsOr(rows, 4, 'No keys yet.')}
+          ${rowsOr(rows, 5, 'No keys yet.')}
         </tbody>
       </table>
     </div>
     <form method="post" action="/settings/api-keys" class="row">
-      ${hidden}<label>Label <input type="text" name="label" maxlength="64" /></label
-      ><button type="submit" class="primary">Mint API key</button>
+      ${hidden}<label>Label <input type="text" name="label" maxlength="64" /></label>
+      <fieldset>
+        <legend>Access</legend>
+        <label><input type="radio" name="access" value="read_write" checked /> Read and write</label>
+        <label><input type="radio" name="access" value="read" /> Read only</label>
+      </fieldset>
+      <button type="submit" class="primary">Mint API key</button>
     </form>`;
 }
 
@@ -94,7 +102,7 @@ export function apiKeysRouter(ctx: AppContext): Router {
     const p = keysPost(ctx, req, res);
     if (!p) return;
     const label = field(req.body, 'label').trim().slice(0, 64) || null;
-    const minted = await mintOwnerApiKey(ctx, p.uid, p.driveId, label);
+    const minted = await mintOwnerApiKey(ctx, p.uid, p.driveId, label, field(req.body, 'access') === 'read');
     if (!minted) return notOwner(ctx, req, res);
     writeFlash(ctx.config, res, p.back.split('?')[0], { key: minted.key, key_drive: p.driveId });
     res.redirect(303, p.back);

@@ -37,13 +37,14 @@ export function addConnectCommands(program: Command): void {
     .description('print a ready MCP connection for an agent client (OAuth sign-in by default; no secret shown)')
     .option('--client <kind>', `claude-code, cursor, vscode or json (default claude-code)`, clientKind, 'claude-code')
     .option('--api-key', 'mint an API key for the client and put it in the connection (claimed drives only)')
-    .action(async (opts: { client: McpClientKind; apiKey?: boolean }, cmd: Command) => {
+    .option('--read-only', 'with --api-key: the key only reads, lists, searches and finds')
+    .action(async (opts: { client: McpClientKind; apiKey?: boolean; readOnly?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const config = readConfig();
       const url = `${serverUrl(g, config)}/mcp`;
       let key: string | undefined;
       if (opts.apiKey) {
-        const body = { name: `mcp ${opts.client}` };
+        const body = { name: `mcp ${opts.client}`, read_only: Boolean(opts.readOnly) };
         key = (await ok(driveClient(g).api.POST('/v0/api-keys', { body }))).api_key;
       }
       const connection = mcpConnection(opts.client, url, key);

@@ -86,7 +86,7 @@ export function addIdentityCommands(program: Command): void {
       emit(g.json, me, () => [
         `drive ${me.drive_id} at ${serverUrl(g, config)}`,
         `owner: ${me.email ?? '(unclaimed)'}; scope ${me.scope}${me.expires_at ? `; expires ${me.expires_at}` : ''}`,
-        `credential: ${process.env.AGENT_DRIVE_API_KEY || config?.api_key ? 'API key' : 'agent identity'} (${configPath()})`,
+        `credential: ${process.env.AGENT_DRIVE_API_KEY || config?.api_key ? 'API key' : 'agent identity'}${me.read_only ? ', read only' : ''} (${configPath()})`,
       ]);
     });
 }
