@@ -74,6 +74,21 @@ async function tokenParty(): Promise<Party> {
   return { driveId: reg.drive_id, rw: rw.body.access_token, ro: ro.body.access_token, label: 'read-only access token' };
 }
 
+/**
+ * The snapshot once the seed's background work (indexing, compiles) has stopped changing rows: two readings 300 ms
+ * apart agree (bounded), so what changes after it is the refused writes' doing.
+ */
+async function settled(driveId: string) {
+  let last = await snapshot(driveId);
+  for (let i = 0; i < 60; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await snapshot(driveId);
+    if (now === last) return now;
+    last = now;
+  }
+  throw new Error('the drive kept changing after the seed');
+}
+
 /** What a refused write could have changed, for the whole drive. */
 async function snapshot(driveId: string) {
   const em = api.ctx.orm.em.fork();
@@ -183,7 +198,7 @@ describe('read-only credentials', () => {
       const writes = routes.filter((r) => routeWrites(r));
       expect(writes.length).toBeGreaterThan(30);
       console.log(`${p.label}: ${writes.length} write routes of ${routes.length} authenticated routes`);
-      const before = await snapshot(p.driveId);
+      const before = await settled(p.driveId);
       for (const r of writes) {
         const res = await call(p.ro, r.method.toUpperCase(), fill(r.path, ids), r.method === 'delete' ? undefined : {});
         const body = (await res.json()) as { detail: { error: { code: string; message: string } } };
