@@ -137,6 +137,8 @@ const envSchema = z.object({
   MCP_OAUTH_CODE_TTL_S: positiveInt(60),
   MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
   MCP_OAUTH_REFRESH_TTL_S: positiveInt(30 * DAY),
+  /** Client ID metadata documents served over http from a loopback host (tests only); elsewhere https is required. */
+  OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: bool(false),
 
   // Limits
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),
@@ -384,6 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       openPerAnonymousDrive: e.COMPILE_OPEN_PER_ANONYMOUS_DRIVE,
       enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
+    oauthClients: { cimdAllowHttpLoopback: e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };
