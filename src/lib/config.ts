@@ -234,6 +234,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK)
+    throw new ConfigError(
+      'invalid configuration:\n  OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: for tests only; never in production',
+    );
   const baseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
   const contentPort = e.CONTENT_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
   // 127.0.0.1 vs the API's localhost: a different site as well as a different origin, so not even cookies are shared.

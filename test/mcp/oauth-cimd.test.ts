@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApi } from '../helpers/api.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshnessS } from '../../src/identity/client-metadata.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { startIdentityApi, uniqueEmail, WebClient } from '../identity/helpers.js';
 import { authorizeQuery, pkce, postForm } from './oauth-helpers.js';
 import { startMetadataHost, type MetadataHost, type Published } from './oauth-client-fixtures.js';
@@ -161,6 +162,30 @@ describe('client ID metadata documents', () => {
     }));
     for (let i = 0; i < 3; i++) expect((await authorize(cached)).res.status).toBe(200);
     expect(host.hits('/cached.json')).toBe(1);
+  });
+
+  it('without the test flag: https only, no loopback; fetches without a credential count per client IP', async () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: 'true' })).toThrow(
+      /OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: for tests only/,
+    );
+    const strict = await startTestApi({ OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: 'false', REGISTRATIONS_PER_IP_PER_HOUR: '2' });
+    try {
+      // A client address of its own, so no other suite's registrations count here.
+      const visitor = new WebClient(strict.url, { 'x-forwarded-for': '203.0.113.77' });
+      const ask = (clientId: string) => visitor.get(`/oauth2/authorize?${authorizeQuery(clientId, pkce().challenge)}`);
+      const plain = await ask(host.publish('/strict.json', (url) => ({ body: doc(url) })));
+      expect(refusal(plain.body)).toMatch(/client_id must be an https URL/);
+      const loop = await ask('https://127.0.0.1:1/client.json');
+      expect(refusal(loop.body)).toMatch(/127\.0\.0\.1 resolves to a loopback address/);
+      // A URL refused as such costs nothing; each fetch attempt counts (refused by its address too): the limit is 2.
+      expect((await ask('https://10.9.9.9/client.json')).res.status).toBe(400);
+      const third = await ask('https://10.9.9.9/other.json');
+      expect(third.res.status).toBe(429);
+      expect(third.res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refusal(third.body)).toMatch(/too many client registrations from this address/);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('reads freshness from Cache-Control, Expires and Age, within a cap', () => {
