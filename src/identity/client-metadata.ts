@@ -6,7 +6,7 @@ import { checkWebhookUrl, guardedLookup, refusedAddress, type AddressPolicy } fr
 import { AppError } from '../lib/errors.js';
 import { one } from '../db/sql.js';
 import { OAuthError } from './oauth-error.js';
-import { countRegistration, redirectUrisAllowed } from './oauth-client-rules.js';
+import { countRegistration, LOOPBACK_HOSTS, redirectUrisAllowed } from './oauth-client-rules.js';
 
 /**
  * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document; the MCP authorization revision's
@@ -31,10 +31,7 @@ export interface MetadataClient {
 /** A client_id that claims to be a metadata document URL (registered client ids are `mcpc_…`). */
 export const isClientIdUrl = (clientId: string) => /^https?:\/\//i.test(clientId);
 
-const refused = (why: string, status = 400) =>
-  new OAuthError('invalid_client', `the client_id metadata document is refused: ${why}`, status);
-
-const LOOPBACK = ['127.0.0.1', '[::1]', 'localhost'];
+const refused = (why: string) => new OAuthError('invalid_client', `the client_id metadata document is refused: ${why}`);
 
 /** The draft's rules for the URL itself (https, a path, no dot segments, fragment or credentials). */
 function checkClientIdUrl(raw: string, allowHttpLoopback: boolean): URL {
@@ -44,7 +41,7 @@ function checkClientIdUrl(raw: string, allowHttpLoopback: boolean): URL {
   } catch {
     throw refused('client_id is not an absolute URL');
   }
-  const httpOk = allowHttpLoopback && url.protocol === 'http:' && LOOPBACK.includes(url.hostname);
+  const httpOk = allowHttpLoopback && url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
   if (url.protocol !== 'https:' && !httpOk) throw refused('client_id must be an https URL');
   if (raw.length > MAX_URL_CHARS) throw refused(`client_id is longer than ${MAX_URL_CHARS} characters`);
   if (raw.includes('#') || url.username || url.password)

@@ -6,7 +6,7 @@ import { OAuthError } from './oauth-error.js';
  * What every MCP OAuth client is held to, registered (RFC 7591) or published in a client ID metadata document: which
  * redirect URIs are acceptable and whether a requested one is registered, and the per-IP limit on registrations.
  */
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 export const MAX_REDIRECT_URIS = 10;
 
 /** https anywhere, http only to a loopback host (native clients), custom schemes for desktop apps; never fragments. */
