@@ -19,5 +19,7 @@ export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400))
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_RETRY_FIRST_S: '1',
     WEBHOOK_GIVE_UP_S: '5',
+    // Client ID metadata documents in tests come from a fixture on 127.0.0.1 over http (docs/decisions/identity.md).
+    OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: 'true',
   } as const;
 }

@@ -6,9 +6,10 @@ import { listUserDrives } from '../drives/drives.js';
 import { OAuthError } from './oauth-error.js';
 import { isOurResource } from './mcp-resource.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
-import { hitThrottle } from '../platform/rate-limits.js';
 import { DRIVE_READ_SCOPE, DRIVE_SCOPES, driveScopeOf, requestedReadOnly } from './scopes.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
+import { isClientIdUrl, metadataClient } from './client-metadata.js';
+import { countRegistration, redirectUriRegistered, redirectUrisAllowed } from './oauth-client-rules.js';
 
 /**
  * OAuth 2.1 for stock MCP clients (REFERENCE §4.10/§5): dynamic client registration (RFC 7591,
@@ -30,22 +31,6 @@ export interface OAuthClient {
   redirect_uris: string[];
 }
 
-/** https anywhere, http only to a loopback host (native clients), custom schemes for desktop apps; never fragments. */
-function redirectUriAllowed(uri: string): boolean {
-  let u: URL;
-  try {
-    u = new URL(uri);
-  } catch {
-    return false;
-  }
-  if (u.hash || uri.length > 2000) return false;
-  if (u.protocol === 'https:') return true;
-  if (u.protocol === 'http:') return ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
-  return (
-    /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol)
-  );
-}
-
 /**
  * POST /oauth2/register (RFC 7591): a public client; only redirect URIs and a name are kept.
  * Registration needs no credential, so it is counted per client IP on the agent registrations'
@@ -58,12 +43,7 @@ export async function registerClient(
   clientIp: string,
 ) {
   const uris = meta.redirect_uris;
-  if (
-    !Array.isArray(uris) ||
-    uris.length === 0 ||
-    uris.length > 10 ||
-    !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))
-  ) {
+  if (!redirectUrisAllowed(uris)) {
     throw new OAuthError(
       'invalid_redirect_uri',
       'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment',
@@ -76,19 +56,7 @@ export async function registerClient(
     );
   }
   const name = typeof meta.client_name === 'string' ? meta.client_name.slice(0, 200) : null;
-  const limit = await hitThrottle(
-    app.orm.em.fork(),
-    'oauth_register',
-    clientIp,
-    app.config.limits.registrationsPerIpPerHour,
-  );
-  if (!limit.allowed)
-    throw new OAuthError(
-      'rate_limited',
-      `too many client registrations from this address; retry after ${limit.retryAfterS} s`,
-      429,
-      limit.retryAfterS,
-    );
+  await countRegistration(app, clientIp);
   const clientId = `${CLIENT_PREFIX}${newSecret('', 16)}`;
   await one(
     app.orm.em.fork(),
@@ -99,7 +67,7 @@ export async function registerClient(
     client_id: clientId,
     client_id_issued_at: Math.floor(Date.now() / 1000),
     client_name: name ?? undefined,
-    redirect_uris: uris as string[],
+    redirect_uris: uris,
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
@@ -107,7 +75,16 @@ export async function registerClient(
   };
 }
 
-export async function findClient(app: AppContext, clientId: string): Promise<OAuthClient | undefined> {
+/**
+ * A client by its id: a registered one, or one whose id is the URL of its metadata document (client-metadata.ts;
+ * `clientIp` given where no credential is presented, so that fetches count on the registration limit).
+ */
+export async function findClient(
+  app: AppContext,
+  clientId: string,
+  clientIp?: string,
+): Promise<OAuthClient | undefined> {
+  if (isClientIdUrl(clientId)) return metadataClient(app, clientId, clientIp);
   return one<OAuthClient>(
     app.orm.em.fork(),
     `select client_id, client_name, redirect_uris from oauth_clients where client_id = ?`,
@@ -129,12 +106,16 @@ export interface AuthorizeRequest {
  * Checks an authorization request before anything is shown. Errors about the client or redirect
  * URI are never redirected (RFC 6749 4.1.2.1); the caller renders them.
  */
-export async function checkAuthorizeRequest(app: AppContext, q: Record<string, unknown>): Promise<AuthorizeRequest> {
+export async function checkAuthorizeRequest(
+  app: AppContext,
+  q: Record<string, unknown>,
+  clientIp: string,
+): Promise<AuthorizeRequest> {
   const str = (k: string) => (typeof q[k] === 'string' ? (q[k] as string) : undefined);
-  const client = str('client_id') ? await findClient(app, str('client_id')!) : undefined;
+  const client = str('client_id') ? await findClient(app, str('client_id')!, clientIp) : undefined;
   if (!client) throw new OAuthError('invalid_client', 'unknown client_id; register the client first');
   const redirectUri = str('redirect_uri') ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
-  if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+  if (!redirectUri || !redirectUriRegistered(client.redirect_uris, redirectUri))
     throw new OAuthError('invalid_redirect_uri', 'redirect_uri is not registered for this client');
   if (str('response_type') !== 'code') throw new OAuthError('invalid_request', 'response_type must be code');
   const challenge = str('code_challenge');
@@ -267,6 +248,8 @@ export async function exchangeAuthorizationCode(
   app: AppContext,
   f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string },
 ) {
+  // A metadata-document client's document must still be there, and still list the redirect URI (checked below).
+  const published = isClientIdUrl(f.clientId) ? await metadataClient(app, f.clientId) : undefined;
   const outcome = await transaction(app, async (tx) => {
     const codeHash = hashSecret(f.code);
     const c = await one<{
@@ -298,6 +281,8 @@ export async function exchangeAuthorizationCode(
     if (c.client_id !== f.clientId) return { error: 'the code was issued to another client' };
     if (f.redirectUri !== undefined && f.redirectUri !== c.redirect_uri)
       return { error: 'redirect_uri differs from the authorization request' };
+    if (published && !redirectUriRegistered(published.redirect_uris, c.redirect_uri))
+      return { error: "the client's metadata document no longer lists the redirect_uri" };
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(f.codeVerifier) || s256(f.codeVerifier) !== c.code_challenge) {
       return { error: 'code_verifier does not match the code_challenge (PKCE S256)' };
     }
@@ -321,6 +306,7 @@ export async function exchangeAuthorizationCode(
  * committed even though the call fails).
  */
 export async function refreshMcpToken(app: AppContext, f: { refreshToken: string; clientId: string }) {
+  if (isClientIdUrl(f.clientId)) await metadataClient(app, f.clientId); // its document must still be there
   const outcome = await transaction(app, async (tx) => {
     const t = await one<{
       grant_id: string;

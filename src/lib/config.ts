@@ -137,6 +137,8 @@ const envSchema = z.object({
   MCP_OAUTH_CODE_TTL_S: positiveInt(60),
   MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
   MCP_OAUTH_REFRESH_TTL_S: positiveInt(30 * DAY),
+  /** Client ID metadata documents served over http from a loopback host (tests only); elsewhere https is required. */
+  OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: bool(false),
 
   // Limits
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),
@@ -232,6 +234,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK)
+    throw new ConfigError(
+      'invalid configuration:\n  OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: for tests only; never in production',
+    );
   const baseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
   const contentPort = e.CONTENT_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1);
   // 127.0.0.1 vs the API's localhost: a different site as well as a different origin, so not even cookies are shared.
@@ -384,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       openPerAnonymousDrive: e.COMPILE_OPEN_PER_ANONYMOUS_DRIVE,
       enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
+    oauthClients: { cimdAllowHttpLoopback: e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };

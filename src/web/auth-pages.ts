@@ -18,9 +18,12 @@ import {
  * email never silently creates a second account. Both rotate the session (and its CSRF token).
  */
 
-/** Only same-site relative paths are followed after sign-in (no open redirects). */
+/**
+ * Only same-site relative paths are followed after sign-in (no open redirects). Long enough for an OAuth
+ * authorization request (a client_id URL, state, PKCE challenge and resource), which must come back whole.
+ */
 export function safeReturnTo(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 512
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 2048
     ? value
     : '/dashboard';
 }

@@ -49,6 +49,11 @@ export interface PageOptions {
   back?: Html;
   /** A first-party script of src/web/assets.ts (the CSP then allows `script-src 'self'`, else `'none'`). */
   script?: string;
+  /**
+   * A CSP source the page's forms may also end up at: Chromium applies `form-action` to the redirect that answers a
+   * form post, so a form whose answer leaves for another origin names it here (the OAuth consent's redirect URI).
+   */
+  formAction?: string;
 }
 
 export function sendPage(res: Response, title: string, body: Html, status = 200, opts: PageOptions = {}): void {
@@ -57,7 +62,7 @@ export function sendPage(res: Response, title: string, body: Html, status = 200,
   res.setHeader(
     'Content-Security-Policy',
     `default-src 'none'; script-src ${opts.script ? "'self'" : "'none'"}; style-src 'nonce-${nonce}'; img-src 'self'${content}; frame-src${content || " 'none'"}; ` +
-      `form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      `form-action 'self'${opts.formAction ? ` ${opts.formAction}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
   );
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -9,6 +9,7 @@ import {
   type AuthorizeRequest,
 } from '../identity/mcp-oauth.js';
 import { OAuthError } from '../identity/oauth-error.js';
+import { isClientIdUrl } from '../identity/client-metadata.js';
 import { loginUrl } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
 import { csrfValid, readSession } from './session.js';
@@ -37,24 +38,46 @@ function back(res: Response, r: AuthorizeRequest, params: Record<string, string>
   res.redirect(303, url.toString());
 }
 
+/**
+ * The CSP source for where the consent form's answer goes, the validated redirect URI (Chromium applies `form-action`
+ * to the 303 that answers the post): its origin; for a host CSP cannot spell (an IPv6 literal such as [::1]) any host
+ * on that scheme and port; for an app scheme, the scheme.
+ */
+export function redirectSource(redirectUri: string): string {
+  const u = new URL(redirectUri);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return u.protocol;
+  if (/^[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(u.hostname)) return u.origin;
+  return `${u.protocol}//*:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Who asks: the client's name, and for a metadata-document client the host that publishes it. */
+function clientLabel(r: AuthorizeRequest) {
+  const name = html`<strong>${r.client.client_name ?? r.client.client_id}</strong>`;
+  return isClientIdUrl(r.client.client_id)
+    ? html`${name} (described by <code>${new URL(r.client.client_id).host}</code>)`
+    : name;
+}
+
 async function checked(
   ctx: AppContext,
+  req: Request,
   res: Response,
   source: Record<string, unknown>,
 ): Promise<AuthorizeRequest | undefined> {
   try {
-    return await checkAuthorizeRequest(ctx, source);
+    return await checkAuthorizeRequest(ctx, source, req.ip ?? 'unknown');
   } catch (err) {
     if (err instanceof AuthorizeRefused) {
       back(res, err.request, { error: err.code, error_description: err.description });
       return undefined;
     }
     if (!(err instanceof OAuthError)) throw err;
+    if (err.retryAfterS !== undefined) res.setHeader('Retry-After', String(err.retryAfterS));
     sendPage(
       res,
       'Connect an app',
-      html`<p class="error">This sign-in link is not valid: ${err.description}.</p>`,
-      400,
+      html`<p class="error" role="alert">This sign-in link is not valid: ${err.description}.</p>`,
+      err.status,
     );
     return undefined;
   }
@@ -78,10 +101,10 @@ export function oauthConsentRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/oauth2/authorize', async (req: Request, res: Response) => {
-    const r = await checked(ctx, res, req.query);
+    const r = await checked(ctx, req, res, req.query);
     if (!r) return;
     const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl(req.originalUrl.slice(0, 480)));
+    if (!session?.uid) return res.redirect(303, loginUrl(req.originalUrl));
     const drives = await grantableDrives(ctx, session.uid);
     const hidden = PARAMS.map((k) =>
       typeof req.query[k] === 'string'
@@ -92,8 +115,8 @@ export function oauthConsentRouter(ctx: AppContext): Router {
       res,
       'Connect an app',
       html` <p>
-          <strong>${r.client.client_name ?? r.client.client_id}</strong> wants to use your drive through MCP. It will
-          be sent back to <code>${r.redirectUri}</code>.
+          ${clientLabel(r)} wants to use your drive through MCP. It will be sent back to
+          <code>${r.redirectUri}</code>.
         </p>
         <form method="post" action="/oauth2/authorize">
           ${csrfField(session.csrf)} ${hidden} ${accessChoice(r.readOnly)}
@@ -110,12 +133,14 @@ export function oauthConsentRouter(ctx: AppContext): Router {
           <button type="submit" name="decision" value="deny">Deny</button>
         </form>
         <p>Signed in as ${session.email}. You can revoke access at any time; the app then has to ask again.</p>`,
+      200,
+      { formAction: redirectSource(r.redirectUri) },
     );
   });
 
   router.post('/oauth2/authorize', async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const r = await checked(ctx, res, body);
+    const r = await checked(ctx, req, res, body);
     if (!r) return;
     const session = readSession(req);
     if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));

@@ -73,6 +73,8 @@ export function agentIdentityRouter(ctx: AppContext): Router {
       // OAuth 2.1 for MCP clients (browser sign-in of the drive owner): code + PKCE S256, DCR, revocation.
       authorization_endpoint: `${ctx.config.http.webUrl}/oauth2/authorize`,
       registration_endpoint: `${baseUrl}/oauth2/register`,
+      // An https client_id naming the client's own metadata document (src/identity/client-metadata.ts).
+      client_id_metadata_document_supported: true,
       revocation_endpoint: `${baseUrl}/oauth2/revoke`,
       code_challenge_methods_supported: ['S256'],
       grant_types_supported: [

@@ -27,7 +27,13 @@ const tokenForm = z.object({
   code: z.string().max(256).optional().describe('authorization_code grant (MCP OAuth)'),
   code_verifier: z.string().max(128).optional().describe('authorization_code grant: PKCE verifier'),
   redirect_uri: z.string().max(2000).optional().describe('authorization_code grant'),
-  client_id: z.string().max(200).optional().describe('authorization_code and refresh_token grants'),
+  client_id: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe(
+      'authorization_code and refresh_token grants: a registered id, or the URL of a client ID metadata document',
+    ),
   refresh_token: z.string().max(256).optional().describe('refresh_token grant (rotates; reuse revokes the chain)'),
   scope: z
     .string()
@@ -65,7 +71,7 @@ registeredRoutes.push({
     200: { description: 'access token (and, for the claim grant, a new 90-day identity assertion)', schema: tokenOut },
     400: {
       description:
-        'RFC 6749 error: invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied',
+        'RFC 6749 error: invalid_request, invalid_grant, invalid_client, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied',
       schema: oauthErrorOut,
     },
     503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },

@@ -22,6 +22,7 @@ import { Migration20261210020000_job_events } from './Migration20261210020000_jo
 import { Migration20261220000000_signature_modality } from './Migration20261220000000_signature_modality.js';
 import { Migration20261225000000_semantic_graphs } from './Migration20261225000000_semantic_graphs.js';
 import { Migration20261226100000_read_only_keys } from './Migration20261226100000_read_only_keys.js';
+import { Migration20261227100000_oauth_client_metadata } from './Migration20261227100000_oauth_client_metadata.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   { name: 'Migration20261220000000_signature_modality', class: Migration20261220000000_signature_modality },
   { name: 'Migration20261225000000_semantic_graphs', class: Migration20261225000000_semantic_graphs },
   { name: 'Migration20261226100000_read_only_keys', class: Migration20261226100000_read_only_keys },
+  { name: 'Migration20261227100000_oauth_client_metadata', class: Migration20261227100000_oauth_client_metadata },
 ];
