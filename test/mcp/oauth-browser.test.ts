@@ -104,6 +104,7 @@ async function exchangeAndUse(clientId: string, code: string, verifier: string, 
   await v1.close();
 
   const v2 = await mcpClientV2(api, tokens.access_token);
+  expect(v2.getProtocolEra()).toBe('modern');
   expect((await v2.listTools()).tools.map((t) => t.name)).toContain('overview');
   const o2 = await v2.callTool({ name: 'overview', arguments: {} });
   expect(o2.isError, JSON.stringify(o2.content)).toBeFalsy();

@@ -99,9 +99,12 @@ export async function startMetadataHost(): Promise<MetadataHost> {
   };
 }
 
-/** A client of the SDK's v2 line (`@modelcontextprotocol/client`) with a bearer token. */
+/** A client of the SDK's v2 line (`@modelcontextprotocol/client`) with a bearer token, pinned to 2026-07-28. */
 export async function mcpClientV2(api: TestApi, token: string) {
-  const client = new ClientV2({ name: 'drive-test-v2', version: '1.0.0' });
+  const client = new ClientV2(
+    { name: 'drive-test-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(
     new TransportV2(new URL(`${api.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
