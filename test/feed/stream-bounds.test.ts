@@ -1,4 +1,6 @@
 import { connect, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { mintApiKey } from '../../src/identity/api-keys.js';
@@ -147,6 +149,10 @@ function pausedStream(d: DriveClient, after: number): Promise<Socket> {
   });
 }
 
+// A full garbage collection on demand, so the measure is what is held rather than what awaits collection.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
 let memApi: TestApi;
 describe('event streams: backpressure', () => {
   beforeAll(async () => {
@@ -156,6 +162,8 @@ describe('event streams: backpressure', () => {
       FEED_STREAMS_PER_DRIVE: '100',
       FEED_STREAMS_PER_ADDRESS: '100',
       FEED_KEEPALIVE_S: '2',
+      WRITE_BUDGET_PER_HOUR: '10000',
+      WRITE_BUDGET_PER_DRIVE_PER_HOUR: '10000',
     });
   });
   afterAll(async () => {
@@ -163,24 +171,41 @@ describe('event streams: backpressure', () => {
     await memApi.close();
   });
 
-  it('paused streams over a long history hold the socket buffer, not the history (RSS bound 48 MB for 40)', async () => {
+  it('paused streams over a long history hold the socket buffer, not the history (bound: 48 MB held for 40)', async () => {
     const d = await driveClient(memApi);
-    // A history of about 4 MB: 160 files with long names, moved back and forth (one event per file per move).
-    const dir = 'x'.repeat(200);
-    await Promise.all(Array.from({ length: 160 }, (_, i) => d.put(`a/${dir}/${'n'.repeat(400)}-${i}.md`, `${i}`)));
-    for (let i = 0; i < 6; i++) {
+    // A history of about 3.5 MB: 300 files with long names, moved back and forth (one event per file per move).
+    const dir = 'x'.repeat(100);
+    expect((await d.call('POST', '/v0/folders/a', { json: {} })).status).toBe(201);
+    for (let i = 0; i < 300; i += 20) {
+      const puts = await Promise.all(
+        Array.from({ length: 20 }, (_, j) => d.put(`a/${dir}/${'n'.repeat(140)}-${i + j}.md`, `${i + j}`)),
+      );
+      for (const r of puts) expect(r.status).toBeLessThan(300);
+    }
+    for (let i = 0; i < 14; i++) {
       const [from, to] = i % 2 ? ['b', 'a'] : ['a', 'b'];
       const r = await d.call('POST', `/v0/folders/${from}/move`, { json: { path: to } });
       expect(r.status).toBe(200);
     }
     const history = Buffer.byteLength(JSON.stringify(await allEvents(d)));
     expect(history).toBeGreaterThan(3_000_000);
-    const before = process.memoryUsage().rss;
+    // Memory the process holds after a full collection (heap, buffers), and its RSS, before and after.
+    const held = () => {
+      collect();
+      const m = process.memoryUsage();
+      return { held: m.heapUsed + m.external, rss: m.rss };
+    };
+    const before = held();
     for (let i = 0; i < 40; i++) sockets.push(await pausedStream(d, 0));
-    await new Promise((r) => setTimeout(r, 3000));
-    const grown = process.memoryUsage().rss - before;
-    console.log(`[sse] 40 paused streams over a ${history} byte history: RSS +${Math.round(grown / 1e6)} MB`);
-    // Unbounded, 40 × the history (160 MB and more) would sit in this process.
+    // Measured while the streams stall, before FEED_KEEPALIVE_S (2 s here) cuts them.
+    await new Promise((r) => setTimeout(r, 1200));
+    const after = held();
+    const grown = after.held - before.held;
+    console.log(
+      `[sse] 40 paused streams over a ${history} byte history: held +${Math.round(grown / 1e6)} MB, ` +
+        `RSS +${Math.round((after.rss - before.rss) / 1e6)} MB`,
+    );
+    // Unbounded, 40 × the history (190 MB and more) would sit in this process.
     expect(grown).toBeLessThan(48 * 1024 * 1024);
   }, 180_000);
 });

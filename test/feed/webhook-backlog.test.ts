@@ -6,7 +6,7 @@ import { suiteReceivers, type Receiver } from './receiver.js';
 
 /** Issue 37, finding 1: a replay of a long history and a long failure keep a bounded queue, and lose nothing. */
 let api: TestApi;
-useTestApi({}, (a) => {
+useTestApi({ WRITE_BUDGET_PER_HOUR: '10000', WRITE_BUDGET_PER_DRIVE_PER_HOUR: '10000' }, (a) => {
   api = a;
 });
 const receiver = suiteReceivers();
@@ -27,6 +27,7 @@ const inOrder = (rx: Receiver) => {
 describe('bounded webhook backlog', { timeout: 240_000 }, () => {
   it('replay {"after": 0} over a 450-event history queues one page, then delivers all of it in order', async () => {
     const d = await driveClient(api);
+    expect((await d.call('POST', '/v0/folders/old', { json: {} })).status).toBe(201);
     for (let i = 0; i < 150; i += 15)
       await Promise.all(Array.from({ length: 15 }, (_, j) => d.put(`old/f${i + j}.md`, `${i + j}`)));
     for (const [from, to] of [

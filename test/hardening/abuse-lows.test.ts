@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { useTestApi, type DriveClient } from '../artifacts/client.js';
 import type { TestApi } from '../helpers/api.js';
@@ -58,14 +59,35 @@ describe('uploaded scripts (finding 7)', () => {
   });
 });
 
+/** A request with its path as given (fetch drops dot segments before sending; curl --path-as-is does not). */
+function rawRequest(method: string, path: string, body: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; json: any }>((resolve, reject) => {
+    const req = request(`${api.url}/`, {
+      method,
+      path,
+      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text || 'null') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('paths (finding 8)', () => {
   it("refuses '.' segments with INVALID_PATH, like '..'", async () => {
-    for (const path of ['a/./b.md', './x.md', 'a/.', 'x/../y.md']) {
-      const r = await d.put(path, 'x');
-      expect([path, r.status, r.code]).toEqual([path, 400, 'INVALID_PATH']);
+    for (const path of ['a/./b.md', './x.md', 'a/.', 'x/../y.md', 'a/%2E/b.md']) {
+      const r = await rawRequest('PUT', `/v0/artifacts/${path}`, 'x', d.auth);
+      expect([path, r.status, r.json?.detail?.error?.code]).toEqual([path, 400, 'INVALID_PATH']);
     }
-    const folder = await d.call('POST', '/v0/folders/a/./b', { json: {} });
-    expect([folder.status, folder.code]).toEqual([400, 'INVALID_PATH']);
+    const folder = await rawRequest('POST', '/v0/folders/a/./b', '{}', {
+      ...d.auth,
+      'content-type': 'application/json',
+    });
+    expect([folder.status, folder.json?.detail?.error?.code]).toEqual([400, 'INVALID_PATH']);
     expect((await d.put('a/.hidden/b.md', 'ok')).status).toBeLessThan(300);
   });
 });
