@@ -58,7 +58,9 @@ export function eventsRouter(ctx: AppContext): Router {
       path: '/v0/events/stream',
       summary:
         'The change feed as Server-Sent Events: `id: <seq>`, `event: <action>`, `data: <EventOut JSON>`; resumes after ' +
-        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s',
+        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s. A resume point more than ' +
+        'FEED_CATCH_UP_MAX (1,000) events behind is 409 FEED_GAP_TOO_LARGE (page GET /v0/events?after= first); ' +
+        'open streams are capped per credential, drive and client address (429 with Retry-After)',
       tags: ['events'],
       auth: true,
       query: z.object({ ...filterQuery, after: afterParam }),
