@@ -5,7 +5,7 @@ import { createTenant } from '../helpers/tenant.js';
 import { redeemShare } from '../../src/sharing/shares.js';
 import { retireUnconfirmedAccounts } from '../../src/identity/password-reset.js';
 import { AppError } from '../../src/lib/errors.js';
-import { startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import { claimThroughPages, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 /** Issue 37, findings 4, 5, 9 and 13: addresses cannot be squatted, guesses are counted as made, one recipient. */
 let api: TestApi;
@@ -164,5 +164,31 @@ describe('guesses are counted as they are made', () => {
       'correct horse battery',
     );
     expect(right.res.status).toBe(429);
+  });
+});
+
+describe('secrets carried to the next page (finding 12)', () => {
+  it('a new API key rides to the keys page in an encrypted cookie, readable there once', async () => {
+    const web = new WebClient(api.url);
+    await web.signUp(uniqueEmail('keys'));
+    const reg = await claimThroughPages(api, web);
+    const page = await web.get('/settings/api-keys');
+    const minted = await web.post('/settings/api-keys', {
+      csrf: WebClient.csrfOf(page.body),
+      drive_id: reg.drive_id,
+      label: 'flash',
+    });
+    expect(minted.res.status).toBe(303);
+    const flash = minted.res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .find((c) => c.startsWith('ad_flash='))!;
+    const value = decodeURIComponent(flash.slice('ad_flash='.length));
+    // No part of the cookie, decoded, shows the key (it was base64url JSON, signed but readable, before).
+    for (const part of value.split('.'))
+      expect(Buffer.from(part, 'base64url').toString('latin1')).not.toMatch(/ad_live_/);
+    const shown = await web.get('/settings/api-keys');
+    expect(shown.body).toMatch(/ad_live_[\w-]{20,}/);
+    expect((await web.get('/settings/api-keys')).body).not.toMatch(/ad_live_[\w-]{20,}/);
   });
 });
