@@ -1,4 +1,5 @@
 import { answerClientErrors } from './edge/client-errors.js';
+import { limitConnections } from './edge/connection-limit.js';
 import { loadConfig } from './lib/config.js';
 import { closeContext, createContext } from './platform/context.js';
 import { createApp } from './server/app.js';
@@ -13,6 +14,7 @@ const server = app.listen(config.http.port, config.http.host, () => {
   ctx.logger.info({ url: config.http.baseUrl }, 'api listening');
 });
 answerClientErrors(server);
+limitConnections(server, config.http.maxConnections);
 // The content origin (uploaded HTML/SVG/PDF), a second listener of the same process unless CONTENT_URL points
 // elsewhere.
 const contentServer = process.env.CONTENT_URL

@@ -1,3 +1,4 @@
+import { retireUnconfirmedAccounts } from '../identity/password-reset.js';
 import type { AppContext } from '../platform/context.js';
 import { purgeExpired } from '../files/purge.js';
 import { purgeExpiredCredentials } from '../identity/expired-credentials.js';
@@ -24,6 +25,7 @@ export function createCleanupActivities(ctx: AppContext, sweep?: CleanupSweep): 
       for (const [table, n] of Object.entries(await purgeExpiredCredentials(ctx))) result[table] = n;
       result.upload_orphans = await sweepUploadOrphans(ctx, ctx.config.durations.uploadOrphanGraceS);
       Object.assign(result, await pruneWebhookRecords(ctx));
+      result.unconfirmed_accounts_retired = await retireUnconfirmedAccounts(ctx);
       const swept = sweep ? await sweep() : null;
       for (const [k, v] of Object.entries(swept ?? {})) result[`search_${k}`] = v;
       return result;

@@ -39,6 +39,13 @@ export function oauthRouter(ctx: AppContext): Router {
 /** The REST door: public routes, then everything under /v0 behind a bearer credential and the write budget. */
 export function restRouter(ctx: AppContext, search: SearchService): Router {
   const router = Router();
+  // No REST answer is stored by a browser or a proxy unless its route says otherwise (downloads do): several carry a
+  // secret shown once (webhook secrets, share keys, agent credentials, upload and download URLs), and a default
+  // cannot forget one (issue 37).
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   // Raw-body uploads (PUT /v0/artifacts/...) stream their body themselves, whatever its content type.
   router.use(
     express.json({

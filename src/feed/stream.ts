@@ -1,7 +1,9 @@
 import type { RequestContext } from '../platform/request-context.js';
 import type { Db } from '../db/sql.js';
 import { eventsAfter, latestSeq, type EventFilter, type EventRow } from '../files/events.js';
+import { AppError } from '../lib/errors.js';
 import { driveHeads } from './drive-heads.js';
+import { takeStreamSlot } from './stream-slots.js';
 
 /** Events read per query while a stream catches up. */
 const PAGE = 200;
@@ -12,6 +14,8 @@ export interface StreamInput {
   filter: EventFilter;
   /** Ends the stream (the client went away, the server stops). */
   signal: AbortSignal;
+  /** The client's address, for the per-address cap on open streams. */
+  address: string;
 }
 
 /**
@@ -22,8 +26,21 @@ export interface StreamInput {
  */
 export async function openEventStream(rc: RequestContext, input: StreamInput): Promise<AsyncGenerator<EventRow>> {
   const db = rc.app.orm.em.fork();
-  const start = input.after ?? (await latestSeq(db, rc.driveId));
-  return follow(rc, db, start, input);
+  const head = await latestSeq(db, rc.driveId);
+  // Seqs have no gaps, so the distance is the number of events to replay (fewer once filtered).
+  const { catchUpMax } = rc.app.config.feed;
+  if (input.after !== undefined && head - input.after > catchUpMax)
+    throw new AppError(
+      'FEED_GAP_TOO_LARGE',
+      `${head - input.after} events since seq ${input.after}, more than a stream replays (${catchUpMax}); ` +
+        `page GET /v0/events?after=${input.after} up to seq ${head - catchUpMax} or later, then resume the stream`,
+      { catch_up_url: `/v0/events?after=${input.after}`, head },
+    );
+  // Taken last, so a refused stream holds no slot; released when the stream ends however it ends.
+  const slot = takeStreamSlot(rc, input.address);
+  input.signal.addEventListener('abort', () => slot.release(), { once: true });
+  if (input.signal.aborted) slot.release();
+  return follow(rc, db, input.after ?? head, input);
 }
 
 async function* follow(rc: RequestContext, db: Db, start: number, input: StreamInput): AsyncGenerator<EventRow> {

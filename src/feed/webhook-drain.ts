@@ -1,225 +1,143 @@
 import type { Config } from '../lib/config.js';
-import { newId } from '../lib/ids.js';
-import type { Timestamp } from '../lib/time.js';
 import type { SqlPool } from '../db/pool.js';
-import type { EventRow } from '../files/events.js';
-import { forEachLimited } from '../outbox/outbox.js';
-import { drainLoop, type DrainOptions, type OwnDrainer } from '../outbox/drain.js';
-import { postOnce, signature, type AttemptResult } from './webhook-send.js';
+import { drainLoop, type DrainOptions, type DrainRound, type OwnDrainer } from '../outbox/drain.js';
+import { webhookTurn, type DueWebhook, type EventBody, type TurnResult } from './webhook-turn.js';
+
+export type { EventBody } from './webhook-turn.js';
 
 /**
- * The webhook topic's drainer (docs/decisions/feed.md, Webhooks → Delivery): one Temporal drain
- * activity per shard of webhooks (`outbox-webhook-<shard>`), each webhook in exactly one shard, so one
- * process at a time delivers a webhook's events, oldest seq first, and a later event waits until the
- * earlier one succeeded (or a replay dropped it). Each attempt is recorded as soon as it ends: a worker
- * that dies mid-delivery leaves the request in the outbox, and the retried activity sends it again.
+ * The webhook topic's drainer (docs/decisions/feed.md, Webhooks → Delivery, Bounded delivery): one Temporal drain
+ * activity per shard of webhooks (`outbox-webhook-<shard>`), each webhook in exactly one shard, so one process at a
+ * time delivers a webhook's events, oldest seq first. Within the shard a continuous pool of WEBHOOK_LANES turns
+ * runs: a lane that ends takes the next due webhook at once, nothing waits for the slowest turn, at most
+ * WEBHOOK_IN_FLIGHT_PER_DRIVE turns of one drive run at a time, and a turn ends at its wall-time budget. So one
+ * drive's slow receivers hold at most that many lanes, and every other drive's webhooks find one free.
  */
-const DUE_PER_ROUND = 50;
-/** Events one webhook sends per round before the others of the shard get their turn. */
-const PER_WEBHOOK_ROUND = 100;
-const PARALLEL_WEBHOOKS = 8;
-
-interface DueWebhook {
-  id: string;
-  drive_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-}
-
-type Pending = EventRow & { attempts: number; first_failed_at: Timestamp | null };
-
-/** Renders an event as the delivery body (the public EventOut, which lives in src/shapes). */
-export type EventBody = (row: EventRow) => unknown;
-
 export function webhookDrainer(pool: SqlPool, config: Config, render: EventBody): OwnDrainer {
   return {
     topic: 'webhook',
-    drain: (opts: DrainOptions) =>
-      drainLoop(
+    drain: (opts: DrainOptions) => {
+      const lanes = new DeliveryPool(pool, config, render, opts);
+      return drainLoop(
         pool,
         { lock: `outbox:webhook:${opts.shard.index}/${opts.shard.count}`, channel: 'webhook_outbox' },
         opts,
-        async () => {
-          const due = await dueWebhooks(pool, opts.shard);
-          let done = 0;
-          let failed = 0;
-          let more = due.length >= DUE_PER_ROUND;
-          await forEachLimited(due, PARALLEL_WEBHOOKS, async (w) => {
-            const r = await deliverRun(pool, config, render, w, opts);
-            done += r.done;
-            failed += r.failed;
-            more ||= r.more;
-          });
-          return { done, failed, backlog: more };
-        },
-      ),
+        () => lanes.round(),
+        () => lanes.settle(),
+      );
+    },
   };
 }
 
-/** Active webhooks of the shard whose oldest waiting request is due. */
-async function dueWebhooks(pool: SqlPool, shard: { index: number; count: number }): Promise<DueWebhook[]> {
+/** How long a round waits for a lane to end before looking for newly due webhooks again. */
+const REFILL_MS = 250;
+
+class DeliveryPool {
+  private readonly running = new Map<string, { driveId: string }>();
+  private readonly ended: TurnResult[] = [];
+  private laneEnded: () => void = () => {};
+  private dueMore = false;
+
+  constructor(
+    private readonly pool: SqlPool,
+    private readonly config: Config,
+    private readonly render: EventBody,
+    private readonly opts: DrainOptions,
+  ) {}
+
+  /** Fills free lanes with due webhooks, then waits for a lane to end (or REFILL_MS) and reports what ended. */
+  async round(): Promise<DrainRound> {
+    if (!this.opts.signal.aborted) await this.fill();
+    if (this.running.size && !this.ended.length)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, REFILL_MS);
+        this.laneEnded = () => (clearTimeout(timer), resolve());
+      });
+    return this.report();
+  }
+
+  /** Waits for the turns still running (a run's end, or a cancellation that aborted their sends). */
+  async settle(): Promise<DrainRound> {
+    while (this.running.size) await new Promise<void>((resolve) => (this.laneEnded = resolve));
+    return this.report();
+  }
+
+  private report(): DrainRound {
+    const ended = this.ended.splice(0);
+    return {
+      done: ended.reduce((n, r) => n + r.delivered, 0),
+      failed: ended.reduce((n, r) => n + r.failed, 0),
+      backlog: this.running.size > 0 || this.dueMore || ended.some((r) => r.more),
+    };
+  }
+
+  private async fill(): Promise<void> {
+    const { lanes, inFlightPerDrive } = this.config.webhooks;
+    const free = lanes - this.running.size;
+    if (free <= 0) return;
+    // Enough candidates that a drive at its cap does not leave a lane empty while another drive waits.
+    const due = await dueWebhooks(this.pool, this.opts.shard, [...this.running.keys()], lanes * 2);
+    this.dueMore = due.length >= lanes * 2;
+    const perDrive = new Map<string, number>();
+    for (const { driveId } of this.running.values()) perDrive.set(driveId, (perDrive.get(driveId) ?? 0) + 1);
+    for (const w of due) {
+      if (this.running.size >= lanes) break;
+      const n = perDrive.get(w.drive_id) ?? 0;
+      if (n >= inFlightPerDrive) continue;
+      perDrive.set(w.drive_id, n + 1);
+      this.start(w);
+    }
+  }
+
+  private start(w: DueWebhook): void {
+    this.running.set(w.id, { driveId: w.drive_id });
+    const deps = {
+      pool: this.pool,
+      config: this.config,
+      render: this.render,
+      progress: this.opts.progress,
+      signal: this.opts.signal,
+    };
+    void webhookTurn(deps, w)
+      .catch((err: unknown) => {
+        // A database error mid-turn: the request stays queued and the next turn sends it again.
+        this.opts.logger.warn({ webhook: w.id, err }, 'webhook: turn ended by an error; retried');
+        return { webhookId: w.id, driveId: w.drive_id, delivered: 0, failed: 1, more: false };
+      })
+      .then((r) => {
+        if (r.failed) this.opts.logger.warn({ webhook: w.id }, 'webhook: delivery failed; retried after a backoff');
+        this.running.delete(w.id);
+        this.ended.push(r);
+        this.laneEnded();
+      });
+  }
+}
+
+/**
+ * Active webhooks of the shard with a due request, or with a backlog cursor and nothing queued, that no lane
+ * holds; the longest waiting first.
+ */
+async function dueWebhooks(
+  pool: SqlPool,
+  shard: { index: number; count: number },
+  busy: string[],
+  limit: number,
+): Promise<DueWebhook[]> {
   const { rows } = await pool.query<DueWebhook>(
-    `select w.id, w.drive_id, w.url, w.secret,
+    `with heads as (select distinct on (webhook_id) webhook_id, not_before from webhook_outbox
+                     where (hashtext(webhook_id) & 2147483647) % $1 = $2 order by webhook_id, seq),
+          due as (select webhook_id, not_before from heads where not_before <= now()
+                  union all
+                  select w.id, null from webhooks w
+                   where w.backlog_after is not null and (hashtext(w.id) & 2147483647) % $1 = $2
+                     and not exists (select 1 from webhook_outbox o where o.webhook_id = w.id))
+     select w.id, w.drive_id, w.url, w.secret, w.backlog_after::text as backlog_after,
             case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret
-       from (select distinct on (webhook_id) webhook_id, not_before from webhook_outbox
-              where (hashtext(webhook_id) & 2147483647) % $1 = $2 order by webhook_id, seq) head
-       join webhooks w on w.id = head.webhook_id and w.deleted_at is null and w.state = 'active'
-      where head.not_before <= now()
-      limit $3`,
-    [shard.count, shard.index, DUE_PER_ROUND],
+       from due join webhooks w on w.id = due.webhook_id
+      where w.deleted_at is null and w.state = 'active' and w.id <> all($3::text[])
+      order by due.not_before nulls first
+      limit $4`,
+    [shard.count, shard.index, busy, limit],
   );
   return rows;
-}
-
-async function deliverRun(
-  pool: SqlPool,
-  config: Config,
-  render: EventBody,
-  w: DueWebhook,
-  opts: DrainOptions,
-): Promise<{ done: number; failed: number; more: boolean }> {
-  const { rows: pending } = await pool.query<Pending>(
-    // created_at as text: pg's Date keeps milliseconds, the event log's timestamps keep microseconds (artifacts.md).
-    `select e.seq, e.id, e.drive_id, e.art_id, e.fld_id, e.action, e.actor_name, e.metadata,
-            e.created_at::text as created_at, o.attempts, o.first_failed_at from webhook_outbox o
-       join events e on e.drive_id = o.drive_id and e.seq = o.seq
-      where o.webhook_id = $1 order by o.seq limit $2`,
-    [w.id, PER_WEBHOOK_ROUND],
-  );
-  const granted = await chargeBudget(pool, w.drive_id, pending.length, config.webhooks.deliveriesPerDrivePerHour);
-  if (granted < pending.length) {
-    // Budget spent: the next request waits for the next hour's budget (the order is kept).
-    await pool.query(
-      `update webhook_outbox set not_before = date_trunc('hour', now()) + interval '1 hour'
-        where webhook_id = $1 and seq = $2`,
-      [w.id, pending[granted]!.seq],
-    );
-  }
-  let attempts = 0;
-  try {
-    let done = 0;
-    for (const event of pending.slice(0, granted)) {
-      attempts++;
-      opts.progress.heartbeat({ webhook: w.id, seq: event.seq, attempt: event.attempts + 1 });
-      const deliveryId = newId('dlv');
-      const result = await attempt(w, event, deliveryId, render, config);
-      if (result.ok) {
-        // Gone meanwhile (deleted, or replayed from later): stop, the queue changed under this run.
-        if (!(await settleDelivered(pool, w, event, deliveryId, result))) return { done, failed: 0, more: false };
-        done++;
-        continue;
-      }
-      await settleFailed(pool, config, w, event, deliveryId, result);
-      opts.logger.warn({ webhook: w.id, seq: event.seq, error: result.error }, 'webhook: delivery failed; retried');
-      return { done, failed: 1, more: false };
-    }
-    return { done, failed: 0, more: pending.length >= PER_WEBHOOK_ROUND };
-  } finally {
-    // The budget counts attempts made: what a run reserved and did not use (it stopped at a failure) goes back.
-    if (granted > attempts) await refundBudget(pool, w.drive_id, granted - attempts);
-  }
-}
-
-/** One signed POST of an event to the webhook. */
-function attempt(w: DueWebhook, event: Pending, deliveryId: string, render: EventBody, config: Config) {
-  const body = JSON.stringify(render(event));
-  const timestamp = Math.floor(Date.now() / 1000);
-  const secrets = [w.secret, ...(w.previous_secret ? [w.previous_secret] : [])];
-  return postOnce(
-    w.url,
-    {
-      'user-agent': 'agent-artifact-drive-webhooks/0.0.1',
-      'x-drive-webhook-id': w.id,
-      'x-drive-event-id': event.id,
-      'x-drive-delivery-id': deliveryId,
-      'x-drive-timestamp': String(timestamp),
-      'x-drive-signature': signature(secrets, timestamp, body),
-    },
-    body,
-    { ...config.webhooks },
-  );
-}
-
-async function refundBudget(pool: SqlPool, driveId: string, unused: number): Promise<void> {
-  await pool.query(
-    `update webhook_budget set used = greatest(0, used - $2::int)
-      where drive_id = $1 and window_start = date_trunc('hour', now())`,
-    [driveId, unused],
-  );
-}
-
-/** Takes up to `wanted` attempts from the drive's hourly delivery budget; returns how many it got. */
-async function chargeBudget(pool: SqlPool, driveId: string, wanted: number, perHour: number): Promise<number> {
-  if (!wanted) return 0;
-  const { rows } = await pool.query<{ granted: number }>(
-    `with w as (select date_trunc('hour', now()) as start),
-          prior as (select coalesce((select used from webhook_budget b, w where b.drive_id = $1 and b.window_start = w.start), 0) as used),
-          up as (insert into webhook_budget (drive_id, window_start, used)
-                 select $1, w.start, least($3::int, greatest(0, $2::int - prior.used)) from w, prior
-                 on conflict (drive_id, window_start) do update
-                    set used = webhook_budget.used + least($3::int, greatest(0, $2::int - webhook_budget.used))
-                 returning used)
-     select (up.used - prior.used)::int as granted from up, prior`,
-    [driveId, perHour, wanted],
-  );
-  return Math.max(0, rows[0]?.granted ?? 0);
-}
-
-const ATTEMPT_COLUMNS = 'id, webhook_id, seq, event_id, attempt, outcome, status_code, error, duration_ms';
-const logAttempt = `insert into webhook_deliveries (${ATTEMPT_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
-
-async function settleDelivered(
-  pool: SqlPool,
-  w: DueWebhook,
-  event: Pending,
-  deliveryId: string,
-  r: AttemptResult,
-): Promise<boolean> {
-  const { rows } = await pool.query<{ seq: string }>(
-    `with gone as (delete from webhook_outbox where webhook_id = $2 and seq = $3::int8 returning seq),
-          logged as (insert into webhook_deliveries (${ATTEMPT_COLUMNS})
-                     select $1, $2, $3::int8, $4, $5::int, 'delivered', $6::int, null, $7::int from gone)
-     select seq from gone`,
-    [deliveryId, w.id, event.seq, event.id, event.attempts + 1, r.statusCode, r.durationMs],
-  );
-  return rows.length > 0;
-}
-
-async function settleFailed(
-  pool: SqlPool,
-  config: Config,
-  w: DueWebhook,
-  event: Pending,
-  deliveryId: string,
-  r: AttemptResult,
-): Promise<void> {
-  const { retryFirstS, retryMaxS, giveUpS } = config.webhooks;
-  await pool.transaction(async (tx) => {
-    const { rows } = await tx.query<{ give_up: boolean }>(
-      `update webhook_outbox set attempts = attempts + 1, last_error = $3,
-              first_failed_at = coalesce(first_failed_at, now()),
-              not_before = now() + make_interval(secs => least($4::float8, $5::float8 * power(2, attempts)))
-        where webhook_id = $1 and seq = $2
-       returning first_failed_at <= now() - make_interval(secs => $6::float8) as give_up`,
-      [w.id, event.seq, r.error, retryMaxS, retryFirstS, giveUpS],
-    );
-    const giveUp = rows[0]?.give_up ?? false;
-    await tx.query(logAttempt, [
-      deliveryId,
-      w.id,
-      event.seq,
-      event.id,
-      event.attempts + 1,
-      giveUp ? 'gave_up' : 'failed',
-      r.statusCode,
-      r.error,
-      r.durationMs,
-    ]);
-    if (giveUp)
-      await tx.query(
-        `update webhooks set state = 'failing', failing_since = now() where id = $1 and state = 'active'`,
-        [w.id],
-      );
-  });
 }

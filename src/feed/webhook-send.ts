@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, refusedAddress, type AddressPolicy } from './webhook-address.js';
+import { guardedLookup, portRefused, refusedAddress, type AddressPolicy } from './webhook-address.js';
 
 /** What one POST to a receiver came to (docs/decisions/feed.md, Webhooks → Delivery). */
 export interface AttemptResult {
@@ -14,11 +14,15 @@ export interface AttemptResult {
 
 export interface SendOptions extends AddressPolicy {
   timeoutMs: number;
+  /** Ends the attempt at once (the drain activity was cancelled). */
+  signal?: AbortSignal;
 }
 
-/** Response bytes read at most (an error answer's first KB is kept for the delivery log). */
+/**
+ * Response bytes read at most. None of them is kept: the log holds the status and a reason of our own words, so
+ * a receiver's error page (a loopback service's, in development) is never shown to the webhook's owner.
+ */
 const MAX_RESPONSE_BYTES = 64 * 1024;
-const ERROR_EXCERPT_BYTES = 512;
 
 /** `v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, one per live secret, newest first, comma-separated. */
 export function signature(secrets: string[], timestamp: number, body: string): string {
@@ -53,7 +57,9 @@ export function postOnce(
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const why = isIP(host) ? refusedAddress(host, opts) : null;
-    if (why) return resolve(done(false, null, `refused: ${host} is ${why}`));
+    if (why) return resolve(done(false, null, `refused: the address is ${why}`));
+    const port = portRefused(target, opts);
+    if (port) return resolve(done(false, null, `refused: ${port}`));
     const client = target.protocol === 'https:' ? https : http;
     let settled = false;
     const finish = (r: AttemptResult) => {
@@ -72,25 +78,45 @@ export function postOnce(
       finish(done(false, null, `timed out after ${opts.timeoutMs} ms`));
       req.destroy();
     }, opts.timeoutMs);
-    req.on('error', (err) => finish(done(false, null, err.message)));
+    const onAbort = () => {
+      finish(done(false, null, 'cancelled'));
+      req.destroy();
+    };
+    if (opts.signal?.aborted) onAbort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('close', () => opts.signal?.removeEventListener('abort', onAbort));
+    req.on('error', (err) => finish(done(false, null, connectionError(err))));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       const ok = status >= 200 && status < 300;
       let read = 0;
-      let excerpt = '';
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (!ok && excerpt.length < ERROR_EXCERPT_BYTES) excerpt += chunk.toString('utf8', 0, ERROR_EXCERPT_BYTES);
         if (read > MAX_RESPONSE_BYTES) res.destroy();
       });
-      const end = () =>
-        finish(
-          done(ok, status, ok ? null : `HTTP ${status}${excerpt ? `: ${excerpt.slice(0, ERROR_EXCERPT_BYTES)}` : ''}`),
-        );
+      const end = () => finish(done(ok, status, ok ? null : `HTTP ${status}`));
       res.on('end', end);
       res.on('close', end);
       res.on('error', end);
     });
     req.end(body);
   });
+}
+
+/** A connection failure in words of our own: never the resolved address or a system message that names it. */
+function connectionError(err: Error & { code?: string }): string {
+  if (err.message.includes('refused:')) return err.message.slice(err.message.indexOf('refused:'));
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host does not resolve';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    default:
+      return err.code ? `connection failed (${err.code})` : 'connection failed';
+  }
 }

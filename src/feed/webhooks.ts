@@ -6,6 +6,7 @@ import type { AppContext } from '../platform/context.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import { checkWebhookUrl } from './webhook-address.js';
+import { BACKLOG_PAGE, capWebhookQueues, queueBacklogPage } from './webhook-backlog.js';
 
 /** A webhook of a drive (docs/decisions/feed.md, Webhooks). Secrets are read only by the drainer. */
 export interface WebhookRow {
@@ -139,30 +140,30 @@ export async function webhookDeliveries(rc: RequestContext, webhookId: string, l
 }
 
 /**
- * Replays from a seq: the webhook's queue becomes exactly its matching events with `seq > after`
- * (waiting requests at or before `after` are dropped, later ones start over), and a failing webhook is active
- * again.
+ * Replays from a seq: the webhook's queue becomes exactly its matching events with `seq > after`, oldest first
+ * (waiting requests are dropped, attempts start over), and a failing webhook is active again. Bounded however long
+ * the history: one page is queued here and the rest follows page by page as it is delivered
+ * (src/feed/webhook-backlog.ts).
  */
 export async function replayWebhook(rc: RequestContext, webhookId: string, after: number) {
-  return transaction(rc.app, async (tx) => {
-    await liveWebhook(tx, rc.driveId, webhookId, true);
-    await rows(tx, 'delete from webhook_outbox where webhook_id = ? and seq <= ?::int8', [webhookId, String(after)]);
-    const queued = await rows<{ seq: string }>(
-      tx,
-      `insert into webhook_outbox (webhook_id, seq, drive_id, event_id)
-       select w.id, e.seq, e.drive_id, e.id from webhooks w join events e on e.drive_id = w.drive_id
-        where w.id = ? and e.seq > ?::int8 and webhook_wants(w.actions, w.prefix, e.action, e.metadata)
-       on conflict (webhook_id, seq) do update
-          set attempts = 0, first_failed_at = null, not_before = now(), last_error = null
-       returning seq`,
+  return rc.app.pool.transaction(async (tx) => {
+    const { rows: live } = await tx.query(
+      'select 1 from webhooks where id = $1 and drive_id = $2 and deleted_at is null for no key update',
+      [webhookId, rc.driveId],
+    );
+    if (!live.length) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId} on this drive`);
+    await tx.query('delete from webhook_outbox where webhook_id = $1', [webhookId]);
+    await tx.query(
+      `update webhooks set state = 'active', failing_since = null, backlog_after = $2::int8 where id = $1`,
       [webhookId, String(after)],
     );
-    const row = (await one<WebhookRow>(
-      tx,
-      `update webhooks set state = 'active', failing_since = null where id = ? returning ${COLUMNS}`,
+    const queued = await queueBacklogPage(tx, webhookId, BACKLOG_PAGE);
+    const { rows: out } = await tx.query<WebhookRow & { more: boolean }>(
+      `select ${COLUMNS}, backlog_after is not null as more from webhooks where id = $1`,
       [webhookId],
-    ))!;
-    return { row, queued: queued.length };
+    );
+    const { more, ...row } = out[0]!;
+    return { row, queued, more };
   });
 }
 
@@ -184,10 +185,16 @@ export async function pruneWebhookRecords(app: AppContext): Promise<Record<strin
     db,
     `delete from webhook_budget where window_start < date_trunc('hour', now()) returning 1`,
   );
+  const capped = await capWebhookQueues(app.pool, app.config.webhooks.queueMax);
   const hooks = await rows(
     db,
     `delete from webhooks w where w.deleted_at is not null
         and not exists (select 1 from webhook_deliveries d where d.webhook_id = w.id) returning 1`,
   );
-  return { webhook_deliveries: attempts.length, webhook_budget_hours: budget.length, webhooks_deleted: hooks.length };
+  return {
+    webhook_deliveries: attempts.length,
+    webhook_budget_hours: budget.length,
+    webhooks_deleted: hooks.length,
+    webhook_queues_capped: capped,
+  };
 }

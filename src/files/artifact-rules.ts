@@ -15,11 +15,12 @@ export function checkPath(path: string, what = 'path'): string {
     PATH_RE.test(path) &&
     !path.startsWith('/') &&
     !path.endsWith('/') &&
-    !path.split('/').some((seg) => seg === '..' || seg === '');
+    // '.' too: `a/./b` would name a second path for a/b, which the web pages' URLs cannot open.
+    !path.split('/').some((seg) => seg === '..' || seg === '.' || seg === '');
   if (!ok) {
     throw new AppError(
       'INVALID_PATH',
-      `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '..' or empty segment and no leading or trailing slash`,
+      `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '.' or '..' or empty segment and no leading or trailing slash`,
     );
   }
   return path;

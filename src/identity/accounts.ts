@@ -1,16 +1,11 @@
 import type { AppContext } from '../platform/context.js';
 import { listUserDrives, type DriveRow } from '../drives/drives.js';
-import {
-  firstThrottleReached,
-  hitThrottle,
-  hitThrottles,
-  rateLimited,
-  type ThrottleKind,
-} from '../platform/rate-limits.js';
+import { hitThrottle, rateLimited, reserveAttempts, type ThrottleKind } from '../platform/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
 import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';
 import { signIn, signUp } from './users.js';
+import { requestPasswordLink } from './password-reset.js';
 
 /**
  * The human side's operations (sign-up, sign-in, the dashboard's keys, the claim page's code
@@ -21,7 +16,9 @@ type Account = { id: string; email: string };
 
 export type AccountSignUp =
   | { ok: true; user: Account; driveId: string | null; mail: VerificationMailOutcome }
-  | { ok: false; reason: 'invalid_email' | 'weak_password' | 'exists' };
+  | { ok: false; reason: 'invalid_email' | 'weak_password' }
+  /** The address has an account: a link to set its password went to the address (nobody is signed in). */
+  | { ok: false; reason: 'check_mail' };
 
 /**
  * Creates the account and mails its verification link (a failed send is reported, the account
@@ -38,7 +35,12 @@ export async function signUpAccount(
   const counted = await hitThrottle(em, 'signup', ip, app.config.limits.signupsPerIpPerHour);
   if (!counted.allowed) throw rateLimited('too many sign-ups from this address', counted.retryAfterS);
   const result = await signUp(em, email, password);
-  if (!result.ok) return result;
+  if (!result.ok && result.reason === 'exists') {
+    // Never 'exists': the mailbox's owner gets a link to set the password (issue 37), and the answer says only that.
+    await requestPasswordLink(app, email, ip, false);
+    return { ok: false, reason: 'check_mail' };
+  }
+  if (!result.ok) return { ok: false, reason: result.reason as 'invalid_email' | 'weak_password' };
   const [drive] = await listUserDrives(em, result.user.id);
   const mail = await sendVerificationMail(app, result.user.id);
   return { ok: true, user: result.user, driveId: drive?.id ?? null, mail };
@@ -46,7 +48,11 @@ export async function signUpAccount(
 
 export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'wrong' };
 
-/** Failed sign-ins are limited per client IP (LOGIN_FAILURES_PER_IP_PER_HOUR); over it, 429 RATE_LIMITED. */
+/**
+ * Failed sign-ins are limited per client IP and per account address (LOGIN_FAILURES_PER_IP_PER_HOUR each; the
+ * address's counter exists whether or not it has an account, so the throttle reveals nothing); over either, 429
+ * RATE_LIMITED. The attempt is reserved before the password is compared and given back when it matches.
+ */
 export async function signInAccount(
   app: AppContext,
   email: string,
@@ -54,14 +60,15 @@ export async function signInAccount(
   ip: string,
 ): Promise<AccountSignIn> {
   const em = app.orm.em.fork();
-  const checks: [ThrottleKind, string, number][] = [['login_failure', ip, app.config.limits.loginFailuresPerIpPerHour]];
-  const refused = await firstThrottleReached(em, checks, 'too many failed sign-ins from this address');
-  if (refused) throw refused;
+  const limit = app.config.limits.loginFailuresPerIpPerHour;
+  const checks: [ThrottleKind, string, number][] = [
+    ['login_failure', ip, limit],
+    ['login_failure_account', email.trim().toLowerCase().slice(0, 320), limit],
+  ];
+  const attempt = await reserveAttempts(em, checks, 'too many failed sign-ins from this address or for this account');
   const user = await signIn(em, email, password);
-  if (!user) {
-    await hitThrottles(em, checks);
-    return { ok: false, reason: 'wrong' };
-  }
+  if (!user) return { ok: false, reason: 'wrong' };
+  await attempt.giveBack();
   const [drive] = await listUserDrives(em, user.id);
   return { ok: true, user, driveId: drive?.id ?? null };
 }
@@ -109,14 +116,8 @@ function claimCodeThrottles(app: AppContext, ip: string, userId: string): [Throt
   ];
 }
 
-async function refuseIfGuessing(app: AppContext, checks: [ThrottleKind, string, number][]) {
-  const refused = await firstThrottleReached(
-    app.orm.em.fork(),
-    checks,
-    'too many unknown claim codes from this address or account',
-  );
-  if (refused) throw refused;
-}
+const reserveGuess = (app: AppContext, checks: [ThrottleKind, string, number][]) =>
+  reserveAttempts(app.orm.em.fork(), checks, 'too many unknown claim codes from this address or account');
 
 /** The pending claim behind a user code (GET /claim), or null. */
 export async function lookupClaimCode(
@@ -125,11 +126,9 @@ export async function lookupClaimCode(
   ip: string,
   userId: string,
 ): Promise<PendingClaim | null> {
-  const checks = claimCodeThrottles(app, ip, userId);
-  await refuseIfGuessing(app, checks);
-  const em = app.orm.em.fork();
-  const pending = USER_CODE_RE.test(code) ? await findPendingClaim(em, code) : null;
-  if (!pending) await hitThrottles(em, checks);
+  const attempt = await reserveGuess(app, claimCodeThrottles(app, ip, userId));
+  const pending = USER_CODE_RE.test(code) ? await findPendingClaim(app.orm.em.fork(), code) : null;
+  if (pending) await attempt.giveBack();
   return pending;
 }
 
@@ -141,9 +140,8 @@ export async function decideClaimCode(
   user: { id: string; email: string },
   ip: string,
 ): Promise<{ result: DecideResult; driveId?: string }> {
-  const checks = claimCodeThrottles(app, ip, user.id);
-  await refuseIfGuessing(app, checks);
+  const attempt = await reserveGuess(app, claimCodeThrottles(app, ip, user.id));
   const outcome = await decideClaim(app, code, decision, user);
-  if (outcome.result === 'not_pending') await hitThrottles(app.orm.em.fork(), checks);
+  if (outcome.result !== 'not_pending') await attempt.giveBack();
   return outcome;
 }

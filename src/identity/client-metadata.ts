@@ -166,7 +166,11 @@ export async function metadataClient(app: AppContext, clientId: string, clientIp
   );
   if (kept) return kept;
   if (clientIp !== undefined) await countRegistration(app, clientIp);
-  const fetched = await fetchDocument(url, { allowLoopback: allowHttpLoopback, requireHttps: !allowHttpLoopback });
+  const fetched = await fetchDocument(url, {
+    allowLoopback: allowHttpLoopback,
+    requireHttps: !allowHttpLoopback,
+    extraPorts: [],
+  });
   const client = parseDocument(clientId, fetched.body);
   await one(
     db,

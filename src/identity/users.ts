@@ -12,7 +12,12 @@ const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LEN = 32;
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
-export const EMAIL_RE = /^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{1,63}$/;
+/**
+ * One addr-spec and nothing else (issue 37): a dot-atom local part (no comma, quote, angle bracket, space or
+ * parenthesis, which a mailer could read as a list or a display name) at a host name.
+ */
+export const EMAIL_RE =
+  /^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?=.{1,255}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,63}$/i;
 
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };

@@ -26,6 +26,8 @@ const envSchema = z.object({
   // HTTP
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Open connections the API listener holds at most; past it a new one is answered 503 and closed. */
+  HTTP_MAX_CONNECTIONS: positiveInt(2000),
   PUBLIC_BASE_URL: optionalUrl,
   WEB_URL: optionalUrl,
   // The content origin (uploaded HTML/SVG/PDF are served only there); default: a second local port
@@ -84,8 +86,22 @@ const envSchema = z.object({
   FEED_KEEPALIVE_S: z.coerce.number().int().min(1).max(15).default(15),
   /** A stream ends after this long (the client resumes with Last-Event-ID), so no credential outlives its stream. */
   FEED_STREAM_MAX_S: positiveInt(300),
+  /** Open streams at once per credential, per drive and per client address (the next one is 429). */
+  FEED_STREAMS_PER_CREDENTIAL: positiveInt(4),
+  FEED_STREAMS_PER_DRIVE: positiveInt(16),
+  FEED_STREAMS_PER_ADDRESS: positiveInt(32),
+  /** Unsent bytes a stream may hold for a client that does not read; past it the stream ends. */
+  FEED_STREAM_BUFFER_BYTES: positiveInt(256 * 1024),
+  /** Events one connection replays to catch up; a larger gap is answered with a pointer to GET /v0/events?after=. */
+  FEED_CATCH_UP_MAX: positiveInt(1000),
   /** Loopback webhook URLs (development and tests only); private, link-local and metadata ranges are always refused. */
   WEBHOOK_ALLOW_LOOPBACK: bool(false),
+  /** Ports a webhook URL may name besides 80 and 443, comma-separated (e.g. "8443,9000"). */
+  WEBHOOK_PORTS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').filter(Boolean).map(Number))
+    .pipe(z.array(z.number().int().min(1).max(65535))),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   /** First retry after this; each later one waits twice as long, up to WEBHOOK_RETRY_MAX_S. */
   WEBHOOK_RETRY_FIRST_S: positiveInt(10),
@@ -95,6 +111,13 @@ const envSchema = z.object({
   WEBHOOK_MAX_PER_DRIVE: positiveInt(10),
   /** Delivery attempts per drive per hour; beyond it deliveries wait for the next hour. */
   WEBHOOK_DELIVERIES_PER_DRIVE_PER_HOUR: positiveInt(10_000),
+  /** Webhooks a drainer delivers to at once (its continuous pool), and at most this many of them of one drive. */
+  WEBHOOK_LANES: positiveInt(16),
+  WEBHOOK_IN_FLIGHT_PER_DRIVE: positiveInt(2),
+  /** Wall time one webhook's turn may start sends in; a turn ends before its next send once this has passed. */
+  WEBHOOK_TURN_BUDGET_MS: positiveInt(10_000),
+  /** Requests one webhook keeps queued at most; past it (a long failure) the rest is re-queued page by page. */
+  WEBHOOK_QUEUE_MAX: positiveInt(1000),
 
   // Outgoing mail (email verification links): SMTP relay URL and the From address
   SMTP_URL: optionalUrl,
@@ -130,9 +153,12 @@ const envSchema = z.object({
   UPLOAD_SESSION_TTL_S: positiveInt(HOUR),
   // Objects under the upload prefix that no live session owns are deleted once this old (src/uploads/orphans.ts)
   UPLOAD_ORPHAN_GRACE_S: positiveInt(15 * 60),
-  DOWNLOAD_URL_TTL_S: positiveInt(15 * 60),
+  /** A presigned S3 URL cannot see a delete or a revoke: it lives only as long as a client needs to start the GET. */
+  DOWNLOAD_URL_TTL_S: positiveInt(120),
   SESSION_TTL_S: positiveInt(7 * DAY),
   EMAIL_VERIFICATION_TTL_S: positiveInt(DAY),
+  /** An account whose address is not confirmed within this long is retired and its address released. */
+  UNVERIFIED_ACCOUNT_TTL_S: positiveInt(7 * DAY),
   UPLOAD_TOKEN_TTL_S: positiveInt(15 * 60),
   MCP_OAUTH_CODE_TTL_S: positiveInt(60),
   MCP_OAUTH_ACCESS_TTL_S: positiveInt(HOUR),
@@ -248,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     http: {
       host: e.HOST,
       port: e.PORT,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
       baseUrl,
       webUrl: (e.WEB_URL ?? baseUrl).replace(/\/$/, ''),
       contentUrl,
@@ -313,16 +340,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       pollMs: e.FEED_POLL_MS,
       keepaliveMs: e.FEED_KEEPALIVE_S * 1000,
       streamMaxMs: e.FEED_STREAM_MAX_S * 1000,
+      streamsPerCredential: e.FEED_STREAMS_PER_CREDENTIAL,
+      streamsPerDrive: e.FEED_STREAMS_PER_DRIVE,
+      streamsPerAddress: e.FEED_STREAMS_PER_ADDRESS,
+      streamBufferBytes: e.FEED_STREAM_BUFFER_BYTES,
+      catchUpMax: e.FEED_CATCH_UP_MAX,
     },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
       requireHttps: e.NODE_ENV === 'production',
+      extraPorts: e.WEBHOOK_PORTS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retryFirstS: e.WEBHOOK_RETRY_FIRST_S,
       retryMaxS: e.WEBHOOK_RETRY_MAX_S,
       giveUpS: e.WEBHOOK_GIVE_UP_S,
       maxPerDrive: e.WEBHOOK_MAX_PER_DRIVE,
       deliveriesPerDrivePerHour: e.WEBHOOK_DELIVERIES_PER_DRIVE_PER_HOUR,
+      lanes: e.WEBHOOK_LANES,
+      inFlightPerDrive: e.WEBHOOK_IN_FLIGHT_PER_DRIVE,
+      turnBudgetMs: e.WEBHOOK_TURN_BUDGET_MS,
+      queueMax: e.WEBHOOK_QUEUE_MAX,
     },
     durations: {
       accessTokenS: e.ACCESS_TOKEN_TTL_S,
@@ -338,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       downloadUrlS: e.DOWNLOAD_URL_TTL_S,
       sessionS: e.SESSION_TTL_S,
       emailVerificationS: e.EMAIL_VERIFICATION_TTL_S,
+      unverifiedAccountS: e.UNVERIFIED_ACCOUNT_TTL_S,
       blobGcGraceS: e.BLOB_GC_GRACE_S,
       uploadTokenS: e.UPLOAD_TOKEN_TTL_S,
       mcpOauthCodeS: e.MCP_OAUTH_CODE_TTL_S,

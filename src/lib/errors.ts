@@ -117,6 +117,10 @@ export const ERROR_CATALOGUE = {
     meaning: 'the feedback ticket cannot move from its current status to the requested one; see current_status',
   },
   WEBHOOK_LIMIT_REACHED: { status: 409, meaning: 'the drive already has the most live webhooks allowed' },
+  FEED_GAP_TOO_LARGE: {
+    status: 409,
+    meaning: 'the stream resume point is more than FEED_CATCH_UP_MAX events behind; page GET /v0/events?after= first',
+  },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
   // 413 / 415: size and encoding
@@ -137,12 +141,16 @@ export const ERROR_CATALOGUE = {
   },
   // 422 / 429
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
-  RATE_LIMITED: { status: 429, meaning: 'a write or rate budget is exhausted; see Retry-After' },
+  RATE_LIMITED: {
+    status: 429,
+    meaning: 'a write or rate budget is exhausted, or too many open event streams; see Retry-After',
+  },
   // 5xx: the server or a dependency
   INTERNAL: { status: 500, meaning: 'unexpected error; the message carries a logged error id' },
   EMBEDDINGS_NOT_CONFIGURED: { status: 500, meaning: 'find mode=semantic without an embeddings provider (spec 7)' },
   EMBEDDINGS_UNAVAILABLE: { status: 502, meaning: 'the embeddings provider failed' },
   AGENT_AUTH_NOT_CONFIGURED: { status: 503, meaning: 'agent registration unavailable; retry later' },
+  SERVICE_BUSY: { status: 503, meaning: 'the server holds its most open connections; retry after Retry-After' },
   NOT_READY: { status: 503, meaning: 'a dependency is unreachable (readiness probe)' },
   DATABASE_UNAVAILABLE: { status: 503, meaning: 'PostgreSQL is unreachable; retry after Retry-After' },
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },

@@ -42,6 +42,14 @@ export async function sendMail(app: { config: Config; logger: Logger }, mail: Ma
     );
     return 'logged';
   }
-  await transportFor(smtpUrl).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+  // One recipient, exactly the stored address: as an object nodemailer does not parse it as an address list
+  // (`a,b@x` would be two), and the envelope names the one RCPT TO.
+  await transportFor(smtpUrl).sendMail({
+    from,
+    to: { name: '', address: mail.to },
+    envelope: { from, to: [mail.to] },
+    subject: mail.subject,
+    text: mail.text,
+  });
   return 'sent';
 }

@@ -207,7 +207,8 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
       fetch: async (request: globalThis.Request) => {
         if (await isLegacyRequest(request, message, { maxRequestBodySize: maxBytes }))
           return serveLegacy(env, request, message);
-        if (await isListenRequest(request, message)) return serveListen(env, message as never, request.signal);
+        if (await isListenRequest(request, message))
+          return serveListen(env, message as never, request.signal, req.ip ?? 'unknown');
         return modern.fetch(request, { authInfo, parsedBody: message });
       },
     });

@@ -2,6 +2,7 @@ import { isLegacyRequest, PROTOCOL_VERSION_META_KEY, SUBSCRIPTION_ID_META_KEY } 
 import { z } from 'zod';
 import { openEventStream } from '../feed/stream.js';
 import type { EventRow } from '../files/events.js';
+import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { INVALID_PARAMS } from './protocol.js';
 import { DRIVE_URI, pathOfUri, uriOf } from './resources.js';
@@ -17,7 +18,7 @@ import type { ToolEnv } from './tool-kit.js';
  */
 const MODERN = '2026-07-28';
 const MAX_URIS = 100;
-const KEEPALIVE_MS = 15_000;
+const encoder = new TextEncoder();
 
 const listenParams = z.looseObject({
   notifications: z.looseObject({
@@ -55,7 +56,18 @@ const pathsOf = (e: EventRow) => [
 const rpcError = (id: ListenMessage['id'], message: string) =>
   Response.json({ jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message } }, { status: 200 });
 
-export function serveListen(env: ToolEnv, message: ListenMessage, signal: AbortSignal): Response {
+/**
+ * Opens the stream: the feed's slot is taken first (429 past the per-credential, per-drive or per-address cap, as
+ * GET /v0/events/stream), then events are pulled one at a time as the client reads, so a client that stops reading
+ * pauses the feed instead of growing a buffer. The stream ends after FEED_STREAM_MAX_S with the protocol's graceful
+ * close frame; the client listens again.
+ */
+export async function serveListen(
+  env: ToolEnv,
+  message: ListenMessage,
+  signal: AbortSignal,
+  address: string,
+): Promise<Response> {
   const parsed = listenParams.safeParse(message.params ?? {});
   if (!parsed.success)
     return rpcError(
@@ -75,41 +87,79 @@ export function serveListen(env: ToolEnv, message: ListenMessage, signal: AbortS
     actor: null,
     requestId: env.requestId,
   };
+  const { keepaliveMs, streamMaxMs } = env.app.config.feed;
   const stop = new AbortController();
   signal.addEventListener('abort', () => stop.abort(), { once: true });
-  const encoder = new TextEncoder();
+  let events: AsyncGenerator<EventRow>;
+  try {
+    // "Now" is fixed here, before the ack, so a write the client makes after seeing the ack is always reported.
+    events = await openEventStream(rc, { filter: {}, signal: stop.signal, address });
+  } catch (err) {
+    stop.abort();
+    if (err instanceof AppError && err.status === 429)
+      return Response.json(
+        { jsonrpc: '2.0', id: message.id, error: { code: -32000, message: err.message } },
+        { status: 429, headers: err.headers },
+      );
+    throw err;
+  }
   const stamp = { [SUBSCRIPTION_ID_META_KEY]: message.id };
+  const frame = (m: Record<string, unknown>) => encoder.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  const note = (method: string, params: Record<string, unknown>) => frame({ jsonrpc: '2.0', method, params });
+  const ready: Uint8Array[] = [
+    note('notifications/subscriptions/acknowledged', { notifications: honored, _meta: stamp }),
+  ];
+  let ended = false;
+  const lifetime = setTimeout(() => {
+    ended = true;
+    stop.abort();
+  }, streamMaxMs);
+  let keepalive: NodeJS.Timeout | undefined;
+  const finish = () => {
+    clearTimeout(lifetime);
+    clearInterval(keepalive);
+    stop.abort();
+  };
 
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (frame: string) => {
-        if (!stop.signal.aborted) controller.enqueue(encoder.encode(frame));
-      };
-      const notify = (method: string, params: Record<string, unknown>) =>
-        send(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params })}\n\n`);
-      // "Now" is fixed before the ack, so a write the client makes after seeing the ack is always reported.
-      const events = await openEventStream(rc, { filter: {}, signal: stop.signal });
-      notify('notifications/subscriptions/acknowledged', { notifications: honored, _meta: stamp });
-      const keepalive = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
-      try {
-        for await (const event of events) {
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // A comment only when the client keeps up (a full queue means it is not reading).
+        keepalive = setInterval(() => {
+          if ((controller.desiredSize ?? 0) > 0) controller.enqueue(encoder.encode(': keepalive\n\n'));
+        }, keepaliveMs);
+      },
+      async pull(controller) {
+        while (!ready.length) {
+          const next = await events.next().catch((err: unknown) => {
+            env.app.logger.warn({ err, drive_id: env.auth.driveId }, 'mcp: subscription stream ended on an error');
+            return { done: true as const, value: undefined };
+          });
+          if (next.done) {
+            if (ended)
+              controller.enqueue(
+                frame({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', _meta: stamp } }),
+              );
+            finish();
+            return controller.close();
+          }
+          const event = next.value;
           for (const path of pathsOf(event).filter((p) => matches(interests, p)))
-            notify('notifications/resources/updated', {
-              uri: uriOf(path),
-              _meta: { ...stamp, 'agent-drive/seq': Number(event.seq), 'agent-drive/action': event.action },
-            });
+            ready.push(
+              note('notifications/resources/updated', {
+                uri: uriOf(path),
+                _meta: { ...stamp, 'agent-drive/seq': Number(event.seq), 'agent-drive/action': event.action },
+              }),
+            );
         }
-      } catch (err) {
-        env.app.logger.warn({ err, drive_id: env.auth.driveId }, 'mcp: subscription stream ended on an error');
-      } finally {
-        clearInterval(keepalive);
-        if (!stop.signal.aborted) controller.close();
-      }
+        controller.enqueue(ready.shift()!);
+      },
+      cancel() {
+        finish();
+      },
     },
-    cancel() {
-      stop.abort();
-    },
-  });
+    { highWaterMark: 8 },
+  );
   return new Response(body, {
     status: 200,
     headers: {

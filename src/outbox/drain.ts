@@ -80,14 +80,17 @@ export interface OwnDrainer {
 
 /**
  * The drainer's loop, whatever it drains: holds `lane.lock` (an advisory lock) on a session of its own
- * for the whole run, LISTENs on `lane.channel`, and runs `round` until `runForMs` has passed; idle, it
- * sleeps until a NOTIFY or `idlePollMs` (backoffs coming due).
+ * for the whole run, LISTENs on `lane.channel`, and runs `round` until `runForMs` has passed or the
+ * activity is cancelled; idle (nothing done and no backlog), it sleeps until a NOTIFY or `idlePollMs`
+ * (backoffs coming due). `settle` (a drainer with work still running between rounds) ends that work
+ * before the lock goes.
  */
 export async function drainLoop(
   pool: SqlPool,
   lane: { lock: string; channel: string },
   opts: DrainOptions,
   round: () => Promise<DrainRound>,
+  settle?: () => Promise<DrainRound>,
 ): Promise<DrainStats> {
   const session = await pool.session();
   try {
@@ -102,6 +105,12 @@ export async function drainLoop(
     await session.query(`listen ${lane.channel}`);
 
     const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };
+    const count = (r: DrainRound) => {
+      if (r.done || r.failed) stats.batches++;
+      stats.requests += r.done + r.failed;
+      stats.failed += r.failed;
+      opts.progress.heartbeat(stats);
+    };
     const end = Date.now() + opts.runForMs;
     let backlog = true;
     while (Date.now() < end && !opts.signal.aborted) {
@@ -112,16 +121,10 @@ export async function drainLoop(
       notified = false;
       const r = await round();
       backlog = r.backlog;
-      if (!r.done && !r.failed) {
-        if (!notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
-        opts.progress.heartbeat(stats);
-        continue;
-      }
-      stats.batches++;
-      stats.requests += r.done + r.failed;
-      stats.failed += r.failed;
-      opts.progress.heartbeat(stats);
+      if (!r.done && !r.failed && !r.backlog && !notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
+      count(r);
     }
+    if (settle) count(await settle());
     return stats;
   } finally {
     // Unlock before letting the connection go: ending it is not awaited and the server drops a

@@ -187,6 +187,7 @@ export type ThrottleKind =
   | 'oauth_register'
   | 'signup'
   | 'login_failure'
+  | 'login_failure_account'
   | 'claim_code_miss'
   | 'claim_code_miss_account'
   | 'share_password_ip'
@@ -197,25 +198,35 @@ export function hitThrottle(em: EntityManager, kind: ThrottleKind, key: string, 
   return hit(em, `${kind}:${key}`, null, limit);
 }
 
-export async function throttleReached(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
-  return (await peek(em, `${kind}:${key}`)) >= limit;
-}
-
-/** The first throttle of `checks` already at its limit, as the 429 to answer; undefined when all have room. */
-export async function firstThrottleReached(
+/**
+ * Reserve first, give back on success (issue 37): one attempt is taken on every counter of `checks` before the secret
+ * is even compared, each increment atomic and only under its limit, so N concurrent guesses count N however they
+ * interleave. Over any limit, what was taken is given back and the answer is 429. A correct guess gives its
+ * attempts back with `giveBack`, so only failures stay counted.
+ */
+export async function reserveAttempts(
   em: EntityManager,
   checks: [ThrottleKind, string, number][],
   message: string,
-): Promise<AppError | undefined> {
+): Promise<{ giveBack(): Promise<void> }> {
+  const taken: string[] = [];
+  const giveBack = async () => {
+    const w = hourWindow();
+    for (const bucket of taken.splice(0))
+      await em.execute(
+        'update rate_counters set count = greatest(0, count - 1) where bucket = ? and window_start = ?',
+        [bucket, w.start],
+      );
+  };
   for (const [kind, key, limit] of checks) {
-    if (await throttleReached(em, kind, key, limit)) return rateLimited(message, windowRetryAfterS());
+    const r = await hitThrottle(em, kind, key, limit);
+    if (!r.allowed) {
+      await giveBack();
+      throw rateLimited(message, windowRetryAfterS());
+    }
+    taken.push(`${kind}:${key}`);
   }
-  return undefined;
-}
-
-/** Counts one failure on each of `checks`' counters. */
-export async function hitThrottles(em: EntityManager, checks: [ThrottleKind, string, number][]): Promise<void> {
-  for (const [kind, key, limit] of checks) await hitThrottle(em, kind, key, limit);
+  return { giveBack };
 }
 
 /** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */

@@ -131,10 +131,10 @@ export const idOf = (prefix: IdPrefix) => z.string().regex(idPattern(prefix));
 export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor: attribution only, at most 64 chars');
 /**
  * The spec's path rules (spec 8) as a JSON Schema pattern, so generated and hand-written requests
- * can follow them: segments of [A-Za-z0-9_.-] joined by '/', none empty or '..'. Declared, not
+ * can follow them: segments of [A-Za-z0-9_.-] joined by '/', none empty, '.' or '..'. Declared, not
  * enforced by the validator: a path that breaks them is the spec's 400 INVALID_PATH (checkPath).
  */
-const SEGMENT = String.raw`(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.\.[A-Za-z0-9_.-]+|\.(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*)?)`;
+const SEGMENT = String.raw`(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.\.[A-Za-z0-9_.-]+|\.[A-Za-z0-9_-][A-Za-z0-9_.-]*)`;
 export const ARTIFACT_PATH_PATTERN = `^${SEGMENT}(?:/${SEGMENT})*$`;
 /** Folders take the same path, with an optional leading and trailing slash (stored without). */
 export const FOLDER_PATH_PATTERN = `^/?${SEGMENT}(?:/${SEGMENT})*/?$`;

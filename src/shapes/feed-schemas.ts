@@ -79,5 +79,6 @@ export const replayInSchema = z.object({
 });
 export const replayOutSchema = z.object({
   webhook: webhookOutSchema,
-  queued: z.number().int().describe('events queued for delivery'),
+  queued: z.number().int().describe('events queued for delivery now (at most one page)'),
+  more: z.boolean().describe('more events follow: they are queued page by page as the first ones are delivered'),
 });

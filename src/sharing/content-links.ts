@@ -2,14 +2,17 @@ import { createHmac } from 'node:crypto';
 import type { AppContext } from '../platform/context.js';
 import type { BlobRef } from '../files/content.js';
 import { safeEqual } from '../lib/secrets.js';
+import { one } from '../db/sql.js';
 
 /**
  * Content links: the credential of the content origin (CONTENT_URL). The viewer mints one only
  * after the one authorization rule (or a share redemption) let the visitor read an artifact; the
  * link names that exact blob (hash, size, type, name) and expires, so the content origin needs no
- * cookie and no lookup, and uploaded HTML/SVG run there, never on the app origin.
+ * cookie, and uploaded HTML/SVG run there, never on the app origin. Serving one looks the artifact up
+ * (`openContentLink`), so a deleted file's link dies at once; a revoked grant or share is bounded by the link's
+ * short life (CONTENT_LINK_TTL_S: the page that mints it loads it at once; docs/decisions/hardening.md).
  */
-export const CONTENT_LINK_TTL_S = 600;
+export const CONTENT_LINK_TTL_S = 120;
 
 interface Payload {
   h: string;
@@ -57,4 +60,17 @@ export function verifyContentLink(app: AppContext, token: string): BlobRef | und
   } catch {
     return undefined;
   }
+}
+
+/** The blob a live token names, while its artifact is not deleted and still has that version; else undefined. */
+export async function openContentLink(app: AppContext, token: string): Promise<BlobRef | undefined> {
+  const blob = verifyContentLink(app, token);
+  if (!blob) return undefined;
+  const live = await one<{ ok: number }>(
+    app.orm.em.fork(),
+    `select 1 as ok from artifacts a join artifact_versions v on v.art_id = a.id and v.version_number = ?
+      where a.id = ? and a.deleted_at is null`,
+    [blob.versionNumber, blob.artId],
+  );
+  return live ? blob : undefined;
 }

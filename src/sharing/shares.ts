@@ -9,7 +9,7 @@ import type { ArtifactRow } from '../records/artifact-records.js';
 import { EventAction } from '../files/events.js';
 import { writeTransaction } from '../files/write-transaction.js';
 import { hashPassword, verifyPassword } from '../identity/users.js';
-import { firstThrottleReached, hitThrottles, type ThrottleKind } from '../platform/rate-limits.js';
+import { reserveAttempts, type ThrottleKind } from '../platform/rate-limits.js';
 import { one, rows, type Db } from '../db/sql.js';
 import {
   authorize,
@@ -273,10 +273,9 @@ async function checkSharePassword(
     ['share_password_ip', ip, perIp],
   ];
   const db = app.orm.em.fork();
-  const refused = await firstThrottleReached(db, checks, 'too many wrong passwords for this link or from this address');
-  if (refused) throw refused;
-  if (password.length <= SHARE_PASSWORD_MAX && (await verifyPassword(password, s.password_hash!))) return;
-  await hitThrottles(db, checks);
+  const attempt = await reserveAttempts(db, checks, 'too many wrong passwords for this link or from this address');
+  if (password.length <= SHARE_PASSWORD_MAX && (await verifyPassword(password, s.password_hash!)))
+    return attempt.giveBack();
   throw new AppError('SHARE_PASSWORD_REQUIRED', 'this link needs its password');
 }
 

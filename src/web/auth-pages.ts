@@ -3,6 +3,7 @@ import type { AppContext } from '../platform/context.js';
 import { signInAccount, signUpAccount } from '../identity/accounts.js';
 import { PASSWORD_MIN } from '../identity/users.js';
 import { csrfField, html, sendPage, type Html } from './html.js';
+import { sendCheckMail } from './reset-pages.js';
 import {
   csrfValid,
   ensureSession,
@@ -35,7 +36,8 @@ type Mode = 'login' | 'signup';
 function form(mode: Mode, csrf: string, returnTo: string, email = '', error?: string): Html {
   const other =
     mode === 'login'
-      ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>`
+      ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>
+          <p><a href="/auth/forgot">Forgot your password?</a></p>`
       : html`<p>Already have an account? <a href="${loginUrl(returnTo)}">Sign in</a>.</p>`;
   return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     <form method="post" action="/auth/${mode}">
@@ -88,13 +90,13 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
   let account: { user: { id: string; email: string }; driveId: string | null };
   if (mode === 'signup') {
     const result = await signUpAccount(ctx, email, password, req.ip ?? 'unknown');
+    if (!result.ok && result.reason === 'check_mail') return sendCheckMail(res, email);
     if (!result.ok) {
       const messages = {
         invalid_email: 'Enter a valid email address.',
         weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
-        exists: 'An account with this email already exists. Sign in instead.',
       };
-      return retry(result.reason === 'exists' ? 409 : 400, messages[result.reason]);
+      return retry(400, messages[result.reason]);
     }
     account = result;
   } else {

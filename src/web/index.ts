@@ -7,6 +7,7 @@ import { authPagesRouter } from './auth-pages.js';
 import { claimPageRouter } from './claim-page.js';
 import { dashboardRouter } from './dashboard-page.js';
 import { emailPageRouter } from './email-page.js';
+import { resetPagesRouter } from './reset-pages.js';
 import { oauthConsentRouter } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { loadSession, WebAuthNotConfigured } from './session.js';
@@ -70,6 +71,7 @@ export function webRouter(ctx: AppContext, search: SearchService): Router {
     assetsRouter(),
     authPagesRouter(ctx),
     emailPageRouter(ctx),
+    resetPagesRouter(ctx),
     claimPageRouter(ctx),
     dashboardRouter(ctx),
     oauthConsentRouter(ctx),

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../platform/context.js';
 import { safeEqual } from '../lib/secrets.js';
@@ -174,16 +174,40 @@ export function csrfValid(session: Session | undefined, submitted: unknown): boo
 
 /**
  * A one-time message for the page a form post redirects to (POST → 303 → GET), such as a secret
- * shown once: signed, HttpOnly, scoped to that page's path, read once and cleared, so reloading
- * the page neither repeats the action nor shows the secret again.
+ * shown once: encrypted and authenticated (AES-256-GCM under a key derived from SESSION_SECRET, so the
+ * secret it may carry, a new API key or share link, is not readable from the cookie: issue 37), HttpOnly,
+ * scoped to that page's path, read once and cleared, so reloading the page neither repeats the action nor
+ * shows the secret again.
  */
 const FLASH_COOKIE = 'ad_flash';
 
+const flashKey = (config: Config) =>
+  createHash('sha256')
+    .update(`flash-key:${secretOf(config)}`)
+    .digest();
+
+function sealFlash(config: Config, plain: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashKey(config), iv);
+  const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return [iv, sealed, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
+}
+
+function openFlash(config: Config, raw: string): string | undefined {
+  const [iv, sealed, tag] = raw.split('.').map((p) => Buffer.from(p, 'base64url'));
+  if (!iv || !sealed || !tag || iv.length !== 12 || tag.length !== 16) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', flashKey(config), iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 export function writeFlash(config: Config, res: Response, path: string, value: Record<string, string>): void {
-  const payload = Buffer.from(JSON.stringify({ ...value, exp: Math.floor(Date.now() / 1000) + 120 })).toString(
-    'base64url',
-  );
-  res.cookie(FLASH_COOKIE, `${payload}.${sign(config, `flash:${payload}`)}`, {
+  const payload = sealFlash(config, JSON.stringify({ ...value, exp: Math.floor(Date.now() / 1000) + 120 }));
+  res.cookie(FLASH_COOKIE, payload, {
     httpOnly: true,
     sameSite: 'strict',
     secure: config.http.webUrl.startsWith('https:'),
@@ -202,12 +226,10 @@ export function takeFlash(
   const raw = readCookie(req, FLASH_COOKIE);
   if (!raw) return undefined;
   res.clearCookie(FLASH_COOKIE, { path });
-  const dot = raw.lastIndexOf('.');
-  if (dot <= 0 || !safeEqual(raw.slice(dot + 1), sign(config, `flash:${raw.slice(0, dot)}`))) return undefined;
+  const plain = openFlash(config, raw);
+  if (!plain) return undefined;
   try {
-    const v = JSON.parse(Buffer.from(raw.slice(0, dot), 'base64url').toString('utf8')) as Record<string, string> & {
-      exp: number;
-    };
+    const v = JSON.parse(plain) as Record<string, string> & { exp: number };
     return v.exp * 1000 > Date.now() ? v : undefined;
   } catch {
     return undefined;

@@ -21,7 +21,7 @@ beforeAll(async () => {
   home = freshConfigHome();
   apiKey = (await createTenant(api.ctx)).apiKey;
   env = { AGENT_DRIVE_CONFIG: path.join(home, 'config.json'), AGENT_DRIVE_URL: api.url };
-  const login = await cli(['login', '--api-key', apiKey]);
+  const login = await cli(['login', '--api-key'], `${apiKey}\n`);
   expect(login.code, login.stderr).toBe(0);
 });
 afterAll(async () => api?.close());
@@ -116,7 +116,8 @@ describe('retries', () => {
   it('a 429 with Retry-After is waited out and the command succeeds', async () => {
     await cli(['put', '-', 'retried/r.txt'], 'r\n');
     refuseNext = { status: 429, retryAfter: '1' };
-    const r = await cli(['--url', proxyUrl, '--json', 'ls', 'retried/']);
+    // The stored credential goes only to its own origin: through the proxy, the key comes from the environment.
+    const r = await runCli(['--url', proxyUrl, '--json', 'ls', 'retried/'], { ...env, AGENT_DRIVE_API_KEY: apiKey });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('server answered 429; retry 1 in 1.0 s');
     expect(JSON.parse(r.stdout).map((a: { path: string }) => a.path)).toEqual(['retried/r.txt']);
@@ -126,7 +127,11 @@ describe('retries', () => {
 
   it('a 503 without Retry-After is retried with backoff; a write goes through once', async () => {
     refuseNext = { status: 503 };
-    const r = await cli(['--url', proxyUrl, '--json', 'put', '-', 'retried/after-503.txt'], 'after 503\n');
+    const r = await runCli(
+      ['--url', proxyUrl, '--json', 'put', '-', 'retried/after-503.txt'],
+      { ...env, AGENT_DRIVE_API_KEY: apiKey },
+      'after 503\n',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/server answered 503; retry 1 in \d/);
     expect(JSON.parse(r.stdout)).toMatchObject({ path: 'retried/after-503.txt', version_number: 1 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 
 /** A webhook receiver: a real HTTP server on 127.0.0.1 that records every POST and answers as told. */
 export interface Received {
@@ -13,8 +14,8 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
-  /** The status for a request (default 200); 'hang' never answers. */
-  answer: (r: Received) => number | 'hang';
+  /** The status for a request (default 200); 'hang' never answers; `{status, afterMs}` answers late. */
+  answer: (r: Received) => number | 'hang' | { status: number; afterMs: number };
   /** Resolves once `done(received)` holds. */
   until(done: (received: Received[]) => boolean, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -31,8 +32,12 @@ export async function startReceiver(): Promise<Receiver> {
       const r: Received = { headers: req.headers, raw, body: JSON.parse(raw), at: performance.now() };
       receiver.received.push(r);
       const status = receiver.answer(r);
+      const reply = (code: number) => res.writeHead(code).end(code < 300 ? 'ok' : 'nope: internal page');
       if (status === 'hang') hanging.add(res);
-      else res.writeHead(status).end(status < 300 ? 'ok' : 'nope');
+      else if (typeof status === 'object') {
+        hanging.add(res);
+        setTimeout(() => (hanging.delete(res), reply(status.status)), status.afterMs);
+      } else reply(status);
       for (const w of [...waiters]) w();
     });
   });
@@ -73,4 +78,17 @@ export function verifies(r: Received, secret: string): boolean {
   return String(r.headers['x-drive-signature'])
     .split(',')
     .some((v) => v === `v1=${expected}`);
+}
+
+/** A suite's receivers: `receiver()` starts one on 127.0.0.1; all are closed after the suite. */
+export function suiteReceivers(): () => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterAll(async () => {
+    for (const r of started) await r.close();
+  });
+  return async () => {
+    const r = await startReceiver();
+    started.push(r);
+    return r;
+  };
 }

@@ -13,7 +13,7 @@ const receiver = async () => {
   receivers.push(r);
   return r;
 };
-const open = { allowLoopback: true, requireHttps: false, timeoutMs: 5000 };
+const open = { allowLoopback: true, requireHttps: false, timeoutMs: 5000, extraPorts: [] };
 
 describe('one webhook attempt', () => {
   it('signs the exact bytes it sends', async () => {
@@ -45,7 +45,7 @@ describe('one webhook attempt', () => {
     const byAddress = await postOnce(rx.url, {}, '{}', strict);
     expect(byAddress).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback/),
+      error: 'refused: the address is a loopback address',
     });
     expect(rx.received).toHaveLength(0);
   });
@@ -58,5 +58,42 @@ describe('one webhook attempt', () => {
     expect(refusedAddress('::1', policy)).toMatch(/loopback/);
     expect(refusedAddress('93.184.216.34', policy)).toBeNull();
     expect(refusedAddress('2606:4700::1111', policy)).toBeNull();
+  });
+
+  it('judges every IPv6 form that embeds an IPv4 address by that address, and refuses the translation ranges', () => {
+    const policy = { allowLoopback: false };
+    for (const a of [
+      '::a00:1', // IPv4-compatible 10.0.0.1
+      '::ffff:a00:1', // mapped, hex
+      '64:ff9b::a00:1', // NAT64 well-known prefix
+      '2002:a00:1::', // 6to4 of 10.0.0.1
+      '::ffff:0:a00:1', // IPv4-translated
+      'fec0::1', // site-local
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+      '64:ff9b:1::a00:1', // local-use NAT64
+      '2002:a9fe:a9fe::', // 6to4 of 169.254.169.254
+      '::7f00:1', // IPv4-compatible 127.0.0.1
+    ])
+      expect([a, refusedAddress(a, policy)]).toEqual([a, expect.any(String)]);
+    // The same forms around a public IPv4 address are not private.
+    expect(refusedAddress('2002:5db8:d822::', policy)).toBeNull();
+    expect(refusedAddress('64:ff9b::5db8:d822', policy)).toBeNull();
+  });
+
+  it('keeps only the status of an error answer, never its body', async () => {
+    const rx = await receiver();
+    rx.answer = () => 500;
+    const r = await postOnce(rx.url, {}, '{"seq":1}', open);
+    expect(r).toMatchObject({ ok: false, statusCode: 500, error: 'HTTP 500' });
+  });
+
+  it('ends an attempt at once when its signal aborts (a cancelled drain activity)', async () => {
+    const rx = await receiver();
+    rx.answer = () => 'hang';
+    const stop = new AbortController();
+    const pending = postOnce(rx.url, {}, '{"seq":1}', { ...open, timeoutMs: 10_000, signal: stop.signal });
+    await rx.until((got) => got.length === 1);
+    stop.abort();
+    expect(await pending).toMatchObject({ ok: false, error: 'cancelled' });
   });
 });

@@ -68,6 +68,11 @@ export function webhookWorkers(api: () => TestApi, suite: string) {
       }
       return w;
     },
+    /** Moves the drainers back to the shared queue and resolves once they run on the worker with `pid`. */
+    async returnTo(pid: number) {
+      await moveDrainers(mainQueue);
+      await drainsRunOn(pid);
+    },
     async restore() {
       await moveDrainers(mainQueue);
       for (const w of workers) await w.stop();

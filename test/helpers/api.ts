@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/server/app.js';
 import { closeGracefully } from '../../src/server/graceful-close.js';
 import { answerClientErrors } from '../../src/edge/client-errors.js';
+import { limitConnections } from '../../src/edge/connection-limit.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/platform/context.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';
@@ -27,6 +28,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   await new Promise<void>((resolve) => contentServer.listen(0, '127.0.0.1', resolve));
   const contentUrl = `http://localhost:${(contentServer.address() as AddressInfo).port}`;
   const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: url, CONTENT_URL: contentUrl, ...overrides });
+  limitConnections(server, config.http.maxConnections);
   const ctx = await createContext(config, 'api-test');
   server.on('request', createApp(ctx));
   const heldClients = trackCheckouts((ctx.pool as unknown as { pool: Parameters<typeof trackCheckouts>[0] }).pool);

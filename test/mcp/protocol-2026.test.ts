@@ -182,6 +182,35 @@ describe('subscriptions/listen', () => {
   });
 });
 
+describe('subscription limits', () => {
+  it('shares the change feed’s per-credential stream cap: the stream past it is 429', async () => {
+    const capped = await createTenant(api.ctx);
+    const { client } = await modernClient(capped.apiKey, [api.url]);
+    const cap = api.ctx.config.feed.streamsPerCredential;
+    const open = [];
+    for (let i = 0; i < cap; i++) open.push(await client.listen({ resourceSubscriptions: [`drive:///s${i}/`] }));
+    await expect(client.listen({ resourceSubscriptions: ['drive:///over/'] })).rejects.toThrow(/429|at most/);
+    await open[0]!.close();
+    // A slot freed by a closed stream is taken again.
+    const again = await retry(() => client.listen({ resourceSubscriptions: ['drive:///again/'] }));
+    for (const sub of [...open.slice(1), again]) await sub.close();
+    await client.close();
+  });
+});
+
+/** Retries `fn` for up to 3 s (a closed stream's slot is released when its connection closes). */
+async function retry<T>(fn: () => Promise<T>): Promise<T> {
+  const until = Date.now() + 3_000;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 async function waitFor(done: () => boolean, budgetMs: number) {
   const until = Date.now() + budgetMs;
   while (!done()) {

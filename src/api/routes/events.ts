@@ -8,6 +8,7 @@ import { parseWith, route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
 import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
 import { openEventStream } from '../../feed/stream.js';
+import { sseWriter } from '../http/sse.js';
 
 const filterQuery = {
   art_id: z.string().max(64).optional(),
@@ -57,7 +58,9 @@ export function eventsRouter(ctx: AppContext): Router {
       path: '/v0/events/stream',
       summary:
         'The change feed as Server-Sent Events: `id: <seq>`, `event: <action>`, `data: <EventOut JSON>`; resumes after ' +
-        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s',
+        'Last-Event-ID or `after` (else starts now); a comment line at least every 15 s. A resume point more than ' +
+        'FEED_CATCH_UP_MAX (1,000) events behind is 409 FEED_GAP_TOO_LARGE (page GET /v0/events?after= first); ' +
+        'open streams are capped per credential, drive and client address (429 with Retry-After)',
       tags: ['events'],
       auth: true,
       query: z.object({ ...filterQuery, after: afterParam }),
@@ -83,24 +86,27 @@ export function eventsRouter(ctx: AppContext): Router {
         after: lastEventId ?? query.after,
         filter: { artId: query.art_id, action: query.action, prefix: query.prefix },
         signal: stop.signal,
+        address: req.ip ?? 'unknown',
       });
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       });
+      const out = sseWriter(res, stop, ctx.config.feed);
       // `retry`: how soon an EventSource reconnects once the stream ends (at FEED_STREAM_MAX_S, or a restart).
-      res.write('retry: 1000\n: connected\n\n');
-      const keepalive = setInterval(() => res.write(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
+      out.comment('retry: 1000\n: connected\n\n');
+      const keepalive = setInterval(() => out.comment(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
       const lifetime = setTimeout(() => stop.abort(), ctx.config.feed.streamMaxMs);
       try {
-        for await (const row of events) res.write(sseMessage(eventOut(row)));
+        for await (const row of events) if (!(await out.send(sseMessage(eventOut(row))))) break;
       } catch (err) {
         // The stream has started: the client sees the connection end and resumes from its Last-Event-ID.
         if (!stop.signal.aborted) ctx.logger.warn({ err }, 'event stream ended by an error');
       } finally {
         clearInterval(keepalive);
         clearTimeout(lifetime);
+        stop.abort();
         res.end();
       }
     },

@@ -121,8 +121,8 @@ export function webhooksRouter(ctx: AppContext): Router {
       responses: { 200: { description: 'queued', schema: replayOutSchema } },
     },
     async ({ params: p, body, req }) => {
-      const { row, queued } = await replayWebhook(rc(req), p.webhook_id, body.after);
-      return { webhook: webhookOut(row), queued };
+      const { row, queued, more } = await replayWebhook(rc(req), p.webhook_id, body.after);
+      return { webhook: webhookOut(row), queued, more };
     },
   );
   return router;

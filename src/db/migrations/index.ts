@@ -20,6 +20,7 @@ import { Migration20261210000000_event_seq } from './Migration20261210000000_eve
 import { Migration20261210010000_webhooks } from './Migration20261210010000_webhooks.js';
 import { Migration20261210020000_job_events } from './Migration20261210020000_job_events.js';
 import { Migration20261220000000_signature_modality } from './Migration20261220000000_signature_modality.js';
+import { Migration20261227100000_webhook_backlog } from './Migration20261227100000_webhook_backlog.js';
 import { Migration20261225000000_semantic_graphs } from './Migration20261225000000_semantic_graphs.js';
 import { Migration20261226100000_read_only_keys } from './Migration20261226100000_read_only_keys.js';
 import { Migration20261227100000_oauth_client_metadata } from './Migration20261227100000_oauth_client_metadata.js';
@@ -51,4 +52,5 @@ export const migrations = [
   { name: 'Migration20261225000000_semantic_graphs', class: Migration20261225000000_semantic_graphs },
   { name: 'Migration20261226100000_read_only_keys', class: Migration20261226100000_read_only_keys },
   { name: 'Migration20261227100000_oauth_client_metadata', class: Migration20261227100000_oauth_client_metadata },
+  { name: 'Migration20261227100000_webhook_backlog', class: Migration20261227100000_webhook_backlog },
 ];

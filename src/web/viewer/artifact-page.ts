@@ -55,8 +55,23 @@ const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
  * (HTML and SVG included) go out as text/plain; everything carries nosniff and a sandbox CSP, and
  * a download is an attachment.
  */
+/**
+ * Types (other than the text ones, served as text/plain) a browser would run when this origin's own page names
+ * them (a script src satisfies `script-src 'self'`, a frame of HTML or SVG runs in this origin): never served as
+ * themselves from here, only as a download of bytes
+ * (issue 37). HTML and SVG are shown from the sandboxed content origin instead.
+ */
+const EXECUTABLE_TYPE = /script|html|svg|xml|wasm|x-shockwave|java-archive|x-java|manifest|text\/css/i;
+
 export async function sendRaw(app: AppContext, res: Response, blob: BlobRef, download: boolean): Promise<void> {
-  res.setHeader('Content-Type', isTextType(blob.contentType) ? 'text/plain; charset=utf-8' : blob.contentType);
+  // Text is served as text/plain (with nosniff no browser runs it); anything else that would run goes as bytes.
+  const text = isTextType(blob.contentType);
+  const executable = !text && EXECUTABLE_TYPE.test(blob.contentType);
+  if (executable) download = true;
+  res.setHeader(
+    'Content-Type',
+    text ? 'text/plain; charset=utf-8' : executable ? 'application/octet-stream' : blob.contentType,
+  );
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
   res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');

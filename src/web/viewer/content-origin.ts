@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../platform/context.js';
 import { readContent } from '../../files/content.js';
-import { verifyContentLink } from '../../sharing/content-links.js';
+import { openContentLink } from '../../sharing/content-links.js';
 
 /**
  * The content origin (CONTENT_URL; by default a second port of the API process): the only place
@@ -20,7 +20,7 @@ export function createContentApp(ctx: AppContext): Express {
   const webOrigin = new URL(ctx.config.http.webUrl).origin;
 
   app.get('/c/:token/:name', async (req, res) => {
-    const blob = verifyContentLink(ctx, String(req.params.token));
+    const blob = await openContentLink(ctx, String(req.params.token));
     if (!blob) return res.status(404).type('text/plain').send('not found\n');
     const pdf = blob.contentType.split(';')[0].trim().toLowerCase() === 'application/pdf';
     res.setHeader('Content-Type', blob.contentType);
@@ -34,7 +34,7 @@ export function createContentApp(ctx: AppContext): Express {
     );
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-    res.setHeader('Cache-Control', 'private, max-age=300');
+    res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(blob.path)}`);
     res.setHeader('Content-Length', String(blob.size));
     const got = await readContent(ctx, blob);

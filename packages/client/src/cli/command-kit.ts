@@ -58,3 +58,20 @@ const TYPES: Record<string, string> = {
 
 /** The content type a file's extension suggests; octet-stream when unknown (the server's own default). */
 export const contentTypeOf = (file: string) => TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+
+/**
+ * A secret from the environment variable `envName`, else the first line of stdin (piped, or typed at a prompt):
+ * never a command-line argument, which other users of the machine see in the process list and shells keep in
+ * their history.
+ */
+export async function readSecret(envName: string, prompt: string): Promise<string> {
+  const fromEnv = process.env[envName];
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) process.stderr.write(prompt);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    if (Buffer.concat(chunks).includes(10)) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]!.trim();
+}

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ok } from '../client.js';
 import { followEvents } from '../events.js';
 import type { EventOut } from '../types.js';
-import { collectLabels, globals, positiveInt } from './command-kit.js';
+import { collectLabels, globals, positiveInt, readSecret } from './command-kit.js';
 import { emit, table } from './output.js';
 import { driveClient } from './session.js';
 
@@ -55,13 +55,18 @@ export function addDriveCommands(program: Command): void {
     .argument('<resource>', 'path, art_ or fld_ id')
     .option('--role <role>', 'viewer, commenter or editor', 'viewer')
     .option('--expires-in <seconds>', 'link lifetime in seconds', positiveInt)
-    .option('--password <password>', 'require this password to open the link')
+    .option('--password', 'require a password to open the link: read from AGENT_DRIVE_SHARE_PASSWORD or stdin')
     .action(async (resource: string, opts: ShareOptions, cmd: Command) => {
       const g = globals(cmd);
       const role = opts.role as 'viewer' | 'commenter' | 'editor';
       const share = await ok(
         driveClient(g).api.POST('/v0/shares', {
-          body: { resource, role, expires_in: opts.expiresIn, password: opts.password },
+          body: {
+            resource,
+            role,
+            expires_in: opts.expiresIn,
+            password: opts.password ? await readSecret('AGENT_DRIVE_SHARE_PASSWORD', 'Link password: ') : undefined,
+          },
         }),
       );
       emit(g.json, share, () => [share.url, `${share.shr_id}: ${share.role}, expires ${share.expires_at ?? 'never'}`]);
@@ -107,7 +112,7 @@ export function addDriveCommands(program: Command): void {
 interface ShareOptions {
   role: string;
   expiresIn?: number;
-  password?: string;
+  password?: boolean;
 }
 
 interface EventsOptions {

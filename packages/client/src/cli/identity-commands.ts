@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
 import type { ClaimStart } from '../types.js';
-import { globals } from './command-kit.js';
+import { globals, readSecret } from './command-kit.js';
 import { configPath, readConfig, writeConfig, type StoredConfig } from './config.js';
 import { emit } from './output.js';
 import { anonymousClient, driveClient, serverUrl } from './session.js';
@@ -12,9 +12,12 @@ export function addIdentityCommands(program: Command): void {
   program
     .command('login')
     .description('register an anonymous agent drive (or keep an API key) and store the credential (mode 0600)')
-    .option('--api-key <key>', 'use this API key (ad_live_…) instead of registering an agent')
+    .option(
+      '--api-key',
+      'keep an API key (ad_live_…) instead of registering an agent: read from AGENT_DRIVE_API_KEY or stdin',
+    )
     .option('--force', 'replace the credential already stored (an unclaimed drive it named is then out of reach)')
-    .action(async (opts: { apiKey?: string; force?: boolean }, cmd: Command) => {
+    .action(async (opts: { apiKey?: boolean; force?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const existing = readConfig();
       if (existing && (existing.identity_assertion || existing.api_key) && !opts.force)
@@ -25,9 +28,11 @@ export function addIdentityCommands(program: Command): void {
         );
       const url = serverUrl(g, undefined);
       if (opts.apiKey) {
-        writeConfig({ url, api_key: opts.apiKey });
+        const apiKey = await readSecret('AGENT_DRIVE_API_KEY', 'API key: ');
+        if (!apiKey) throw new DriveError(400, 'USAGE', 'no API key: set AGENT_DRIVE_API_KEY or pipe it on stdin');
+        writeConfig({ url, api_key: apiKey });
         const me = await ok(driveClient(g).api.GET('/v0/drives/me'));
-        writeConfig({ url, api_key: opts.apiKey, drive_id: me.drive_id });
+        writeConfig({ url, api_key: apiKey, drive_id: me.drive_id });
         return emit(g.json, { drive_id: me.drive_id, config: configPath() }, () => [
           `logged in to ${me.drive_id} at ${url} with an API key`,
           `credentials: ${configPath()}`,

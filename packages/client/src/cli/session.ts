@@ -13,9 +13,41 @@ export interface GlobalOptions {
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
-/** The server to talk to: --url, AGENT_DRIVE_URL, the logged-in config, then `npm start`'s default. */
+/**
+ * The server to talk to: --url, AGENT_DRIVE_URL, the logged-in config, then `npm start`'s default. Plain http only
+ * to this machine (a credential over http to another host travels in clear text).
+ */
 export function serverUrl(opts: GlobalOptions, config = readConfig()): string {
-  return opts.url ?? process.env.AGENT_DRIVE_URL ?? config?.url ?? DEFAULT_URL;
+  const url = opts.url ?? process.env.AGENT_DRIVE_URL ?? config?.url ?? DEFAULT_URL;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DriveError(400, 'INVALID_URL', `not an absolute URL: ${url}`);
+  }
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname))
+    throw new DriveError(
+      400,
+      'INSECURE_URL',
+      `refusing plain http to ${parsed.host}: use https (http is for this machine only)`,
+    );
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new DriveError(400, 'INVALID_URL', `not an http(s) URL: ${url}`);
+  return url;
+}
+
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
+
+/** A stored credential goes only to the origin it was issued for; --url elsewhere needs AGENT_DRIVE_API_KEY. */
+function checkOrigin(target: string, config: StoredConfig): void {
+  if (new URL(target).origin === new URL(config.url).origin) return;
+  throw new DriveError(
+    403,
+    'CREDENTIAL_ORIGIN_MISMATCH',
+    `the stored credential was issued by ${new URL(config.url).origin}, not ${new URL(target).origin}: ` +
+      'it is not sent elsewhere (log in there, or pass AGENT_DRIVE_API_KEY)',
+  );
 }
 
 /** Says on stderr that a 429/503 is being waited out, so a pause is not mistaken for a hang. */
@@ -34,8 +66,10 @@ export function driveClient(opts: GlobalOptions): DriveClient {
   const config = readConfig();
   const credential = credentialOf(config);
   if (!credential) throw new DriveError(401, 'NOT_LOGGED_IN', 'no credential: run `agent-drive login` first');
+  const baseUrl = serverUrl(opts, config);
+  if (!process.env.AGENT_DRIVE_API_KEY && config) checkOrigin(baseUrl, config);
   return new DriveClient({
-    baseUrl: serverUrl(opts, config),
+    baseUrl,
     credential,
     actor: opts.actor,
     retry: { onRetry: reportRetry },
