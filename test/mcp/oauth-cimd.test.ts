@@ -175,7 +175,7 @@ describe('client ID metadata documents', () => {
       const ask = (clientId: string) => visitor.get(`/oauth2/authorize?${authorizeQuery(clientId, pkce().challenge)}`);
       const plain = await ask(host.publish('/strict.json', (url) => ({ body: doc(url) })));
       expect(refusal(plain.body)).toMatch(/client_id must be an https URL/);
-      const loop = await ask('https://127.0.0.1:1/client.json');
+      const loop = await ask('https://127.0.0.1/client.json');
       expect(refusal(loop.body)).toMatch(/127\.0\.0\.1 resolves to a loopback address/);
       // A URL refused as such costs nothing; each fetch attempt counts (refused by its address too): the limit is 2.
       expect((await ask('https://10.9.9.9/client.json')).res.status).toBe(400);
