@@ -5,6 +5,7 @@ import type { SqlPool } from '../db/pool.js';
 import type { EventRow } from '../files/events.js';
 import { forEachLimited } from '../outbox/outbox.js';
 import { drainLoop, type DrainOptions, type OwnDrainer } from '../outbox/drain.js';
+import { webhookDeliveries } from '../platform/metrics.js';
 import { postOnce, signature, type AttemptResult } from './webhook-send.js';
 
 /**
@@ -104,6 +105,7 @@ async function deliverRun(
       opts.progress.heartbeat({ webhook: w.id, seq: event.seq, attempt: event.attempts + 1 });
       const deliveryId = newId('dlv');
       const result = await attempt(w, event, deliveryId, render, config);
+      webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
       if (result.ok) {
         // Gone meanwhile (deleted, or replayed from later): stop, the queue changed under this run.
         if (!(await settleDelivered(pool, w, event, deliveryId, result))) return { done, failed: 0, more: false };

@@ -8,6 +8,7 @@ import { parseWith, route } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
 import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
 import { openEventStream } from '../../feed/stream.js';
+import { trackSseStream } from '../../platform/metrics.js';
 
 const filterQuery = {
   art_id: z.string().max(64).optional(),
@@ -89,6 +90,7 @@ export function eventsRouter(ctx: AppContext): Router {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       });
+      trackSseStream(res);
       // `retry`: how soon an EventSource reconnects once the stream ends (at FEED_STREAM_MAX_S, or a restart).
       res.write('retry: 1000\n: connected\n\n');
       const keepalive = setInterval(() => res.write(': keepalive\n\n'), ctx.config.feed.keepaliveMs);
