@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes.js';
+import { scrapeWorker, until } from './prom.js';
 
 /**
  * Issue 42: the sample alert rules and the Grafana dashboard in ops/ load (YAML and JSON, the shapes Prometheus and
@@ -16,7 +17,8 @@ beforeAll(async () => {
   api = await startTestApi({ OPS_TOKEN });
   const texts = await Promise.all([
     fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } }).then((r) => r.text()),
-    fetch(`http://127.0.0.1:${process.env.WORKER_METRICS_PORT}/metrics`).then((r) => r.text()),
+    // The SDK's activity series appear once the worker ran an activity (its drainers start at boot).
+    until('an activity ran', scrapeWorker, (t) => t.includes('temporal_activity_schedule_to_start_latency')),
   ]);
   // Every family a scrape names, histograms and summaries by their base name too.
   exposed = new Set(

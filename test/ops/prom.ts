@@ -32,3 +32,21 @@ export async function until<T>(what: string, ask: () => Promise<T>, ok: (v: T) =
   }
   return last;
 }
+
+/**
+ * The worker's exposition (WORKER_METRICS_PORT of the test stack). The global setup does not wait for the worker,
+ * so a suite's first scrape may come before it listens: refused connections are retried for a minute.
+ */
+export async function scrapeWorker(): Promise<string> {
+  const url = `http://127.0.0.1:${process.env.WORKER_METRICS_PORT}/metrics`;
+  const text = await until(
+    'the worker metrics endpoint',
+    () =>
+      fetch(url).then(
+        (r) => (r.ok ? r.text() : ''),
+        () => '',
+      ),
+    (t) => t !== '',
+  );
+  return text;
+}

@@ -64,7 +64,7 @@ describe('search attributes on the workflows the service starts', () => {
       (ws) => ws.length > 0,
     );
     expect(byJob.map((w) => w.workflowId)).toEqual([`compile-${jobB}`]);
-  });
+  }, 180_000);
 
   it("an anonymous agent's drive lifecycle workflow is found by its DriveId", async () => {
     const reg = await registerAnonymous(api);
