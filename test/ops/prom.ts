@@ -22,11 +22,17 @@ export const total = (text: string, name: string, where: Record<string, string> 
   series(text, name, where).reduce((s, x) => s + x.value, 0);
 
 /** Polls until `ok` holds, at most `ms`; fails with what was last seen. */
-export async function until<T>(what: string, ask: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  ask: () => Promise<T>,
+  ok: (v: T) => boolean,
+  ms = 60_000,
+  show: (v: T) => unknown = () => '',
+): Promise<T> {
   const end = Date.now() + ms;
   let last = await ask();
   while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`${what}: not reached within ${ms} ms`);
+    if (Date.now() > end) throw new Error(`${what}: not reached within ${ms} ms ${JSON.stringify(show(last))}`);
     await new Promise((r) => setTimeout(r, 250));
     last = await ask();
   }
