@@ -42,8 +42,15 @@ const COLLECTORS: Record<string, Collector> = {
   webhooks: {
     read: async (app) => [await webhookGauges(app.pool)],
     gauges: {
-      backlog: ['drive_webhook_backlog', 'Webhook deliveries waiting for active webhooks'],
-      oldest_s: ['drive_webhook_oldest_seconds', 'Age of the oldest delivery waiting for an active webhook, 0 if none'],
+      backlog: ['drive_webhook_backlog', "Webhook deliveries due now for active webhooks (the drainers' work)"],
+      overdue_s: [
+        'drive_webhook_overdue_seconds',
+        'How long the most overdue due delivery has waited since it became due, 0 if none (the delivery lag)',
+      ],
+      waiting: [
+        'drive_webhook_waiting',
+        'Deliveries for active webhooks waiting out a retry backoff or the hourly budget',
+      ],
       held: ['drive_webhook_held', 'Deliveries held for failing webhooks (they wait for a replay)'],
       failing: ['drive_webhooks_failing', 'Live webhooks marked failing'],
     },

@@ -103,7 +103,7 @@ describe('the counters and gauges follow the work', () => {
       ['drive_outbox_oldest_seconds', { topic: 'search' }],
       ['drive_outbox_depth', { topic: 'search' }],
       ['drive_webhook_backlog', {}],
-      ['drive_webhook_oldest_seconds', {}],
+      ['drive_webhook_overdue_seconds', {}],
     ];
     const atZero = new Set<string>();
     const settled = await until(
