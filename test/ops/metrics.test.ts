@@ -69,14 +69,28 @@ describe('the counters and gauges follow the work', () => {
       (items) => items.length > 0,
     );
 
-    // The worker counts what it did: the indexing, the delivery, the compile's end.
+    // The stack's worker counts what it did: the indexing, the delivery, the compile's end. Counters are per process:
+    // while test/feed/delivery-workers.test.ts has moved the shared webhook drainers to workers of its own (which
+    // serve no metrics), a delivery is counted there, so a fresh write asks for another delivery every few seconds.
+    let nudged = Date.now();
     const worker = await until(
       'the worker counters',
-      scrapeWorker,
+      async () => {
+        const t = await scrapeWorker();
+        if (
+          !moved(t, before.worker, 'drive_webhook_deliveries_total', { outcome: 'delivered' }) &&
+          nudged < Date.now() - 5000
+        ) {
+          nudged = Date.now();
+          await d.put(`ops/nudge-${nudged}.md`, 'another event to deliver');
+        }
+        return t;
+      },
       (t) =>
         moved(t, before.worker, 'drive_outbox_requests_total', { topic: 'search', result: 'done' }) >= 1 &&
         moved(t, before.worker, 'drive_webhook_deliveries_total', { outcome: 'delivered' }) >= 1 &&
         moved(t, before.worker, 'drive_compile_jobs_ended_total', { engine: 'typst', state: 'succeeded' }) >= 1,
+      180_000,
     );
     // Write to findable, timed per request.
     expect(
@@ -132,5 +146,5 @@ describe('the counters and gauges follow the work', () => {
 
     await d.call('DELETE', `/v0/webhooks/${hook.json.webhook_id}`);
     await rx.close();
-  }, 300_000);
+  }, 420_000);
 });
