@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -23,6 +23,10 @@ import { webhookDrainer } from './feed/webhook-drain.js';
 import { eventOut } from './shapes/events.js';
 import { createWikiHandler } from './wiki/handler.js';
 import { engineStatuses, engineSummary } from './projects/engine-availability.js';
+import type { Logger } from './lib/logger.js';
+import { contextRegistry } from './platform/metrics.js';
+import { serveWorkerMetrics } from './platform/metrics-server.js';
+import { ensureSearchAttributes, SearchAttributesMissingError } from './temporal/search-attributes.js';
 
 /** The worker process: runs workflows (from the pre-built bundle when present) and activities. */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -30,6 +34,22 @@ export const WORKFLOW_BUNDLE_PATH = path.resolve(here, '../dist/workflow-bundle.
 
 const config = loadConfig();
 const ctx = await createContext(config, 'worker');
+// Before the first native connection: the SDK's runtime metrics go to a loopback exporter the worker's /metrics reads.
+const sdkPort = installSdkMetrics(config.workerMetrics.sdkPort, ctx.logger);
+const metricsServer = await serveWorkerMetrics(
+  { ...config.workerMetrics, sdkPort },
+  contextRegistry(ctx.pool),
+  ctx.logger,
+);
+// Every workflow start carries DriveId & co.: a namespace without them would refuse the starts (docs/operations.md).
+try {
+  const added = await ensureSearchAttributes(ctx.temporal, config.temporal.namespace);
+  if (added.length) ctx.logger.info({ added }, 'temporal: search attributes registered');
+} catch (err) {
+  if (!(err instanceof SearchAttributesMissingError)) throw err;
+  ctx.logger.fatal(err.message);
+  process.exit(1);
+}
 const engine = createSearchEngine(config, ctx.pool);
 // Large drives get a graph index for find's semantic leg (PostgreSQL engine only; Typesense indexes its vectors).
 const graphUpkeep = config.typesense ? undefined : graphMaintenance(ctx);
@@ -102,9 +122,25 @@ const shutdown = () => {
   stopping = true;
   worker.shutdown();
   compileWorker.shutdown();
+  metricsServer?.close();
 };
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 await Promise.all([worker.run(), compileWorker.run()]);
 await connection.close();
 await closeContext(ctx);
+
+/** Installs the SDK runtime with its Prometheus exporter on loopback; returns the port, or 0 when it could not bind. */
+function installSdkMetrics(port: number, logger: Logger): number {
+  if (!port) return 0;
+  try {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } } });
+    return port;
+  } catch (err) {
+    logger.warn(
+      { err: (err as Error).message, port },
+      'metrics: the Temporal SDK exporter could not bind; none served',
+    );
+    return 0;
+  }
+}

@@ -13,6 +13,9 @@ export function testStackEnv(base = Number(process.env.TEST_PORT_BASE ?? 15400))
     S3_PORT: String(base + 4),
     TEMPORAL_HTTP_PORT: String(base + 5),
     TEMPORAL_METRICS_PORT: String(base + 6),
+    // The worker's /metrics and the Temporal SDK exporter it reads (test/ops/metrics.test.ts scrapes them).
+    WORKER_METRICS_PORT: String(base + 7),
+    WORKER_SDK_METRICS_PORT: String(base + 8),
     TEMPORAL_TASK_QUEUE: `agent-drive-test-${base}`,
     CLEANUP_INTERVAL_S: '5',
     // Webhook receivers in tests listen on 127.0.0.1; retries come quickly (docs/decisions/feed.md).

@@ -1,4 +1,5 @@
 import type { AppContext } from '../platform/context.js';
+import { graphBuildDuration, graphBuilds } from '../platform/metrics.js';
 import { buildSemanticGraph, graphBuilder } from '../search/semantic-graph-build.js';
 import type { SemanticGraphInput, SemanticGraphResult } from '../temporal/search-messages.js';
 
@@ -10,7 +11,17 @@ export function createSemanticGraphActivities(ctx: AppContext): SemanticGraphAct
   const builder = graphBuilder(ctx);
   return {
     async buildSemanticGraph({ driveId }) {
-      return buildSemanticGraph(builder, driveId);
+      const stop = graphBuildDuration.startTimer();
+      try {
+        const result = await buildSemanticGraph(builder, driveId);
+        graphBuilds.inc({ outcome: result.passages ? 'built' : 'skipped' });
+        return result;
+      } catch (err) {
+        graphBuilds.inc({ outcome: 'failed' });
+        throw err;
+      } finally {
+        stop();
+      }
     },
   };
 }

@@ -67,6 +67,12 @@ export class SqlPool implements Sql {
     if (this.owned) await this.pool.end();
   }
 
+  /** Connections open, idle, and callers waiting for one (the metrics' pool gauges). */
+  stats(): { total: number; idle: number; waiting: number; max: number } {
+    const p = this.pool;
+    return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: p.options.max ?? 10 };
+  }
+
   query<R extends Row>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
     return this.pool.query<R>({ text, values, types: pgTypes });
   }

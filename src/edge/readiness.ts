@@ -8,7 +8,7 @@ const CHECK_TIMEOUT_MS = 2000;
 
 export type DependencyChecks = Record<'postgres' | 'temporal' | 's3', string>;
 
-function withTimeout<T>(p: Promise<T>): Promise<T> {
+export function withTimeout<T>(p: Promise<T>): Promise<T> {
   return Promise.race([
     p,
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),

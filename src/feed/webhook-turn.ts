@@ -5,6 +5,7 @@ import type { SqlPool } from '../db/pool.js';
 import type { EventRow } from '../files/events.js';
 import type { BatchProgress } from '../outbox/outbox.js';
 import { postOnce, signature, type AttemptResult } from './webhook-send.js';
+import { webhookDeliveries } from '../platform/metrics.js';
 import { BACKLOG_PAGE, queueBacklogPage } from './webhook-backlog.js';
 
 /**
@@ -73,6 +74,7 @@ export async function webhookTurn(deps: TurnDeps, w: DueWebhook): Promise<TurnRe
         const deliveryId = newId('dlv');
         const r = await attempt(w, event, deliveryId, deps);
         if (deps.signal.aborted) return result;
+        webhookDeliveries.inc({ outcome: r.ok ? 'delivered' : 'failed' });
         if (r.ok) {
           // Gone meanwhile (deleted, or replayed from later): the queue changed under this turn.
           if (!(await settleDelivered(pool, w, event, deliveryId, r))) return result;

@@ -229,6 +229,12 @@ const envSchema = z.object({
   // The PATH compile engines are found on and run with (latexmk, pdflatex); default: this process's PATH
   COMPILE_PATH: z.string().optional(),
 
+  // The worker's Prometheus endpoint (docs/operations.md), 0 = none; the Temporal SDK's exporter binds
+  // WORKER_SDK_METRICS_PORT (default the next port) on loopback and the worker's /metrics includes it
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_SDK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+
   // Trusted ID-JAG issuers: JSON {"<agent_provider>": {"issuer": "...", "jwks_uri": "..."}}
   ID_JAG_PROVIDERS: z
     .string()
@@ -245,7 +251,8 @@ const envSchema = z.object({
 
   // Secrets; generated and persisted under DATA_DIR by the embedded launcher when absent
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  OPS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  // Empty means none (docker-compose passes ${OPS_TOKEN:-})
+  OPS_TOKEN: z.preprocess((v) => v || undefined, z.string().min(32, 'must be at least 32 characters').optional()),
   AGENT_SIGNING_KEY: z.string().optional(),
 });
 
@@ -429,6 +436,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
     oauthClients: { cimdAllowHttpLoopback: e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK },
+    workerMetrics: {
+      host: e.WORKER_METRICS_HOST,
+      port: e.WORKER_METRICS_PORT,
+      sdkPort: e.WORKER_SDK_METRICS_PORT ?? (e.WORKER_METRICS_PORT ? e.WORKER_METRICS_PORT + 1 : 0),
+    },
     idJagProviders: e.ID_JAG_PROVIDERS,
     secrets: { sessionSecret: e.SESSION_SECRET, agentSigningKey: e.AGENT_SIGNING_KEY, opsToken: e.OPS_TOKEN },
   };

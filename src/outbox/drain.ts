@@ -1,5 +1,6 @@
 import type { SqlPool } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
+import { outboxRequests, outboxSettleDelay } from '../platform/metrics.js';
 import { claimBatch, outboxDepth, settleBatch, type OutboxHandler, type BatchProgress } from './outbox.js';
 
 /**
@@ -43,7 +44,10 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
       if (!batch.requests.length) return { done: 0, failed: 0, backlog: false };
       const failures = await handler.handle(batch.requests, opts.progress);
-      await settleBatch(pool, topic, batch, failures);
+      const ages = await settleBatch(pool, topic, batch, failures);
+      for (const age of ages) outboxSettleDelay.observe({ topic }, age);
+      outboxRequests.inc({ topic, result: 'done' }, batch.requests.length - failures.size);
+      if (failures.size) outboxRequests.inc({ topic, result: 'failed' }, failures.size);
       for (const [artId, err] of failures)
         opts.logger.warn({ topic, artId, err: err.message }, 'outbox: request failed; retried after a backoff');
       if (Date.now() - lastDepthLog > DEPTH_LOG_EVERY_MS) {

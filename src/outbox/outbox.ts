@@ -158,21 +158,24 @@ export const MAX_BACKOFF_S = 300;
 
 /**
  * Deletes the finished artifacts' requests up to the batch's last row (older ones still backing off
- * included: the artifact is now current) and pushes the failed ones back: 2, 4, 8 … 300 s.
+ * included: the artifact is now current) and pushes the failed ones back: 2, 4, 8 … 300 s. Returns the
+ * finished requests' ages in seconds (queued → done: for topic search, write → findable).
  */
 export async function settleBatch(
   db: Sql,
   topic: OutboxTopic,
   batch: ClaimedBatch,
   failures: Map<string, Error>,
-): Promise<void> {
+): Promise<number[]> {
   const done = batch.requests.filter((r) => !failures.has(r.artId)).map((r) => r.artId);
+  let ages: number[] = [];
   if (done.length) {
-    await db.query('delete from outbox where topic = $1 and id <= $2 and art_id = any($3::text[])', [
-      topic,
-      batch.maxId,
-      done,
-    ]);
+    const { rows } = await db.query<{ age_s: number }>(
+      `delete from outbox where topic = $1 and id <= $2 and art_id = any($3::text[])
+       returning extract(epoch from clock_timestamp() - created_at)::float8 as age_s`,
+      [topic, batch.maxId, done],
+    );
+    ages = rows.map((r) => r.age_s);
   }
   if (failures.size) {
     const failed = [...failures].map(([artId, err]) => ({ a: artId, e: String(err.message ?? err).slice(0, 2000) }));
@@ -184,6 +187,7 @@ export async function settleBatch(
       [topic, batch.maxId, JSON.stringify(failed), MAX_BACKOFF_S],
     );
   }
+  return ages;
 }
 
 export interface OutboxDepth {
@@ -201,6 +205,26 @@ export async function outboxDepth(db: Sql): Promise<OutboxDepth[]> {
     `select topic, count(*)::int as depth, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_s,
             count(*) filter (where attempts > 0)::int as retrying
        from outbox group by topic order by topic`,
+  );
+  return rows;
+}
+
+/** Counting stops here: a backlog this deep is an alert either way, and a scrape stays a bounded read. */
+export const GAUGE_COUNT_CAP = 100_000;
+
+/**
+ * Per topic (every one of `topics`, waiting or not): requests waiting (counted up to GAUGE_COUNT_CAP), the oldest
+ * one's age (0 when none waits) and how many back off after a failure. Index reads only (outbox_topic_idx): the
+ * metrics endpoint runs it at every scrape.
+ */
+export async function outboxLag(db: Sql, topics: readonly string[]): Promise<OutboxDepth[]> {
+  const { rows } = await db.query<OutboxDepth>(
+    `select t.topic, c.depth, coalesce(extract(epoch from now() - o.created_at), 0)::float8 as oldest_s, c.retrying
+       from unnest($1::text[]) as t(topic)
+       cross join lateral (select count(*)::int as depth, count(*) filter (where attempts > 0)::int as retrying
+                             from (select attempts from outbox where topic = t.topic order by id limit $2) capped) c
+       left join lateral (select created_at from outbox where topic = t.topic order by id limit 1) o on true`,
+    [topics, GAUGE_COUNT_CAP],
   );
   return rows;
 }

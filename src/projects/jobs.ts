@@ -7,6 +7,7 @@ import { compileWorkflowId, type CompileStatus } from '../temporal/compile-messa
 import { cancelCompileJob, startCompileJob } from '../temporal/start.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import type { Capability } from '../access/authorize.js';
+import { compileDuration, compileJobsEnded, secondsSince } from '../platform/metrics.js';
 import { checkOpenJobBound } from './admission.js';
 import { engineAvailable, engineUnavailable, type Engine } from './engine-availability.js';
 import { checkEntrypoint, findProjectRow, projectFolder, resolveEngine } from './projects.js';
@@ -169,6 +170,7 @@ export async function enqueueCompile(rc: RequestContext, fldId: string, input: E
       {
         jobId: job.id,
         driveId: job.drive_id,
+        fldId: job.fld_id,
         compileTaskQueue: c.compile.taskQueue,
         timeoutS: c.compile.timeoutS,
         heartbeatTimeoutS: c.compile.heartbeatTimeoutS,
@@ -359,5 +361,13 @@ export async function finishJob(app: AppContext, jobId: string, o: JobOutcome): 
       jobId,
     ],
   );
+  if (done) recordJobEnd(done);
   return done ?? jobById(app, jobId);
+}
+
+/** The job's end in this process's metrics (src/platform/metrics.ts): by engine and state, enqueue to end. */
+function recordJobEnd(job: JobRow): void {
+  const labels = { engine: job.engine, state: job.status };
+  compileJobsEnded.inc(labels);
+  compileDuration.observe(labels, secondsSince(job.created_at, job.finished_at ?? new Date()));
 }

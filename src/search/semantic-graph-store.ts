@@ -44,3 +44,12 @@ export async function graphRecord(
   const r = rows[0];
   return r && { driveId, objectKey: r.object_key, dims: r.dims, passages: r.passages, builtXmin: r.built_xmin };
 }
+
+/** Drives whose semantic leg has a graph, and the oldest graph's age in seconds (the metrics endpoint). */
+export async function graphGauges(pool: Pick<SqlPool, 'query'>): Promise<{ graphs: number; oldest_s: number }> {
+  const { rows } = await pool.query<{ graphs: number; oldest_s: number }>(
+    `select count(*)::int as graphs, coalesce(extract(epoch from now() - min(built_at)), 0)::float8 as oldest_s
+       from search_semantic_graphs`,
+  );
+  return rows[0]!;
+}

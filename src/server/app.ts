@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { errorHandler, methodGuard, oauthRouter, restRouter, unknownRoute } from '../api/index.js';
 import { inputGate } from '../edge/input-gate.js';
 import { requestLog } from '../edge/request-log.js';
+import { requestMetrics } from '../edge/request-metrics.js';
 import { mcpRouter } from '../mcp/server.js';
 import type { AppContext } from '../platform/context.js';
 import { bindSearchToArtifacts } from '../search/artifact-hook-binding.js';
@@ -49,6 +50,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLog(ctx.logger));
+  app.use(requestMetrics());
   app.use(inputGate);
   // OPTIONS and 405 answer from the declared routes, ahead of authentication.
   app.use(methodGuard());

@@ -1,8 +1,12 @@
 import path from 'node:path';
+import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
 import { ensureBinary, TEMPORAL_CLI } from './binaries.js';
 import { assertPortFree, spawnManaged, waitForPort } from './process.js';
 
-/** Runs `temporal server start-dev` with SQLite persistence under the data folder and its Web UI. */
+/**
+ * Runs `temporal server start-dev` with SQLite persistence under the data folder and its Web UI, with the service's
+ * search attributes registered (DriveId, JobId, …: src/temporal/search-attributes.ts).
+ */
 export async function startTemporalDevServer(opts: {
   dataDir: string;
   port: number;
@@ -39,6 +43,7 @@ export async function startTemporalDevServer(opts: {
       opts.namespace,
       '--log-level',
       'warn',
+      ...devServerSearchAttributeFlags(),
     ],
     { logDir: path.join(dataDir, 'logs'), pidDir: path.join(dataDir, 'run') },
   );

@@ -8,6 +8,8 @@ import { defineSignal } from '@temporalio/workflow';
 export interface CompileWorkflowInput {
   jobId: string;
   driveId: string;
+  /** The project folder (its ProjectId search attribute; absent in workflows started before it was added). */
+  fldId?: string;
   /** Task queue of the compile activity: a worker there runs at most COMPILE_CONCURRENCY at once. */
   compileTaskQueue: string;
   /** Wall-clock limit of the engine (the activity's own limit adds a margin). */

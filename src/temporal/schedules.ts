@@ -1,5 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
+import { tagged } from './search-attributes.js';
 import { WorkflowType } from './workflow-types.js';
 
 export const CLEANUP_SCHEDULE_ID = 'drive-cleanup';
@@ -16,6 +17,8 @@ export async function ensureCleanupSchedule(client: Client, config: Config): Pro
         args: [],
         taskQueue: config.temporal.taskQueue,
         workflowId: 'drive-cleanup-run',
+        // No drive: the run sweeps all of them.
+        ...tagged({ purpose: 'cleanup: purges trash and expired drives, credentials, orphans', attributes: {} }),
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     });

@@ -18,12 +18,14 @@ import {
   type CompileWorkflowInput,
 } from './compile-messages.js';
 import { semanticGraphWorkflowId, type SemanticGraphInput } from './search-messages.js';
+import { tagged } from './search-attributes.js';
 import { WorkflowType } from './workflow-types.js';
 
 /**
  * Every call that starts or signals a workflow, by workflow type name: the domain asks for an
  * operation ("start this upload's session"), this module knows the id scheme, the type and the
- * message. Deadlines and error mapping stay with the caller, which knows what a failure means.
+ * message. Deadlines and error mapping stay with the caller, which knows what a failure means. Every start carries
+ * search attributes (DriveId, JobId, …) and a memo saying what the workflow is for (./search-attributes.ts).
  */
 export interface Workflows {
   temporal: Client;
@@ -35,6 +37,7 @@ export async function startClaimCeremony(w: Workflows, input: ClaimCeremonyInput
     workflowId: claimWorkflowId(input.attemptId),
     taskQueue: w.taskQueue,
     args: [input],
+    ...tagged({ purpose: 'claim ceremony: a human claims an agent drive', attributes: { DriveId: input.driveId } }),
   });
 }
 
@@ -52,6 +55,10 @@ export async function startUnclaimedDrive(w: Workflows, input: UnclaimedDriveInp
     workflowId: unclaimedDriveWorkflowId(input.driveId),
     taskQueue: w.taskQueue,
     args: [input],
+    ...tagged({
+      purpose: 'unclaimed drive lifecycle: expiry while nobody claims it',
+      attributes: { DriveId: input.driveId },
+    }),
   });
 }
 
@@ -60,6 +67,10 @@ export async function startUploadSession(w: Workflows, input: UploadSessionInput
     workflowId: uploadWorkflowId(input.uploadId),
     taskQueue: w.taskQueue,
     args: [input],
+    ...tagged({
+      purpose: 'large upload session: expires it unless committed',
+      attributes: { DriveId: input.driveId, UploadId: input.uploadId },
+    }),
   });
 }
 
@@ -78,6 +89,10 @@ export async function ensureOutboxDrainers(w: Workflows, drains: DrainInput[]): 
       taskQueue: w.taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      ...tagged({
+        purpose: `outbox drainer: ${input.topic} shard ${input.shard.index}`,
+        attributes: { OutboxTopic: input.topic },
+      }),
     });
   }
 }
@@ -89,6 +104,10 @@ export async function startCompileJob(w: Workflows, input: CompileWorkflowInput)
       workflowId: compileWorkflowId(input.jobId),
       taskQueue: w.taskQueue,
       args: [input],
+      ...tagged({
+        purpose: 'compile job: admission, then the engine run',
+        attributes: { DriveId: input.driveId, JobId: input.jobId, ProjectId: input.fldId },
+      }),
     });
   } catch (err) {
     // A retried enqueue of the same job: its workflow exists already.
@@ -113,6 +132,10 @@ export async function signalProjectChanged(w: Workflows, input: AutoCompileInput
     args: [input],
     signal: projectChangedSignal,
     signalArgs: [{ path }],
+    ...tagged({
+      purpose: 'auto-compile debouncer: a compile after writes settle',
+      attributes: { DriveId: input.driveId, ProjectId: input.fldId },
+    }),
   });
 }
 
@@ -122,6 +145,7 @@ export async function startSemanticGraphBuild(w: Workflows, input: SemanticGraph
     workflowId: semanticGraphWorkflowId(input.driveId),
     taskQueue: w.taskQueue,
     args: [input],
+    ...tagged({ purpose: "semantic graph build: the drive's find index", attributes: { DriveId: input.driveId } }),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

@@ -41,6 +41,8 @@ export function launch(base: number, dataDir: string, extraEnv: NodeJS.ProcessEn
     MAILDEV_SMTP_PORT: String(ports.mailSmtp),
     MAILDEV_WEB_PORT: String(ports.mailWeb),
     TEMPORAL_TASK_QUEUE: `launcher-${base}`,
+    // No worker metrics port: the launcher suites' port ranges sit ten apart.
+    WORKER_METRICS_PORT: '0',
     ...extraEnv,
   };
   for (const v of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'S3_ENDPOINT', 'PUBLIC_BASE_URL', 'SMTP_URL'])

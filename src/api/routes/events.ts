@@ -9,6 +9,7 @@ import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-
 import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
 import { openEventStream } from '../../feed/stream.js';
 import { sseWriter } from '../http/sse.js';
+import { trackSseStream } from '../../platform/metrics.js';
 
 const filterQuery = {
   art_id: z.string().max(64).optional(),
@@ -94,6 +95,7 @@ export function eventsRouter(ctx: AppContext): Router {
         'x-accel-buffering': 'no',
       });
       const out = sseWriter(res, stop, ctx.config.feed);
+      trackSseStream(res);
       // `retry`: how soon an EventSource reconnects once the stream ends (at FEED_STREAM_MAX_S, or a restart).
       out.comment('retry: 1000\n: connected\n\n');
       const keepalive = setInterval(() => out.comment(': keepalive\n\n'), ctx.config.feed.keepaliveMs);

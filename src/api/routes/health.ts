@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { checkDependencies, isOperator, outboxBacklog } from '../../edge/readiness.js';
+import { apiMetrics } from '../../edge/metrics.js';
 import { AppError } from '../../lib/errors.js';
 import { route } from '../http/route.js';
 
@@ -52,6 +53,34 @@ export function healthRouter(ctx: AppContext): Router {
         .map(([n]) => n);
       if (failing.length) throw new AppError('NOT_READY', `not ready: ${failing.join(', ')} unreachable`, { checks });
       return { status: 'ready' as const, checks, ...(detail ? { outbox: await outboxBacklog(ctx) } : {}) };
+    },
+  );
+
+  const metrics = apiMetrics(ctx);
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/metrics',
+      summary: 'Prometheus metrics, for operators only (Authorization: Bearer <OPS_TOKEN>); docs/operations.md',
+      tags: ['health'],
+      errors: ['UNAUTHENTICATED'],
+      responses: {
+        200: {
+          description:
+            'the Prometheus text exposition format: counts by route, topic, state and outcome, no tenant data',
+          contentType: 'text/plain',
+          schema: z.string(),
+        },
+        401: { description: 'no operator token, or the service has none configured (OPS_TOKEN)' },
+      },
+    },
+    async ({ req, res }) => {
+      if (!isOperator(ctx, req.get('authorization'))) {
+        res.setHeader('www-authenticate', 'Bearer realm="metrics"');
+        throw new AppError('UNAUTHENTICATED', 'metrics need the operator token: Authorization: Bearer <OPS_TOKEN>');
+      }
+      res.type(metrics.contentType).send(await metrics.render());
     },
   );
 
