@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshConfigHome, runCli } from '../helpers/cli.js';
-import { uniqueEmail, WebClient } from '../identity/helpers.js';
+import { randomIp, uniqueEmail, WebClient } from '../identity/helpers.js';
 import { mcpClient } from '../mcp/helpers.js';
 
 /**
@@ -53,7 +53,7 @@ describe('connecting an agent', () => {
   it('after the claim: the old assertion gets a 401 saying what to do; the CLI renews; a minted key connects', async () => {
     const before = config();
     const claim = JSON.parse((await cli(['--json', 'claim'])).stdout) as { user_code: string };
-    const web = new WebClient(api.url);
+    const web = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
     await web.signUp(uniqueEmail('connect'));
     const done = await web.decide(claim.user_code, 'approve');
     expect(done.body).toContain('Pick up new credentials by themselves');
