@@ -284,7 +284,7 @@ async function appendVersion(
 }
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
-async function addVersion(
+export async function addVersion(
   ctx: AppContext,
   tx: Db,
   a: ArtifactRow,
@@ -295,9 +295,22 @@ async function addVersion(
 ): Promise<void> {
   await rows(
     tx,
-    `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
+    `insert into artifact_versions
+       (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
+     values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)`,
+    [
+      a.id,
+      a.drive_id,
+      a.version_number,
+      a.size_bytes,
+      a.hash,
+      a.content_type,
+      actor,
+      changeSummary,
+      a.labels,
+      JSON.stringify(a.metadata),
+      a.filename ?? null,
+    ],
   );
   await pinBlob(tx, a.hash, justWritten);
   await reserveStorage(

@@ -485,6 +485,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/artifacts/{art_id}/versions/{version_number}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new current version with this version's bytes, labels and metadata */
+        post: operations["post_v0_artifacts_art_id_versions_version_number_restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/artifacts/{art_id}/versions/{version_number}/download": {
         parameters: {
             query?: never;
@@ -6407,6 +6424,243 @@ export interface operations {
                         change_summary: string | null;
                         /** @description RFC 3339 timestamp */
                         created_at: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, FEEDBACK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_artifacts_art_id_versions_version_number_restore: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-drive-actor"?: string;
+                "if-match"?: string;
+            };
+            path: {
+                art_id: string;
+                version_number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the artifact at its new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        art_id: string;
+                        drive_id: string;
+                        path: string;
+                        url: string;
+                        permalink: string;
+                        content_type: string;
+                        file_type: string;
+                        size_bytes: number;
+                        hash: string;
+                        version_number: number;
+                        labels: string[];
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        source: {
+                            refs: {
+                                type: string;
+                                id: string;
+                                metadata?: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
+                        };
+                        visibility: string;
+                        /** @description RFC 3339 timestamp */
+                        created_at: string;
+                        /** @description RFC 3339 timestamp */
+                        updated_at: string;
+                        deleted_at: string | null;
+                        purge_at: string | null;
+                        /** @description when the current version was fully indexed (searchable by /v0/search and /v0/find); null until then */
+                        indexed_at: string | null;
+                        /** @description when the current version's passages were embedded for semantic find; null without a provider */
+                        embedded_at: string | null;
+                        /** @description the wiki's reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model */
+                        llm_index: {
+                            /** @description two to four sentences: what the document is and says */
+                            summary: string;
+                            /** @description the document's sections or main points, in order, one short line each */
+                            outline: string[];
+                            /** @description named people, organizations, places, products, projects, events and works the document is substantially about */
+                            entities: {
+                                /** @description the canonical name, as a heading would show it */
+                                name: string;
+                                /** @enum {string} */
+                                type: "person" | "organization" | "place" | "product" | "project" | "event" | "work" | "other";
+                                /** @description what THIS document says about the entity, one to three sentences */
+                                description: string;
+                            }[];
+                            /** @description ideas, methods, techniques and topics the document explains or relies on */
+                            concepts: {
+                                /** @description the concept's usual name, singular, e.g. "Transactional outbox" */
+                                name: string;
+                                /** @description what THIS document says about the concept, one to three sentences */
+                                description: string;
+                            }[];
+                        } | null;
                     };
                 };
             };

@@ -21,6 +21,7 @@ import { Migration20261210010000_webhooks } from './Migration20261210010000_webh
 import { Migration20261210020000_job_events } from './Migration20261210020000_job_events.js';
 import { Migration20261220000000_signature_modality } from './Migration20261220000000_signature_modality.js';
 import { Migration20261225000000_semantic_graphs } from './Migration20261225000000_semantic_graphs.js';
+import { Migration20261227000000_version_state_filenames } from './Migration20261227000000_version_state_filenames.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -47,4 +48,8 @@ export const migrations = [
   { name: 'Migration20261210020000_job_events', class: Migration20261210020000_job_events },
   { name: 'Migration20261220000000_signature_modality', class: Migration20261220000000_signature_modality },
   { name: 'Migration20261225000000_semantic_graphs', class: Migration20261225000000_semantic_graphs },
+  {
+    name: 'Migration20261227000000_version_state_filenames',
+    class: Migration20261227000000_version_state_filenames,
+  },
 ];

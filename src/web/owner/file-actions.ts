@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import { uploadArtifact } from '../../files/artifacts.js';
 import { createFolder } from '../../files/folders.js';
-import { copyByRef, deleteByRef, moveByRef } from '../../files/ref-writes.js';
+import { copyByRef, deleteByRef, moveByRef, restoreByRef } from '../../files/ref-writes.js';
 import { AppError } from '../../lib/errors.js';
 import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
 import { encodePath, safeBack } from '../format.js';
@@ -160,6 +160,20 @@ export function fileActionsRouter(ctx: AppContext): Router {
       await chargeWriteOrRefuse(ctx, o.rc.principal);
       const { copy } = await copyByRef(o.rc, { ref: field(req.body, 'ref'), path: field(req.body, 'to').trim() });
       pageWithFlash(ctx, res, back, { notice: `Copied to ${copy.path}.` });
+    });
+  });
+
+  // Restore this version (history page): a new current version holding an earlier one.
+  router.post('/files/restore-version', async (req, res) => {
+    const o = ownerPost(ctx, req, res);
+    if (!o) return;
+    const back = backOf(o, req);
+    await attempt(ctx, req, res, back, async () => {
+      await chargeWriteOrRefuse(ctx, o.rc.principal);
+      const version = Number(field(req.body, 'version'));
+      if (!Number.isInteger(version) || version < 1) throw new AppError('VALIDATION_ERROR', 'no such version');
+      const a = await restoreByRef(o.rc, { ref: field(req.body, 'ref'), overwrite: false, version });
+      pageWithFlash(ctx, res, back, { notice: `Restored version ${version} as version ${a.version_number}.` });
     });
   });
 

@@ -52,9 +52,10 @@ export function addFileCommands(program: Command): void {
     .command('cat')
     .description('print an artifact (by path or art_ id) to stdout')
     .argument('<artifact>', 'path or art_ id')
-    .action(async (ref: string, _opts: object, cmd: Command) => {
+    .option('--version <n>', 'print this earlier version', positiveInt)
+    .action(async (ref: string, opts: { version?: number }, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      await download(client, await resolveArtifact(client, ref), '-');
+      await download(client, await resolveArtifact(client, ref), '-', opts.version);
     });
 
   program
@@ -62,11 +63,12 @@ export function addFileCommands(program: Command): void {
     .description('download an artifact to a local file')
     .argument('<artifact>', 'path or art_ id')
     .argument('[file]', 'local file (default: the artifact name; - for stdout)')
-    .action(async (ref: string, file: string | undefined, _opts: object, cmd: Command) => {
+    .option('--version <n>', 'download this earlier version', positiveInt)
+    .action(async (ref: string, file: string | undefined, opts: { version?: number }, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const artifact = await resolveArtifact(client, ref);
       const target = file ?? basename(artifact.path);
-      await download(client, artifact, target);
+      await download(client, artifact, target, opts.version);
       if (target !== '-') emit(globals(cmd).json, { ...artifact, file: target }, () => `${artifact.path} → ${target}`);
     });
 
@@ -140,12 +142,34 @@ export function addFileCommands(program: Command): void {
 
   program
     .command('restore')
-    .description('bring an artifact back from the trash')
-    .argument('<artifact>', 'art_ id, or the path it had (the latest deleted one)')
+    .description('bring an artifact back from the trash, or (--version N) make version N current again')
+    .argument('<artifact>', 'art_ id, or the path it had (the latest deleted one); with --version, a live one')
     .option('--rename <path>', 'restore under this path instead')
     .option('--overwrite', 'replace a live artifact at the path (it goes to the trash)')
-    .action(async (ref: string, opts: { rename?: string; overwrite?: boolean }, cmd: Command) => {
+    .option('--version <n>', "a new current version with version n's bytes, labels and metadata", positiveInt)
+    .option(
+      '--if-match <version>',
+      'with --version: only if the current version is this one (else exit 4)',
+      positiveInt,
+    )
+    .action(async (ref: string, opts: RestoreOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
+      if (opts.version !== undefined) {
+        if (opts.rename !== undefined || opts.overwrite)
+          throw new DriveError(
+            0,
+            'USAGE',
+            '--version restores a live file; --rename and --overwrite are for the trash',
+          );
+        const { art_id } = await resolveArtifact(client, ref);
+        const path = { art_id, version_number: opts.version };
+        const header = { 'if-match': opts.ifMatch !== undefined ? String(opts.ifMatch) : undefined };
+        const back = await ok(
+          client.api.POST('/v0/artifacts/{art_id}/versions/{version_number}/restore', { params: { path, header } }),
+        );
+        emit(globals(cmd).json, back, () => `restored version ${opts.version} as ${artifactLine(back)}`);
+        return;
+      }
       const art_id = /^art_/.test(ref) ? ref : await trashedId(client, ref);
       const query = { rename: opts.rename, overwrite: opts.overwrite ? ('true' as const) : undefined };
       const back = await ok(client.api.POST('/v0/artifacts/{art_id}/restore', { params: { path: { art_id }, query } }));
@@ -208,8 +232,9 @@ async function readStdin(): Promise<Uint8Array> {
 }
 
 /** Streams an artifact's bytes to a file or stdout ('-'), with progress when large. */
-async function download(client: DriveClient, artifact: ArtifactOut, target: string): Promise<void> {
-  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}/download`);
+async function download(client: DriveClient, artifact: ArtifactOut, target: string, version?: number): Promise<void> {
+  const at = version !== undefined ? `/versions/${version}` : '';
+  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}${at}/download`);
   if (!res.ok || !res.body) throw await DriveError.fromResponse(res);
   const bar = target === '-' ? undefined : progressBar(`get ${artifact.path}`, artifact.size_bytes);
   let done = 0;
@@ -221,6 +246,13 @@ async function download(client: DriveClient, artifact: ArtifactOut, target: stri
   });
   const sink = target === '-' ? process.stdout : createWriteStream(target);
   await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), count, sink, { end: target !== '-' });
+}
+
+interface RestoreOptions {
+  rename?: string;
+  overwrite?: boolean;
+  version?: number;
+  ifMatch?: number;
 }
 
 /** The id of the most recently deleted artifact that had this path. */

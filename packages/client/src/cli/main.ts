@@ -14,7 +14,9 @@ const program = new Command('agent-drive')
   .option('--url <url>', 'API origin (default: AGENT_DRIVE_URL, the logged-in server, or http://localhost:8080)')
   .option('--json', 'print JSON for scripts instead of human lines')
   .option('--actor <name>', 'X-Drive-Actor: who to name in the event log (attribution only)')
-  .version(packageVersion())
+  // No commander .version(): it would take `--version` anywhere on the line, and `cat`/`get`/`restore` have their own
+  // (`agent-drive --version`, first on the line, is read before parsing).
+  .addHelpText('after', '\n  agent-drive --version   print the program version')
   .addHelpText('after', EXIT_CODES_HELP)
   .showHelpAfterError()
   .exitOverride();
@@ -33,7 +35,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 try {
-  await program.parseAsync(process.argv);
+  if (['-V', '--version'].includes(process.argv[2] ?? '')) process.stdout.write(`${packageVersion()}\n`);
+  else await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     // --help and --version end here too, with exit code 0.
