@@ -25,16 +25,19 @@ export async function restoreVersion(
     checkNotWiki(current.path);
     if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
       throw preconditionFailed(current.version_number);
-    const v = await one<VersionRow & { labels: string[] | null; metadata: Record<string, unknown> | null }>(
-      w.tx,
-      `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`,
-      [input.artId, driveId, input.versionNumber],
-    );
+    const v = await one<
+      VersionRow & { labels: string[] | null; metadata: Record<string, unknown> | null; filename: string | null }
+    >(w.tx, `select * from artifact_versions where art_id = ? and drive_id = ? and version_number = ?`, [
+      input.artId,
+      driveId,
+      input.versionNumber,
+    ]);
     if (!v) throw noSuchVersion(input.artId, input.versionNumber);
     const row = (await one<ArtifactRow>(
       w.tx,
       `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
          labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
+         filename = coalesce(?, filename),
          updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
        where id = ? returning *`,
       [
@@ -45,6 +48,7 @@ export async function restoreVersion(
         v.labels !== null,
         v.labels ?? [],
         v.metadata ? JSON.stringify(v.metadata) : null,
+        v.filename,
         current.id,
       ],
     ))!;

@@ -14,9 +14,11 @@ export class Migration20261227000000_version_state_filenames extends Migration {
       add column metadata jsonb null,
       add column filename text null;`);
     this.addSql('alter table artifacts add column filename text null;');
+    this.addSql('alter table upload_sessions add column filename text null;');
   }
 
   override down(): void {
+    this.addSql('alter table upload_sessions drop column if exists filename;');
     this.addSql('alter table artifacts drop column if exists filename;');
     this.addSql(`alter table artifact_versions
       drop column if exists labels, drop column if exists metadata, drop column if exists filename;`);

@@ -1,11 +1,12 @@
-import { createWriteStream } from 'node:fs';
-import { basename } from 'node:path';
+import { createWriteStream, statSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
+import { suggestPaths } from '../names.js';
 import { allItems } from '../paging.js';
 import type { paths } from '../schema.js';
 import type { ArtifactOut } from '../types.js';
@@ -17,6 +18,27 @@ import { driveClient, resolveArtifact } from './session.js';
 type FileType = NonNullable<NonNullable<paths['/v0/artifacts']['get']['parameters']['query']>['file_type']>;
 
 const artifactLine = (a: ArtifactOut) => `${a.path}  (${a.art_id}, v${a.version_number}, ${humanSize(a.size_bytes)})`;
+
+/** A local target that names a directory: ends in a separator, or is one already. */
+const isDirectoryTarget = (file: string) => file.endsWith('/') || file.endsWith(sep) || isDirectory(file);
+const isDirectory = (file: string) => {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Where `put <file> [path]` writes: the given path, or (none, or a folder ending in /) the file's name mapped by the
+ * server's name rule; a mapped name is said on stderr and kept as the original file name.
+ */
+async function targetPath(client: DriveClient, file: string, path: string | undefined) {
+  if (path !== undefined && !path.endsWith('/')) return { path, filename: undefined };
+  const [named] = await suggestPaths(client, [basename(file)]);
+  if (named.mapped) process.stderr.write(`${named.name} → ${named.path}\n`);
+  return { path: `${path ?? ''}${named.path}`, filename: named.mapped ? named.name : undefined };
+}
 
 /** ls, cat, get, put, mv, cp, rm, restore, versions. */
 export function addFileCommands(program: Command): void {
@@ -67,7 +89,9 @@ export function addFileCommands(program: Command): void {
     .action(async (ref: string, file: string | undefined, opts: { version?: number }, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const artifact = await resolveArtifact(client, ref);
-      const target = file ?? basename(artifact.path);
+      // The name the file had when it was put (its original name), in a directory when the target is one.
+      const name = artifact.filename ?? basename(artifact.path);
+      const target = file === undefined ? name : isDirectoryTarget(file) ? join(file, name) : file;
       await download(client, artifact, target, opts.version);
       if (target !== '-') emit(globals(cmd).json, { ...artifact, file: target }, () => `${artifact.path} → ${target}`);
     });
@@ -76,7 +100,7 @@ export function addFileCommands(program: Command): void {
     .command('put')
     .description('upload a local file (or - for stdin) to a path; an existing path gets a new version')
     .argument('<file>', 'local file, or - to read stdin')
-    .argument('[path]', 'path in the drive (default: the file name)')
+    .argument('[path]', 'path in the drive, or a folder ending in / (default: the file name, mapped to path rules)')
     .option('--label <labels>', 'labels, comma-separated (repeatable)', collectLabels)
     .option('--metadata <json>', 'metadata, a JSON object', parseMetadata)
     .option('--content-type <type>', 'content type (default: from the extension)')
@@ -84,9 +108,12 @@ export function addFileCommands(program: Command): void {
     .option('--if-match <version>', 'only if the current version is this one (else exit 4)', positiveInt)
     .action(async (file: string, path: string | undefined, opts: PutOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      const target = path ?? (file === '-' ? undefined : basename(file));
-      if (!target) throw new DriveError(0, 'USAGE', 'put from stdin needs a path');
+      if (file === '-' && (path === undefined || path.endsWith('/')))
+        throw new DriveError(0, 'USAGE', 'put from stdin needs a path with a file name');
+      const named = await targetPath(client, file, path);
+      const target = named.path;
       const options = {
+        filename: named.filename,
         contentType: opts.contentType ?? contentTypeOf(target),
         labels: opts.label,
         metadata: opts.metadata,

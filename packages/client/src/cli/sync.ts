@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
+import { suggestPaths } from '../names.js';
 import { eachItem } from '../paging.js';
 import { uploadFile } from '../uploads.js';
 import { contentTypeOf, globals } from './command-kit.js';
@@ -17,6 +18,8 @@ interface Planned {
   file: string;
   remote: string;
   hash: string;
+  /** The local name, when the path was mapped from it. */
+  filename?: string;
 }
 
 /** `sync <dir> <prefix>`: one-way upload of the files whose content hash differs from the drive's. */
@@ -35,20 +38,31 @@ export function addSyncCommand(program: Command): void {
       const base = prefix.replace(/^\/+|\/+$/g, '');
       const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
       const local = await localFiles(dir);
+      // Local names as people have them, mapped to paths by the server's one rule (one batch: collisions numbered).
+      const names = await suggestPaths(
+        client,
+        local.map((file) => path.relative(dir, file).split(path.sep).join('/')),
+      );
       const changed: Planned[] = [];
       const unchanged: string[] = [];
-      for (const file of local) {
-        const remote = [base, path.relative(dir, file).split(path.sep).join('/')].filter(Boolean).join('/');
+      for (const [i, file] of local.entries()) {
+        const named = names[i];
+        const remote = [base, named.path].filter(Boolean).join('/');
+        if (named.mapped && !g.json) process.stderr.write(`${named.name} → ${named.path}\n`);
         const hash = await sha256Of(file);
+        const filename = named.mapped ? path.basename(file) : undefined;
         if (remoteHashes.get(remote) === hash) unchanged.push(remote);
-        else changed.push({ file, remote, hash });
+        else changed.push({ file, remote, hash, filename });
       }
       const failed: { path: string; code: string; message: string }[] = [];
       const uploaded: string[] = [];
       if (!opts.dryRun)
         for (const item of changed) {
           try {
-            await uploadFile(client, item.remote, item.file, { contentType: contentTypeOf(item.file) });
+            await uploadFile(client, item.remote, item.file, {
+              contentType: contentTypeOf(item.file),
+              filename: item.filename,
+            });
             uploaded.push(item.remote);
             if (!g.json) process.stdout.write(`uploaded ${item.remote}\n`);
           } catch (err) {
