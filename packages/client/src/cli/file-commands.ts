@@ -40,7 +40,7 @@ async function targetPath(client: DriveClient, file: string, path: string | unde
   return { path: `${path ?? ''}${named.path}`, filename: named.mapped ? named.name : undefined };
 }
 
-/** ls, cat, get, put, mv, cp, rm, restore, versions. */
+/** ls, cat, get, put, mv, cp, mkdir, rm, restore, versions. */
 export function addFileCommands(program: Command): void {
   program
     .command('ls')
@@ -154,6 +154,22 @@ export function addFileCommands(program: Command): void {
         client.api.POST('/v0/artifacts/{art_id}/copy', { params: { path: { art_id } }, body: { path: to } }),
       );
       emit(globals(cmd).json, copy, () => artifactLine(copy));
+    });
+
+  program
+    .command('mkdir')
+    .description('make a folder (and its parents); an existing one is kept')
+    .argument('<path>', 'folder path')
+    .option('--description <text>', 'what the folder holds')
+    .action(async (path: string, opts: { description?: string }, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const folder = await ok(
+        client.api.POST('/v0/folders/{path}', {
+          params: { path: { path: path.replace(/^\/+|\/+$/g, '') } },
+          body: opts.description !== undefined ? { description: opts.description } : {},
+        }),
+      );
+      emit(globals(cmd).json, folder, () => `${folder.path}  (${folder.fld_id})`);
     });
 
   program
