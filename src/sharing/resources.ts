@@ -28,7 +28,7 @@ export async function resolveResource(
   const f = await one<{ id: string }>(
     db,
     `select id from folders where drive_id = ? and path = ? and deleted_at is null`,
-    [rc.principal.driveId, canonicalFolderPath(trimmed)],
+    [rc.principal.driveId, canonicalFolderPath(trimmed.replace(/\/+$/, ''))],
   );
   if (f) return { fldId: f.id };
   // A folder only the paths under it imply: sharing or granting it makes its record, as mkdir would.

@@ -52,6 +52,19 @@ describe('implied folders', () => {
     }
   });
 
+  it('a folder path is at most 256 characters as sent, slashes included (as the OpenAPI document declares)', async () => {
+    const d = await driveClient(api, await createTenant(api.ctx));
+    const long = 'a'.repeat(256);
+    const wrapped = await d.call('PATCH', `/v0/folders/%2F${long}%2F`, { json: { description: 'x' } });
+    expect(wrapped.code).toBe('INVALID_PATH');
+    expect((await d.call('POST', `/v0/folders/${long}`)).status).toBeLessThan(300);
+    const bare = await d.call('PATCH', `/v0/folders/${long}`, { json: { description: 'x' } });
+    expect(bare.status, bare.bytes.toString()).toBe(200);
+    const doc = (await d.get('/openapi.json')).json;
+    const param = doc.paths['/v0/folders/{path}'].patch.parameters.find((p: { name: string }) => p.name === 'path');
+    expect(param.schema.maxLength).toBe(256);
+  });
+
   it('CLI: share an implied folder; mkdir', async () => {
     const tenant = await createTenant(api.ctx);
     const d = await driveClient(api, tenant);
