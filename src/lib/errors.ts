@@ -85,6 +85,7 @@ export const ERROR_CATALOGUE = {
   },
   DRIVE_UNCLAIMED: { status: 403, meaning: 'the action needs a claimed drive (API keys are minted after the claim)' },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
+  WIKI_DISABLED: { status: 409, meaning: 'the wiki is off: no language model is configured' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },

@@ -8,6 +8,7 @@ import { hasPrefix } from '../lib/ids.js';
 import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
+import { stripLeadingSlashes, withPathNote } from './path-args.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 import { RpcError, INVALID_PARAMS } from './protocol.js';
 import { argumentProblems, argumentsJsonSchema } from './tool-schemas.js';
@@ -69,12 +70,13 @@ export class ToolSet {
     const tool = this.tools.get(name);
     if (!tool)
       throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
-    const parsed = tool.args.safeParse(args ?? {});
+    const bare = stripLeadingSlashes(args ?? {});
+    const parsed = tool.args.safeParse(bare.args);
     if (!parsed.success) {
       const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
       return errorResult(new AppError('VALIDATION_ERROR', problems.message, { arguments: problems.arguments }));
     }
-    return tool.run(parsed.data);
+    return withPathNote(await tool.run(parsed.data), bare.note);
   }
 }
 

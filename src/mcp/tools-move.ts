@@ -102,9 +102,9 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Restore from trash, or an earlier version',
       description:
-        'Brings a deleted artifact back (art_ id, or the path it had: the last one deleted there). If its path is ' +
-        'taken (PATH_OCCUPIED): rename=new path, or overwrite=true to trash the occupant. With version=N, the live ' +
-        "artifact the ref names gets a new current version holding version N's bytes, labels and metadata.",
+        'Brings a deleted artifact back (art_ id, or the path it had). If its path is taken (PATH_OCCUPIED): ' +
+        'rename=new path, or overwrite=true to trash the occupant. version=N: a live artifact gets a new current ' +
+        "version holding version N's bytes, labels and metadata.",
       input: {
         ref: refArg,
         rename: pathArg.optional(),
