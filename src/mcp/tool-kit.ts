@@ -141,9 +141,12 @@ export function defineTool<I extends z.ZodRawShape>(
         );
       }
       // A client that shows only structuredContent would hide an image or embedded file: such an answer has none,
-      // and its text is the whole structured answer.
-      if (answer.extra?.length)
-        return { content: [{ type: 'text', text: JSON.stringify(answer.structured) }, ...answer.extra] };
+      // and its text blocks carry the whole structured answer.
+      // It opens with the one-line summary; the record follows on the next line as JSON without its null fields.
+      if (answer.extra?.length) {
+        const record = Object.fromEntries(Object.entries(answer.structured).filter(([, v]) => v !== null));
+        return { content: [{ type: 'text', text: `${answer.text}\n${JSON.stringify(record)}` }, ...answer.extra] };
+      }
       return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
     } catch (err) {
       return errorResult(toAppError(env, name, err));
