@@ -19,6 +19,8 @@ type FileType = NonNullable<NonNullable<paths['/v0/artifacts']['get']['parameter
 
 const artifactLine = (a: ArtifactOut) => `${a.path}  (${a.art_id}, v${a.version_number}, ${humanSize(a.size_bytes)})`;
 
+const TEXTUAL = /^(text\/|application\/(json|xml|yaml|javascript|x-tex|x-typst)|image\/svg\+xml)/i;
+
 /** A local target that names a directory: ends in a separator, or is one already. */
 const isDirectoryTarget = (file: string) => file.endsWith('/') || file.endsWith(sep) || isDirectory(file);
 const isDirectory = (file: string) => {
@@ -75,9 +77,18 @@ export function addFileCommands(program: Command): void {
     .description('print an artifact (by path or art_ id) to stdout')
     .argument('<artifact>', 'path or art_ id')
     .option('--version <n>', 'print this earlier version', positiveInt)
-    .action(async (ref: string, opts: { version?: number }, cmd: Command) => {
+    .option('--force', 'print binary content to a terminal too')
+    .action(async (ref: string, opts: { version?: number; force?: boolean }, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      await download(client, await resolveArtifact(client, ref), '-', opts.version);
+      const artifact = await resolveArtifact(client, ref);
+      // Binary bytes would garble a terminal: refused there unless forced (a pipe or a file gets them).
+      if (process.stdout.isTTY && !opts.force && !TEXTUAL.test(artifact.content_type))
+        throw new DriveError(
+          0,
+          'USAGE',
+          `${artifact.path} is ${artifact.content_type}, not text: use get to save it, or cat --force`,
+        );
+      await download(client, artifact, '-', opts.version);
     });
 
   program

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { DriveError } from '../errors.js';
+import { DriveError, networkCause } from '../errors.js';
 import { addConnectCommands } from './connect-commands.js';
 import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
@@ -42,7 +42,7 @@ try {
     // --help and --version end here too, with exit code 0.
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
-    const message = err instanceof DriveError ? `${err.code}: ${err.message}` : (err as Error).message;
+    const message = err instanceof DriveError ? `${err.code}: ${err.message}` : networkCause(err as Error);
     process.stderr.write(`agent-drive: ${message}\n`);
     process.exitCode = exitCodeOf(err);
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
@@ -32,12 +32,13 @@ export function addSyncCommand(program: Command): void {
     .argument('<dir>', 'local folder')
     .argument('<prefix>', 'path prefix in the drive')
     .option('--dry-run', 'say what would be uploaded, upload nothing')
-    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean }, cmd: Command) => {
+    .option('--all', 'include .git, node_modules and dotfiles (.gitignore and .driveignore still apply)')
+    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean; all?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const client = driveClient(g);
       const base = prefix.replace(/^\/+|\/+$/g, '');
       const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
-      const local = await localFiles(dir);
+      const local = await localFiles(dir, !!opts.all);
       // Local names as people have them, mapped to paths by the server's one rule (one batch: collisions numbered).
       const names = await suggestPaths(
         client,
@@ -96,13 +97,47 @@ async function remoteHashesUnder(client: DriveClient, prefix: string): Promise<M
   return hashes;
 }
 
-/** Regular files under dir, recursively, in a stable order; symbolic links are not followed. */
-async function localFiles(dir: string): Promise<string[]> {
+/**
+ * Regular files under dir, recursively, in a stable order; symbolic links are not followed. Skipped: `.git`,
+ * `node_modules` and dotfiles (unless `all`), and what the root's `.gitignore` and `.driveignore` name.
+ */
+async function localFiles(dir: string, all: boolean): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const ignored = await ignoreRules(dir);
   return entries
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name))
+    .filter((file) => {
+      const rel = path.relative(dir, file).split(path.sep);
+      if (!all && rel.some((seg) => seg.startsWith('.') || seg === 'node_modules')) return false;
+      return !ignored(rel);
+    })
     .sort();
+}
+
+/**
+ * The common subset of gitignore patterns: one per line, `#` comments, `*` and `?` within a segment, `**` across
+ * segments, a trailing `/` for folders, a leading `/` anchored at the root; `!` negations are not supported.
+ */
+async function ignoreRules(dir: string): Promise<(rel: string[]) => boolean> {
+  const lines: string[] = [];
+  for (const name of ['.gitignore', '.driveignore'])
+    lines.push(...(await readFile(path.join(dir, name), 'utf8').catch(() => '')).split(/\r?\n/));
+  const patterns = lines
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
+    .map((l) => {
+      const anchored = l.startsWith('/') || l.replace(/\/$/, '').includes('/');
+      const body = l
+        .replace(/^\/|\/$/g, '')
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*\*/g, '\u0000')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]')
+        .replace(/\u0000/g, '.*');
+      return new RegExp(`${anchored ? '^' : '(^|/)'}${body}(/|$)`);
+    });
+  return (rel) => patterns.some((re) => re.test(rel.join('/')));
 }
 
 async function sha256Of(file: string): Promise<string> {
