@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DriveClient, ok, suggestPaths } from '../../packages/client/src/index.js';
 import { driveClient } from '../artifacts/client.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshConfigHome, runCli } from '../helpers/cli.js';
@@ -92,5 +93,19 @@ describe('a CLI that feels finished', () => {
     // Not a terminal here (a pipe): the bytes are printed as asked.
     const cat = await runCli(['cat', 'm/dot.png'], env);
     expect(cat.code, cat.stderr).toBe(0);
+  });
+
+  it('SDK: parameters with server defaults are optional (find and search without label or modality); suggestPaths', async () => {
+    const tenant = await createTenant(api.ctx);
+    const client = new DriveClient({ baseUrl: api.url, credential: { apiKey: tenant.apiKey } });
+    // These calls type-check only because label and modality are optional in the generated types.
+    const found = await ok(client.api.GET('/v0/find', { params: { query: { q: 'anything', mode: 'lexical' } } }));
+    expect(found.items).toEqual([]);
+    const searched = await ok(client.api.GET('/v0/search', { params: { query: { q: 'anything' } } }));
+    expect(searched.items).toEqual([]);
+    expect(await suggestPaths(client, ['Meeting notes (draft).md', 'plain.md'])).toEqual([
+      { name: 'Meeting notes (draft).md', path: 'Meeting-notes-draft.md', mapped: true },
+      { name: 'plain.md', path: 'plain.md', mapped: false },
+    ]);
   });
 });

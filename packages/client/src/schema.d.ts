@@ -15293,7 +15293,7 @@ export interface operations {
         parameters: {
             query: {
                 q: string;
-                label: string[];
+                label?: string[];
                 file_type?: string;
                 prefix?: string;
                 updated_after?: string;
@@ -15495,8 +15495,8 @@ export interface operations {
             query: {
                 q: string;
                 mode?: "hybrid" | "lexical" | "semantic";
-                modality: ("text" | "code" | "pdf" | "image" | "audio" | "video")[];
-                label: string[];
+                modality?: ("text" | "code" | "pdf" | "image" | "audio" | "video")[];
+                label?: string[];
                 file_type?: string;
                 prefix?: string;
                 updated_after?: string;
