@@ -18,6 +18,7 @@ import { healthRouter } from './routes/health.js';
 import { mcpOAuthRouter } from './routes/mcp-oauth.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
+import { pathsRouter } from './routes/paths.js';
 import { projectsRouter } from './routes/projects.js';
 import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
@@ -68,6 +69,7 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
     apiKeysRouter(ctx),
     artifactsRouter(ctx),
     artifactContentRouter(ctx),
+    pathsRouter(),
     foldersRouter(ctx),
     eventsRouter(ctx),
     webhooksRouter(ctx),

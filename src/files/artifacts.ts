@@ -65,6 +65,8 @@ export interface PutInput {
   actor: string | null;
   changeSummary: string | null;
   ifMatch?: number;
+  /** The original file name (X-Drive-Filename); omitted keeps it on overwrite. */
+  filename?: string;
   /** Write only over this artifact (upload by id): 404 when the path no longer holds it. */
   artId?: string;
   /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
@@ -199,8 +201,8 @@ async function insertArtifact(
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
     w.tx,
-    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
-     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
+     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
      on conflict (drive_id, path) where deleted_at is null do nothing
      returning *`,
     [
@@ -215,6 +217,7 @@ async function insertArtifact(
       JSON.stringify(input.metadata ?? {}),
       input.source ? JSON.stringify(input.source) : null,
       'private',
+      input.filename ?? null,
     ],
   );
   if (!row) return undefined;
@@ -250,7 +253,8 @@ async function appendVersion(
     w.tx,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
-       source = case when ? then ?::jsonb else source end, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
+       source = case when ? then ?::jsonb else source end, filename = coalesce(?, filename),
+       updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
      where id = ? returning *`,
     [
       body.size,
@@ -262,6 +266,7 @@ async function appendVersion(
       input.metadata ? JSON.stringify(input.metadata) : null,
       input.source !== undefined,
       input.source ? JSON.stringify(input.source) : null,
+      input.filename ?? null,
       current.id,
     ],
   ))!;
@@ -284,7 +289,7 @@ async function appendVersion(
 }
 
 /** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
-async function addVersion(
+export async function addVersion(
   ctx: AppContext,
   tx: Db,
   a: ArtifactRow,
@@ -295,9 +300,22 @@ async function addVersion(
 ): Promise<void> {
   await rows(
     tx,
-    `insert into artifact_versions (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [a.id, a.drive_id, a.version_number, a.size_bytes, a.hash, a.content_type, actor, changeSummary],
+    `insert into artifact_versions
+       (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
+     values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)`,
+    [
+      a.id,
+      a.drive_id,
+      a.version_number,
+      a.size_bytes,
+      a.hash,
+      a.content_type,
+      actor,
+      changeSummary,
+      a.labels,
+      JSON.stringify(a.metadata),
+      a.filename ?? null,
+    ],
   );
   await pinBlob(tx, a.hash, justWritten);
   await reserveStorage(
@@ -369,8 +387,8 @@ export async function copyArtifact(
     try {
       row = await one<ArtifactRow>(
         w.tx,
-        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility)
-         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?)
+        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
+         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
          on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
         [
           newId('art'),
@@ -384,6 +402,7 @@ export async function copyArtifact(
           JSON.stringify(src.metadata),
           JSON.stringify(source),
           'private',
+          src.filename,
         ],
       );
     } catch (err) {

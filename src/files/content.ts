@@ -6,6 +6,7 @@ import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } 
 import { artifactNotFound, getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
 import { authorize } from '../access/authorize.js';
 import { checkPath } from './artifact-rules.js';
+import { downloadName } from './file-names.js';
 import { getVersion, noSuchVersion } from './versions.js';
 
 /** Reading stored bytes: which blob an artifact (or one of its versions) is, its bytes, and download URLs. */
@@ -16,8 +17,10 @@ export interface BlobRef {
   hash: string;
   size: number;
   contentType: string;
-  /** The artifact's current path (the download's filename). */
+  /** The artifact's current path. */
   path: string;
+  /** The name a download carries when known: the original file name while it still describes the path. */
+  filename?: string;
   versionNumber: number;
 }
 
@@ -44,6 +47,7 @@ export async function artifactContent(rc: RequestContext, target: ContentTarget)
     size: Number(at.size_bytes),
     contentType: at.content_type,
     path: a.path,
+    filename: downloadName(a.path, (at as { filename?: string | null }).filename ?? a.filename),
     versionNumber: at.version_number,
   };
 }
@@ -104,7 +108,7 @@ export async function downloadUrl(
 ): Promise<DownloadUrl> {
   const { config } = rc.app;
   const blob = await artifactContent(rc, target);
-  const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
+  const filename = blobName(blob);
   // `signed`: always the signed URL, for a caller whose credential the proxy download does not take (MCP OAuth).
   if (!opts.signed && blob.size <= config.limits.signedDownloadThresholdBytes) {
     const byId = `${config.http.baseUrl}/v0/artifacts/${blob.artId}`;
@@ -135,6 +139,10 @@ export function blobOfRow(a: ArtifactRow): BlobRef {
     size: Number(a.size_bytes),
     contentType: a.content_type,
     path: a.path,
+    filename: downloadName(a.path, a.filename),
     versionNumber: a.version_number,
   };
 }
+
+/** The name a download of this blob carries (the path's last segment when no original name is known). */
+export const blobName = (blob: BlobRef) => blob.filename ?? downloadName(blob.path, null);

@@ -30,6 +30,8 @@ export type FolderRef = { id: string } | { path: string };
 
 /** Folder paths are accepted with or without a leading/trailing slash and stored without them. */
 export function canonicalFolderPath(path: string): string {
+  // The path as given counts, slashes included: the OpenAPI document declares 256 characters for the whole form.
+  if (path.length > 256) checkPath(path);
   return checkPath(path.replace(/^\//, '').replace(/\/$/, ''));
 }
 

@@ -61,7 +61,14 @@ function compile(input: GrepInput): RE2JS {
   }
 }
 
+/** The wiki's reads when no language model is configured: its pages are never built (docs/decisions/mcp.md). */
+export function checkWikiAvailable(rc: RequestContext): void {
+  if (!rc.app.config.llm)
+    throw new AppError('WIKI_DISABLED', 'the wiki is off: this server has no language model configured (LLM_URL)');
+}
+
 export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promise<GrepResult> {
+  if (input.wiki) checkWikiAvailable(rc);
   const re = compile(input);
   const deadline = Date.now() + input.timeMs;
   let after = input.cursor

@@ -5,6 +5,7 @@ import { hasPrefix } from '../lib/ids.js';
 import { checkNotWiki, checkSource } from './artifact-rules.js';
 import { artifactByRef, resolveRef } from './refs.js';
 import { deleteArtifact, restoreArtifact, trashedAt } from './trash.js';
+import { restoreVersion } from './version-restore.js';
 
 /** Move, copy and delete by a ref as agents give it (art_/fld_ id or path): the artifact or the folder it names. */
 
@@ -51,8 +52,18 @@ export async function copyByRef(rc: RequestContext, input: { ref: string; path: 
   return { from, copy };
 }
 
-/** Restores a trashed artifact named by its art_ id or by the path it had (the one deleted last there). */
-export async function restoreByRef(rc: RequestContext, input: { ref: string; rename?: string; overwrite: boolean }) {
+/**
+ * Restores a trashed artifact named by its art_ id or by the path it had (the one deleted last there); with `version`,
+ * the live artifact the ref names gets a new current version holding that version (src/files/version-restore.ts).
+ */
+export async function restoreByRef(
+  rc: RequestContext,
+  input: { ref: string; rename?: string; overwrite: boolean; version?: number; ifMatch?: number },
+) {
+  if (input.version !== undefined) {
+    const live = await artifactByRef(rc, input.ref);
+    return restoreVersion(rc, { artId: live.id, versionNumber: input.version, ifMatch: input.ifMatch });
+  }
   const artId = hasPrefix(input.ref, 'art') ? input.ref : await trashedAt(rc, input.ref);
   return restoreArtifact(rc, { artId, rename: input.rename, overwrite: input.overwrite });
 }

@@ -57,6 +57,24 @@ export async function folderImpliedAt(rc: RequestContext, path: string): Promise
 }
 
 /**
+ * A read-only lookup (MCP `lookup`): as resolveRef, and a folder only paths imply is answered as such (`implied`, with
+ * no record: a read makes none; a share, grant or compile on it makes the record then).
+ */
+export async function lookupRef(
+  rc: RequestContext,
+  ref: string,
+): Promise<Resolved | { kind: 'implied'; path: string; artifacts: boolean }> {
+  try {
+    return await resolveRef(rc, ref);
+  } catch (err) {
+    if (!(err instanceof AppError) || hasPrefix(ref, 'fld') || hasPrefix(ref, 'art')) throw err;
+    const prefix = `${ref.replace(/^\/+|\/+$/g, '')}/`;
+    if (prefix === '/' || !(await listArtifacts(rc, { prefix, labels: [], limit: 1 })).items.length) throw err;
+    return { kind: 'implied', path: prefix, artifacts: true };
+  }
+}
+
+/**
  * Nothing lives at a path: one code per kind of thing, as REST answers it. A path ending in "/" names a folder (the
  * folders' NOT_FOUND); any other path is an artifact's (ARTIFACT_NOT_FOUND), even when a folder was tried too.
  */

@@ -10,6 +10,7 @@ import {
   type Source,
   type Visibility,
 } from './artifact-rules.js';
+import { checkFilename } from './file-names.js';
 
 /**
  * An upload's fields as a door received them, checked by the upload operation itself (every door gets the same rules
@@ -31,6 +32,8 @@ export interface UploadFields {
   ifMatch?: number;
   /** If-Match as sent (`3`, `"3"`, `W/"3"`), parsed here after the value checks. */
   ifMatchHeader?: string;
+  /** The original file name a person gave (X-Drive-Filename, decoded); kept beside the path. */
+  filename?: string;
 }
 
 /** The checked fields. */
@@ -42,6 +45,7 @@ export interface CheckedUpload {
   visibility?: Visibility;
   changeSummary: string | null;
   ifMatch?: number;
+  filename?: string;
 }
 
 function parseJson(value: string, code: ErrorCode, message: string): unknown {
@@ -77,5 +81,6 @@ export function checkUploadFields(f: UploadFields, path?: string): CheckedUpload
   const changeSummary = checkChangeSummary(f.changeSummary);
   const ifMatch = f.ifMatchHeader !== undefined ? parseIfMatch(f.ifMatchHeader) : f.ifMatch;
   const contentType = f.contentType ?? (f.sentAsText && path !== undefined ? textContentType(path) : undefined);
-  return { contentType, labels, metadata, source, visibility, changeSummary, ifMatch };
+  const filename = f.filename !== undefined ? checkFilename(f.filename) : undefined;
+  return { contentType, labels, metadata, source, visibility, changeSummary, ifMatch, filename };
 }

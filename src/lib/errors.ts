@@ -34,6 +34,10 @@ export const ERROR_CATALOGUE = {
   INVALID_ACTOR: { status: 400, meaning: 'X-Drive-Actor is over 64 characters' },
   INVALID_IF_MATCH: { status: 400, meaning: 'If-Match is not a version number' },
   INVALID_CHANGE_SUMMARY: { status: 400, meaning: 'change summary is over 1000 characters' },
+  INVALID_FILENAME: {
+    status: 400,
+    meaning: 'X-Drive-Filename is not 1-255 characters of a file name (RFC 8187 encoded)',
+  },
   INVALID_CONTENT_TYPE: { status: 400, meaning: 'content type is not 1-255 printable ASCII characters' },
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },
   BAD_VISIBILITY: { status: 400, meaning: 'visibility is neither private nor public' },
@@ -86,6 +90,7 @@ export const ERROR_CATALOGUE = {
       'the credential is read-only (scope drive:read or a read-only API key): it reads, lists, searches and finds, never writes',
   },
   WIKI_RESERVED: { status: 403, meaning: 'write or delete under _wiki/' },
+  WIKI_DISABLED: { status: 409, meaning: 'the wiki is off: no language model is configured' },
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },

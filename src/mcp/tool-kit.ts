@@ -8,6 +8,7 @@ import { hasPrefix } from '../lib/ids.js';
 import type { Authenticated } from '../identity/authenticate.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchService } from '../search/service.js';
+import { stripLeadingSlashes, withPathNote } from './path-args.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 import { refuseReadOnlyWrite } from '../access/authorize.js';
 import { RpcError, INVALID_PARAMS } from './protocol.js';
@@ -79,12 +80,13 @@ export class ToolSet {
       throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
     // A write tool of a read-only credential refuses before its arguments are judged (its run starts with the refusal).
     if (tool.hidden) return tool.run({});
-    const parsed = tool.args.safeParse(args ?? {});
+    const bare = stripLeadingSlashes(args ?? {});
+    const parsed = tool.args.safeParse(bare.args);
     if (!parsed.success) {
       const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
       return errorResult(new AppError('VALIDATION_ERROR', problems.message, { arguments: problems.arguments }));
     }
-    return tool.run(parsed.data);
+    return withPathNote(await tool.run(parsed.data), bare.note);
   }
 }
 
@@ -151,9 +153,12 @@ export function defineTool<I extends z.ZodRawShape>(
         );
       }
       // A client that shows only structuredContent would hide an image or embedded file: such an answer has none,
-      // and its text is the whole structured answer.
-      if (answer.extra?.length)
-        return { content: [{ type: 'text', text: JSON.stringify(answer.structured) }, ...answer.extra] };
+      // and its text blocks carry the whole structured answer.
+      // It opens with the one-line summary; the record follows on the next line as JSON without its null fields.
+      if (answer.extra?.length) {
+        const record = Object.fromEntries(Object.entries(answer.structured).filter(([, v]) => v !== null));
+        return { content: [{ type: 'text', text: `${answer.text}\n${JSON.stringify(record)}` }, ...answer.extra] };
+      }
       return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
     } catch (err) {
       return errorResult(toAppError(env, name, err));

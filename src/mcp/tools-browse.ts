@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
-import { resolveRef, versionsByRef } from '../files/refs.js';
+import { lookupRef, versionsByRef } from '../files/refs.js';
 import { artifactOut, type ArtifactOut } from '../shapes/artifacts.js';
 import { driveOverviewOut } from '../shapes/drives.js';
 import { driveUsageOut } from '../shapes/usage.js';
@@ -148,7 +148,12 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const found = await resolveRef(rc, args.ref);
+      const found = await lookupRef(rc, args.ref);
+      if (found.kind === 'implied')
+        return {
+          structured: { kind: 'folder', folder: { path: found.path, fld_id: null, implied: true } },
+          text: `folder ${found.path} (implied by the paths under it; share, grant or compile it and it gets a record)`,
+        };
       if (found.kind === 'artifact') {
         const a = out(found.artifact);
         return {

@@ -100,14 +100,23 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
     env,
     'restore',
     {
-      title: 'Restore from trash',
+      title: 'Restore from trash, or an earlier version',
       description:
-        'Brings a deleted artifact back (art_ id, or the path it had: the last one deleted there). If its path is ' +
-        'taken (PATH_OCCUPIED): rename=new path, or overwrite=true to trash the occupant.',
+        'Brings a deleted artifact back (art_ id, or the path it had). If its path is taken (PATH_OCCUPIED): ' +
+        'rename=new path, or overwrite=true to trash the occupant. version=N: a live artifact gets a new current ' +
+        "version holding version N's bytes, labels and metadata.",
       input: {
         ref: refArg,
         rename: pathArg.optional(),
         overwrite: z.boolean().default(false),
+        version: z
+          .number()
+          .int()
+          .min(1)
+          .max(2 ** 31 - 1)
+          .optional()
+          .describe('restore this earlier version of a live artifact'),
+        if_match: ifMatchArg,
         actor: actorArg,
       },
       annotations: writes(false, false),
@@ -118,9 +127,26 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
         throw new AppError('VALIDATION_ERROR', 'restore: give rename or overwrite=true, not both', {
           arguments: ['rename', 'overwrite'],
         });
+      if (args.version !== undefined && (args.rename !== undefined || args.overwrite))
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'restore: version restores a live artifact; rename and overwrite are for the trash',
+          {
+            arguments: ['version'],
+          },
+        );
       try {
-        const a = out(await restoreByRef(rc, { ref: args.ref, rename: args.rename, overwrite: args.overwrite }));
-        return { structured: a, text: `Restored ${artifactLine(a)}` };
+        const a = out(
+          await restoreByRef(rc, {
+            ref: args.ref,
+            rename: args.rename,
+            overwrite: args.overwrite,
+            version: args.version,
+            ifMatch: args.if_match,
+          }),
+        );
+        const what = args.version !== undefined ? `version ${args.version} as ` : '';
+        return { structured: a, text: `Restored ${what}${artifactLine(a)}` };
       } catch (err) {
         throw err instanceof AppError && err.code === 'PATH_OCCUPIED' ? occupied(err, args.ref) : err;
       }

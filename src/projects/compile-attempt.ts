@@ -10,6 +10,8 @@ import { systemRequestContext } from '../platform/request-context.js';
 import { uploadArtifact } from '../files/artifacts.js';
 import { readContent } from '../files/content.js';
 import { rows } from '../db/sql.js';
+import { getLiveArtifactByPath } from '../records/artifact-records.js';
+import { createHash } from 'node:crypto';
 import { engineUnavailable } from './engine-availability.js';
 import { runEngine, type EngineRun } from './engines.js';
 import {
@@ -47,6 +49,8 @@ interface InputFile extends FileRef {
   hash: string;
   size_bytes: string | number;
   content_type: string;
+  /** When the file last changed (seconds): the newest one dates the PDF, so unchanged sources give the same bytes. */
+  updated_s: string | number;
 }
 
 /**
@@ -68,7 +72,8 @@ async function snapshotFiles(
     : '';
   return rows<InputFile>(
     app.orm.em.fork(),
-    `select a.id as art_id, a.path, a.version_number, a.hash, a.size_bytes, a.content_type from artifacts a
+    `select a.id as art_id, a.path, a.version_number, a.hash, a.size_bytes, a.content_type,
+            extract(epoch from a.updated_at)::bigint as updated_s from artifacts a
       where a.drive_id = ? and a.deleted_at is null and left(a.path, ?) = ? and a.path <> ? ${hidden} order by a.path`,
     [driveId, folderPath.length + 1, `${folderPath}/`, outputPath, ...(restricted ? [`${folderPath}/`] : [])],
   );
@@ -170,6 +175,7 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
       searchPath: c.enginePath,
       dir,
       entrypoint: job.entrypoint,
+      sourceDateEpoch: Math.max(0, ...files.map((f) => Number(f.updated_s))),
       timeoutS: hooks.timeoutS,
       memoryMb: c.memoryMb,
       fileMaxMb: c.fileMaxMb,
@@ -196,6 +202,12 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
         .slice(0, 63)
         .map((f) => ({ type: 'artifact', id: f.art_id, metadata: { path: f.path, version_number: f.version_number } })),
     ];
+    // The same bytes as the current PDF: no new version (a recompile of unchanged sources).
+    const unchanged = await unchangedOutput(app, job.drive_id, outputPath, run.pdfPath);
+    if (unchanged) {
+      const outputs = [{ art_id: unchanged.id, path: unchanged.path, version_number: unchanged.version_number }];
+      return (await finishJob(app, jobId, { status: 'succeeded', outputs, pageCount, ...common }))!;
+    }
     let pdf;
     // Opened before the upload starts and closed after, so the scratch directory's removal never races it.
     const handle = await open(run.pdfPath, 'r');
@@ -220,4 +232,14 @@ export async function runCompileAttempt(app: AppContext, jobId: string, hooks: C
     hooks.signal.removeEventListener('abort', onCancel);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The live artifact at the output path when it already holds exactly these bytes (same SHA-256). */
+async function unchangedOutput(app: AppContext, driveId: string, outputPath: string, pdfPath: string) {
+  const current = await getLiveArtifactByPath(app.orm.em.fork(), driveId, outputPath);
+  if (!current) return undefined;
+  const digest = createHash('sha256')
+    .update(await readFile(pdfPath))
+    .digest('hex');
+  return current.hash.replace(/^sha256:/, '') === digest ? current : undefined;
 }

@@ -39,6 +39,8 @@ export interface EngineRequest {
   /** The scratch directory holding the project's files (the project folder's root). */
   dir: string;
   entrypoint: string;
+  /** The PDF's creation date (SOURCE_DATE_EPOCH): the same sources give the same bytes. */
+  sourceDateEpoch?: number;
   timeoutS: number;
   memoryMb: number;
   /** Largest file the engine may write (the PDF included). */
@@ -145,6 +147,7 @@ export async function runEngine(r: EngineRequest): Promise<EngineRun> {
       openout_any: 'p',
       openin_any: 'p',
       shell_escape: 'f',
+      ...(r.sourceDateEpoch ? { SOURCE_DATE_EPOCH: String(r.sourceDateEpoch), FORCE_SOURCE_DATE: '1' } : {}),
     },
   });
   const pid = child.pid!;

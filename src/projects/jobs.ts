@@ -106,21 +106,37 @@ const TASK_ENGINE: Record<CompileTask, Engine | undefined> = {
 };
 
 /**
+ * With no entrypoint given or configured: the folder's own `main.typ` or `main.tex` when it holds exactly one of them,
+ * else its single `.typ` or `.tex` file (at the folder's top); the engine then follows the extension.
+ */
+async function inferEntrypoint(db: Db, driveId: string, folderPath: string): Promise<string> {
+  const prefix = `${folderPath.replace(/^\/+|\/+$/g, '')}/`;
+  const found = await rows<{ path: string }>(
+    db,
+    `select path from artifacts where drive_id = ? and deleted_at is null and starts_with(path, ?)
+       and (path like '%.typ' or path like '%.tex') order by path limit 50`,
+    [driveId, prefix],
+  );
+  const top = found.map((r) => r.path.slice(prefix.length)).filter((p) => !p.includes('/'));
+  const mains = top.filter((p) => p === 'main.typ' || p === 'main.tex');
+  const pick = mains.length === 1 ? mains[0] : mains.length === 0 && top.length === 1 ? top[0] : undefined;
+  if (pick) return pick;
+  const candidates = top.length ? `; candidates: ${top.slice(0, 10).join(', ')}` : '; the folder holds no .typ or .tex';
+  throw new AppError('INVALID_ENTRYPOINT', `no entrypoint: pass one (e.g. main.typ or main.tex)${candidates}`, {
+    argument: 'entrypoint',
+  });
+}
+
+/**
  * POST /v0/projects/{fld_id}/jobs: resolves entrypoint and engine (options, then the project
  * config, then the extension), records the job `queued` and starts its workflow.
  */
 export async function enqueueCompile(rc: RequestContext, fldId: string, input: EnqueueInput): Promise<JobRow> {
   const app = rc.app;
   const db = app.orm.em.fork();
-  const { driveId, owner } = await projectFolder(rc, fldId, 'can_manage');
+  const { driveId, owner, folder } = await projectFolder(rc, fldId, 'can_manage');
   const project = await findProjectRow(db, driveId, fldId);
-  const raw = input.entrypoint ?? project?.entrypoint;
-  if (!raw)
-    throw new AppError(
-      'INVALID_ENTRYPOINT',
-      'no entrypoint: pass the entrypoint (e.g. main.tex) or set it in the project config',
-      { argument: 'entrypoint' },
-    );
+  const raw = input.entrypoint ?? project?.entrypoint ?? (await inferEntrypoint(db, driveId, folder.path));
   const entrypoint = checkEntrypoint(raw);
   const engine = resolveEngine(
     entrypoint,

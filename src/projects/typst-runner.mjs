@@ -25,6 +25,8 @@ if (failed || !result.result) {
   console.log('typst: compilation failed, no PDF written');
   process.exit(1);
 }
-const pdf = compiler.pdf(result.result);
+// SOURCE_DATE_EPOCH (set by engines.ts from the newest source) dates the PDF: unchanged sources, same bytes.
+const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+const pdf = compiler.pdf(result.result, epoch > 0 ? { creationTimestamp: epoch } : undefined);
 writeFileSync(out, pdf);
 console.log(`typst: output written on ${path.basename(out)} (${pdf.length} bytes)`);

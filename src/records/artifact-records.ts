@@ -17,6 +17,8 @@ export interface ArtifactRow {
   metadata: Record<string, unknown>;
   source: { refs: unknown[] } | null;
   visibility: string;
+  /** The name a person gave the file when it was mapped to `path` (X-Drive-Filename); null when none was given. */
+  filename: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;

@@ -18,6 +18,12 @@ export const artifactOutSchema = z.object({
   art_id: z.string(),
   drive_id: z.string(),
   path: z.string(),
+  filename: z
+    .string()
+    .nullable()
+    .describe(
+      'the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given',
+    ),
   url: z.string(),
   permalink: z.string(),
   content_type: z.string(),
@@ -187,3 +193,11 @@ export const repeatable = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
+
+/** X-Drive-Filename: the original file name kept beside a mapped path (GET /v0/paths/suggest maps names). */
+export const filenameHeader = z
+  .string()
+  .optional()
+  .describe(
+    "the file's original name, RFC 8187 (UTF-8''Meeting%20notes%20%28draft%29.md) or plain ASCII; kept as filename (400 INVALID_FILENAME otherwise)",
+  );

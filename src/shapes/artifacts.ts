@@ -21,6 +21,7 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     art_id: r.id,
     drive_id: r.drive_id,
     path: r.path,
+    filename: r.filename ?? null,
     url: artifactUrl(config, r.drive_id, r.path),
     permalink: artifactPermalink(config, r.id),
     content_type: r.content_type,

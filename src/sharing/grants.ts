@@ -64,7 +64,7 @@ export async function createGrant(
   input: { resource: string; principal: PrincipalIn; role: Role; expiresIn?: number | null },
 ): Promise<GrantRow> {
   const principal = checkPrincipal(input.principal);
-  const access = await authorize(rc, await resolveResource(rc, input.resource), 'can_manage');
+  const access = await authorize(rc, await resolveResource(rc, input.resource, { implied: true }), 'can_manage');
   const { artId, fldId } = resourceColumns(access);
   return writeTransaction(rc.app, async (w) => {
     // An expired grant is dead (docs/decisions.md): retire it so the principal can be granted again.

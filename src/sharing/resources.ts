@@ -3,7 +3,7 @@ import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifactByPath } from '../records/artifact-records.js';
 import { checkPath } from '../files/artifact-rules.js';
 import { canonicalFolderPath } from '../files/folders.js';
-import { refNotFound } from '../files/refs.js';
+import { folderImpliedAt, refNotFound } from '../files/refs.js';
 import { one } from '../db/sql.js';
 import type { Resource } from '../access/authorize.js';
 
@@ -12,7 +12,11 @@ import type { Resource } from '../access/authorize.js';
  * or a path in the caller's own drive, resolved once to the artifact living there, else the
  * folder. The grant then follows the id (a rename or move keeps it).
  */
-export async function resolveResource(rc: RequestContext, resource: string): Promise<Resource> {
+export async function resolveResource(
+  rc: RequestContext,
+  resource: string,
+  opts: { implied?: boolean } = {},
+): Promise<Resource> {
   if (hasPrefix(resource, 'art')) return { artId: resource };
   if (hasPrefix(resource, 'fld')) return { fldId: resource };
   const db = rc.app.orm.em.fork();
@@ -24,9 +28,14 @@ export async function resolveResource(rc: RequestContext, resource: string): Pro
   const f = await one<{ id: string }>(
     db,
     `select id from folders where drive_id = ? and path = ? and deleted_at is null`,
-    [rc.principal.driveId, canonicalFolderPath(trimmed)],
+    [rc.principal.driveId, canonicalFolderPath(trimmed.replace(/\/+$/, ''))],
   );
   if (f) return { fldId: f.id };
+  // A folder only the paths under it imply: sharing or granting it makes its record, as mkdir would.
+  if (opts.implied && trimmed.replace(/\/+$/, '')) {
+    const made = await folderImpliedAt(rc, trimmed).catch(() => undefined);
+    if (made) return { fldId: made.id };
+  }
   throw refNotFound(resource);
 }
 

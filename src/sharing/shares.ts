@@ -63,7 +63,7 @@ export async function mintShare(
   input: { resource: string; role?: ShareRole; expiresIn?: number | null; password?: string | null },
 ): Promise<{ share: ShareRow; key: string }> {
   const role = input.role ?? 'viewer';
-  const access = await authorize(rc, await resolveResource(rc, input.resource), 'can_share');
+  const access = await authorize(rc, await resolveResource(rc, input.resource, { implied: true }), 'can_share');
   if (roleRank(role) > roleRank(access.role))
     throw new AppError('INVALID_ROLE', `a ${access.role} cannot mint a ${role} link`);
   const expiresIn =

@@ -1,4 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { contentDisposition } from '../lib/content-disposition.js';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { presignerFor } from './s3.js';
 import type { Readable } from 'node:stream';
@@ -87,7 +88,7 @@ export async function presignBlob(
     Bucket: bucket,
     Key: blobKey(hash),
     ResponseContentType: opts.contentType,
-    ResponseContentDisposition: `attachment; filename="${opts.filename.replace(/"/g, '')}"`,
+    ResponseContentDisposition: contentDisposition('attachment', opts.filename),
   });
   return getSignedUrl(presignerFor(s3), cmd, { expiresIn: opts.expiresInS });
 }

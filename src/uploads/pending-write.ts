@@ -15,6 +15,8 @@ export interface PendingWriteColumns {
   actor_name: string | null;
   change_summary: string | null;
   if_match: number | null;
+  /** Upload sessions only (X-Drive-Filename on begin). */
+  filename?: string | null;
 }
 
 /** The frozen fields as the write they stand for (an omitted field keeps the artifact's value, spec 4.1 rule 1). */
@@ -29,5 +31,6 @@ export function pendingWriteInput(row: PendingWriteColumns): PutInput {
     actor: row.actor_name,
     changeSummary: row.change_summary,
     ifMatch: row.if_match ?? undefined,
+    filename: row.filename ?? undefined,
   };
 }

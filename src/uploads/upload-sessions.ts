@@ -81,8 +81,8 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
     await rows(
       tx,
       `insert into upload_sessions (id, drive_id, path, size_bytes, content_type, crc32c, labels, metadata, source, actor_name, change_summary,
-         if_match, object_key, multipart_upload_id, part_bytes, reserved_bytes, expires_at)
-       values (?, ?, ?, ?, ?, ?, ${s.labels ? 'array[?]::text[]' : '?'}, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         if_match, object_key, multipart_upload_id, part_bytes, reserved_bytes, expires_at, filename)
+       values (?, ?, ?, ?, ?, ?, ${s.labels ? 'array[?]::text[]' : '?'}, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         s.id,
         s.drive_id,
@@ -101,6 +101,7 @@ export async function insertUploadSession(ctx: AppContext, s: NewUploadSession):
         s.part_bytes,
         s.size_bytes,
         s.expires_at,
+        s.filename ?? null,
       ],
     );
   });

@@ -17,6 +17,7 @@ import {
   checkSource,
   type Source,
 } from '../files/artifact-rules.js';
+import { checkFilename } from '../files/file-names.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
 import { writeTransaction } from '../files/write-transaction.js';
 import { storageCommitted } from '../files/quota.js';
@@ -53,6 +54,8 @@ export interface BeginInput {
   actorName?: string | null;
   changeSummary?: string | null;
   ifMatch?: number | null;
+  /** The original file name (X-Drive-Filename on begin). */
+  filename?: string;
 }
 
 const TEMPORAL_CALL_DEADLINE_MS = 5000;
@@ -95,6 +98,7 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
     metadata: b.metadata == null ? null : checkMetadata(b.metadata),
     source: b.source == null ? null : (checkSource(b.source) as Source),
     actor: checkActorName(b.actorName),
+    filename: b.filename !== undefined ? checkFilename(b.filename) : null,
   };
 }
 
@@ -158,6 +162,7 @@ export async function beginUpload(rc: RequestContext, input: Omit<BeginInput, 'd
     actor_name: frozen.actor,
     change_summary: b.changeSummary || null,
     if_match: b.ifMatch ?? null,
+    filename: frozen.filename,
     expires_at: expiresAt,
     multipart_upload_id: multipartId,
     part_bytes: partBytes,

@@ -196,7 +196,11 @@ describe('MCP endpoint', () => {
     });
     const bin = await a.raw('read', { ref: 'bin/blob.bin' });
     expect(bin.structuredContent).toBeUndefined();
-    expect(JSON.parse((bin.content[0] as { text: string }).text)).toMatchObject({ kind: 'binary', size_bytes: 4 });
+    const [summary, json] = (bin.content[0] as { text: string }).text.split('\n');
+    expect(summary).toMatch(/^\S+ v1 \([^)]*, 4 bytes\): the bytes follow/);
+    const record = JSON.parse(json);
+    expect(record).toMatchObject({ kind: 'binary', size_bytes: 4 });
+    expect(Object.values(record)).not.toContain(null);
     expect(bin.content[1]).toMatchObject({ type: 'resource', resource: { blob: 'AAECAw==' } });
   });
 

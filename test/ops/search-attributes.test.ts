@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { driveClient, type DriveClient } from '../artifacts/client.js';
 import { makeProject } from '../projects/helpers.js';
-import { registerAnonymous } from '../identity/helpers.js';
+import { randomIp, registerAnonymous } from '../identity/helpers.js';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes.js';
 import { until } from './prom.js';
 
@@ -67,7 +67,7 @@ describe('search attributes on the workflows the service starts', () => {
   }, 180_000);
 
   it("an anonymous agent's drive lifecycle workflow is found by its DriveId", async () => {
-    const reg = await registerAnonymous(api);
+    const reg = await registerAnonymous(api, { 'x-forwarded-for': randomIp() });
     const found = await until(
       `DriveId = ${reg.drive_id}`,
       () => list(`DriveId = "${reg.drive_id}"`),

@@ -54,6 +54,9 @@ Implied folder.
 \end{document}
 `;
     await mcp.ok('upload', { path: 'paper2/main.tex', content: tex });
+    await mcp.ok('upload', { path: 'paper2/other.tex', content: tex });
+    await mcp.ok('upload', { path: 'paper2/main.typ', content: '= Typst too\n' });
+    // main.tex beside main.typ: no single entrypoint to infer.
     const noEntry = await mcp.fail('compile', { folder: 'paper2' });
     expect(noEntry).toMatchObject({ code: 'INVALID_ENTRYPOINT', argument: 'entrypoint' });
     expect(noEntry.message).not.toContain('options.');

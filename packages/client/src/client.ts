@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { TokenSource, type Credential, type TokenUpdate } from './credentials.js';
-import { DriveError } from './errors.js';
+import { DriveError, networkCause } from './errors.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { paths } from './schema.js';
 
@@ -64,7 +64,7 @@ export class DriveClient {
       try {
         return await this.fetchImpl(new Request(request.clone(), { headers }));
       } catch (err) {
-        throw new DriveError(0, 'NETWORK_ERROR', `${request.method} ${request.url}: ${(err as Error).message}`);
+        throw new DriveError(0, 'NETWORK_ERROR', `${request.method} ${request.url}: ${networkCause(err as Error)}`);
       }
     };
     let res = await withRetries(attempt, this.retry, request.url);

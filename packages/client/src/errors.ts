@@ -48,3 +48,17 @@ export class DriveError extends Error {
     return DriveError.fromBody(res.status, body, res.headers);
   }
 }
+
+/** `fetch failed` says nothing: name the cause (refused, unknown host, timed out) and the server it was for. */
+export function networkCause(err: Error): string {
+  const cause = (err as Error & { cause?: NodeJS.ErrnoException & { address?: string; port?: number } }).cause;
+  if (err.message !== 'fetch failed' || !cause) return err.message;
+  const where = cause.address ? ` (${cause.address}${cause.port ? `:${cause.port}` : ''})` : '';
+  const why: Record<string, string> = {
+    ECONNREFUSED: 'the connection was refused: is the server running at that address?',
+    ENOTFOUND: 'the host name was not found',
+    ETIMEDOUT: 'the connection timed out',
+    ECONNRESET: 'the connection was reset',
+  };
+  return `cannot reach the server${where}: ${why[cause.code ?? ''] ?? cause.message}`;
+}

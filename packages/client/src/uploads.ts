@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ok, type DriveClient } from './client.js';
 import { DriveError } from './errors.js';
+import { filenameHeader } from './names.js';
 import type { ArtifactOut, UploadBeginOut } from './types.js';
 
 /** The server's buffered-upload limit by default (spec 8: a PUT body is at most 50 MB). */
@@ -16,6 +17,8 @@ export interface UploadOptions {
   changeSummary?: string;
   /** Expected current version (412 when it differs). */
   ifMatch?: number;
+  /** The original file name the path was mapped from (sent as X-Drive-Filename, kept as `filename`). */
+  filename?: string;
   /** Files above this many bytes go through /v0/uploads (begin, PUT to object storage, commit). */
   bufferedLimit?: number;
   /** Bytes sent so far, of the total. */
@@ -34,6 +37,7 @@ export async function uploadBytes(
   if (options.metadata) header['x-drive-metadata'] = JSON.stringify(options.metadata);
   if (options.changeSummary) header['x-drive-change-summary'] = options.changeSummary;
   if (options.ifMatch !== undefined) header['if-match'] = String(options.ifMatch);
+  if (options.filename !== undefined) header['x-drive-filename'] = filenameHeader(options.filename);
   options.onProgress?.(0, bytes.byteLength);
   const artifact = await ok(
     client.api.PUT('/v0/artifacts/{path}', {
@@ -78,6 +82,9 @@ async function uploadLarge(
         metadata: options.metadata,
         change_summary: options.changeSummary,
         if_match: options.ifMatch,
+      },
+      params: {
+        header: options.filename !== undefined ? { 'x-drive-filename': filenameHeader(options.filename) } : {},
       },
     }),
   );

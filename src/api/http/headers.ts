@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { checkActorName } from '../../files/artifact-rules.js';
 import type { UploadFields } from '../../files/upload-fields.js';
 import { parseIfMatch } from '../../lib/if-match.js';
+import { AppError } from '../../lib/errors.js';
 
 /** HTTP header syntax of the artifact endpoints (spec 4.1 upload rules); the value rules live in the domain. */
 
@@ -25,5 +26,27 @@ export function uploadFieldsOf(req: Request): UploadFields {
     visibility: h('x-drive-visibility'),
     changeSummary: h('x-drive-change-summary'),
     ifMatchHeader: h('if-match'),
+    filename: filenameOf(h('x-drive-filename')),
   };
 }
+
+/**
+ * X-Drive-Filename: the original file name, RFC 8187 (`UTF-8''Meeting%20notes%20%28draft%29.md`) or plain ASCII.
+ * The domain checks the decoded name (checkFilename).
+ */
+export function filenameOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const ext = /^utf-8'[A-Za-z0-9-]*'(.*)$/i.exec(raw.trim());
+  if (!ext) {
+    if (!/^[\x20-\x7e]+$/.test(raw)) throw badFilename();
+    return raw.trim();
+  }
+  try {
+    return decodeURIComponent(ext[1]);
+  } catch {
+    throw badFilename();
+  }
+}
+
+const badFilename = () =>
+  new AppError('INVALID_FILENAME', "X-Drive-Filename must be RFC 8187 (UTF-8''percent-encoded) or plain ASCII");

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import type { OpenedContent } from '../../files/content.js';
+import { blobName, type OpenedContent } from '../../files/content.js';
+import { contentDisposition } from '../../lib/content-disposition.js';
 
 /**
  * Sends stored bytes as a download: never rendered (attachment, nosniff, a sandboxing CSP),
@@ -9,16 +10,12 @@ import type { OpenedContent } from '../../files/content.js';
 export async function sendBytes(req: Request, res: Response, content: OpenedContent): Promise<void> {
   const { blob } = content;
   const etag = `"${blob.hash}"`;
-  const filename = blob.path.slice(blob.path.lastIndexOf('/') + 1);
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, no-cache');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  res.setHeader(
-    'Content-Disposition',
-    `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
-  );
+  res.setHeader('Content-Disposition', contentDisposition('attachment', blobName(blob)));
 
   const inm = req.get('if-none-match');
   if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {

@@ -3,12 +3,17 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { downloadUrl, openContent, type ContentTarget } from '../../files/content.js';
 import { listVersions, readVersion } from '../../files/versions.js';
-import { downloadUrlOut } from '../../shapes/artifacts.js';
+import { restoreVersion } from '../../files/version-restore.js';
+import { artifactOut, downloadUrlOut } from '../../shapes/artifacts.js';
 import { versionOut } from '../../shapes/versions.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route } from '../http/route.js';
+import { ifMatchOf } from '../http/headers.js';
 import { sendBytes } from '../http/send-bytes.js';
 import {
+  actorHeader,
+  artifactOutSchema,
+  ifMatchHeader,
   downloadUrlOutSchema,
   limitParam,
   versionOutSchema,
@@ -101,6 +106,30 @@ export function artifactContentRouter(ctx: AppContext): Router {
       responses: { 200: { description: 'version record', schema: versionOutSchema } },
     },
     async ({ params, req }) => versionOut(await readVersion(rc(req), params.art_id, params.version_number)),
+    onlyArtId,
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/v0/artifacts/:art_id/versions/:version_number/restore',
+      summary: "Make a new current version with this version's bytes, labels and metadata",
+      tags,
+      auth: true,
+      params: versionParams,
+      headers: z.object({ 'x-drive-actor': actorHeader, 'if-match': ifMatchHeader }),
+      responses: { 200: { description: 'the artifact at its new version', schema: artifactOutSchema } },
+    },
+    async ({ params, req }) =>
+      artifactOut(
+        ctx.config,
+        await restoreVersion(rc(req), {
+          artId: params.art_id,
+          versionNumber: params.version_number,
+          ifMatch: ifMatchOf(req),
+        }),
+      ),
     onlyArtId,
   );
 

@@ -30,6 +30,7 @@ import {
   sourceSchema,
   cursorParam,
   idOf,
+  filenameHeader,
 } from '../../shapes/artifact-schemas.js';
 
 /**
@@ -57,6 +58,7 @@ const uploadHeaders = z.object({
     .describe('private (default) or public (400 BAD_VISIBILITY otherwise)'),
   'x-drive-actor': actorHeader,
   'x-drive-change-summary': z.string().max(1000).optional(),
+  'x-drive-filename': filenameHeader,
   'if-match': ifMatchHeader,
 });
 

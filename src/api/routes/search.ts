@@ -12,7 +12,7 @@ import { cursorParam } from '../../shapes/artifact-schemas.js';
 /** GET /v0/search and GET /v0/find (SPEC 4.2): parse, call the search service, shape hits. */
 
 const repeatable = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+  z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item).default([]));
 const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 
 const commonQuery = {

@@ -5,7 +5,8 @@ import { artifactOut } from '../../shapes/artifacts.js';
 import type { AppContext } from '../../platform/context.js';
 import { beginUpload, commitUpload } from '../../uploads/uploads.js';
 import { route } from '../http/route.js';
-import { actorHeader, artifactOutSchema } from '../../shapes/artifact-schemas.js';
+import { actorHeader, artifactOutSchema, filenameHeader } from '../../shapes/artifact-schemas.js';
+import { filenameOf } from '../http/headers.js';
 import { uploadBeginInSchema, uploadBeginOutSchema } from '../../shapes/upload-schemas.js';
 import { uploadBeginOut } from '../../shapes/uploads.js';
 
@@ -24,7 +25,7 @@ export function uploadsRouter(ctx: AppContext): Router {
       tags,
       auth: true,
       body: uploadBeginInSchema,
-      headers: z.object({ 'x-drive-actor': actorHeader }),
+      headers: z.object({ 'x-drive-actor': actorHeader, 'x-drive-filename': filenameHeader }),
       responses: { 200: { description: 'UploadBeginOut', schema: uploadBeginOutSchema } },
     },
     async ({ body, req }) =>
@@ -40,6 +41,7 @@ export function uploadsRouter(ctx: AppContext): Router {
           actorName: body.actor_name,
           changeSummary: body.change_summary,
           ifMatch: body.if_match,
+          filename: filenameOf(req.get('x-drive-filename')),
         }),
       ),
   );

@@ -24,6 +24,7 @@ import { Migration20261227100000_webhook_backlog } from './Migration202612271000
 import { Migration20261225000000_semantic_graphs } from './Migration20261225000000_semantic_graphs.js';
 import { Migration20261226100000_read_only_keys } from './Migration20261226100000_read_only_keys.js';
 import { Migration20261227100000_oauth_client_metadata } from './Migration20261227100000_oauth_client_metadata.js';
+import { Migration20261227000000_version_state_filenames } from './Migration20261227000000_version_state_filenames.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -53,4 +54,8 @@ export const migrations = [
   { name: 'Migration20261226100000_read_only_keys', class: Migration20261226100000_read_only_keys },
   { name: 'Migration20261227100000_oauth_client_metadata', class: Migration20261227100000_oauth_client_metadata },
   { name: 'Migration20261227100000_webhook_backlog', class: Migration20261227100000_webhook_backlog },
+  {
+    name: 'Migration20261227000000_version_state_filenames',
+    class: Migration20261227000000_version_state_filenames,
+  },
 ];

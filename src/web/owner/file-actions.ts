@@ -3,7 +3,8 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import { uploadArtifact } from '../../files/artifacts.js';
 import { createFolder } from '../../files/folders.js';
-import { copyByRef, deleteByRef, moveByRef } from '../../files/ref-writes.js';
+import { nameBatch } from '../../files/file-names.js';
+import { copyByRef, deleteByRef, moveByRef, restoreByRef } from '../../files/ref-writes.js';
 import { AppError } from '../../lib/errors.js';
 import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
 import { encodePath, safeBack } from '../format.js';
@@ -21,12 +22,6 @@ export const UPLOAD_MAX_FILES = 20;
 
 const folderUrl = (drv: string, path: string) => `/${drv}/${path ? `${encodePath(path)}/` : ''}`;
 const join = (folder: string, name: string) => [folder.replace(/^\/+|\/+$/g, ''), name].filter(Boolean).join('/');
-/** A browser's file name as a drive path segment: the characters paths allow, the rest as `-`. */
-const safeName = (name: string) =>
-  name
-    .replace(/^.*[\\/]/, '')
-    .replace(/[^A-Za-z0-9_.-]+/g, '-')
-    .replace(/^\.+/, '') || 'file';
 
 function pageWithFlash(ctx: AppContext, res: Response, back: string, flash: Record<string, string>) {
   writeFlash(ctx.config, res, back.split('?')[0], flash);
@@ -50,12 +45,16 @@ export function fileActionsRouter(ctx: AppContext): Router {
           fieldSize: 4096,
           fileSize: ctx.config.limits.maxUploadBytes + 1,
         },
+        // Browsers send the file name as UTF-8 (résumé.md), not busboy's default latin1.
+        defParamCharset: 'utf8',
       });
     } catch {
       return void ownerPage(ctx, req, res, 'Upload', html`<p class="error">The upload could not be read.</p>`, 400);
     }
     const fields: Record<string, string> = {};
     const uploaded: string[] = [];
+    const mappedNames: string[] = [];
+    const mapName = nameBatch();
     let refused: 'csrf' | AppError | undefined;
     let chain = Promise.resolve();
     bb.on('field', (name, value) => (fields[name] = value));
@@ -72,13 +71,18 @@ export function fileActionsRouter(ctx: AppContext): Router {
           refused = 'csrf';
           return void stream.resume();
         }
-        // A file page's "New version" names the file; otherwise the browser's file name does.
-        const path = join(fields.folder ?? '', safeName(fields.name || info.filename));
+        // A file page's "New version" names the file; otherwise the browser's file name does, through the name rule
+        // (src/files/file-names.ts), and the original name is kept.
+        const given = fields.name || info.filename.replace(/^.*[\\/]/, '');
+        const named = mapName(given);
+        const path = join(fields.folder ?? '', named.path);
         try {
           await chargeWriteOrRefuse(ctx, o.rc.principal);
           const type = info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType : undefined;
-          await uploadArtifact(o.rc, { path, contentType: type }, { stream });
+          const filename = named.mapped && !fields.name ? given : undefined;
+          await uploadArtifact(o.rc, { path, contentType: type, filename }, { stream });
           uploaded.push(path);
+          if (filename) mappedNames.push(`${given} → ${named.path}`);
         } catch (err) {
           stream.resume();
           if (!(err instanceof AppError) || err.status >= 500) throw err;
@@ -112,8 +116,9 @@ export function fileActionsRouter(ctx: AppContext): Router {
                 <p><a href="${back}">Back</a></p>`,
               refused.status,
             );
+          const renamed = mappedNames.length ? ` Renamed for the drive: ${mappedNames.join('; ')}.` : '';
           pageWithFlash(ctx, res, back, {
-            notice: uploaded.length === 1 ? `Uploaded ${uploaded[0]}.` : `Uploaded ${uploaded.length} files.`,
+            notice: `${uploaded.length === 1 ? `Uploaded ${uploaded[0]}.` : `Uploaded ${uploaded.length} files.`}${renamed}`,
           });
         })
         .catch(next);
@@ -160,6 +165,20 @@ export function fileActionsRouter(ctx: AppContext): Router {
       await chargeWriteOrRefuse(ctx, o.rc.principal);
       const { copy } = await copyByRef(o.rc, { ref: field(req.body, 'ref'), path: field(req.body, 'to').trim() });
       pageWithFlash(ctx, res, back, { notice: `Copied to ${copy.path}.` });
+    });
+  });
+
+  // Restore this version (history page): a new current version holding an earlier one.
+  router.post('/files/restore-version', async (req, res) => {
+    const o = ownerPost(ctx, req, res);
+    if (!o) return;
+    const back = backOf(o, req);
+    await attempt(ctx, req, res, back, async () => {
+      await chargeWriteOrRefuse(ctx, o.rc.principal);
+      const version = Number(field(req.body, 'version'));
+      if (!Number.isInteger(version) || version < 1) throw new AppError('VALIDATION_ERROR', 'no such version');
+      const a = await restoreByRef(o.rc, { ref: field(req.body, 'ref'), overwrite: false, version });
+      pageWithFlash(ctx, res, back, { notice: `Restored version ${version} as version ${a.version_number}.` });
     });
   });
 

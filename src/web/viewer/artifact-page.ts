@@ -2,8 +2,9 @@ import type { Readable } from 'node:stream';
 import type { Response } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import type { ArtifactRow } from '../../records/artifact-records.js';
-import { readContent, type BlobRef } from '../../files/content.js';
+import { blobName, readContent, type BlobRef } from '../../files/content.js';
 import type { VersionRow } from '../../files/versions.js';
+import { contentDisposition } from '../../lib/content-disposition.js';
 import { mintContentLink } from '../../sharing/content-links.js';
 import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
@@ -77,11 +78,7 @@ export async function sendRaw(app: AppContext, res: Response, blob: BlobRef, dow
   res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   res.setHeader('Cache-Control', 'private, no-store');
   res.setHeader('ETag', `"${blob.hash}"`);
-  const name = fileName(blob.path).replace(/[^\w.-]/g, '_') || 'download';
-  res.setHeader(
-    'Content-Disposition',
-    `${download ? 'attachment' : 'inline'}; filename="${name}"; filename*=UTF-8''${encodeURIComponent(fileName(blob.path))}`,
-  );
+  res.setHeader('Content-Disposition', contentDisposition(download ? 'attachment' : 'inline', blobName(blob)));
   res.setHeader('Content-Length', String(blob.size));
   const got = await readContent(app, blob);
   if (Buffer.isBuffer(got)) res.end(got);
@@ -158,6 +155,11 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
       >version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span
     >
     <span>updated ${timeTag(artifact.updated_at)}</span>
+    ${
+      blobName(blob) !== fileName(blob.path)
+        ? html`<span data-testid="original-name">uploaded as “${blobName(blob)}”</span>`
+        : ''
+    }
     ${selector}
     <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a
     ><a href="${v.selfUrl}?${versionQuery}download=1">${icon('download')} Download</a>

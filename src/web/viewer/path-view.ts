@@ -118,7 +118,7 @@ async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: 
   const owner = rc.principal.driveId === a.drive_id;
   const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive', owner);
   const file: FilePage = { rc, res, a, selfUrl, nav, crumbs };
-  if (flag(req.query.history)) return historyPage(file);
+  if (flag(req.query.history)) return historyPage({ ...file, tools: ownerTools(ctx, req, res, rc, a.drive_id) });
   if (flag(req.query.activity) && owner) return activityPage(file);
   const from = versionParam(req.query.from);
   const to = versionParam(req.query.to);
@@ -194,10 +194,23 @@ interface FilePage {
   selfUrl: string;
   nav: Html;
   crumbs: Html;
+  tools?: ReturnType<typeof ownerTools>;
 }
 
-async function historyPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
+async function historyPage({ rc, res, a, selfUrl, nav, crumbs, tools }: FilePage) {
   const versions = (await listVersions(rc, a.id, { limit: 100 })).items;
+  // The owner restores an earlier version as a new current one (POST /files/restore-version, src/web/owner).
+  const restore = (n: number) =>
+    tools
+      ? html`<form class="inline" method="post" action="/files/restore-version">
+          ${csrfField(tools.csrf)}<input type="hidden" name="ref" value="${a.id}" /><input
+            type="hidden"
+            name="version"
+            value="${n}"
+          /><input type="hidden" name="back" value="${selfUrl}?history=1" />
+          <button type="submit" data-testid="restore-v${n}">Restore this version</button>
+        </form>`
+      : '';
   const rows = versions.map(
     (ver, i) =>
       html`<tr>
@@ -213,6 +226,7 @@ async function historyPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
                 >`
               : ''
           }
+          ${i === 0 ? '' : restore(ver.version_number)}
         </td>
       </tr>`,
   );
@@ -223,7 +237,16 @@ async function historyPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
     <th class="hide-narrow">By</th>
     <th></th>
   </tr>`;
-  subPage(res, { title: `History of ${fileName(a.path)}`, crumbs, selfUrl, nav, testId: 'history', head, rows });
+  const notice = tools ? flashNotice(tools.flash, tools.csrf, tools.back) : '';
+  subPage(res, {
+    title: `History of ${fileName(a.path)}`,
+    crumbs: html`${crumbs}${notice}`,
+    selfUrl,
+    nav,
+    testId: 'history',
+    head,
+    rows,
+  });
 }
 
 /** The file's own event log, newest first (the owner's: events are the drive's). */

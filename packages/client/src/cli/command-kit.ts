@@ -27,6 +27,14 @@ export function parseMetadata(value: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** An option that takes one of a few words: anything else is a usage error (exit 2) listing them. */
+export const oneOf =
+  <T extends string>(...allowed: T[]) =>
+  (value: string): T => {
+    if (!(allowed as string[]).includes(value)) throw new InvalidArgumentError(`use one of: ${allowed.join(', ')}`);
+    return value as T;
+  };
+
 export const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { ok } from '../client.js';
 import { followEvents } from '../events.js';
 import type { EventOut } from '../types.js';
-import { collectLabels, globals, positiveInt, readSecret } from './command-kit.js';
-import { emit, table } from './output.js';
+import { collectLabels, globals, oneOf, positiveInt, readSecret } from './command-kit.js';
+import { emit, marked, table } from './output.js';
 import { driveClient } from './session.js';
 
 /** search, find, share, events. */
@@ -22,14 +22,14 @@ export function addDriveCommands(program: Command): void {
           params: { query: { q, prefix: opts.prefix, label: opts.label ?? [], limit: opts.limit } },
         }),
       );
-      emit(g.json, page.items, () => page.items.map((h) => `${h.path}  ${h.snippet.replace(/\s+/g, ' ')}`));
+      emit(g.json, page.items, () => page.items.map((h) => `${h.path}  ${marked(h.snippet)}`));
     });
 
   program
     .command('find')
     .description('passage retrieval (/v0/find): hybrid, lexical or semantic')
     .argument('<query>', 'what to find')
-    .option('--mode <mode>', 'hybrid, lexical or semantic', 'hybrid')
+    .option('--mode <mode>', 'hybrid, lexical or semantic', oneOf('hybrid', 'lexical', 'semantic'), 'hybrid')
     .option('--prefix <prefix>', 'only under this path prefix')
     .option('--limit <n>', 'at most n passages (1 to 100)', positiveInt, 20)
     .action(async (q: string, opts: { mode: string; prefix?: string; limit: number }, cmd: Command) => {
@@ -43,7 +43,7 @@ export function addDriveCommands(program: Command): void {
       emit(g.json, page.items, () =>
         page.items.map((h) => {
           const hit = h as { path?: string; art_id: string; ord: number; text?: string; snippet?: string };
-          const text = (hit.snippet ?? hit.text ?? '').replace(/\s+/g, ' ').slice(0, 160);
+          const text = marked(hit.snippet ?? hit.text ?? '').slice(0, 160);
           return `${hit.path ?? hit.art_id}#${hit.ord}  ${text}`;
         }),
       );
@@ -53,7 +53,7 @@ export function addDriveCommands(program: Command): void {
     .command('share')
     .description('mint a share link for an artifact or folder (the key is shown once)')
     .argument('<resource>', 'path, art_ or fld_ id')
-    .option('--role <role>', 'viewer, commenter or editor', 'viewer')
+    .option('--role <role>', 'viewer, commenter or editor', oneOf('viewer', 'commenter', 'editor'), 'viewer')
     .option('--expires-in <seconds>', 'link lifetime in seconds', positiveInt)
     .option('--password', 'require a password to open the link: read from AGENT_DRIVE_SHARE_PASSWORD or stdin')
     .action(async (resource: string, opts: ShareOptions, cmd: Command) => {

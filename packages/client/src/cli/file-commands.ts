@@ -1,11 +1,12 @@
-import { createWriteStream } from 'node:fs';
-import { basename } from 'node:path';
+import { createWriteStream, statSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
+import { suggestPaths } from '../names.js';
 import { allItems } from '../paging.js';
 import type { paths } from '../schema.js';
 import type { ArtifactOut } from '../types.js';
@@ -18,7 +19,30 @@ type FileType = NonNullable<NonNullable<paths['/v0/artifacts']['get']['parameter
 
 const artifactLine = (a: ArtifactOut) => `${a.path}  (${a.art_id}, v${a.version_number}, ${humanSize(a.size_bytes)})`;
 
-/** ls, cat, get, put, mv, cp, rm, restore, versions. */
+const TEXTUAL = /^(text\/|application\/(json|xml|yaml|javascript|x-tex|x-typst)|image\/svg\+xml)/i;
+
+/** A local target that names a directory: ends in a separator, or is one already. */
+const isDirectoryTarget = (file: string) => file.endsWith('/') || file.endsWith(sep) || isDirectory(file);
+const isDirectory = (file: string) => {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Where `put <file> [path]` writes: the given path, or (none, or a folder ending in /) the file's name mapped by the
+ * server's name rule; a mapped name is said on stderr and kept as the original file name.
+ */
+async function targetPath(client: DriveClient, file: string, path: string | undefined) {
+  if (path !== undefined && !path.endsWith('/')) return { path, filename: undefined };
+  const [named] = await suggestPaths(client, [basename(file)]);
+  if (named.mapped) process.stderr.write(`${named.name} → ${named.path}\n`);
+  return { path: `${path ?? ''}${named.path}`, filename: named.mapped ? named.name : undefined };
+}
+
+/** ls, cat, get, put, mv, cp, mkdir, rm, restore, versions. */
 export function addFileCommands(program: Command): void {
   program
     .command('ls')
@@ -52,9 +76,19 @@ export function addFileCommands(program: Command): void {
     .command('cat')
     .description('print an artifact (by path or art_ id) to stdout')
     .argument('<artifact>', 'path or art_ id')
-    .action(async (ref: string, _opts: object, cmd: Command) => {
+    .option('--version <n>', 'print this earlier version', positiveInt)
+    .option('--force', 'print binary content to a terminal too')
+    .action(async (ref: string, opts: { version?: number; force?: boolean }, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      await download(client, await resolveArtifact(client, ref), '-');
+      const artifact = await resolveArtifact(client, ref);
+      // Binary bytes would garble a terminal: refused there unless forced (a pipe or a file gets them).
+      if (process.stdout.isTTY && !opts.force && !TEXTUAL.test(artifact.content_type))
+        throw new DriveError(
+          0,
+          'USAGE',
+          `${artifact.path} is ${artifact.content_type}, not text: use get to save it, or cat --force`,
+        );
+      await download(client, artifact, '-', opts.version);
     });
 
   program
@@ -62,11 +96,14 @@ export function addFileCommands(program: Command): void {
     .description('download an artifact to a local file')
     .argument('<artifact>', 'path or art_ id')
     .argument('[file]', 'local file (default: the artifact name; - for stdout)')
-    .action(async (ref: string, file: string | undefined, _opts: object, cmd: Command) => {
+    .option('--version <n>', 'download this earlier version', positiveInt)
+    .action(async (ref: string, file: string | undefined, opts: { version?: number }, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const artifact = await resolveArtifact(client, ref);
-      const target = file ?? basename(artifact.path);
-      await download(client, artifact, target);
+      // The name the file had when it was put (its original name), in a directory when the target is one.
+      const name = artifact.filename ?? basename(artifact.path);
+      const target = file === undefined ? name : isDirectoryTarget(file) ? join(file, name) : file;
+      await download(client, artifact, target, opts.version);
       if (target !== '-') emit(globals(cmd).json, { ...artifact, file: target }, () => `${artifact.path} → ${target}`);
     });
 
@@ -74,7 +111,7 @@ export function addFileCommands(program: Command): void {
     .command('put')
     .description('upload a local file (or - for stdin) to a path; an existing path gets a new version')
     .argument('<file>', 'local file, or - to read stdin')
-    .argument('[path]', 'path in the drive (default: the file name)')
+    .argument('[path]', 'path in the drive, or a folder ending in / (default: the file name, mapped to path rules)')
     .option('--label <labels>', 'labels, comma-separated (repeatable)', collectLabels)
     .option('--metadata <json>', 'metadata, a JSON object', parseMetadata)
     .option('--content-type <type>', 'content type (default: from the extension)')
@@ -82,9 +119,12 @@ export function addFileCommands(program: Command): void {
     .option('--if-match <version>', 'only if the current version is this one (else exit 4)', positiveInt)
     .action(async (file: string, path: string | undefined, opts: PutOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      const target = path ?? (file === '-' ? undefined : basename(file));
-      if (!target) throw new DriveError(0, 'USAGE', 'put from stdin needs a path');
+      if (file === '-' && (path === undefined || path.endsWith('/')))
+        throw new DriveError(0, 'USAGE', 'put from stdin needs a path with a file name');
+      const named = await targetPath(client, file, path);
+      const target = named.path;
       const options = {
+        filename: named.filename,
         contentType: opts.contentType ?? contentTypeOf(target),
         labels: opts.label,
         metadata: opts.metadata,
@@ -128,6 +168,22 @@ export function addFileCommands(program: Command): void {
     });
 
   program
+    .command('mkdir')
+    .description('make a folder (and its parents); an existing one is kept')
+    .argument('<path>', 'folder path')
+    .option('--description <text>', 'what the folder holds')
+    .action(async (path: string, opts: { description?: string }, cmd: Command) => {
+      const client = driveClient(globals(cmd));
+      const folder = await ok(
+        client.api.POST('/v0/folders/{path}', {
+          params: { path: { path: path.replace(/^\/+|\/+$/g, '') } },
+          body: opts.description !== undefined ? { description: opts.description } : {},
+        }),
+      );
+      emit(globals(cmd).json, folder, () => `${folder.path}  (${folder.fld_id})`);
+    });
+
+  program
     .command('rm')
     .description('move an artifact to the trash (restorable until purge_at)')
     .argument('<artifact>', 'path or art_ id')
@@ -140,12 +196,34 @@ export function addFileCommands(program: Command): void {
 
   program
     .command('restore')
-    .description('bring an artifact back from the trash')
-    .argument('<artifact>', 'art_ id, or the path it had (the latest deleted one)')
+    .description('bring an artifact back from the trash, or (--version N) make version N current again')
+    .argument('<artifact>', 'art_ id, or the path it had (the latest deleted one); with --version, a live one')
     .option('--rename <path>', 'restore under this path instead')
     .option('--overwrite', 'replace a live artifact at the path (it goes to the trash)')
-    .action(async (ref: string, opts: { rename?: string; overwrite?: boolean }, cmd: Command) => {
+    .option('--version <n>', "a new current version with version n's bytes, labels and metadata", positiveInt)
+    .option(
+      '--if-match <version>',
+      'with --version: only if the current version is this one (else exit 4)',
+      positiveInt,
+    )
+    .action(async (ref: string, opts: RestoreOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
+      if (opts.version !== undefined) {
+        if (opts.rename !== undefined || opts.overwrite)
+          throw new DriveError(
+            0,
+            'USAGE',
+            '--version restores a live file; --rename and --overwrite are for the trash',
+          );
+        const { art_id } = await resolveArtifact(client, ref);
+        const path = { art_id, version_number: opts.version };
+        const header = { 'if-match': opts.ifMatch !== undefined ? String(opts.ifMatch) : undefined };
+        const back = await ok(
+          client.api.POST('/v0/artifacts/{art_id}/versions/{version_number}/restore', { params: { path, header } }),
+        );
+        emit(globals(cmd).json, back, () => `restored version ${opts.version} as ${artifactLine(back)}`);
+        return;
+      }
       const art_id = /^art_/.test(ref) ? ref : await trashedId(client, ref);
       const query = { rename: opts.rename, overwrite: opts.overwrite ? ('true' as const) : undefined };
       const back = await ok(client.api.POST('/v0/artifacts/{art_id}/restore', { params: { path: { art_id }, query } }));
@@ -208,8 +286,9 @@ async function readStdin(): Promise<Uint8Array> {
 }
 
 /** Streams an artifact's bytes to a file or stdout ('-'), with progress when large. */
-async function download(client: DriveClient, artifact: ArtifactOut, target: string): Promise<void> {
-  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}/download`);
+async function download(client: DriveClient, artifact: ArtifactOut, target: string, version?: number): Promise<void> {
+  const at = version !== undefined ? `/versions/${version}` : '';
+  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}${at}/download`);
   if (!res.ok || !res.body) throw await DriveError.fromResponse(res);
   const bar = target === '-' ? undefined : progressBar(`get ${artifact.path}`, artifact.size_bytes);
   let done = 0;
@@ -221,6 +300,13 @@ async function download(client: DriveClient, artifact: ArtifactOut, target: stri
   });
   const sink = target === '-' ? process.stdout : createWriteStream(target);
   await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), count, sink, { end: target !== '-' });
+}
+
+interface RestoreOptions {
+  rename?: string;
+  overwrite?: boolean;
+  version?: number;
+  ifMatch?: number;
 }
 
 /** The id of the most recently deleted artifact that had this path. */

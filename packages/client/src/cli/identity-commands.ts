@@ -90,7 +90,7 @@ export function addIdentityCommands(program: Command): void {
       const config = readConfig();
       emit(g.json, me, () => [
         `drive ${me.drive_id} at ${serverUrl(g, config)}`,
-        `owner: ${me.email ?? '(unclaimed)'}; scope ${me.scope}${me.expires_at ? `; expires ${me.expires_at}` : ''}`,
+        `${me.claimed ? `claimed${me.claimed_at ? ` ${me.claimed_at}` : ''}` : 'unclaimed (agent-drive claim gives a human the link)'}; owner: ${me.email ?? 'none'}; scope ${me.scope}${me.expires_at ? `; expires ${me.expires_at}` : ''}`,
         `credential: ${process.env.AGENT_DRIVE_API_KEY || config?.api_key ? 'API key' : 'agent identity'}${me.read_only ? ', read only' : ''} (${configPath()})`,
       ]);
     });

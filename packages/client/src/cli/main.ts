@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { DriveError } from '../errors.js';
+import { DriveError, networkCause } from '../errors.js';
 import { addConnectCommands } from './connect-commands.js';
 import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
@@ -14,7 +14,9 @@ const program = new Command('agent-drive')
   .option('--url <url>', 'API origin (default: AGENT_DRIVE_URL, the logged-in server, or http://localhost:8080)')
   .option('--json', 'print JSON for scripts instead of human lines')
   .option('--actor <name>', 'X-Drive-Actor: who to name in the event log (attribution only)')
-  .version(packageVersion())
+  // No commander .version(): it would take `--version` anywhere on the line, and `cat`/`get`/`restore` have their own
+  // (`agent-drive --version`, first on the line, is read before parsing).
+  .addHelpText('after', '\n  agent-drive --version   print the program version')
   .addHelpText('after', EXIT_CODES_HELP)
   .showHelpAfterError()
   .exitOverride();
@@ -33,13 +35,14 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 try {
-  await program.parseAsync(process.argv);
+  if (['-V', '--version'].includes(process.argv[2] ?? '')) process.stdout.write(`${packageVersion()}\n`);
+  else await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     // --help and --version end here too, with exit code 0.
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
-    const message = err instanceof DriveError ? `${err.code}: ${err.message}` : (err as Error).message;
+    const message = err instanceof DriveError ? `${err.code}: ${err.message}` : networkCause(err as Error);
     process.stderr.write(`agent-drive: ${message}\n`);
     process.exitCode = exitCodeOf(err);
   }

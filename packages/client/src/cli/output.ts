@@ -48,3 +48,11 @@ export function progressBar(label: string, total: number): ((done: number, all?:
     if (done >= all) process.stderr.write('\n');
   };
 }
+
+/** A search snippet for a terminal: `<mark>` matches in bold on a TTY, plain text otherwise. */
+export function marked(snippet: string, tty = !!process.stdout.isTTY): string {
+  return snippet
+    .replace(/\s+/g, ' ')
+    .replace(/<mark>(.*?)<\/mark>/g, tty ? '\x1b[1m$1\x1b[22m' : '$1')
+    .replace(/<\/?mark>/g, '');
+}

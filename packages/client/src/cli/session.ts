@@ -104,5 +104,9 @@ const ART_ID = /^art_[A-Za-z0-9]+$/;
 /** An artifact named by `art_…` id or by path (an id-shaped argument is an id, as the API routes it). */
 export async function resolveArtifact(client: DriveClient, ref: string): Promise<ArtifactOut> {
   if (ART_ID.test(ref)) return ok(client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref } } }));
-  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref } } }));
+  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref } } })).catch((err: unknown) => {
+    if (!(err instanceof DriveError) || err.status !== 404) throw err;
+    const hint = `agent-drive ls ${ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/') + 1) : ''} shows what is there; a deleted file comes back with agent-drive restore ${ref}`;
+    throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
+  });
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
+import { suggestPaths } from '../names.js';
 import { eachItem } from '../paging.js';
 import { uploadFile } from '../uploads.js';
 import { contentTypeOf, globals } from './command-kit.js';
@@ -17,6 +18,8 @@ interface Planned {
   file: string;
   remote: string;
   hash: string;
+  /** The local name, when the path was mapped from it. */
+  filename?: string;
 }
 
 /** `sync <dir> <prefix>`: one-way upload of the files whose content hash differs from the drive's. */
@@ -29,26 +32,38 @@ export function addSyncCommand(program: Command): void {
     .argument('<dir>', 'local folder')
     .argument('<prefix>', 'path prefix in the drive')
     .option('--dry-run', 'say what would be uploaded, upload nothing')
-    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean }, cmd: Command) => {
+    .option('--all', 'include .git, node_modules and dotfiles (.gitignore and .driveignore still apply)')
+    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean; all?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const client = driveClient(g);
       const base = prefix.replace(/^\/+|\/+$/g, '');
       const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
-      const local = await localFiles(dir);
+      const local = await localFiles(dir, !!opts.all);
+      // Local names as people have them, mapped to paths by the server's one rule (one batch: collisions numbered).
+      const names = await suggestPaths(
+        client,
+        local.map((file) => path.relative(dir, file).split(path.sep).join('/')),
+      );
       const changed: Planned[] = [];
       const unchanged: string[] = [];
-      for (const file of local) {
-        const remote = [base, path.relative(dir, file).split(path.sep).join('/')].filter(Boolean).join('/');
+      for (const [i, file] of local.entries()) {
+        const named = names[i];
+        const remote = [base, named.path].filter(Boolean).join('/');
+        if (named.mapped && !g.json) process.stderr.write(`${named.name} → ${named.path}\n`);
         const hash = await sha256Of(file);
+        const filename = named.mapped ? path.basename(file) : undefined;
         if (remoteHashes.get(remote) === hash) unchanged.push(remote);
-        else changed.push({ file, remote, hash });
+        else changed.push({ file, remote, hash, filename });
       }
       const failed: { path: string; code: string; message: string }[] = [];
       const uploaded: string[] = [];
       if (!opts.dryRun)
         for (const item of changed) {
           try {
-            await uploadFile(client, item.remote, item.file, { contentType: contentTypeOf(item.file) });
+            await uploadFile(client, item.remote, item.file, {
+              contentType: contentTypeOf(item.file),
+              filename: item.filename,
+            });
             uploaded.push(item.remote);
             if (!g.json) process.stdout.write(`uploaded ${item.remote}\n`);
           } catch (err) {
@@ -82,13 +97,47 @@ async function remoteHashesUnder(client: DriveClient, prefix: string): Promise<M
   return hashes;
 }
 
-/** Regular files under dir, recursively, in a stable order; symbolic links are not followed. */
-async function localFiles(dir: string): Promise<string[]> {
+/**
+ * Regular files under dir, recursively, in a stable order; symbolic links are not followed. Skipped: `.git`,
+ * `node_modules` and dotfiles (unless `all`), and what the root's `.gitignore` and `.driveignore` name.
+ */
+async function localFiles(dir: string, all: boolean): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const ignored = await ignoreRules(dir);
   return entries
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name))
+    .filter((file) => {
+      const rel = path.relative(dir, file).split(path.sep);
+      if (!all && rel.some((seg) => seg.startsWith('.') || seg === 'node_modules')) return false;
+      return !ignored(rel);
+    })
     .sort();
+}
+
+/**
+ * The common subset of gitignore patterns: one per line, `#` comments, `*` and `?` within a segment, `**` across
+ * segments, a trailing `/` for folders, a leading `/` anchored at the root; `!` negations are not supported.
+ */
+async function ignoreRules(dir: string): Promise<(rel: string[]) => boolean> {
+  const lines: string[] = [];
+  for (const name of ['.gitignore', '.driveignore'])
+    lines.push(...(await readFile(path.join(dir, name), 'utf8').catch(() => '')).split(/\r?\n/));
+  const patterns = lines
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
+    .map((l) => {
+      const anchored = l.startsWith('/') || l.replace(/\/$/, '').includes('/');
+      const body = l
+        .replace(/^\/|\/$/g, '')
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*\*/g, '\u0000')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]')
+        .replace(/\u0000/g, '.*');
+      return new RegExp(`${anchored ? '^' : '(^|/)'}${body}(/|$)`);
+    });
+  return (rel) => patterns.some((re) => re.test(rel.join('/')));
 }
 
 async function sha256Of(file: string): Promise<string> {
