@@ -38,7 +38,8 @@ describe('one webhook attempt', () => {
 
   it('refuses loopback at connection time too when loopback is not allowed (DNS may change after creation)', async () => {
     const rx = await receiver();
-    const strict = { ...open, allowLoopback: false };
+    // The receiver's port allowed, so what refuses is the address (a port outside the list is refused first).
+    const strict = { ...open, allowLoopback: false, extraPorts: [Number(new URL(rx.url).port)] };
     const byName = await postOnce(rx.url.replace('127.0.0.1', 'localhost'), {}, '{}', strict);
     expect(byName.ok).toBe(false);
     expect(byName.error).toMatch(/loopback/);
