@@ -61,14 +61,23 @@ function compile(input: GrepInput): RE2JS {
   }
 }
 
-/** The wiki's reads when no language model is configured: its pages are never built (docs/decisions/mcp.md). */
-export function checkWikiAvailable(rc: RequestContext): void {
-  if (!rc.app.config.llm)
+/**
+ * The wiki's reads when no language model is configured and the drive has no page (none can be built): WIKI_DISABLED
+ * rather than an empty answer; pages written while a model was configured stay readable (docs/decisions/mcp.md).
+ */
+export async function checkWikiAvailable(rc: RequestContext): Promise<void> {
+  if (rc.app.config.llm) return;
+  const pages = await rows(
+    rc.app.orm.em.fork(),
+    `select 1 from artifacts where drive_id = ? and deleted_at is null and path like ? escape '\\' limit 1`,
+    [rc.driveId, likePrefix('_wiki/')],
+  );
+  if (!pages.length)
     throw new AppError('WIKI_DISABLED', 'the wiki is off: this server has no language model configured (LLM_URL)');
 }
 
 export async function grepArtifacts(rc: RequestContext, input: GrepInput): Promise<GrepResult> {
-  if (input.wiki) checkWikiAvailable(rc);
+  if (input.wiki) await checkWikiAvailable(rc);
   const re = compile(input);
   const deadline = Date.now() + input.timeMs;
   let after = input.cursor

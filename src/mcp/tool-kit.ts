@@ -91,7 +91,7 @@ export class ToolSet {
 }
 
 /** The attribution argument of the mutating tools. */
-export const actorArg = z.string().max(64).optional().describe('name credited in the event log (attribution only)');
+export const actorArg = z.string().max(64).optional().describe('attribution in the event log');
 
 /** The size of a result as it reaches the client: the text plus the structured JSON. */
 export const resultChars = (a: Pick<ToolAnswer, 'structured' | 'text'>) =>

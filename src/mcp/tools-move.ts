@@ -102,9 +102,8 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Restore from trash, or an earlier version',
       description:
-        'Brings a deleted artifact back (art_ id, or the path it had). If its path is taken (PATH_OCCUPIED): ' +
-        'rename=new path, or overwrite=true to trash the occupant. version=N: a live artifact gets a new current ' +
-        "version holding version N's bytes, labels and metadata.",
+        'Brings a deleted artifact back (art_ id or its old path); if the path is taken: rename=new path or ' +
+        'overwrite=true. version=N on a live artifact makes version N current again, as a new version.',
       input: {
         ref: refArg,
         rename: pathArg.optional(),
@@ -115,7 +114,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
           .min(1)
           .max(2 ** 31 - 1)
           .optional()
-          .describe('restore this earlier version of a live artifact'),
+          .describe('the version to make current again'),
         if_match: ifMatchArg,
         actor: actorArg,
       },

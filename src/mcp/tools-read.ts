@@ -116,7 +116,7 @@ export function registerReadTools(server: ToolSet, env: ToolEnv): void {
   const imageMax = config.mcp.imageMaxBytes;
   const description = (what: string) =>
     `${what} Text by character (offset/length) or line range (line_start/line_count), ~${Math.floor(cap / 2)} chars ` +
-    'per call: follow next_offset or next_line. Images come as image content, other binaries embedded or as a signed URL.';
+    'per call: follow next_offset or next_line. Binaries: image content, embedded, or a signed URL.';
 
   defineTool(
     server,

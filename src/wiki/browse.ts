@@ -56,7 +56,7 @@ export async function listWikiPages(
   rc: RequestContext,
   q: { kind?: PageKind; prefix?: string; cursor?: string; limit: number },
 ) {
-  checkWikiAvailable(rc);
+  await checkWikiAvailable(rc);
   const where = ['p.drive_id = ?', HAS_SOURCES];
   const params: unknown[] = [rc.driveId];
   if (q.kind) (where.push('p.kind = ?'), params.push(q.kind));
@@ -90,7 +90,7 @@ export async function searchWiki(
   rc: RequestContext,
   q: { q: string; kind?: PageKind; limit: number },
 ): Promise<WikiPageInfo[]> {
-  checkWikiAvailable(rc);
+  await checkWikiAvailable(rc);
   const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const found = await rows<PageRow>(
     rc.app.orm.em.fork(),

@@ -28,10 +28,12 @@ function expected(cell: Cell, method: string, template: string): { status: numbe
   if (cell === 'none' || cell === 'expired' || cell === 'revoked') return { status: 404, write: false };
   if (method === 'GET') return { status: 200, write: false };
   if (cell === 'manager') return 'skip'; // managers may do nearly everything; their writes are tested in grants.test.ts
-  if (template.endsWith('/restore')) return { status: 404, write: false }; // the trash is the owner's alone
+  // Restoring a version writes content, as a PUT by id does: an editor may.
+  const versionRestore = template === '/v0/artifacts/{art_id}/versions/{version_number}/restore';
+  if (template.endsWith('/restore') && !versionRestore) return { status: 404, write: false }; // the trash is the owner's
   if (
     cell === 'editor' &&
-    ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate'))
+    ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate') || versionRestore)
   )
     return { status: 200, write: true };
   return { status: 403, write: false };
