@@ -39,14 +39,22 @@ function runPython(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 let api: TestApi;
+/** Why the Python SDK could not be installed (no python3 with venv): the test is then skipped, as LaTeX tests are. */
+let unavailable: string | undefined;
 beforeAll(async () => {
-  ensurePythonSdk();
+  try {
+    ensurePythonSdk();
+  } catch (err) {
+    unavailable = `the Python MCP SDK could not be installed (python3 -m venv and pip from PyPI): ${(err as Error).message}`;
+    console.log(`[python-sdk] skipped: ${unavailable}`);
+  }
   api = await startTestApi();
 }, 300_000);
 afterAll(async () => api?.close());
 
 describe('the Python MCP SDK', () => {
-  it('initializes at 2025-11-25, lists the tools and calls overview', async () => {
+  it('initializes at 2025-11-25, lists the tools and calls overview', async (ctx) => {
+    if (unavailable) return ctx.skip();
     const tenant = await createTenant(api.ctx);
     const script = path.resolve('test/mcp/fixtures/python_client.py');
     const r = await runPython([script, `${api.url}/mcp`, tenant.apiKey]);
