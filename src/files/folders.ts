@@ -77,46 +77,49 @@ export async function createFolder(
   rc: RequestContext,
   input: { path: string; description?: string | null },
 ): Promise<FolderRow> {
-  const ctx = rc.app;
-  const a = { ...input, driveId: rc.driveId, actor: rc.actor };
-  const path = canonicalFolderPath(a.path);
+  const path = canonicalFolderPath(input.path);
   checkNotWiki(path);
-  return writeTransaction(ctx, async (w) => {
-    const existing = await one<FolderRow>(
-      w.tx,
-      `select * from folders where drive_id = ? and path = ? and deleted_at is null`,
-      [a.driveId, path],
-    );
-    if (existing) return existing;
-    if (
-      await one(w.tx, `select 1 from artifacts where drive_id = ? and path = ? and deleted_at is null`, [
-        a.driveId,
-        path,
-      ])
-    ) {
-      throw conflict(`a live artifact exists at ${path}`, path);
-    }
-    const row = await one<FolderRow>(
-      w.tx,
-      `insert into folders (id, drive_id, path, description) values (?, ?, ?, ?)
-       on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
-      [newId('fld'), a.driveId, path, a.description ?? null],
-    );
-    if (!row)
-      return (await one<FolderRow>(
-        w.tx,
-        `select * from folders where drive_id = ? and path = ? and deleted_at is null`,
-        [a.driveId, path],
-      ))!;
-    await w.event({
-      driveId: a.driveId,
-      fldId: row.id,
-      action: EventAction.folderCreated,
-      actor: a.actor,
-      metadata: { path: row.path },
-    });
-    return row;
+  return writeTransaction(rc.app, (w) => makeFolderIn(w, rc, { path, description: input.description }));
+}
+
+/**
+ * The live folder at `path` of the caller's drive, made (with its event) inside the caller's transaction when there
+ * is none: mkdir, and a share or grant on a folder only paths imply, which gets its record in the same commit.
+ */
+export async function makeFolderIn(
+  w: WriteTx,
+  rc: RequestContext,
+  input: { path: string; description?: string | null },
+): Promise<FolderRow> {
+  const driveId = rc.driveId;
+  const path = canonicalFolderPath(input.path);
+  checkNotWiki(path);
+  const live = () =>
+    one<FolderRow>(w.tx, `select * from folders where drive_id = ? and path = ? and deleted_at is null`, [
+      driveId,
+      path,
+    ]);
+  const existing = await live();
+  if (existing) return existing;
+  if (
+    await one(w.tx, `select 1 from artifacts where drive_id = ? and path = ? and deleted_at is null`, [driveId, path])
+  )
+    throw conflict(`a live artifact exists at ${path}`, path);
+  const row = await one<FolderRow>(
+    w.tx,
+    `insert into folders (id, drive_id, path, description) values (?, ?, ?, ?)
+     on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
+    [newId('fld'), driveId, path, input.description ?? null],
+  );
+  if (!row) return (await live())!;
+  await w.event({
+    driveId,
+    fldId: row.id,
+    action: EventAction.folderCreated,
+    actor: rc.actor,
+    metadata: { path: row.path },
   });
+  return row;
 }
 
 /** PATCH: an absent field is unchanged; `description: null` clears; `inherit_grants: null` is unchanged. */

@@ -13,7 +13,7 @@ import {
   type Role,
 } from '../access/authorize.js';
 import { checkPrincipal, insertGrant, type GrantRow, type PrincipalIn } from '../access/grant-records.js';
-import { resolveResource, resourceOf } from './resources.js';
+import { authorizeTarget, resolveResource, resolveTarget, resourceOf, targetColumns } from './resources.js';
 import { syncVisibility } from '../files/visibility.js';
 
 /**
@@ -64,9 +64,10 @@ export async function createGrant(
   input: { resource: string; principal: PrincipalIn; role: Role; expiresIn?: number | null },
 ): Promise<GrantRow> {
   const principal = checkPrincipal(input.principal);
-  const access = await authorize(rc, await resolveResource(rc, input.resource, { implied: true }), 'can_manage');
-  const { artId, fldId } = resourceColumns(access);
+  const target = await resolveTarget(rc, input.resource);
+  const access = await authorizeTarget(rc, target, 'can_manage');
   return writeTransaction(rc.app, async (w) => {
+    const { artId, fldId } = await targetColumns(w, rc, target, access);
     // An expired grant is dead (docs/decisions.md): retire it so the principal can be granted again.
     await rows(
       w.tx,

@@ -20,7 +20,7 @@ import {
   type Role,
 } from '../access/authorize.js';
 import { actingCredential } from './grants.js';
-import { resolveResource, resourceOf } from './resources.js';
+import { authorizeTarget, resolveResource, resolveTarget, resourceOf, targetColumns } from './resources.js';
 
 /**
  * Share links (spec 2.8, 3.7, 4.6): a secret key that gives exactly its role on exactly its
@@ -63,7 +63,8 @@ export async function mintShare(
   input: { resource: string; role?: ShareRole; expiresIn?: number | null; password?: string | null },
 ): Promise<{ share: ShareRow; key: string }> {
   const role = input.role ?? 'viewer';
-  const access = await authorize(rc, await resolveResource(rc, input.resource, { implied: true }), 'can_share');
+  const target = await resolveTarget(rc, input.resource);
+  const access = await authorizeTarget(rc, target, 'can_share');
   if (roleRank(role) > roleRank(access.role))
     throw new AppError('INVALID_ROLE', `a ${access.role} cannot mint a ${role} link`);
   const expiresIn =
@@ -72,6 +73,7 @@ export async function mintShare(
   const key = newKey();
   const by = actingCredential(rc);
   const share = await writeTransaction(rc.app, async (w) => {
+    const { artId, fldId } = await targetColumns(w, rc, target, access);
     const row = (await one<ShareRow>(
       w.tx,
       `insert into shares (id, drive_id, art_id, fld_id, role, key_hash, password_hash, created_by_type, created_by_id, expires_at)
@@ -79,8 +81,8 @@ export async function mintShare(
       [
         newId('shr'),
         access.driveId,
-        access.artifact?.id ?? null,
-        access.folder?.id ?? null,
+        artId,
+        fldId,
         role,
         hashShareKey(key),
         passwordHash,

@@ -29,6 +29,17 @@ describe('implied folders', () => {
       json: { resource: 'more', principal: { type: 'user', email: me.email }, role: 'viewer' },
     });
     expect(grant.status, grant.bytes.toString()).toBe(201);
+    // Each record was made in the same transaction as the link or grant naming it: rows of one transaction share xmin.
+    const sameCommit = async (table: 'shares' | 'grants', id: string, folderPath: string) => {
+      const [row] = await api.ctx.orm.em.fork().execute(
+        `select (select xmin::text from folders where drive_id = r.drive_id and path = ? and deleted_at is null) as f,
+                r.xmin::text as r from ${table} r where r.id = ?`,
+        [folderPath, id],
+      );
+      expect(row.f).toBe(row.r);
+    };
+    await sameCommit('shares', share.json.shr_id, 'docs');
+    await sameCommit('grants', grant.json.grn_id, 'more');
     // Nothing under a path: still not found.
     expect((await d.call('POST', '/v0/shares', { json: { resource: 'nothing/' } })).code).toBe('NOT_FOUND');
   });
