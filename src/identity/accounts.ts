@@ -3,7 +3,7 @@ import { listUserDrives, type DriveRow } from '../drives/drives.js';
 import { hitThrottle, rateLimited, reserveAttempts, type ThrottleKind } from '../platform/rate-limits.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
-import { sendVerificationMail, type VerificationMailOutcome } from './email-verification.js';
+import { confirmEmail, linkAccount, sendVerificationMail } from './email-verification.js';
 import { signIn, signUp } from './users.js';
 import { requestPasswordLink } from './password-reset.js';
 
@@ -14,36 +14,30 @@ import { requestPasswordLink } from './password-reset.js';
 
 type Account = { id: string; email: string };
 
-export type AccountSignUp =
-  | { ok: true; user: Account; driveId: string | null; mail: VerificationMailOutcome }
-  | { ok: false; reason: 'invalid_email' | 'weak_password' }
-  /** The address has an account: a link to set its password went to the address (nobody is signed in). */
-  | { ok: false; reason: 'check_mail' };
+/**
+ * A sign-up's answer is the same whether or not the address has an account (issue 37): the person is told to open
+ * the link mailed to it. A new address gets its account (unconfirmed) and a link that confirms it and signs in; a taken
+ * one gets a link to set the password. Only bad input is answered otherwise.
+ */
+export type AccountSignUp = { ok: true } | { ok: false; reason: 'invalid_email' | 'weak_password' };
 
 /**
- * Creates the account and mails its verification link (a failed send is reported, the account
- * stays; the dashboard resends). Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each
- * costs an scrypt and may send a mail); over it, 429 RATE_LIMITED.
+ * Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each costs an scrypt and may send a mail); over it,
+ * 429 RATE_LIMITED. Both outcomes hash a password and send one mail, so they cost alike. `returnTo` (a same-site path)
+ * rides in the confirmation link, so the person lands where they were going (a claim, an OAuth consent).
  */
 export async function signUpAccount(
   app: AppContext,
-  email: string,
-  password: string,
-  ip: string,
+  input: { email: string; password: string; ip: string; returnTo: string },
 ): Promise<AccountSignUp> {
   const em = app.orm.em.fork();
-  const counted = await hitThrottle(em, 'signup', ip, app.config.limits.signupsPerIpPerHour);
+  const counted = await hitThrottle(em, 'signup', input.ip, app.config.limits.signupsPerIpPerHour);
   if (!counted.allowed) throw rateLimited('too many sign-ups from this address', counted.retryAfterS);
-  const result = await signUp(em, email, password);
-  if (!result.ok && result.reason === 'exists') {
-    // Never 'exists': the mailbox's owner gets a link to set the password (issue 37), and the answer says only that.
-    await requestPasswordLink(app, email, ip, false);
-    return { ok: false, reason: 'check_mail' };
-  }
-  if (!result.ok) return { ok: false, reason: result.reason as 'invalid_email' | 'weak_password' };
-  const [drive] = await listUserDrives(em, result.user.id);
-  const mail = await sendVerificationMail(app, result.user.id);
-  return { ok: true, user: result.user, driveId: drive?.id ?? null, mail };
+  const result = await signUp(em, input.email, input.password);
+  if (result.ok) await sendVerificationMail(app, result.user.id, input.returnTo);
+  else if (result.reason === 'exists') await requestPasswordLink(app, input.email, input.ip, false);
+  else return { ok: false, reason: result.reason };
+  return { ok: true };
 }
 
 export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'wrong' };
@@ -51,7 +45,9 @@ export type AccountSignIn = { ok: true; user: Account; driveId: string | null } 
 /**
  * Failed sign-ins are limited per client IP and per account address (LOGIN_FAILURES_PER_IP_PER_HOUR each; the
  * address's counter exists whether or not it has an account, so the throttle reveals nothing); over either, 429
- * RATE_LIMITED. The attempt is reserved before the password is compared and given back when it matches.
+ * RATE_LIMITED. The attempt is reserved before the password is compared and given back when it matches. A password
+ * signs in only once the address is confirmed (the mailed link does that): else whoever signed up could learn, by
+ * signing in, that the address had no account before.
  */
 export async function signInAccount(
   app: AppContext,
@@ -67,7 +63,35 @@ export async function signInAccount(
   ];
   const attempt = await reserveAttempts(em, checks, 'too many failed sign-ins from this address or for this account');
   const user = await signIn(em, email, password);
-  if (!user) return { ok: false, reason: 'wrong' };
+  if (!user?.emailVerifiedAt) return { ok: false, reason: 'wrong' };
+  await attempt.giveBack();
+  const [drive] = await listUserDrives(em, user.id);
+  return { ok: true, user, driveId: drive?.id ?? null };
+}
+
+/**
+ * The mailed confirmation link, opened by someone not signed in: it confirms the address and signs in when the
+ * password is the one chosen at sign-up (so the mailbox's owner following a link someone else asked for with their
+ * address confirms nobody; they take the address back with "forgot password"). Wrong passwords count as failed
+ * sign-ins of the account.
+ */
+export async function confirmAndSignIn(
+  app: AppContext,
+  input: { token: string; password: string },
+): Promise<AccountSignIn> {
+  const em = app.orm.em.fork();
+  const owner = await linkAccount(app, input.token);
+  if (!owner) return { ok: false, reason: 'wrong' };
+  // Only the link's holder can guess here, so the account's counter is the one that counts.
+  const limit = app.config.limits.loginFailuresPerIpPerHour;
+  const attempt = await reserveAttempts(
+    em,
+    [['login_failure_account', owner.email, limit]],
+    'too many failed sign-ins for this account',
+  );
+  const user = await signIn(em, owner.email, input.password);
+  if (!user || user.id !== owner.id || (await confirmEmail(app, user.id, input.token)) !== 'verified')
+    return { ok: false, reason: 'wrong' };
   await attempt.giveBack();
   const [drive] = await listUserDrives(em, user.id);
   return { ok: true, user, driveId: drive?.id ?? null };

@@ -8,9 +8,10 @@ import { hashSecret, newSecret } from '../lib/secrets.js';
  * Email is proven before it counts (docs/decisions.md, Email verification). Sign-up mails a link
  * `{web_url}/auth/verify?token=adev_…`; the secret is stored as SHA-256 with an expiry
  * (`EMAIL_VERIFICATION_TTL_S`, 24 h) and is spent by the first confirmation. Confirming takes the
- * link AND a session signed in to the account it was sent for: whoever created an account with
- * someone else's address cannot verify it without that mailbox, and the mailbox's owner clicking a
- * link they never asked for verifies nobody. Until then the address is not the owner email of the
+ * link AND the account: a session signed in to it, or (the usual way, since a password signs in only once the
+ * address is confirmed) the password chosen at sign-up (`confirmAndSignIn`, src/identity/accounts.ts). Whoever
+ * created an account with someone else's address cannot verify it without that mailbox, and the mailbox's owner
+ * clicking a link they never asked for verifies nobody. Until then the address is not the owner email of the
  * account's drives and `{type: user, email}` grants do not reach them (src/access/authorize.ts).
  */
 export const VERIFY_TOKEN_PREFIX = 'adev_';
@@ -35,7 +36,11 @@ export async function accountEmailState(app: AppContext, userId: string): Promis
  * Mails a fresh link to the account's address (at sign-up, and the dashboard's resend); at most
  * VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR.
  */
-export async function sendVerificationMail(app: AppContext, userId: string): Promise<VerificationMailOutcome> {
+export async function sendVerificationMail(
+  app: AppContext,
+  userId: string,
+  returnTo?: string,
+): Promise<VerificationMailOutcome> {
   const account = await accountEmailState(app, userId);
   if (!account || account.verified) return 'already_verified';
   const em = app.orm.em.fork();
@@ -50,14 +55,15 @@ export async function sendVerificationMail(app: AppContext, userId: string): Pro
     `insert into email_verifications (token_hash, user_id, email, expires_at) values (?, ?, ?, now() + make_interval(secs => ?))`,
     [hashSecret(token), userId, account.email, ttlS],
   );
-  const link = `${app.config.http.webUrl}/auth/verify?token=${token}`;
+  const back = returnTo && returnTo !== '/dashboard' ? `&return_to=${encodeURIComponent(returnTo)}` : '';
+  const link = `${app.config.http.webUrl}/auth/verify?token=${token}${back}`;
   try {
     return await sendMail(app, {
       to: account.email,
       subject: 'Confirm your email for Agent Artifact Drive',
       text:
         `Someone (we hope you) created an Agent Artifact Drive account with this address.\n\n` +
-        `To confirm it, open this link while signed in to that account:\n\n${link}\n\n` +
+        `To confirm it and sign in, open this link and enter the password you chose for it:\n\n${link}\n\n` +
         `The link works once, within ${Math.round(ttlS / 3600)} hours. Until the address is confirmed, files shared ` +
         `with it do not reach the account's drives.\n\nIf you did not create the account, ignore this mail: nothing happens.\n`,
     });
@@ -65,6 +71,17 @@ export async function sendVerificationMail(app: AppContext, userId: string): Pro
     app.logger.error({ err, user: userId }, 'verification mail could not be sent');
     return 'failed';
   }
+}
+
+/** The account a live, unused confirmation link was sent for (its current address), or undefined. */
+export async function linkAccount(app: AppContext, token: string): Promise<{ id: string; email: string } | undefined> {
+  if (!token.startsWith(VERIFY_TOKEN_PREFIX) || token.length > 128) return undefined;
+  return one<{ id: string; email: string }>(
+    app.orm.em.fork(),
+    `select u.id, u.email from email_verifications v join human_users u on u.id = v.user_id and u.email = v.email
+      where v.token_hash = ? and v.used_at is null and v.expires_at > now()`,
+    [hashSecret(token)],
+  );
 }
 
 export type ConfirmOutcome = 'verified' | 'invalid' | 'wrong_account';

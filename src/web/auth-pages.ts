@@ -87,23 +87,18 @@ async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) 
   const retry = (status: number, error: string) =>
     sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
 
-  let account: { user: { id: string; email: string }; driveId: string | null };
   if (mode === 'signup') {
-    const result = await signUpAccount(ctx, email, password, req.ip ?? 'unknown');
-    if (!result.ok && result.reason === 'check_mail') return sendCheckMail(res, email);
-    if (!result.ok) {
-      const messages = {
-        invalid_email: 'Enter a valid email address.',
-        weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
-      };
-      return retry(400, messages[result.reason]);
-    }
-    account = result;
-  } else {
-    const result = await signInAccount(ctx, email, password, req.ip ?? 'unknown');
-    if (!result.ok) return retry(401, 'Email or password is wrong.');
-    account = result;
+    const result = await signUpAccount(ctx, { email, password, ip: req.ip ?? 'unknown', returnTo });
+    if (result.ok) return sendCheckMail(res, email);
+    const messages = {
+      invalid_email: 'Enter a valid email address.',
+      weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
+    };
+    return retry(400, messages[result.reason]);
   }
+  const account = await signInAccount(ctx, email, password, req.ip ?? 'unknown');
+  if (!account.ok)
+    return retry(401, 'Email or password is wrong, or the address is not confirmed yet (open the link we mailed).');
   await startSignedInSession(ctx, req, res, { uid: account.user.id, email: account.user.email, drv: account.driveId });
   res.redirect(303, returnTo);
 }

@@ -1,10 +1,11 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../platform/context.js';
 import { confirmEmail, sendVerificationMail } from '../identity/email-verification.js';
 import { windowRetryAfterS } from '../platform/rate-limits.js';
-import { loginUrl } from './auth-pages.js';
+import { confirmAndSignIn } from '../identity/accounts.js';
+import { loginUrl, safeReturnTo } from './auth-pages.js';
 import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, readSession, takeFlash, writeFlash } from './session.js';
+import { csrfValid, ensureSession, readSession, startSignedInSession, takeFlash, writeFlash } from './session.js';
 
 /**
  * Email verification (src/identity/email-verification.ts): the mailed link opens a confirmation
@@ -13,13 +14,40 @@ import { csrfValid, readSession, takeFlash, writeFlash } from './session.js';
  */
 const TITLE = 'Confirm your email';
 
+/** The link opened by someone not signed in (the usual way after sign-up): the password chosen then confirms. */
+const passwordForm = (csrf: string, token: string, returnTo: string, error?: string) =>
+  html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    <p>Enter the password you chose when you created the account to confirm your address and sign in.</p>
+    <form method="post" action="/auth/verify">
+      ${csrfField(csrf)} <input type="hidden" name="token" value="${token}" />
+      <input type="hidden" name="return_to" value="${returnTo}" />
+      <label
+        >Password <input type="password" name="password" required maxlength="256" autocomplete="current-password"
+      /></label>
+      <button type="submit">Confirm and sign in</button>
+    </form>
+    <p>Not your account? <a href="/auth/forgot">Set a new password for this address</a> instead.</p>`;
+
+async function confirmWithPassword(ctx: AppContext, req: Request, res: Response, token: string, csrf: string) {
+  const returnTo = safeReturnTo(req.body?.return_to);
+  const password = typeof req.body?.password === 'string' ? req.body.password : '';
+  const outcome = await confirmAndSignIn(ctx, { token, password });
+  if (!outcome.ok) {
+    const error = 'The password is wrong, or this link is expired or already used.';
+    return sendPage(res, TITLE, passwordForm(csrf, token, returnTo, error), 400);
+  }
+  const { user, driveId } = outcome;
+  await startSignedInSession(ctx, req, res, { uid: user.id, email: user.email, drv: driveId });
+  res.redirect(303, returnTo);
+}
+
 export function emailPageRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/auth/verify', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token)}`));
+    const session = ensureSession(ctx.config, req, res);
+    if (!session.uid) return sendPage(res, TITLE, passwordForm(session.csrf, token, safeReturnTo(req.query.return_to)));
     const flash = takeFlash(ctx.config, req, res, '/auth/verify');
     if (flash?.verified)
       return sendPage(
@@ -44,16 +72,15 @@ export function emailPageRouter(ctx: AppContext): Router {
 
   router.post('/auth/verify', async (req, res) => {
     const session = readSession(req);
-    const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    if (!session?.uid)
-      return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token.slice(0, 128))}`));
-    if (!csrfValid(session, req.body?.csrf))
+    const token = typeof req.body?.token === 'string' ? req.body.token.slice(0, 128) : '';
+    if (!session || !csrfValid(session, req.body?.csrf))
       return sendPage(
         res,
         TITLE,
         html`<p class="error">Your form expired. Open the link from the mail again.</p>`,
         403,
       );
+    if (!session.uid) return confirmWithPassword(ctx, req, res, token, session.csrf);
     const outcome = await confirmEmail(ctx, session.uid, token);
     if (outcome === 'verified') {
       writeFlash(ctx.config, res, '/auth/verify', { verified: session.email ?? '' });

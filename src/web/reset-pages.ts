@@ -11,14 +11,14 @@ import { csrfValid, ensureSession, readSession, startSignedInSession } from './s
  * fetch links spend nothing), its POST sets the password, ends every other session and signs in.
  */
 
-/** The answer to a sign-up with a taken address and to every "forgot password" request: nothing else is said. */
+/** The answer to every sign-up and every "forgot password" request: nothing else is said. */
 export function sendCheckMail(res: Response, email: string): void {
   sendPage(
     res,
     'Check your mail',
     html`<p role="status">
-        If <strong>${email}</strong> can receive mail, a link is on its way to it. Open it to set your password and
-        sign in. The link works once.
+        If <strong>${email}</strong> can receive mail, a link is on its way to it. Open it to confirm the address (or
+        set a new password, if the address already had an account) and sign in. The link works once.
       </p>
       <p><a href="/auth/login">Back to sign in</a></p>`,
   );

@@ -28,7 +28,7 @@ describe('npm start launcher', () => {
     ).toBe(200);
     // A sign-up's verification mail lands in that inbox (the embedded default for SMTP_URL).
     const email = uniqueEmail('launcher');
-    await new WebClient(`http://127.0.0.1:${ports.api}`).signUp(email);
+    await new WebClient(`http://127.0.0.1:${ports.api}`).startSignUp(email);
     const inbox = await waitUntil(async () => {
       const mails = (await (await fetch(`http://127.0.0.1:${ports.mailWeb}/api/email`)).json()) as {
         to: { address: string }[];

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/lib/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/platform/context.js';
 import { createContentApp } from '../../src/web/viewer/content-origin.js';
 import { trackCheckouts } from './pool-checkouts.js';
+import { attachMailbox, detachMailbox, startMailbox } from './mailbox.js';
 
 export interface TestApi {
   url: string;
@@ -27,7 +28,17 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   const contentServer = createServer();
   await new Promise<void>((resolve) => contentServer.listen(0, '127.0.0.1', resolve));
   const contentUrl = `http://localhost:${(contentServer.address() as AddressInfo).port}`;
-  const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: url, CONTENT_URL: contentUrl, ...overrides });
+  // Sign-up finishes through a mailed link: every test API sends to a real SMTP server on 127.0.0.1.
+  const ownMailbox = overrides.SMTP_URL ? undefined : await startMailbox();
+  const smtp = overrides.SMTP_URL ?? ownMailbox!.url;
+  attachMailbox(url, smtp);
+  const config = loadConfig({
+    ...process.env,
+    PUBLIC_BASE_URL: url,
+    CONTENT_URL: contentUrl,
+    SMTP_URL: smtp,
+    ...overrides,
+  });
   limitConnections(server, config.http.maxConnections);
   const ctx = await createContext(config, 'api-test');
   server.on('request', createApp(ctx));
@@ -46,6 +57,8 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
         Promise.all([closeGracefully(server, 2000), closeGracefully(contentServer, 2000)]),
       );
       await closeStep(ctx, heldClients, 'the context (usage meter, Temporal client, pool)', closeContext(ctx));
+      detachMailbox(url);
+      await ownMailbox?.close();
     },
   };
 }

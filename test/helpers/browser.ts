@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { mailboxOfApi, verificationPath } from './mailbox.js';
 
 /**
  * The one place browser tests get Chromium from (docs/decisions.md, "Launcher"):
@@ -94,4 +95,16 @@ export function resolveChromium(): Promise<ResolvedChromium> {
 export async function launchBrowser(): Promise<Browser> {
   const c = await resolveChromium();
   return chromium.launch({ executablePath: c.executablePath, args: c.args, headless: true });
+}
+
+/**
+ * A sign-up finished in the browser as a person finishes it: the answer says to check the mail; the mailed link,
+ * opened in the same browser, asks for the password chosen and signs in, landing where the sign-up was going.
+ */
+export async function confirmSignUpInBrowser(page: Page, apiUrl: string, email: string, password: string) {
+  await page.getByText('Check your mail').first().waitFor();
+  const mail = await mailboxOfApi(apiUrl).waitFor(email);
+  await page.goto(`${apiUrl}${verificationPath(mail)}`);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Confirm and sign in' }).click();
 }

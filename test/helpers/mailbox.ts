@@ -22,6 +22,24 @@ export interface Mailbox {
 const decodeQuotedPrintable = (raw: string) =>
   raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
+const open = new Map<string, Mailbox>();
+const byApi = new Map<string, Mailbox>();
+
+/** The mailbox an API started by startTestApi sends to (its own, or the one a suite passed as SMTP_URL). */
+export function mailboxOfApi(apiUrl: string): Mailbox {
+  const found = byApi.get(apiUrl);
+  if (!found) throw new Error(`no test mailbox for ${apiUrl}`);
+  return found;
+}
+
+export function attachMailbox(apiUrl: string, smtpUrl: string): Mailbox | undefined {
+  const found = open.get(smtpUrl);
+  if (found) byApi.set(apiUrl, found);
+  return found;
+}
+
+export const detachMailbox = (apiUrl: string) => byApi.delete(apiUrl);
+
 export async function startMailbox(): Promise<Mailbox> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
@@ -40,8 +58,9 @@ export async function startMailbox(): Promise<Mailbox> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
+  const url = `smtp://127.0.0.1:${port}`;
+  const mailbox: Mailbox = {
+    url,
     messages,
     async waitFor(to, after = 0) {
       const want = to.toLowerCase();
@@ -56,13 +75,18 @@ export async function startMailbox(): Promise<Mailbox> {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      open.delete(url);
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
+  open.set(url, mailbox);
+  return mailbox;
 }
 
 /** The verification link (path and query) in a mail. */
 export function verificationPath(mail: ReceivedMail): string {
-  const m = /https?:\/\/[^/\s]+(\/auth\/verify\?token=adev_[\w-]+)/.exec(mail.text);
+  const m = /https?:\/\/[^/\s]+(\/auth\/verify\?token=adev_[\w-]+(?:&return_to=\S+)?)/.exec(mail.text);
   if (!m) throw new Error(`no verification link in:\n${mail.text}`);
   return m[1];
 }

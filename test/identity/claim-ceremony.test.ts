@@ -82,9 +82,8 @@ describe('claim ceremony', () => {
     expect(assertion.exp! - assertion.iat!).toBe(90 * 24 * 3600);
 
     const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).json();
-    // The account's address is not verified yet, so it is not the drive's email
-    // (test/identity/email-verification.test.ts).
-    expect(me).toMatchObject({ drive_id: reg.drive_id, email: null, claimed: true, expires_at: null, scope: 'full' });
+    // The account's address was confirmed at sign-up (its mailed link), so it is the drive's email at once.
+    expect(me).toMatchObject({ drive_id: reg.drive_id, email, claimed: true, expires_at: null, scope: 'full' });
     // An access token minted before the claim stops working at once (issue 23, finding 14), on /v0 and on MCP.
     const stale = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(oldAccess) });
     expect(stale.status).toBe(401);

@@ -7,7 +7,7 @@ import { bearer, claimThroughPages, startIdentityApi, tokenRequest, uniqueEmail,
 /**
  * Issue 23, finding 1: an email grant reached whoever signed up with the address first. Now the
  * address counts (drive owner email, `{type: user, email}` grants) only after its owner follows the
- * link mailed to it, signed in to the account; the mail is read from an SMTP server in this test.
+ * link mailed to it with the account's password (or signed in to it); the mail is read from an SMTP server here.
  */
 let api: TestApi;
 let mailbox: Mailbox;
@@ -29,7 +29,7 @@ async function claimedToken(claimToken: string): Promise<string> {
 }
 
 describe('email verification', () => {
-  it('the takeover sequence ends in 404 until the address is verified through the mailed link', async () => {
+  it('an email grant reaches an account only once the address is confirmed through the mailed link', async () => {
     const victim = `victim-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@corp.example`;
     // Drive A shares an artifact with the address.
     const a = await createTenant(api.ctx);
@@ -46,42 +46,46 @@ describe('email verification', () => {
     });
     expect(g.status).toBe(201);
 
-    // Someone signs up with the address (not verified), registers an agent and approves its claim.
-    const web = new WebClient(api.url);
-    await web.signUp(victim);
-    const reg = await claimThroughPages(api, web);
-    const token = bearer(await claimedToken(reg.claim_token));
-    for (const path of [
-      `/v0/artifacts/${artId}/download`,
-      `/v0/artifacts/${artId}/versions/1/download`,
-      `/v0/artifacts/${artId}`,
-    ]) {
-      const res = await fetch(`${api.url}${path}`, { headers: token });
-      expect(res.status, path).toBe(404);
-      expect((await res.json()).detail.error.code).toBe('ARTIFACT_NOT_FOUND');
-    }
-    const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: token })).json();
-    expect(me.email).toBeNull();
-    const dash = await web.get('/dashboard');
-    expect(dash.body).toContain('data-testid="email-unverified"');
+    // Someone without the mailbox signs up with the address: the password alone never signs in, so no drive of
+    // theirs ever stands for the address.
+    const squatter = new WebClient(api.url);
+    await squatter.startSignUp(victim, 'squatter password');
+    const login = await squatter.get('/auth/login');
+    const refused = await squatter.post('/auth/login', {
+      csrf: WebClient.csrfOf(login.body),
+      email: victim,
+      password: 'squatter password',
+    });
+    expect(refused.res.status).toBe(401);
+    expect(refused.body).toContain('not confirmed yet');
 
-    // The mail went to the address, from MAIL_FROM; its owner follows the link signed in.
+    // The mail went to the address, from MAIL_FROM; whoever holds the link and the password is signed in.
     const mail = await mailbox.waitFor(victim);
     expect(mail.text).toMatch(/^From: Drive <drive@example\.test>/m);
-    await web.verifyEmail(mailbox, victim);
+    const web = new WebClient(api.url);
+    const page = await web.get(verificationPath(mail));
+    const token = new URL(verificationPath(mail), api.url).searchParams.get('token')!;
+    const confirmed = await web.post('/auth/verify', {
+      csrf: WebClient.csrfOf(page.body),
+      token,
+      return_to: '/dashboard',
+      password: 'squatter password',
+    });
+    expect(confirmed.res.status, confirmed.body).toBe(303);
     expect((await web.get('/dashboard')).body).not.toContain('data-testid="email-unverified"');
-    const download = await fetch(`${api.url}/v0/artifacts/${artId}/download`, { headers: token });
+    const reg = await claimThroughPages(api, web);
+    const token2 = bearer(await claimedToken(reg.claim_token));
+    const download = await fetch(`${api.url}/v0/artifacts/${artId}/download`, { headers: token2 });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('A only');
-    expect((await fetch(`${api.url}/v0/artifacts/${artId}/versions/1/download`, { headers: token })).status).toBe(200);
-    expect((await (await fetch(`${api.url}/v0/drives/me`, { headers: token })).json()).email).toBe(victim);
+    expect((await fetch(`${api.url}/v0/artifacts/${artId}/versions/1/download`, { headers: token2 })).status).toBe(200);
+    expect((await (await fetch(`${api.url}/v0/drives/me`, { headers: token2 })).json()).email).toBe(victim);
   });
 
-  it('a claim approved after verification carries the owner email at once', async () => {
+  it('a claim approved after sign-up carries the owner email at once', async () => {
     const email = uniqueEmail('verified-first');
     const web = new WebClient(api.url);
     await web.signUp(email);
-    await web.verifyEmail(mailbox, email);
     const reg = await claimThroughPages(api, web);
     const me = await (
       await fetch(`${api.url}/v0/drives/me`, { headers: bearer(await claimedToken(reg.claim_token)) })
@@ -89,43 +93,53 @@ describe('email verification', () => {
     expect(me.email).toBe(email);
   });
 
-  it('a link needs a session of its own account; a GET never spends it; it works once', async () => {
+  it('a link confirms with the password chosen at sign-up; a GET never spends it; it works once', async () => {
     const email = uniqueEmail('link-rules');
+    const password = 'the chosen password';
     const owner = new WebClient(api.url);
-    await owner.signUp(email);
+    await owner.startSignUp(email, password);
     const path = verificationPath(await mailbox.waitFor(email));
     const token = new URL(path, api.url).searchParams.get('token')!;
 
-    // Signed out (the mailbox owner who never made the account): sign in first, nothing spent.
-    const anon = new WebClient(api.url);
-    const out = await anon.get(path);
-    expect(out.res.status).toBe(303);
-    expect(out.res.headers.get('location')).toBe(`/auth/login?return_to=${encodeURIComponent(path)}`);
-
-    // Another account cannot spend it.
+    // Opened signed out (the usual way): a form asking for the password; the GET spends nothing.
+    const form = await owner.get(path);
+    expect(form.res.status).toBe(200);
+    expect(form.body).toContain('Confirm and sign in');
+    // The mailbox's owner who never made the account (a wrong password) confirms nobody, and spends nothing.
+    const wrong = await owner.post('/auth/verify', {
+      csrf: WebClient.csrfOf(form.body),
+      token,
+      password: 'guess 12345',
+    });
+    expect(wrong.res.status).toBe(400);
+    // Another account's session cannot spend it.
     const other = new WebClient(api.url);
     await other.signUp(uniqueEmail('other'));
     const otherPage = await other.get(path);
-    const wrong = await other.post('/auth/verify', { csrf: WebClient.csrfOf(otherPage.body), token });
-    expect(wrong.res.status).toBe(403);
+    const stolen = await other.post('/auth/verify', { csrf: WebClient.csrfOf(otherPage.body), token });
+    expect(stolen.res.status).toBe(403);
     // No CSRF token, no confirmation.
-    expect((await owner.post('/auth/verify', { token })).res.status).toBe(403);
+    expect((await owner.post('/auth/verify', { token, password })).res.status).toBe(403);
 
-    await owner.verifyEmail(mailbox, email);
-    const page = await owner.get(path);
-    const again = await owner.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token });
-    expect(again.res.status).toBe(410);
-    // A made-up token is the same answer.
-    expect(
-      (await owner.post('/auth/verify', { csrf: WebClient.csrfOf(page.body), token: 'adev_nope' })).res.status,
-    ).toBe(410);
+    const done = await owner.post('/auth/verify', { csrf: WebClient.csrfOf(form.body), token, password });
+    expect(done.res.status, done.body).toBe(303);
+    expect(done.res.headers.get('location')).toBe('/dashboard');
+    expect((await owner.get('/dashboard')).body).toContain(email);
+    // Spent: a second use, signed out, is refused like a made-up token.
+    const fresh = new WebClient(api.url);
+    const again = await fresh.get(path);
+    const reused = await fresh.post('/auth/verify', { csrf: WebClient.csrfOf(again.body), token, password });
+    expect(reused.res.status).toBe(400);
+    const madeUp = { csrf: WebClient.csrfOf(again.body), token: 'adev_nope', password };
+    expect((await fresh.post('/auth/verify', madeUp)).res.status).toBe(400);
   });
 
   it('the dashboard resends a fresh link; resends are limited per account', async () => {
     const email = uniqueEmail('resend');
     const web = new WebClient(api.url);
     await web.signUp(email);
-    await mailbox.waitFor(email);
+    // A session of an account whose address is not confirmed (signed in before confirmation was asked first).
+    await api.ctx.orm.em.fork().execute(`update human_users set email_verified_at = null where email = ?`, [email]);
     const before = mailbox.messages.length;
     const dash = await web.get('/dashboard');
     const resent = await web.post('/dashboard/verify-email', { csrf: WebClient.csrfOf(dash.body) });

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { confirmSignUpInBrowser, launchBrowser } from '../helpers/browser.js';
 import { startIdentityApi, uniqueEmail } from '../identity/helpers.js';
 import { redirectSource } from '../../src/web/oauth-consent-page.js';
 import { mcpClient } from './helpers.js';
@@ -125,9 +125,11 @@ describe('OAuth sign-in in a real browser', () => {
     await page.goto(authorizationUrl(client_id, challenge, state));
     expect(new URL(page.url()).pathname).toBe('/auth/login');
     await page.getByRole('link', { name: 'Create one' }).click();
-    await page.getByLabel('Email').fill(uniqueEmail('oauth-browser'));
+    const email = uniqueEmail('oauth-browser');
+    await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('a long enough password');
     await page.getByRole('button', { name: 'Create account' }).click();
+    await confirmSignUpInBrowser(page, api.url, email, 'a long enough password');
 
     // Back on the consent page (the sign-up's redirect), which names the client and where it will be sent.
     await page.waitForURL('**/oauth2/authorize?**');

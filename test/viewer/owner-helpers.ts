@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { confirmSignUpInBrowser, launchBrowser } from '../helpers/browser.js';
 import { bearer, registerAnonymous, startClaim, startIdentityApi, uniqueEmail } from '../identity/helpers.js';
 
 /** Browser journeys of a drive's owner: a claimed drive signed in on a page, a key minted there, uploads over /v0. */
@@ -36,6 +36,7 @@ export async function claimedOwner(api: TestApi, page: Page, account: { email?: 
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(OWNER_PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await confirmSignUpInBrowser(page, api.url, account.email, OWNER_PASSWORD);
   await page.waitForURL(`**/claim?code=${claim.user_code}`);
   await page.getByRole('button', { name: 'Approve' }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Approved/);
