@@ -55,13 +55,15 @@ export async function artifactContent(rc: RequestContext, target: ContentTarget)
 /** A download: the blob's record, read (whole or one range) only once the door knows it sends the bytes. */
 export interface OpenedContent {
   blob: BlobRef;
+  /** The name a download is saved under (the original name kept at upload, else the path's last segment). */
+  filename: string;
   read: (range?: BlobRange) => Promise<Buffer | Readable>;
 }
 
 /** GET …/download: the blob of the artifact (or version) the caller may read, and its reader. */
 export async function openContent(rc: RequestContext, target: ContentTarget): Promise<OpenedContent> {
   const blob = await artifactContent(rc, target);
-  return { blob, read: (range) => readContent(rc.app, blob, range) };
+  return { blob, filename: blobName(blob), read: (range) => readContent(rc.app, blob, range) };
 }
 
 /**

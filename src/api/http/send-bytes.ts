@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { blobName, type OpenedContent } from '../../files/content.js';
+import type { OpenedContent } from '../../files/content.js';
 import { contentDisposition } from '../../lib/content-disposition.js';
 
 /**
@@ -15,7 +15,7 @@ export async function sendBytes(req: Request, res: Response, content: OpenedCont
   res.setHeader('Cache-Control', 'private, no-cache');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  res.setHeader('Content-Disposition', contentDisposition('attachment', blobName(blob)));
+  res.setHeader('Content-Disposition', contentDisposition('attachment', content.filename));
 
   const inm = req.get('if-none-match');
   if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import { retentionDays } from '../../lib/config.js';
-import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
+import { deleteDrive, restoreDrive } from '../../drives/drive-deletion.js';
+import { driveTrash } from '../../files/drive-trash.js';
 import { driveOverview } from '../../drives/drives.js';
 import { restoreArtifact } from '../../files/trash.js';
 import { AppError } from '../../lib/errors.js';
