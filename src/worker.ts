@@ -69,7 +69,7 @@ outboxHandlers.push(createAutoCompileHandler(ctx));
 // Webhook deliveries: a topic with its own table, drained by the same workflows (docs/decisions/feed.md).
 outboxHandlers.push(webhookDrainer(ctx.pool, config, eventOut));
 // The cleanup activity purges artifacts here, so this process removes them from the engine at once too.
-bindSearchToArtifacts(engine);
+bindSearchToArtifacts(ctx.artifactChanges, engine);
 const connection = await NativeConnection.connect({ address: config.temporal.address! });
 
 const workflowSource = existsSync(WORKFLOW_BUNDLE_PATH)

@@ -1,7 +1,7 @@
 import type { AppContext } from '../platform/context.js';
 import { newId } from '../lib/ids.js';
 import { artifactTopics, enqueue, outboxCte, outboxItemsFor } from '../outbox/outbox.js';
-import { publishArtifactChanges, type ArtifactChange } from '../outbox/artifact-changes.js';
+import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { rows, transaction, type Db } from '../db/sql.js';
 
 export interface NewEvent {
@@ -69,7 +69,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
       },
     });
   });
-  const failures = await publishArtifactChanges(changes);
+  const failures = await ctx.artifactChanges.publish(changes);
   for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
   return result;
 }

@@ -6,6 +6,7 @@ import { SqlPool } from '../db/pool.js';
 import { PreparedStatements } from '../db/prepared.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { UsageMeter } from './usage-meter.js';
+import { ArtifactChangeHub } from './after-commit.js';
 import { BlobCache } from '../storage/blob-cache.js';
 import { createS3Client } from '../storage/s3.js';
 import { createTemporalClient } from '../temporal/client.js';
@@ -25,6 +26,8 @@ export interface AppContext {
   blobCache: BlobCache;
   /** The per-request statements (authentication), prepared once per connection of the pool (see db/prepared.ts). */
   prepared: PreparedStatements;
+  /** After-commit listeners of artifact changes (search's immediate patches), subscribed by the composition root. */
+  artifactChanges: ArtifactChangeHub;
 }
 
 export async function createContext(config: Config, name: string): Promise<AppContext> {
@@ -54,6 +57,7 @@ export async function createContext(config: Config, name: string): Promise<AppCo
     usageMeter: new UsageMeter(orm, logger),
     blobCache,
     prepared: new PreparedStatements(pool),
+    artifactChanges: new ArtifactChangeHub(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { onArtifactChanged, type ArtifactChange } from '../outbox/artifact-changes.js';
+import type { ArtifactChange, ArtifactChangeHub } from '../platform/after-commit.js';
 import { EventAction } from '../files/events.js';
 import type { SearchEngine } from './engine.js';
 
@@ -7,7 +7,7 @@ import type { SearchEngine } from './engine.js';
  * metadata change patches the engine's document and a delete or purge removes it. Everything else
  * (and a repeat of these) reaches the index through the outbox (src/search/batch-indexer.ts), which
  * the same transaction wrote, so a crash before this runs loses nothing.
- * Installed by every process that changes artifacts: the API (createApp) and the worker (purges).
+ * Bound by every process that changes artifacts: the API (createApp) and the worker (purges).
  */
 export async function applyImmediately(engine: SearchEngine, change: ArtifactChange): Promise<void> {
   const m = change.metadata;
@@ -25,20 +25,10 @@ export async function applyImmediately(engine: SearchEngine, change: ArtifactCha
   }
 }
 
-let uninstallPrevious: (() => void) | undefined;
-
 /**
- * Subscribes the engine to artifact changes. One binding per process: installing again replaces the
- * previous one (a test process may build several apps). A failing patch is logged by the publisher;
- * the outbox request of the same change repairs it.
+ * Subscribes the engine to the process's artifact changes (the hub its composition root built). A failing patch is
+ * logged by the publisher; the outbox request of the same change repairs it.
  */
-export function bindSearchToArtifacts(engine: SearchEngine): () => void {
-  uninstallPrevious?.();
-  const off = onArtifactChanged((change) => applyImmediately(engine, change));
-  const uninstall = () => {
-    off();
-    if (uninstallPrevious === uninstall) uninstallPrevious = undefined;
-  };
-  uninstallPrevious = uninstall;
-  return uninstall;
+export function bindSearchToArtifacts(hub: ArtifactChangeHub, engine: SearchEngine): () => void {
+  return hub.subscribe((change) => applyImmediately(engine, change));
 }

@@ -43,9 +43,9 @@ export function defaultSearchService(ctx: AppContext, engine: SearchEngine = def
 /** Builds the Express app for a context; the listener lives in src/main.ts so tests can mount the app themselves. */
 export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   const app = express();
-  // Every artifact change made through this app reaches the search index (one binding per process).
+  // Every artifact change made through this app's context reaches the search index at once.
   const engine = defaultSearchEngine(ctx);
-  bindSearchToArtifacts(engine);
+  bindSearchToArtifacts(ctx.artifactChanges, engine);
   const search = opts.search ?? defaultSearchService(ctx, engine);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { onArtifactChanged, type ArtifactChange } from '../../src/outbox/artifact-changes.js';
+import type { ArtifactChange } from '../../src/platform/after-commit.js';
 import type { TestApi } from '../helpers/api.js';
 import { driveClient, objectExistsIn, useTestApi, type DriveClient } from './client.js';
 
@@ -231,7 +231,7 @@ describe('delete and restore', () => {
 describe('events and hooks', () => {
   it('every mutation appends one event and reaches the artifact hook after commit', async () => {
     const heard: ArtifactChange[] = [];
-    const off = onArtifactChanged((c) => void heard.push(c));
+    const off = api.ctx.artifactChanges.subscribe((c) => void heard.push(c));
     try {
       const e = await driveClient(api);
       const a = (await e.put('ev/a', '1')).json;
