@@ -26,14 +26,15 @@ export async function clientTypesOf(document: object): Promise<string> {
 /** The document the API serves, built without starting anything: each router registers its routes when made. */
 export async function servedDocument(): Promise<object> {
   const { loadConfig } = await import('../src/lib/config.js');
-  const { restRouter, oauthRouter } = await import('../src/api/index.js');
+  const { restRouter, oauthRouter, RouteRegistry } = await import('../src/api/index.js');
   const { buildOpenApiDocument } = await import('../src/api/openapi.js');
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080' });
   // Router factories only close over the context; nothing reads it until a request arrives.
-  const ctx = { config } as unknown as Parameters<typeof restRouter>[0];
-  oauthRouter(ctx);
-  restRouter(ctx, {} as Parameters<typeof restRouter>[1]);
-  return buildOpenApiDocument(config.http.baseUrl);
+  const ctx = { config } as unknown as Parameters<typeof restRouter>[1];
+  const routes = new RouteRegistry();
+  oauthRouter(routes, ctx);
+  restRouter(routes, ctx, {} as Parameters<typeof restRouter>[2]);
+  return buildOpenApiDocument(routes, config.http.baseUrl);
 }
 
 async function main() {

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { rejectNulInBody } from '../edge/input-gate.js';
 import type { AppContext } from '../platform/context.js';
 import type { SearchService } from '../search/service.js';
+import type { RouteRegistry } from './http/route.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { writeBudget } from './middleware/rate-limit.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
@@ -27,18 +28,19 @@ import { uploadsRouter } from './routes/uploads.js';
 import { webhooksRouter } from './routes/webhooks.js';
 
 export { methodGuard } from './middleware/methods.js';
+export { RouteRegistry } from './http/route.js';
 export { errorHandler, unknownRoute } from './middleware/errors.js';
 
 /**
  * The REST door's OAuth endpoints: the token endpoint (form-encoded, RFC 6749 errors, so it parses its own body
  * before any JSON parser) and the MCP OAuth metadata, registration and revocation (the consent page is a web page).
  */
-export function oauthRouter(ctx: AppContext): Router {
-  return Router().use(oauthTokenRouter(ctx), mcpOAuthRouter(ctx));
+export function oauthRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  return Router().use(oauthTokenRouter(routes, ctx), mcpOAuthRouter(routes, ctx));
 }
 
 /** The REST door: public routes, then everything under /v0 behind a bearer credential and the write budget. */
-export function restRouter(ctx: AppContext, search: SearchService): Router {
+export function restRouter(routes: RouteRegistry, ctx: AppContext, search: SearchService): Router {
   const router = Router();
   // No REST answer is stored by a browser or a proxy unless its route says otherwise (downloads do): several carry a
   // secret shown once (webhook secrets, share keys, agent credentials, upload and download URLs), and a default
@@ -55,29 +57,29 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
     }),
   );
   router.use(rejectNulInBody);
-  router.use(healthRouter(ctx), openApiRouter(ctx), agentIdentityRouter(ctx));
+  router.use(healthRouter(routes, ctx), openApiRouter(routes, ctx), agentIdentityRouter(routes, ctx));
   // Token uploads: the single-use token in the URL is the credential (no Authorization header).
-  router.use(uploadTokenRouter(ctx));
+  router.use(uploadTokenRouter(routes, ctx));
 
   // Drive delete/restore/trash accept a soft-deleted drive's credentials, so they sit ahead of the /v0 check.
-  router.use(drivesRouter(ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
+  router.use(drivesRouter(routes, ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
 
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
   router.use('/v0', bearerAuth(ctx), writeBudget(ctx));
   router.use(
-    drivesMeRouter(ctx),
-    apiKeysRouter(ctx),
-    artifactsRouter(ctx),
-    artifactContentRouter(ctx),
-    pathsRouter(),
-    foldersRouter(ctx),
-    eventsRouter(ctx),
-    webhooksRouter(ctx),
-    sharingRouter(ctx),
-    uploadsRouter(ctx),
-    projectsRouter(ctx),
-    feedbackRouter(ctx),
-    searchRouter(ctx, search),
+    drivesMeRouter(routes, ctx),
+    apiKeysRouter(routes, ctx),
+    artifactsRouter(routes, ctx),
+    artifactContentRouter(routes, ctx),
+    pathsRouter(routes),
+    foldersRouter(routes, ctx),
+    eventsRouter(routes, ctx),
+    webhooksRouter(routes, ctx),
+    sharingRouter(routes, ctx),
+    uploadsRouter(routes, ctx),
+    projectsRouter(routes, ctx),
+    feedbackRouter(routes, ctx),
+    searchRouter(routes, ctx, search),
   );
   return router;
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { catalogueStatuses, codesWithStatus, ERROR_CATALOGUE, type ErrorCode } from '../lib/errors.js';
-import { registeredRoutes, routeWrites, type RouteSpec } from './http/route.js';
+import { routeWrites, type RouteRegistry, type RouteSpec } from './http/route.js';
 
-/** Builds the OpenAPI 3.1 document from the routes registered with `route()`. */
-export function buildOpenApiDocument(serverUrl: string) {
+/** Builds the OpenAPI 3.1 document from the routes an app declared (`route()`, `RouteRegistry.document`). */
+export function buildOpenApiDocument(routes: RouteRegistry, serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const spec of registeredRoutes) {
+  for (const spec of routes.specs) {
     paths[openApiPath(spec.path)] ??= {};
     paths[openApiPath(spec.path)][spec.method] = operation(spec);
   }

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { errorHandler, methodGuard, oauthRouter, restRouter, unknownRoute } from '../api/index.js';
+import { errorHandler, methodGuard, oauthRouter, restRouter, RouteRegistry, unknownRoute } from '../api/index.js';
 import { inputGate } from '../edge/input-gate.js';
 import { requestLog } from '../edge/request-log.js';
 import { requestMetrics } from '../edge/request-metrics.js';
@@ -53,14 +53,16 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(requestMetrics());
   app.use(inputGate);
   // OPTIONS and 405 answer from the declared routes, ahead of authentication.
-  app.use(methodGuard());
+  // The routes this app declares: every REST router records into it; the 405 guard and /openapi.json read it.
+  const routes = new RouteRegistry();
+  app.use(methodGuard(routes));
 
-  app.use(oauthRouter(ctx));
+  app.use(oauthRouter(routes, ctx));
   // Server-rendered pages (sign-in, claim, dashboard, viewer): form bodies, HTML errors.
   app.use(webRouter(ctx, search));
   // MCP (Streamable HTTP): its own bearer rule (assertions too), JSON parser and 401 shape.
   app.use(mcpRouter(ctx, search));
-  app.use(restRouter(ctx, search));
+  app.use(restRouter(routes, ctx, search));
   // A browser asking for a page nothing answered: the HTML 404 page (API clients keep the JSON one below).
   app.use(webFallback(ctx));
 

@@ -1,7 +1,7 @@
-import express, { Router } from 'express';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { route } from '../../src/api/http/route.js';
+import { route, RouteRegistry } from '../../src/api/http/route.js';
 import { errorHandler, unknownRoute } from '../../src/api/middleware/errors.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -75,7 +75,7 @@ describe('route() validation', () => {
   // A throwaway app wired with the production middleware, so the zod path is checked on its own.
   const app = express();
   app.use(express.json());
-  const router = Router();
+  const router = new RouteRegistry().router();
   route(
     router,
     {

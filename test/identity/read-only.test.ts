@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registeredRoutes, routeWrites } from '../../src/api/http/route.js';
+import { routeWrites } from '../../src/api/http/route.js';
+import { RouteRegistry, restRouter } from '../../src/api/index.js';
 import { mintApiKey } from '../../src/identity/api-keys.js';
 import type { TestApi } from '../helpers/api.js';
 import { freshConfigHome, runCli } from '../helpers/cli.js';
@@ -145,11 +146,11 @@ async function seed(p: Party): Promise<Record<string, string>> {
   };
 }
 
-/** The authenticated routes of the registry, once each (every test API registers them again). */
+/** The authenticated routes the REST door declares (its routers record into a registry of their own here). */
 function authenticatedRoutes() {
-  const seen = new Map<string, (typeof registeredRoutes)[number]>();
-  for (const r of registeredRoutes) if (r.auth) seen.set(`${r.method} ${r.path}`, r);
-  return [...seen.values()];
+  const routes = new RouteRegistry();
+  restRouter(routes, api.ctx, {} as Parameters<typeof restRouter>[2]);
+  return routes.specs.filter((r) => r.auth);
 }
 
 const fill = (template: string, ids: Record<string, string>) =>

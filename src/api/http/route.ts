@@ -1,4 +1,11 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import {
+  Router as ExpressRouter,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
 import { refuseReadOnlyWrite } from '../../access/authorize.js';
@@ -54,7 +61,39 @@ export interface ParsedRequest<P, Q, B> {
   res: Response;
 }
 
-export const registeredRoutes: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
+export type AnyRouteSpec = RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
+
+/**
+ * The routes one app declares: built by its composition root (createApp, or the client generator), handed to every
+ * router factory, and read by the OpenAPI document and the OPTIONS/405 guard. Routers made by `router()` put what
+ * `route()` declares on them here, so two apps in one process (the tests build many) never share a list.
+ */
+export class RouteRegistry {
+  private static readonly owners = new WeakMap<Router, RouteRegistry>();
+  private readonly declared: AnyRouteSpec[] = [];
+
+  /** A router whose `route()` declarations this registry records. */
+  router(): Router {
+    const router = ExpressRouter();
+    RouteRegistry.owners.set(router, this);
+    return router;
+  }
+
+  /** Documents a route answered outside `route()` (its own body parsing and error shape). */
+  document(spec: AnyRouteSpec): void {
+    this.declared.push(spec);
+  }
+
+  get specs(): readonly AnyRouteSpec[] {
+    return this.declared;
+  }
+
+  static of(router: Router): RouteRegistry {
+    const registry = RouteRegistry.owners.get(router);
+    if (!registry) throw new Error('route() needs a router made by RouteRegistry.router()');
+    return registry;
+  }
+}
 
 const MUTATING_METHODS: readonly HttpMethod[] = ['put', 'post', 'patch', 'delete'];
 
@@ -113,7 +152,7 @@ export function route<
   handler: (input: ParsedRequest<z.output<P>, z.output<Q>, z.output<B>>) => unknown,
   ...middleware: RequestHandler[]
 ) {
-  registeredRoutes.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+  RouteRegistry.of(router).document(spec as unknown as AnyRouteSpec);
   const successStatus = Number(Object.keys(spec.responses).find((s) => Number(s) < 300) ?? 200);
   // Ahead of the route's own middleware, and again ahead of its handler when that middleware authenticates (the drive
   // routes bring their own bearer check): a read-only credential's write goes no further.

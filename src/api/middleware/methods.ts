@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
-import { registeredRoutes, type RouteSpec } from '../http/route.js';
+import type { RouteRegistry, RouteSpec } from '../http/route.js';
 
 /**
  * OPTIONS and 405 from the same route declarations as the OpenAPI document, so `Allow` lists
@@ -17,9 +17,9 @@ interface Template {
   rank: number;
 }
 
-function templates(): Template[] {
+function templates(routes: RouteRegistry): Template[] {
   const byPath = new Map<string, Template>();
-  for (const spec of registeredRoutes) {
+  for (const spec of routes.specs) {
     let t = byPath.get(spec.path);
     if (!t) {
       const wildcards = (spec.path.match(/\*\w+/g) ?? []).length;
@@ -86,10 +86,10 @@ function allowHeader(declared: Set<string>): string {
   return [...list, 'OPTIONS'].join(', ');
 }
 
-export function methodGuard(): RequestHandler {
+export function methodGuard(routes: RouteRegistry): RequestHandler {
   let all: Template[] | undefined;
   return (req, res, next) => {
-    all ??= templates(); // routers register while the app is built, before the first request
+    all ??= templates(routes); // routers register while the app is built, before the first request
     const found = allowedMethods(all, req.path);
     if (!found) return next();
     const method = req.method === 'HEAD' ? 'GET' : req.method;

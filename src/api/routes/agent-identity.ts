@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { DRIVE_SCOPES } from '../../identity/scopes.js';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
@@ -6,7 +6,7 @@ import { startClaim } from '../../identity/claims.js';
 import { registerAgent } from '../../identity/identities.js';
 import { registrationOut } from '../../shapes/identity.js';
 import { AppError } from '../../lib/errors.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 
 const registerBody = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('anonymous') }),
@@ -52,8 +52,8 @@ const requireJson: RequestHandler = (req, _res, next) => {
 };
 
 /** Discovery, agent registration and claim initiation (outside /v0, no bearer). */
-export function agentIdentityRouter(ctx: AppContext): Router {
-  const router = Router();
+export function agentIdentityRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const { baseUrl } = ctx.config.http;
 
   route(

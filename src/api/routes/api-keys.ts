@@ -1,9 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { mintKeyForCaller } from '../../identity/api-keys.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 
 const keyIn = z.strictObject({
   name: z.string().min(1).max(64).describe('what the key is for, shown on the dashboard (e.g. "claude-code")'),
@@ -18,8 +18,8 @@ const keyOut = z.object({
 });
 
 /** API keys an agent mints for itself once its drive is claimed (the dashboard mints and revokes them too). */
-export function apiKeysRouter(ctx: AppContext): Router {
-  const router = Router();
+export function apiKeysRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   route(
     router,
     {

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { type Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { downloadUrl, openContent, type ContentTarget } from '../../files/content.js';
@@ -7,7 +7,7 @@ import { restoreVersion } from '../../files/version-restore.js';
 import { artifactOut, downloadUrlOut } from '../../shapes/artifacts.js';
 import { versionOut } from '../../shapes/versions.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { ifMatchOf } from '../http/headers.js';
 import { sendBytes } from '../http/send-bytes.js';
 import {
@@ -38,8 +38,8 @@ const bytesResponse = {
 };
 const downloadUrlResponse = { 200: { description: 'download URL record', schema: downloadUrlOutSchema } };
 
-export function artifactContentRouter(ctx: AppContext): Router {
-  const router = Router();
+export function artifactContentRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Request) => requestContextOf(ctx, req);
   const download = async (req: Request, res: Parameters<typeof sendBytes>[1], target: ContentTarget) =>
     sendBytes(req, res, await openContent(rc(req), target));

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { type Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
@@ -17,7 +17,7 @@ import { deleteArtifact, restoreArtifact } from '../../files/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { ifMatchOf, uploadFieldsOf } from '../http/headers.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import {
   actorHeader,
   artifactPath,
@@ -62,8 +62,8 @@ const uploadHeaders = z.object({
   'if-match': ifMatchHeader,
 });
 
-export function artifactsRouter(ctx: AppContext): Router {
-  const router = Router();
+export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
   const out = (row: Parameters<typeof artifactOut>[1]) => artifactOut(ctx.config, row);
 

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { authOf, requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
@@ -6,7 +6,7 @@ import { driveOverview } from '../../drives/drives.js';
 import { driveOverviewOut } from '../../shapes/drives.js';
 import { driveUsageOut } from '../../shapes/usage.js';
 import { driveUsage } from '../../usage/usage.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
@@ -46,8 +46,8 @@ const usageOut = z.object({
 });
 
 /** The authenticated drive's overview and usage; the drive comes only from the credential. */
-export function drivesMeRouter(ctx: AppContext): Router {
-  const router = Router();
+export function drivesMeRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
 
   route(
     router,

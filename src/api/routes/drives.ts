@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
@@ -7,7 +7,7 @@ import { driveTrash } from '../../files/drive-trash.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { driveDeleteOut, driveRestoreOut, driveStateOut } from '../../shapes/drives.js';
 import { folderOut } from '../../shapes/folders.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import {
   actorHeader,
   artifactOutSchema,
@@ -28,8 +28,8 @@ const driveStateSchema = z.object({
   purge_at: z.string().nullable(),
 });
 
-export function drivesRouter(ctx: AppContext, ...auth: RequestHandler[]): Router {
-  const router = Router();
+export function drivesRouter(routes: RouteRegistry, ctx: AppContext, ...auth: RequestHandler[]): Router {
+  const router = routes.router();
 
   route(
     router,

@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { listEvents } from '../../files/events.js';
 import { eventOut } from '../../shapes/events.js';
-import { parseWith, route } from '../http/route.js';
+import { parseWith, route, RouteRegistry } from '../http/route.js';
 import { eventPageSchema, limitParam, cursorParam } from '../../shapes/artifact-schemas.js';
 import { afterParam, prefixParam, sseMessage } from '../../shapes/feed-schemas.js';
 import { openEventStream } from '../../feed/stream.js';
@@ -17,8 +17,8 @@ const filterQuery = {
   prefix: prefixParam,
 };
 
-export function eventsRouter(ctx: AppContext): Router {
-  const router = Router();
+export function eventsRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   route(
     router,
     {

@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { FEEDBACK_STATUSES, getFeedback, submitFeedback } from '../../feedback/feedback.js';
 import { feedbackOut } from '../../shapes/feedback.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { actorHeader, idOf } from '../../shapes/artifact-schemas.js';
 
 /** Feedback tickets (spec 4.8). Status changes are for operators only (scripts/feedback.ts), not on this surface. */
@@ -49,8 +49,8 @@ const feedbackOutSchema = z.object({
   updated_at: ts,
 });
 
-export function feedbackRouter(ctx: AppContext): Router {
-  const router = Router();
+export function feedbackRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   route(
     router,
     {

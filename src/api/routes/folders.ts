@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
@@ -12,7 +12,7 @@ import {
 } from '../../files/folders.js';
 import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import {
   actorHeader,
   idOf,
@@ -40,8 +40,8 @@ const deleteQuery = z.object({
 });
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
-export function foldersRouter(ctx: AppContext): Router {
-  const router = Router();
+export function foldersRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
   const forms: [string, z.ZodObject, (p: Record<string, string>) => FolderRef, RequestHandler[]][] = [
     [':fld_id', idParams, (p) => ({ id: p.fld_id }), [onlyFldId]],

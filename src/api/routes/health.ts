@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { checkDependencies, isOperator, outboxBacklog } from '../../edge/readiness.js';
 import { apiMetrics } from '../../edge/metrics.js';
 import { AppError } from '../../lib/errors.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 
 const checksSchema = z.object({ postgres: z.string(), temporal: z.string(), s3: z.string() });
 const outboxSchema = z
@@ -14,8 +14,8 @@ const outboxSchema = z
     "operators only (OPS_TOKEN): indexing requests waiting per outbox topic, the oldest one's age in seconds, and how many back off after a failure",
   );
 
-export function healthRouter(ctx: AppContext): Router {
-  const router = Router();
+export function healthRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
 
   route(
     router,

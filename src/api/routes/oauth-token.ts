@@ -8,7 +8,7 @@ import { accessTokenOut, claimGrantOut } from '../../shapes/identity.js';
 import { exchangeAuthorizationCode, refreshMcpToken } from '../../identity/mcp-oauth.js';
 import { AppError } from '../../lib/errors.js';
 import { requestedReadOnly } from '../../identity/scopes.js';
-import { registeredRoutes, type RouteSpec } from '../http/route.js';
+import type { AnyRouteSpec, RouteRegistry } from '../http/route.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const CLAIM_GRANT = 'claim';
@@ -59,7 +59,7 @@ const tokenOut = z.object({
 export const oauthErrorOut = z.object({ error: z.string(), error_description: z.string() });
 
 // Documented in /openapi.json like every route; handled below because its errors use the RFC 6749 shape.
-registeredRoutes.push({
+const TOKEN_ROUTE = {
   method: 'post',
   path: '/oauth2/token',
   summary: 'Token endpoint: jwt-bearer exchange (RFC 7523) and the claim grant',
@@ -76,7 +76,7 @@ registeredRoutes.push({
     },
     503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
   },
-} as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+} as AnyRouteSpec;
 
 function field(body: Record<string, unknown>, name: string): string | undefined {
   const v = body[name];
@@ -116,8 +116,9 @@ const oauthErrors: ErrorRequestHandler = (err, _req, res, next) => {
 
 export { oauthErrors };
 
-export function oauthTokenRouter(ctx: AppContext): Router {
-  const router = Router();
+export function oauthTokenRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  routes.document(TOKEN_ROUTE);
+  const router = routes.router();
   router.post(
     '/oauth2/token',
     express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }),

@@ -1,7 +1,7 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { pathsForNames } from '../../files/file-names.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 
 /** The name rule for clients: which path a person's file name becomes (src/files/file-names.ts). */
 const suggestionSchema = z.object({
@@ -12,8 +12,8 @@ const suggestionSchema = z.object({
 
 const fileName = z.string().min(1).max(1024);
 
-export function pathsRouter(): Router {
-  const router = Router();
+export function pathsRouter(routes: RouteRegistry): Router {
+  const router = routes.router();
   route(
     router,
     {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { compileAndWait } from '../../projects/compile-and-wait.js';
@@ -6,7 +6,7 @@ import { cancelJob, getJob, jobLog, listJobs } from '../../projects/jobs.js';
 import { getProject, putProject } from '../../projects/projects.js';
 import { jobOut, projectOut } from '../../shapes/projects.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { actorHeader, idOf, limitParam } from '../../shapes/artifact-schemas.js';
 import {
   compileJobInSchema,
@@ -23,8 +23,8 @@ const fldParams = z.object({ fld_id: idOf('fld') });
 const jobParams = z.object({ job_id: idOf('job') });
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
-export function projectsRouter(ctx: AppContext): Router {
-  const router = Router();
+export function projectsRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
 
   route(

@@ -1,11 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
 import { findHitOut, findHitSchema, searchHitOut, searchHitSchema } from '../../shapes/search.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { findPage, searchPage } from '../../search/search-page.js';
 import { cursorParam } from '../../shapes/artifact-schemas.js';
 
@@ -40,8 +40,8 @@ const findQuery = z.object({
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 /** Hit `url` and `permalink` are built like ArtifactOut's (docs/decisions.md, Search). */
-export function searchRouter(ctx: AppContext, service: SearchService): Router {
-  const router = Router();
+export function searchRouter(routes: RouteRegistry, ctx: AppContext, service: SearchService): Router {
+  const router = routes.router();
   const base = (h: SearchHit) => searchHitOut(ctx.config, h);
   const findHit = (h: FusedPassageHit) => findHitOut(ctx.config, h);
   const filtersOf = (q: z.output<typeof searchQuery>) => ({

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
@@ -7,7 +7,7 @@ import { listShares, mintShare, revokeShare, rotateShare } from '../../sharing/s
 import { grantOut, shareMintOut, shareOut } from '../../shapes/sharing.js';
 import { AppError } from '../../lib/errors.js';
 import { requestContextOf } from '../http/auth-context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { actorHeader } from '../../shapes/artifact-schemas.js';
 import {
   grantCreateInSchema,
@@ -33,8 +33,8 @@ const onlyId =
         : new AppError('NOT_FOUND', `no live ${prefix === 'grn' ? 'grant' : 'share link'} with this id`),
     );
 
-export function sharingRouter(ctx: AppContext): Router {
-  const router = Router();
+export function sharingRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
 
   route(

@@ -1,9 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import { uploadWithToken } from '../../uploads/upload-tokens.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { whileReadingBody } from '../http/upload-body.js';
 import { artifactOutSchema } from '../../shapes/artifact-schemas.js';
 
@@ -11,8 +11,8 @@ import { artifactOutSchema } from '../../shapes/artifact-schemas.js';
  * PUT /v0/upload/{token} (spec 4.7): the single-use token minted by the MCP `upload_url` tool is
  * the credential, so this route sits ahead of the /v0 bearer check and needs no Authorization header.
  */
-export function uploadTokenRouter(ctx: AppContext): Router {
-  const router = Router();
+export function uploadTokenRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   route(
     router,
     {

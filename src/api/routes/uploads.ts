@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import { artifactOut } from '../../shapes/artifacts.js';
 import type { AppContext } from '../../platform/context.js';
 import { beginUpload, commitUpload } from '../../uploads/uploads.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import { actorHeader, artifactOutSchema, filenameHeader } from '../../shapes/artifact-schemas.js';
 import { filenameOf } from '../http/headers.js';
 import { uploadBeginInSchema, uploadBeginOutSchema } from '../../shapes/upload-schemas.js';
@@ -13,8 +13,8 @@ import { uploadBeginOut } from '../../shapes/uploads.js';
 /** Large uploads (spec 4.7): begin hands out a presigned PUT; commit turns the uploaded object into the artifact. */
 const tags = ['uploads'];
 
-export function uploadsRouter(ctx: AppContext): Router {
-  const router = Router();
+export function uploadsRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
 
   route(
     router,

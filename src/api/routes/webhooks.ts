@@ -1,8 +1,8 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
-import { route } from '../http/route.js';
+import { route, RouteRegistry } from '../http/route.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -28,8 +28,8 @@ import {
 const tags = ['webhooks'];
 const params = z.object({ webhook_id: z.string().min(1).max(64) });
 
-export function webhooksRouter(ctx: AppContext): Router {
-  const router = Router();
+export function webhooksRouter(routes: RouteRegistry, ctx: AppContext): Router {
+  const router = routes.router();
   const rc = (req: Parameters<typeof requestContextOf>[1]) => requestContextOf(ctx, req);
   route(
     router,
