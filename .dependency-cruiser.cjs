@@ -15,7 +15,7 @@ const LAYERS = [
   ['outbox', 'records'], // the outbox topics; the artifact rows every concept reads
   ['access'], // authorize(), grant records, the role table
   ['files'], // artifacts, folders, versions, trash, the event log
-  ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects', 'feed'], // concepts over files (feed: the change feed)
+  ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects', 'feed', 'history'], // concepts over files (feed: the change feed; history: runs, as_of, snapshots)
   ['identity', 'wiki'], // concepts over drives
   ['sharing'], // grants and share links (over identity)
   ['shapes', 'edge'], // record → public JSON and the zod schemas of both; the HTTP edge every door shares

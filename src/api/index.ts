@@ -5,6 +5,7 @@ import type { AppContext } from '../platform/context.js';
 import type { SearchService } from '../search/service.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { writeBudget } from './middleware/rate-limit.js';
+import { runScope } from './middleware/run.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
 import { apiKeysRouter } from './routes/api-keys.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
@@ -20,6 +21,7 @@ import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
 import { projectsRouter } from './routes/projects.js';
+import { runsRouter } from './routes/runs.js';
 import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
@@ -63,7 +65,7 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
   router.use(drivesRouter(ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
 
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
-  router.use('/v0', bearerAuth(ctx), writeBudget(ctx));
+  router.use('/v0', bearerAuth(ctx), runScope(), writeBudget(ctx));
   router.use(
     drivesMeRouter(ctx),
     apiKeysRouter(ctx),
@@ -72,6 +74,7 @@ export function restRouter(ctx: AppContext, search: SearchService): Router {
     pathsRouter(),
     foldersRouter(ctx),
     eventsRouter(ctx),
+    runsRouter(ctx),
     webhooksRouter(ctx),
     sharingRouter(ctx),
     uploadsRouter(ctx),

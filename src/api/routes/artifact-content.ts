@@ -1,3 +1,4 @@
+import { openContentAt } from '../../history/as-of.js';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
@@ -20,7 +21,7 @@ import {
   versionPageSchema,
   cursorParam,
 } from '../../shapes/artifact-schemas.js';
-import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
+import { artIdParams, asOfParam, onlyArtId, pathParams } from './artifacts.js';
 
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */
 const tags = ['artifacts'];
@@ -50,13 +51,15 @@ export function artifactContentRouter(ctx: AppContext): Router {
     {
       method: 'get',
       path: '/v0/artifacts/:art_id/download',
-      summary: 'Download the current bytes (supports Range, ETag)',
+      summary: 'Download the current bytes, or those it had as_of a seq (supports Range, ETag)',
       tags,
       auth: true,
       params: artIdParams,
+      query: z.object({ as_of: asOfParam }),
       responses: bytesResponse,
     },
-    ({ params, req, res }) => download(req, res, { artId: params.art_id }),
+    async ({ params, query, req, res }) =>
+      sendBytes(req, res, await openContentAt(rc(req), params.art_id, query.as_of)),
     onlyArtId,
   );
 
