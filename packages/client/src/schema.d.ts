@@ -3126,6 +3126,8 @@ export interface operations {
                             used: number;
                             /** @description 0 means unlimited */
                             limit: number;
+                            /** @description bytes of trashed artifacts kept past their purge time because a live snapshot pins them; already part of `used` (a version counts in storage until it is purged, and a snapshot defers the purge) */
+                            pinned_by_snapshots: number;
                         };
                         writes: {
                             used: number;
