@@ -15,8 +15,8 @@ const LAYERS = [
   ['outbox', 'records'], // the outbox topics; the artifact rows every concept reads
   ['access'], // authorize(), grant records, the role table
   ['files'], // artifacts, folders, versions, trash, the event log
-  ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects', 'feed', 'history'], // concepts over files (feed: the change feed; history: runs, as_of, snapshots)
-  ['identity', 'wiki'], // concepts over drives
+  ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects', 'feed'], // concepts over files (feed: the change feed)
+  ['identity', 'wiki', 'history'], // concepts over drives (history: runs, revert, as_of, snapshots, rewind)
   ['sharing'], // grants and share links (over identity)
   ['shapes', 'edge'], // record → public JSON and the zod schemas of both; the HTTP edge every door shares
   ['api', 'mcp', 'web'], // the doors

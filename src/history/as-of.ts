@@ -5,6 +5,8 @@ import { artifactNotFound, type ArtifactRow } from '../records/artifact-records.
 import { checkPath, fileTypeOf } from '../files/artifact-rules.js';
 import { listArtifacts, type ListQuery } from '../files/artifact-listing.js';
 import { getArtifact, getArtifactByPath } from '../files/artifacts.js';
+import { listLiveOrTrash } from '../drives/drive-deletion.js';
+import { readArtifactRange } from '../files/read-range.js';
 import { openContent, readContent, type BlobRef } from '../files/content.js';
 import { downloadName } from '../files/file-names.js';
 import type { BlobRange } from '../storage/blob-store.js';
@@ -129,6 +131,21 @@ export async function artifactAsOf(
   const s = liveArts(state).find((a) => ('artId' in ref ? a.artId === ref.artId : a.path === ref.path));
   if (!s) throw artifactNotFound(`no live artifact there as of seq ${asOf}`);
   return (await rowsAsOf(db, rc.driveId, [s])).get(s.artId)!;
+}
+
+/** MCP `list`: the live listing or the trash, or the drive as of a seq. */
+export async function listAt(rc: RequestContext, q: ListQuery & { trash: boolean; asOf?: number }) {
+  if (q.asOf === undefined) return listLiveOrTrash(rc, q);
+  if (q.trash) throw new AppError('INVALID_ARGUMENT', 'as_of lists live artifacts as they were; drop trash');
+  return listArtifactsAsOf(rc, { ...q, asOf: q.asOf });
+}
+
+/** MCP `read`: a range of the artifact, or of the version it had as of a seq (it must be live now). */
+export async function readAt(rc: RequestContext, input: Parameters<typeof readArtifactRange>[1] & { asOf?: number }) {
+  if (input.asOf === undefined) return readArtifactRange(rc, input);
+  const ref = input.ref.startsWith('art_') ? { artId: input.ref } : { path: input.ref.replace(/^\/+/, '') };
+  const then = await artifactAsOf(rc, ref, input.asOf);
+  return readArtifactRange(rc, { ...input, ref: then.id, version: then.version_number });
 }
 
 /** The live answer, or the answer as of a seq: one operation per door call either way. */

@@ -141,3 +141,9 @@ export async function revertRun(
   const target = await revertTarget(rc.app.orm.em.fork(), rc.driveId, runId);
   return { run_id: runId, ...(await applyUndo(rc, target, { ...opts, cause: 'revert' })) };
 }
+
+/** MCP `runs`: the recent runs, or one run with its changes. */
+export async function runsOrRun(rc: RequestContext, q: { runId?: string; cursor?: string; limit: number }) {
+  if (q.runId === undefined) return { kind: 'list' as const, ...(await listRuns(rc, q)) };
+  return { kind: 'run' as const, ...(await getRun(rc, q.runId, q)) };
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { runFor, withRun } from '../platform/run-scope.js';
+import { registerRunTools } from './tools-runs.js';
 import express, { Router, type Request, type Response } from 'express';
 import {
   createMcpHandler,
@@ -102,6 +103,7 @@ export function toolSetFor(env: ToolEnv): ToolSet {
   registerSharingTools(tools, env);
   registerCompileTools(tools, env);
   registerWikiTools(tools, env);
+  registerRunTools(tools, env);
   return tools;
 }
 

@@ -44,6 +44,8 @@ export function artifactContentRouter(ctx: AppContext): Router {
   const rc = (req: Request) => requestContextOf(ctx, req);
   const download = async (req: Request, res: Parameters<typeof sendBytes>[1], target: ContentTarget) =>
     sendBytes(req, res, await openContent(rc(req), target));
+  const downloadAt = async (req: Request, res: Parameters<typeof sendBytes>[1], artId: string, asOf?: number) =>
+    sendBytes(req, res, await openContentAt(rc(req), artId, asOf));
   const urlOf = async (req: Request, target: ContentTarget) => downloadUrlOut(await downloadUrl(rc(req), target));
 
   route(
