@@ -60,8 +60,7 @@ export function artifactContentRouter(ctx: AppContext): Router {
       query: z.object({ as_of: asOfParam }),
       responses: bytesResponse,
     },
-    async ({ params, query, req, res }) =>
-      sendBytes(req, res, await openContentAt(rc(req), params.art_id, query.as_of)),
+    ({ params, query, req, res }) => downloadAt(req, res, params.art_id, query.as_of),
     onlyArtId,
   );
 
