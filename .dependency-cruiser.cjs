@@ -16,7 +16,7 @@ const LAYERS = [
   ['access'], // authorize(), grant records, the role table
   ['files'], // artifacts, folders, versions, trash, the event log
   ['drives', 'search', 'uploads', 'feedback', 'usage', 'projects', 'feed'], // concepts over files (feed: the change feed)
-  ['identity', 'wiki'], // concepts over drives
+  ['identity', 'wiki', 'history'], // concepts over drives (history: runs, revert, as_of, snapshots, rewind)
   ['sharing'], // grants and share links (over identity)
   ['shapes', 'edge'], // record → public JSON and the zod schemas of both; the HTTP edge every door shares
   ['api', 'mcp', 'web'], // the doors

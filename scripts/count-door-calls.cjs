@@ -7,7 +7,7 @@ const ts = require('typescript');
 const root = path.resolve(__dirname, '..');
 const src = path.join(root, 'src');
 const DOMAIN =
-  /^src\/(files|drives|search|projects|uploads|sharing|identity|wiki|usage|feedback|feed|access|records|outbox)\//;
+  /^src\/(files|drives|search|projects|uploads|sharing|identity|wiki|history|usage|feedback|feed|access|records|outbox)\//;
 const DOOR = /^src\/(api|mcp)\//;
 /** The harness every handler shares (builds the RequestContext, registers, pages): not the handler's own calls. */
 const HARNESS = new Set(['requestContextOf', 'authOf', 'route', 'defineTool']);

@@ -6,6 +6,7 @@ import type { SearchService } from '../search/service.js';
 import type { RouteRegistry } from './http/route.js';
 import { bearerAuth } from './middleware/bearer.js';
 import { writeBudget } from './middleware/rate-limit.js';
+import { runScope } from './middleware/run.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
 import { apiKeysRouter } from './routes/api-keys.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
@@ -21,6 +22,7 @@ import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
 import { projectsRouter } from './routes/projects.js';
+import { runsRouter } from './routes/runs.js';
 import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
@@ -65,7 +67,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
   router.use(drivesRouter(routes, ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
 
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
-  router.use('/v0', bearerAuth(ctx), writeBudget(ctx));
+  router.use('/v0', bearerAuth(ctx), runScope(), writeBudget(ctx));
   router.use(
     drivesMeRouter(routes, ctx),
     apiKeysRouter(routes, ctx),
@@ -74,6 +76,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     pathsRouter(routes),
     foldersRouter(routes, ctx),
     eventsRouter(routes, ctx),
+    runsRouter(routes, ctx),
     webhooksRouter(routes, ctx),
     sharingRouter(routes, ctx),
     uploadsRouter(routes, ctx),

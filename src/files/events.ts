@@ -46,6 +46,9 @@ export interface EventRow {
   actor_name: string | null;
   metadata: Record<string, unknown>;
   created_at: Timestamp;
+  /** The run the change belongs to (docs/decisions/runs.md); null for the service's own work (purges, jobs). */
+  run_id: string | null;
+  credential_kind: string | null;
 }
 
 /** Filters shared by the list, the stream, webhooks and the MCP `changes` tool (AND-combined). */
@@ -54,6 +57,7 @@ export interface EventFilter {
   action?: string;
   /** Matches events whose `path`, `from` or `to` starts with it (artifact and folder events). */
   prefix?: string;
+  runId?: string;
 }
 
 export interface EventQuery extends EventFilter {
@@ -71,6 +75,7 @@ export function eventFilterSql(driveId: string, f: EventFilter): { where: string
   const params: unknown[] = [driveId];
   if (f.artId) (where.push('e.art_id = ?'), params.push(f.artId));
   if (f.action) (where.push('e.action = ?'), params.push(f.action));
+  if (f.runId) (where.push('e.run_id = ?'), params.push(f.runId));
   if (f.prefix) {
     where.push(`(starts_with(e.metadata->>'path', ?) or starts_with(e.metadata->>'from', ?)
                  or starts_with(e.metadata->>'to', ?))`);

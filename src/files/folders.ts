@@ -8,6 +8,7 @@ import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
 import { driveFor, type Capability } from '../access/authorize.js';
+import { currentRun } from '../platform/run-scope.js';
 
 /**
  * Folders (spec 4.3, 3.5): explicit rows with stable ids; a folder's descendants are the live
@@ -176,15 +177,24 @@ async function bulkArtifactEvents(
   params: unknown[],
   e: { driveId: string; action: string; actor: string | null; metadata: Record<string, unknown> },
 ) {
+  const run = currentRun();
   const inserted = await rows<{ id: string; art_id: string; metadata: Record<string, unknown> }>(
     w.tx,
     `with changed as (${cte})
-     insert into events (id, drive_id, art_id, action, actor_name, metadata)
+     insert into events (id, drive_id, art_id, action, actor_name, metadata, run_id, credential_kind)
      select 'evt_' || substr(md5(random()::text || changed.id || clock_timestamp()::text), 1, 26), ?, changed.id, ?, ?,
-            ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path)
+            ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path), ?, ?
        from changed order by changed.path
      returning id, art_id, metadata`,
-    [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata)],
+    [
+      ...params,
+      e.driveId,
+      e.action,
+      e.actor,
+      JSON.stringify(e.metadata),
+      run?.runId ?? null,
+      run?.credentialKind ?? null,
+    ],
   );
   const changes: ArtifactChange[] = inserted.map((r) => ({
     driveId: e.driveId,

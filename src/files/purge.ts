@@ -14,6 +14,13 @@ import { releaseStorage } from './quota.js';
  */
 const BATCH = 200;
 
+/**
+ * A live snapshot at or after the artifact's first change pins it (issue 38): the drive as of the snapshot needs its
+ * versions and bytes, so its purge waits until no such snapshot lives.
+ */
+export const PINNED_BY_SNAPSHOT = `select 1 from snapshots s where s.drive_id = a.drive_id
+  and s.seq >= (select min(e.seq) from events e where e.drive_id = a.drive_id and e.art_id = a.id)`;
+
 export async function purgeArtifacts(ctx: AppContext): Promise<number> {
   let total = 0;
   for (;;) {
@@ -22,6 +29,7 @@ export async function purgeArtifacts(ctx: AppContext): Promise<number> {
         w.tx,
         `select a.id, a.drive_id, a.path from artifacts a join drives d on d.id = a.drive_id
           where a.deleted_at is not null and a.purge_at <= now() and d.deleted_at is null
+            and not exists (${PINNED_BY_SNAPSHOT})
           order by a.purge_at limit ? for update of a skip locked`,
         [BATCH],
       );

@@ -3,6 +3,7 @@ import { newId } from '../lib/ids.js';
 import { artifactTopics, enqueue, outboxCte, outboxItemsFor } from '../outbox/outbox.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { rows, transaction, type Db } from '../db/sql.js';
+import { currentRun, type RunScope } from '../platform/run-scope.js';
 
 export interface NewEvent {
   driveId: string;
@@ -11,6 +12,8 @@ export interface NewEvent {
   fldId?: string | null;
   actor?: string | null;
   metadata?: Record<string, unknown>;
+  /** The run it belongs to; by default the request's (src/platform/run-scope.ts), none for the service's own work. */
+  run?: RunScope;
 }
 
 /**
@@ -43,9 +46,10 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
           : null;
         const items = change ? outboxItemsFor(topics, change) : [];
         const queued = items.length ? outboxCte(items) : null;
+        const run = e.run ?? currentRun();
         await rows(
           tx,
-          `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata) values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
+          `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata, run_id, credential_kind) values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
           [
             ...(queued?.params ?? []),
             id,
@@ -55,6 +59,8 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
             e.action,
             e.actor ?? null,
             JSON.stringify(metadata),
+            run?.runId ?? null,
+            run?.credentialKind ?? null,
           ],
         );
         if (change) changes.push(change);

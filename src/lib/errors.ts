@@ -32,6 +32,7 @@ export const ERROR_CATALOGUE = {
   INVALID_METADATA: { status: 400, meaning: 'metadata is not a JSON object' },
   INVALID_SOURCE: { status: 400, meaning: 'source is not {"refs": [{type, id}]}' },
   INVALID_ACTOR: { status: 400, meaning: 'X-Drive-Actor is over 64 characters' },
+  INVALID_RUN_ID: { status: 400, meaning: 'X-Drive-Run-Id is not 1-64 characters of [A-Za-z0-9_.:-]' },
   INVALID_IF_MATCH: { status: 400, meaning: 'If-Match is not a version number' },
   INVALID_CHANGE_SUMMARY: { status: 400, meaning: 'change summary is over 1000 characters' },
   INVALID_FILENAME: {
@@ -99,6 +100,8 @@ export const ERROR_CATALOGUE = {
   PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
   JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
   WEBHOOK_NOT_FOUND: { status: 404, meaning: 'no such live webhook for this drive' },
+  RUN_NOT_FOUND: { status: 404, meaning: 'no event of this drive carries this run id' },
+  SNAPSHOT_NOT_FOUND: { status: 404, meaning: 'no such live snapshot for this drive' },
   FEEDBACK_NOT_FOUND: {
     status: 404,
     meaning: "no such feedback ticket for this drive (another drive's ticket looks absent)",
@@ -125,6 +128,15 @@ export const ERROR_CATALOGUE = {
   FEED_GAP_TOO_LARGE: {
     status: 409,
     meaning: 'the stream resume point is more than FEED_CATCH_UP_MAX events behind; page GET /v0/events?after= first',
+  },
+  RUN_CONFLICT: {
+    status: 409,
+    meaning: 'a later change by another run touches what the revert or rewind would undo; see conflicts (or force)',
+  },
+  SNAPSHOT_LIMIT_REACHED: { status: 409, meaning: 'the drive already has the most live snapshots allowed' },
+  HISTORY_PURGED: {
+    status: 410,
+    meaning: 'the point or run is older than what retention kept; see purged for what is gone',
   },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },

@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'cla'
   | 'usr'
   | 'whk'
-  | 'dlv';
+  | 'dlv'
+  | 'snp';
 
 export function newId(prefix: IdPrefix): string {
   let time = Date.now();

@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { runFor, withRun } from '../platform/run-scope.js';
+import { registerRunTools } from './tools-runs.js';
 import express, { Router, type Request, type Response } from 'express';
 import {
   createMcpHandler,
@@ -101,6 +103,7 @@ export function toolSetFor(env: ToolEnv): ToolSet {
   registerSharingTools(tools, env);
   registerCompileTools(tools, env);
   registerWikiTools(tools, env);
+  registerRunTools(tools, env);
   return tools;
 }
 
@@ -213,7 +216,8 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
       },
     });
     // Express's Request carries this service's own `auth` field, which the adapter would forward: ours goes above.
-    await node(req as unknown as IncomingMessage, res, message);
+    const run = runFor(auth, { header: req.get('x-drive-run-id'), mcpSession: req.get('mcp-session-id') });
+    await withRun(run, () => node(req as unknown as IncomingMessage, res, message));
   };
 
   router.all('/mcp', (req, res, next) => {

@@ -222,9 +222,6 @@ export const writes = (destructive: boolean, idempotent: boolean): ToolAnnotatio
 export const refArg = z.string().min(1).max(300).describe('art_ id or path');
 /** A ref that may name a folder too. */
 export const anyRefArg = z.string().min(1).max(300).describe('art_ id, fld_ id or path (a folder path may end in /)');
+export const asOfArg = z.number().int().min(0).optional().describe('as of this seq');
 export const isArtId = (ref: string) => hasPrefix(ref, 'art');
-export const cursorArg = z
-  .string()
-  .max(2048)
-  .optional()
-  .describe('opaque next_cursor from the previous page; resend the same filters with it');
+export const cursorArg = z.string().max(2048).optional().describe('next_cursor of the last page, same filters');

@@ -9,8 +9,8 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveSummary } from '../wiki/drive-summary.js';
-import { listLiveOrTrash } from '../files/drive-trash.js';
-import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv, type ToolSet } from './tool-kit.js';
+import { listAt } from '../history/as-of.js';
+import { asOfArg, cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */
 
@@ -97,6 +97,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
         label: labelsArg,
         file_type: z.enum(FILE_TYPES).optional(),
         trash: z.boolean().default(false).describe('list the trash instead (prefix filter only)'),
+        as_of: asOfArg,
         cursor: cursorArg,
         limit: pageLimit(100, 50),
       },
@@ -109,8 +110,9 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
         cap,
         args.limit,
         async (limit) => {
-          const page = await listLiveOrTrash(rc, {
+          const page = await listAt(rc, {
             trash: args.trash,
+            asOf: args.as_of,
             prefix: args.prefix,
             labels: args.label ?? [],
             fileType: args.file_type,

@@ -1,8 +1,18 @@
 import { z } from 'zod';
-import { readArtifactRange, type RangeRead } from '../files/read-range.js';
+import type { RangeRead } from '../files/read-range.js';
+import { readAt } from '../history/as-of.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { downloadUrlOut } from '../shapes/artifacts.js';
-import { defineTool, READ_ONLY, refArg, resultChars, type ToolAnswer, type ToolEnv, type ToolSet } from './tool-kit.js';
+import {
+  asOfArg,
+  defineTool,
+  READ_ONLY,
+  refArg,
+  resultChars,
+  type ToolAnswer,
+  type ToolEnv,
+  type ToolSet,
+} from './tool-kit.js';
 
 /**
  * read and read_version, built for context windows: text by character or line range with the
@@ -93,14 +103,15 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
 
 async function readTarget(
   rc: RequestContext,
-  args: RangeArgs & { ref: string; version?: number },
+  args: RangeArgs & { ref: string; version?: number; as_of?: number },
   cap: number,
   imageMax: number,
 ): Promise<ToolAnswer> {
   const { webUrl } = rc.app.config.http;
-  const read = await readArtifactRange(rc, {
+  const read = await readAt(rc, {
     ref: args.ref,
     version: args.version,
+    asOf: args.as_of,
     range: { offset: args.offset, length: args.length, lineStart: args.line_start, lineCount: args.line_count },
     imageMaxBytes: imageMax,
     embedMaxBytes: rc.app.config.mcp.embedMaxBytes,
@@ -125,7 +136,7 @@ export function registerReadTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Read a file',
       description: description('Reads an artifact (or one of its versions).'),
-      input: { ref: refArg, version: z.number().int().min(1).optional(), ...rangeArgs },
+      input: { ref: refArg, version: z.number().int().min(1).optional(), as_of: asOfArg, ...rangeArgs },
       annotations: READ_ONLY,
       budget: 'read',
     },

@@ -45,7 +45,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Upload a file',
       description:
-        'Creates or overwrites (as a new version) the file at path. content is text, or base64 with encoding=base64. ' +
+        'Creates or overwrites (as a new version; undo reverts a run) the file at path. content is text, or base64 with encoding=base64. ' +
         'Omitted labels/metadata keep their values. Large or binary files: upload_url. Partial changes: edit.',
       input: {
         path: pathArg,

@@ -103,6 +103,10 @@ export const eventOutSchema = z.object({
   actor_name: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),
   created_at: ts,
+  run_id: z
+    .string()
+    .nullable()
+    .describe("the run the change belongs to (X-Drive-Run-Id, or the default rule); null for the service's own work"),
 });
 export const eventPageSchema = z.object({ items: z.array(eventOutSchema), next_cursor: z.string().nullable() });
 

@@ -13,5 +13,6 @@ export function eventOut(r: EventRow) {
     actor_name: r.actor_name,
     metadata: r.metadata,
     created_at: iso(r.created_at)!,
+    run_id: r.run_id ?? null,
   };
 }

@@ -2,13 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { utcMonth, type UsageKind } from '../platform/usage-counters.js';
 import type { Config } from '../lib/config.js';
 import { storageUsedBytes } from '../files/quota.js';
+import { PINNED_BY_SNAPSHOT } from '../files/purge.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { driveWritesThisHour, hourWindow } from '../platform/rate-limits.js';
 
 /** The usage report (spec 2.9): storage now, writes this hour, operations this UTC month (public shape: src/shapes). */
 export interface DriveUsage {
   driveId: string;
-  storage: { used: number; limit: number };
+  /** `pinnedBySnapshots`: bytes of trashed artifacts kept past their purge time by a snapshot (part of `used`). */
+  storage: { used: number; limit: number; pinnedBySnapshots: number };
   writes: { used: number; limit: number; resetsAt: Date };
   /** 'YYYY-MM', the UTC month the monthly counts cover. */
   month: string;
@@ -23,8 +25,13 @@ export async function driveUsage(rc: RequestContext): Promise<DriveUsage> {
 
 async function usageReport(em: EntityManager, config: Config, driveId: string): Promise<DriveUsage> {
   const month = utcMonth();
-  const [storage, writes, rows] = await Promise.all([
+  const [storage, pinned, writes, rows] = await Promise.all([
     storageUsedBytes(em, driveId),
+    em.execute<{ bytes: string | null }[]>(
+      `select sum(v.size_bytes) as bytes from artifacts a join artifact_versions v on v.art_id = a.id
+        where a.drive_id = ? and a.deleted_at is not null and a.purge_at <= now() and exists (${PINNED_BY_SNAPSHOT})`,
+      [driveId],
+    ),
     driveWritesThisHour(em, driveId),
     em.execute<{ kind: UsageKind; count: string }[]>(
       'select kind, count from usage_counters where drive_id = ? and month = ?',
@@ -35,7 +42,11 @@ async function usageReport(em: EntityManager, config: Config, driveId: string): 
   const monthly = (kind: UsageKind) => ({ used: Number(rows.find((r) => r.kind === kind)?.count ?? 0), limit: 0 });
   return {
     driveId,
-    storage: { used: storage, limit: config.limits.storageQuotaBytes },
+    storage: {
+      used: storage,
+      limit: config.limits.storageQuotaBytes,
+      pinnedBySnapshots: Number(pinned[0]?.bytes ?? 0),
+    },
     writes: {
       used: writes,
       limit: config.limits.writeBudgetPerDrivePerHour,

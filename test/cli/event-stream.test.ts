@@ -22,6 +22,7 @@ const event = (seq: number) =>
     actor_name: null,
     metadata: { path: `p/${seq}.txt` },
     created_at: new Date(0).toISOString(),
+    run_id: null,
   }) satisfies EventOut;
 const message = (seq: number) => `id: ${seq}\nevent: artifact.created\ndata: ${JSON.stringify(event(seq))}\n\n`;
 

@@ -41,6 +41,8 @@ const TOOLS = [
   'wiki_ls',
   'wiki_grep',
   'restore',
+  'runs',
+  'undo',
 ];
 
 beforeAll(async () => {

@@ -13,7 +13,9 @@ useParties((parties) => (p = parties), { WRITE_BUDGET_PER_HOUR: '100000' });
 
 type Cell = 'none' | 'viewer' | 'commenter' | 'editor' | 'manager' | 'expired' | 'revoked';
 const CELLS: Cell[] = ['none', 'expired', 'revoked', 'viewer', 'commenter', 'editor', 'manager'];
-const ID_PARAMS = ['{art_id}', '{fld_id}', '{grn_id}', '{shr_id}'];
+const ID_PARAMS = ['{art_id}', '{fld_id}', '{grn_id}', '{shr_id}', '{run_id}', '{snapshot_id}'];
+// Runs and snapshots belong to one drive: no grant reaches another drive's, whatever the role.
+const DRIVE_OWN = ['{run_id}', '{snapshot_id}'];
 // One body that validates for every JSON route (zod strips the fields a route does not take).
 const BODY = JSON.stringify({
   path: 'hijack/p.md',
@@ -26,6 +28,7 @@ const BODY = JSON.stringify({
 /** What B may expect on a route naming A's resource by id, for a cell. `write` = allowed to change A. */
 function expected(cell: Cell, method: string, template: string): { status: number; write: boolean } | 'skip' {
   if (cell === 'none' || cell === 'expired' || cell === 'revoked') return { status: 404, write: false };
+  if (DRIVE_OWN.some((x) => template.includes(x))) return { status: 404, write: false };
   if (method === 'GET') return { status: 200, write: false };
   if (cell === 'manager') return 'skip'; // managers may do nearly everything; their writes are tested in grants.test.ts
   // Restoring a version writes content, as a PUT by id does: an editor may.
@@ -51,11 +54,15 @@ describe('authorization matrix', () => {
     const art = (await a.put('m/doc.md', 'owner bytes')).json;
     const other = await grant(a, art.art_id, { type: 'agent', id: c.aid }, 'viewer');
     const share = (await a.call('POST', '/v0/shares', { json: { resource: art.art_id } })).json;
+    const run = (await a.call('GET', '/v0/runs')).json.items[0];
+    const snap = (await a.call('POST', '/v0/snapshots', { json: { label: 'matrix' } })).json;
     const ids: Record<string, string> = {
       '{art_id}': art.art_id,
       '{fld_id}': folder.fld_id,
       '{grn_id}': other.json.id,
       '{shr_id}': share.id,
+      '{run_id}': run.run_id,
+      '{snapshot_id}': snap.snapshot_id,
       '{version_number}': '1',
       '{path}': 'm/doc.md',
     };
@@ -78,6 +85,7 @@ describe('authorization matrix', () => {
           a.driveId,
         ]),
         await sql('select id, status from compile_jobs where drive_id = ? order by id', [a.driveId]),
+        await sql('select id from snapshots where drive_id = ? order by id', [a.driveId]),
       ]);
 
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();

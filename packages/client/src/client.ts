@@ -11,6 +11,8 @@ export interface DriveClientOptions {
   credential?: Credential;
   /** Sent as X-Drive-Actor on every request (attribution only). */
   actor?: string;
+  /** Sent as X-Drive-Run-Id on every request: the run the changes are filed under (one undo reverts them). */
+  runId?: string;
   retry?: RetryOptions;
   /** Told when a new access token (or assertion) was obtained, to keep it. */
   onTokenUpdate?: (update: TokenUpdate) => void;
@@ -36,12 +38,14 @@ export class DriveClient {
   private readonly fetchImpl: typeof fetch;
   private readonly retry: RetryOptions;
   private readonly actor: string | undefined;
+  readonly runId: string | undefined;
 
   constructor(options: DriveClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.retry = options.retry ?? {};
     this.actor = options.actor;
+    this.runId = options.runId;
     this.tokens = options.credential
       ? new TokenSource(this.baseUrl, options.credential, this.fetchImpl, this.retry, options.onTokenUpdate)
       : undefined;
@@ -61,6 +65,7 @@ export class DriveClient {
       const headers = new Headers(request.headers);
       if (this.tokens && !headers.has('authorization')) headers.set('authorization', await this.tokens.authorization());
       if (this.actor && !headers.has('x-drive-actor')) headers.set('x-drive-actor', this.actor);
+      if (this.runId && !headers.has('x-drive-run-id')) headers.set('x-drive-run-id', this.runId);
       try {
         return await this.fetchImpl(new Request(request.clone(), { headers }));
       } catch (err) {

@@ -1,3 +1,4 @@
+import { openContentAt } from '../../history/as-of.js';
 import { type Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
@@ -20,7 +21,7 @@ import {
   versionPageSchema,
   cursorParam,
 } from '../../shapes/artifact-schemas.js';
-import { artIdParams, onlyArtId, pathParams } from './artifacts.js';
+import { artIdParams, asOfParam, onlyArtId, pathParams } from './artifacts.js';
 
 /** Bytes and versions: downloads (never rendered), download URLs, version list/get/download. */
 const tags = ['artifacts'];
@@ -43,6 +44,8 @@ export function artifactContentRouter(routes: RouteRegistry, ctx: AppContext): R
   const rc = (req: Request) => requestContextOf(ctx, req);
   const download = async (req: Request, res: Parameters<typeof sendBytes>[1], target: ContentTarget) =>
     sendBytes(req, res, await openContent(rc(req), target));
+  const downloadAt = async (req: Request, res: Parameters<typeof sendBytes>[1], artId: string, asOf?: number) =>
+    sendBytes(req, res, await openContentAt(rc(req), artId, asOf));
   const urlOf = async (req: Request, target: ContentTarget) => downloadUrlOut(await downloadUrl(rc(req), target));
 
   route(
@@ -50,13 +53,14 @@ export function artifactContentRouter(routes: RouteRegistry, ctx: AppContext): R
     {
       method: 'get',
       path: '/v0/artifacts/:art_id/download',
-      summary: 'Download the current bytes (supports Range, ETag)',
+      summary: 'Download the current bytes, or those it had as_of a seq (supports Range, ETag)',
       tags,
       auth: true,
       params: artIdParams,
+      query: z.object({ as_of: asOfParam }),
       responses: bytesResponse,
     },
-    ({ params, req, res }) => download(req, res, { artId: params.art_id }),
+    ({ params, query, req, res }) => downloadAt(req, res, params.art_id, query.as_of),
     onlyArtId,
   );
 

@@ -3,16 +3,9 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
 import { whileReadingBody } from '../http/upload-body.js';
-import { listArtifacts } from '../../files/artifact-listing.js';
+import { artifactAt, listArtifactsAt } from '../../history/as-of.js';
 import { FILE_TYPES } from '../../files/artifact-rules.js';
-import {
-  copyArtifact,
-  getArtifact,
-  getArtifactByPath,
-  renameArtifact,
-  uploadArtifact,
-  uploadArtifactById,
-} from '../../files/artifacts.js';
+import { copyArtifact, renameArtifact, uploadArtifact, uploadArtifactById } from '../../files/artifacts.js';
 import { deleteArtifact, restoreArtifact } from '../../files/trash.js';
 import { artifactDeleteOut, artifactOut } from '../../shapes/artifacts.js';
 import { requestContextOf } from '../http/auth-context.js';
@@ -43,6 +36,15 @@ export const onlyArtId: RequestHandler = (req, _res, next) =>
   hasPrefix(String(req.params.art_id), 'art') ? next() : next('route');
 
 export const artIdParams = z.object({ art_id: idOf('art') });
+/** The drive as it was right after this event of its feed (docs/decisions/runs.md); 410 HISTORY_PURGED if gone. */
+export const asOfParam = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(
+    'the drive as it was right after this seq of its feed; 410 HISTORY_PURGED when retention no longer keeps it',
+  );
 export const pathParams = z.object({ path: artifactPath('artifact path') });
 const tags = ['artifacts'];
 
@@ -84,11 +86,13 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
         folder: idOf('fld')
           .optional()
           .describe('list under this folder (yours, or one granted to you); prefix is then relative to it'),
+        as_of: asOfParam,
       }),
       responses: { 200: { description: 'artifact page', schema: pageSchema } },
     },
     async ({ query, req }) => {
-      const page = await listArtifacts(rc(req), {
+      const page = await listArtifactsAt(rc(req), {
+        asOf: query.as_of,
         prefix: query.prefix,
         labels: query.label,
         fileType: query.file_type,
@@ -110,9 +114,10 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
         tags,
         auth: true,
         params: artIdParams,
+        query: z.object({ as_of: asOfParam }),
         responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
       },
-      async ({ params, req }) => out(await getArtifact(rc(req), params.art_id)),
+      async ({ params, query, req }) => out(await artifactAt(rc(req), { artId: params.art_id }, query.as_of)),
       onlyArtId,
     );
   }
@@ -227,9 +232,10 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
       tags,
       auth: true,
       params: pathParams,
+      query: z.object({ as_of: asOfParam }),
       responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
     },
-    async ({ params, req }) => out(await getArtifactByPath(rc(req), params.path)),
+    async ({ params, query, req }) => out(await artifactAt(rc(req), { path: params.path }, query.as_of)),
   );
 
   route(

@@ -40,7 +40,15 @@ const drivePatch = z.strictObject({
 
 const usageOut = z.object({
   drive_id: z.string(),
-  storage: usageRow,
+  storage: usageRow.extend({
+    pinned_by_snapshots: z
+      .number()
+      .int()
+      .describe(
+        'bytes of trashed artifacts kept past their purge time because a live snapshot pins them; already part of ' +
+          '`used` (a version counts in storage until it is purged, and a snapshot defers the purge)',
+      ),
+  }),
   writes: usageRow.extend({ resets_at: z.iso.datetime() }),
   ops_this_month: z.object({ month: z.string(), reads: usageRow, indexing_ops: usageRow, retrieval_queries: usageRow }),
 });

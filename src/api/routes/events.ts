@@ -15,6 +15,7 @@ const filterQuery = {
   art_id: z.string().max(64).optional(),
   action: z.string().max(64).optional(),
   prefix: prefixParam,
+  run_id: z.string().max(64).optional().describe('only the changes of this run'),
 };
 
 export function eventsRouter(routes: RouteRegistry, ctx: AppContext): Router {
@@ -42,6 +43,7 @@ export function eventsRouter(routes: RouteRegistry, ctx: AppContext): Router {
         artId: query.art_id,
         action: query.action,
         prefix: query.prefix,
+        runId: query.run_id,
         since: query.since ? new Date(query.since) : undefined,
         before: query.before ? new Date(query.before) : undefined,
         after: query.after,
@@ -85,7 +87,7 @@ export function eventsRouter(routes: RouteRegistry, ctx: AppContext): Router {
       res.on('close', () => stop.abort());
       const events = await openEventStream(rc, {
         after: lastEventId ?? query.after,
-        filter: { artId: query.art_id, action: query.action, prefix: query.prefix },
+        filter: { artId: query.art_id, action: query.action, prefix: query.prefix, runId: query.run_id },
         signal: stop.signal,
         address: req.ip ?? 'unknown',
       });

@@ -41,6 +41,12 @@ export const positiveInt = (value: string) => {
   return n;
 };
 
+export const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('not a whole number');
+  return n;
+};
+
 const TYPES: Record<string, string> = {
   '.md': 'text/markdown',
   '.txt': 'text/plain',

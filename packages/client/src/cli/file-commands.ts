@@ -11,7 +11,7 @@ import { allItems } from '../paging.js';
 import type { paths } from '../schema.js';
 import type { ArtifactOut } from '../types.js';
 import { uploadBytes, uploadFile } from '../uploads.js';
-import { collectLabels, contentTypeOf, globals, parseMetadata, positiveInt } from './command-kit.js';
+import { collectLabels, contentTypeOf, globals, nonNegativeInt, parseMetadata, positiveInt } from './command-kit.js';
 import { emit, humanSize, progressBar, table } from './output.js';
 import { driveClient, resolveArtifact } from './session.js';
 
@@ -50,7 +50,8 @@ export function addFileCommands(program: Command): void {
     .argument('[prefix]', 'path prefix', '')
     .option('--label <labels>', 'only artifacts with these labels (comma-separated, repeatable)', collectLabels)
     .option('--file-type <type>', 'only this file type')
-    .action(async (prefix: string, opts: { label?: string[]; fileType?: string }, cmd: Command) => {
+    .option('--as-of <seq>', 'the drive as it was right after this seq of its feed', nonNegativeInt)
+    .action(async (prefix: string, opts: { label?: string[]; fileType?: string; asOf?: number }, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const items = await allItems((cursor) =>
         ok(
@@ -60,6 +61,7 @@ export function addFileCommands(program: Command): void {
                 prefix,
                 label: opts.label,
                 file_type: opts.fileType as FileType | undefined,
+                as_of: opts.asOf,
                 cursor,
                 limit: 100,
               },

@@ -6,6 +6,7 @@ import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
 import { addFileCommands } from './file-commands.js';
 import { addIdentityCommands } from './identity-commands.js';
+import { addRunCommands } from './run-commands.js';
 import { addSyncCommand } from './sync.js';
 
 /** `agent-drive`: the command line over the SDK. Every command has --help; errors go to stderr with an exit code. */
@@ -25,6 +26,7 @@ addIdentityCommands(program);
 addFileCommands(program);
 addDriveCommands(program);
 addSyncCommand(program);
+addRunCommands(program);
 addConnectCommands(program);
 for (const cmd of program.commands) cmd.exitOverride().addHelpText('after', EXIT_CODES_HELP);
 

@@ -62,7 +62,7 @@ export function anonymousClient(opts: GlobalOptions): DriveClient {
 }
 
 /** A client with the credential of AGENT_DRIVE_API_KEY or of `agent-drive login`; new access tokens are kept. */
-export function driveClient(opts: GlobalOptions): DriveClient {
+export function driveClient(opts: GlobalOptions, run: { runId?: string } = {}): DriveClient {
   const config = readConfig();
   const credential = credentialOf(config);
   if (!credential) throw new DriveError(401, 'NOT_LOGGED_IN', 'no credential: run `agent-drive login` first');
@@ -72,6 +72,7 @@ export function driveClient(opts: GlobalOptions): DriveClient {
     baseUrl,
     credential,
     actor: opts.actor,
+    runId: run.runId,
     retry: { onRetry: reportRetry },
     onTokenUpdate: (update) => {
       if (!config) return;
@@ -110,3 +111,7 @@ export async function resolveArtifact(client: DriveClient, ref: string): Promise
     throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
   });
 }
+
+/** A run id of its own for one CLI invocation (`sync`): everything it changes is undone by one `agent-drive undo`. */
+export const invocationRunId = (command: string) =>
+  `cli-${command}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${Math.random().toString(36).slice(2, 8)}`;

@@ -11,7 +11,7 @@ import { eachItem } from '../paging.js';
 import { uploadFile } from '../uploads.js';
 import { contentTypeOf, globals } from './command-kit.js';
 import { emit } from './output.js';
-import { driveClient } from './session.js';
+import { driveClient, invocationRunId } from './session.js';
 
 /** One local file and where it goes. */
 interface Planned {
@@ -35,7 +35,7 @@ export function addSyncCommand(program: Command): void {
     .option('--all', 'include .git, node_modules and dotfiles (.gitignore and .driveignore still apply)')
     .action(async (dir: string, prefix: string, opts: { dryRun?: boolean; all?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const client = driveClient(g);
+      const client = driveClient(g, { runId: opts.dryRun ? undefined : invocationRunId('sync') });
       const base = prefix.replace(/^\/+|\/+$/g, '');
       const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
       const local = await localFiles(dir, !!opts.all);
@@ -75,12 +75,20 @@ export function addSyncCommand(program: Command): void {
       const planned = changed.map((c) => c.remote);
       emit(
         g.json,
-        { dry_run: !!opts.dryRun, uploaded, would_upload: opts.dryRun ? planned : [], unchanged, failed },
+        {
+          dry_run: !!opts.dryRun,
+          uploaded,
+          would_upload: opts.dryRun ? planned : [],
+          unchanged,
+          failed,
+          run_id: client.runId ?? null,
+        },
         () => [
           ...(opts.dryRun ? planned.map((p) => `would upload ${p}`) : []),
           opts.dryRun
             ? `${planned.length} to upload, ${unchanged.length} unchanged (dry run)`
             : `${uploaded.length} uploaded, ${unchanged.length} unchanged, ${failed.length} failed`,
+          ...(uploaded.length ? [`run ${client.runId}: \`agent-drive undo ${client.runId}\` reverts this sync`] : []),
         ],
       );
       if (failed.length) process.exitCode = 1;

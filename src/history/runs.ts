@@ -1,0 +1,149 @@
+import type { RequestContext } from '../platform/request-context.js';
+import { AppError } from '../lib/errors.js';
+import { decodeCursor, encodeCursor } from '../lib/cursors.js';
+import { one, rows, type Db } from '../db/sql.js';
+import { apply, emptyState, replayEvents, REPLAY_COLUMNS, type DriveState, type ReplayEvent } from './replay.js';
+import { applyUndo, type UndoResult, type UndoTarget } from './undo.js';
+
+/** Runs (issue 38): the drive's changes grouped by the run that made them, and undoing one run. */
+
+export interface RunRow {
+  run_id: string;
+  actor_name: string | null;
+  credential_kind: string | null;
+  first_seq: string;
+  last_seq: string;
+  started_at: Date;
+  ended_at: Date;
+  created: string;
+  updated: string;
+  deleted: string;
+  moved: string;
+  restored: string;
+  other: string;
+}
+
+const RUN_SUMMARY = `select run_id,
+    (array_agg(actor_name order by seq desc) filter (where actor_name is not null))[1] as actor_name,
+    (array_agg(credential_kind order by seq))[1] as credential_kind,
+    min(seq) as first_seq, max(seq) as last_seq, min(created_at) as started_at, max(created_at) as ended_at,
+    count(*) filter (where action in ('artifact.created', 'artifact.copied', 'folder.created')) as created,
+    count(*) filter (where action in ('artifact.updated', 'artifact.metadata_updated', 'folder.updated')) as updated,
+    count(*) filter (where action in ('artifact.deleted', 'folder.deleted')) as deleted,
+    count(*) filter (where action in ('artifact.renamed', 'folder.moved')) as moved,
+    count(*) filter (where action = 'artifact.restored') as restored,
+    count(*) filter (where action not in ('artifact.created', 'artifact.copied', 'folder.created', 'artifact.updated',
+      'artifact.metadata_updated', 'folder.updated', 'artifact.deleted', 'folder.deleted', 'artifact.renamed',
+      'folder.moved', 'artifact.restored')) as other
+  from events`;
+
+/** GET /v0/runs: newest run first (by its last change), keyset on that seq. */
+export async function listRuns(rc: RequestContext, q: { cursor?: string; limit: number }) {
+  const before = q.cursor
+    ? decodeCursor(q.cursor, (v): v is { s: string } => typeof (v as { s?: unknown }).s === 'string').s
+    : null;
+  const found = await rows<RunRow>(
+    rc.app.orm.em.fork(),
+    `${RUN_SUMMARY} where drive_id = ? and run_id is not null group by run_id
+      having (?::int8 is null or max(seq) < ?::int8) order by max(seq) desc limit ?`,
+    [rc.driveId, before, before, q.limit + 1],
+  );
+  const items = found.slice(0, q.limit);
+  return { items, next_cursor: found.length > q.limit ? encodeCursor({ s: items[items.length - 1].last_seq }) : null };
+}
+
+const runNotFound = (runId: string) => new AppError('RUN_NOT_FOUND', `no change of this drive belongs to run ${runId}`);
+
+async function runSummary(db: Db, driveId: string, runId: string): Promise<RunRow> {
+  const r = await one<RunRow>(db, `${RUN_SUMMARY} where drive_id = ? and run_id = ? group by run_id`, [driveId, runId]);
+  if (!r) throw runNotFound(runId);
+  return r;
+}
+
+/** GET /v0/runs/{run_id}: the run and its changes (oldest first, keyset on seq). */
+export async function getRun(rc: RequestContext, runId: string, q: { cursor?: string; limit: number }) {
+  const db = rc.app.orm.em.fork();
+  const run = await runSummary(db, rc.driveId, runId);
+  const after = q.cursor
+    ? decodeCursor(q.cursor, (v): v is { s: string } => typeof (v as { s?: unknown }).s === 'string').s
+    : '0';
+  const found = await rows<ReplayEvent & { created_at: Date }>(
+    db,
+    `select ${REPLAY_COLUMNS}, e.created_at from events e where e.drive_id = ? and e.run_id = ? and e.seq > ?::int8 order by e.seq limit ?`,
+    [rc.driveId, runId, after, q.limit + 1],
+  );
+  const changes = found.slice(0, q.limit);
+  return {
+    run,
+    changes,
+    next_cursor: found.length > q.limit ? encodeCursor({ s: String(changes[changes.length - 1].seq) }) : null,
+  };
+}
+
+const copyState = (s: DriveState): DriveState => ({
+  seq: s.seq,
+  arts: new Map([...s.arts].map(([k, v]) => [k, { ...v }])),
+  folders: new Map([...s.folders].map(([k, v]) => [k, { ...v }])),
+});
+
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * What undoing one run means: every artifact and folder it changed goes back to its state right before the run's
+ * first change. Folders moved or deleted with a folder the run changed count too. Something another run changed
+ * after the run began is a conflict.
+ */
+export async function revertTarget(db: Db, driveId: string, runId: string): Promise<UndoTarget> {
+  const head = Number(
+    (await one<{ event_seq: string }>(db, 'select event_seq from drives where id = ?', [driveId]))!.event_seq,
+  );
+  const first = await one<{ seq: string }>(db, `select min(seq) as seq from events where drive_id = ? and run_id = ?`, [
+    driveId,
+    runId,
+  ]);
+  if (!first?.seq) throw runNotFound(runId);
+  const start = Number(first.seq);
+  const before = emptyState();
+  for (const e of await replayEvents(db, driveId, 0, start - 1)) apply(before, e);
+  const now = copyState(before);
+  const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };
+  const touchedFolders = new Set<string>();
+  for (const e of await replayEvents(db, driveId, start - 1, head)) {
+    apply(now, e);
+    const id = e.art_id ?? e.fld_id!;
+    if (e.run_id === runId) {
+      if (e.art_id) target.arts.set(e.art_id, before.arts.get(e.art_id) ?? null);
+      else touchedFolders.add(id);
+    } else if (target.arts.has(id) || touchedFolders.has(id)) {
+      target.conflicted.add(id);
+    }
+  }
+  for (const id of touchedFolders) {
+    target.folders.set(id, before.folders.get(id) ?? null);
+    const b = before.folders.get(id);
+    const n = now.folders.get(id);
+    // Subfolders carried along by a move or delete of this folder.
+    for (const [gid, g] of before.folders) {
+      const gn = now.folders.get(gid);
+      const moved = !gn || gn.live !== g.live || gn.path !== g.path;
+      if (moved && ((b && under(g.path, b.path)) || (n && gn && under(gn.path, n.path)))) target.folders.set(gid, g);
+    }
+  }
+  return target;
+}
+
+/** POST /v0/runs/{run_id}/revert */
+export async function revertRun(
+  rc: RequestContext,
+  runId: string,
+  opts: { dryRun: boolean; force: boolean },
+): Promise<UndoResult & { run_id: string }> {
+  const target = await revertTarget(rc.app.orm.em.fork(), rc.driveId, runId);
+  return { run_id: runId, ...(await applyUndo(rc, target, { ...opts, cause: 'revert' })) };
+}
+
+/** MCP `runs`: the recent runs, or one run with its changes. */
+export async function runsOrRun(rc: RequestContext, q: { runId?: string; cursor?: string; limit: number }) {
+  if (q.runId === undefined) return { kind: 'list' as const, ...(await listRuns(rc, q)) };
+  return { kind: 'run' as const, ...(await getRun(rc, q.runId, q)) };
+}
