@@ -143,6 +143,8 @@ async function seed(p: Party): Promise<Record<string, string>> {
     upload_id: 'upl_none',
     webhook_id: 'whk_none',
     fbk_id: 'fbk_none',
+    run_id: 'run_none',
+    snapshot_id: 'snp_none',
   };
 }
 
