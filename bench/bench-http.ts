@@ -42,4 +42,3 @@ export async function drain(body: unknown): Promise<number> {
   for await (const c of body as AsyncIterable<Uint8Array>) n += c.length;
   return n;
 }
-

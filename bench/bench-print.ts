@@ -28,4 +28,3 @@ export function statementBreakdown(name: string, r: { requests: number; statemen
   }
   return out;
 }
-

@@ -15,7 +15,7 @@ export interface WalCounts {
 
 /**
  * The cluster's WAL counters: PostgreSQL 18 counts them in pg_stat_io (object 'wal'), by process type, the walwriter
- * included. A backend reports its counts when idle at most once a second, so the caller waits that long first.
+ * included. A backend reports its counts late (see STATS_DELAY_MS), so this waits that long first.
  */
 export async function readWal(admin: pg.Pool): Promise<WalCounts> {
   await new Promise((r) => setTimeout(r, STATS_DELAY_MS));
@@ -25,10 +25,16 @@ export async function readWal(admin: pg.Pool): Promise<WalCounts> {
   return { sync: Number(rows[0]!.sync), write: Number(rows[0]!.write) };
 }
 
-/** PGSTAT_MIN_INTERVAL is 1 s: counts of an idle backend reach the shared statistics within it. */
-const STATS_DELAY_MS = 1500;
+/**
+ * A backend flushes its statistics at most once a second (PGSTAT_MIN_INTERVAL); one that went idle within a second of
+ * its last flush waits PGSTAT_IDLE_INTERVAL (10 s) for the next, so counts are only complete after that long.
+ */
+const STATS_DELAY_MS = 11_000;
 
-export const walDelta = (a: WalCounts, b: WalCounts): WalCounts => ({ sync: b.sync - a.sync, write: b.write - a.write });
+export const walDelta = (a: WalCounts, b: WalCounts): WalCounts => ({
+  sync: b.sync - a.sync,
+  write: b.write - a.write,
+});
 
 /** Runs `op` and records its latency in ms into `into`. */
 export async function timed(into: number[], op: () => Promise<void>): Promise<void> {
@@ -108,7 +114,9 @@ export function printWriteSummary(rows: WriteRow[], concurrency: number): void {
         `(${rate(w.api, true).toFixed(0)}/s sustained), ratio ${ratio(w).toFixed(2)}x ` +
         `(${(rate(w.api, true) / rate(w.direct)).toFixed(2)}x sustained); load average ${w.load}`,
     );
-    console.log(`  all-in CPU ${w.api.allInMs.toFixed(1)} ms/write (direct ${w.direct.allInMs.toFixed(1)}); by process ${w.api.cpu}`);
+    console.log(
+      `  all-in CPU ${w.api.allInMs.toFixed(1)} ms/write (direct ${w.direct.allInMs.toFixed(1)}); by process ${w.api.cpu}`,
+    );
     console.log(
       `  WAL fsyncs: ${w.ackFlushes.toFixed(2)} on a write's acknowledgement path (one writer, worker paused), ` +
         `${(w.api.wal.sync / Math.max(1, w.api.requests)).toFixed(2)}/write over the phase with indexing ` +
@@ -118,7 +126,8 @@ export function printWriteSummary(rows: WriteRow[], concurrency: number): void {
   }
   const kb = rows.find((w) => w.label === '1 KB');
   const mb = rows.find((w) => w.label === '1 MB');
-  const part = (w: WriteRow | undefined) => (w ? `${ratio(w).toFixed(2)}x ${w.api.allInMs.toFixed(1)} ms/write` : 'n/a');
+  const part = (w: WriteRow | undefined) =>
+    w ? `${ratio(w).toFixed(2)}x ${w.api.allInMs.toFixed(1)} ms/write` : 'n/a';
   console.log(
     `bench:write: 1KB ${part(kb)}, 1MB ${part(mb)}, flushes/write ${(kb?.ackFlushes ?? mb?.ackFlushes ?? 0).toFixed(2)}`,
   );

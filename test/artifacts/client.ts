@@ -52,11 +52,17 @@ export type DriveClient = Awaited<ReturnType<typeof driveClient>>;
 export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
 
 /** Whether the object for a content hash exists in the API's bucket. */
-export const objectExistsIn = (api: TestApi, hash: string) =>
+export const s3ObjectExistsIn = (api: TestApi, hash: string) =>
   api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(
     () => true,
     () => false,
   );
+
+/** Whether the bytes of a content hash are kept: an object in the bucket, or inline in its blob row. */
+export async function objectExistsIn(api: TestApi, hash: string): Promise<boolean> {
+  const inline = await sqlOn(api, `select 1 from blobs where hash = ? and content is not null`, [hash]);
+  return inline.length > 0 || s3ObjectExistsIn(api, hash);
+}
 
 /** Starts an in-process API for the suite (settings overridden) and hands it, with a fresh drive, to `ready`. */
 export function useTestApi(overrides: Record<string, string>, ready: (api: TestApi, d: DriveClient) => void): void {

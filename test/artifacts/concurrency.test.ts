@@ -5,7 +5,8 @@ import type { TestApi } from '../helpers/api.js';
 import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi } from './client.js';
 
 let api: TestApi;
-useTestApi({}, (a) => {
+// The object-store protocol of blobs: small files go there too when nothing is kept inline.
+useTestApi({ INLINE_BLOB_MAX_BYTES: '0' }, (a) => {
   api = a;
 });
 
