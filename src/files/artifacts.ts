@@ -18,11 +18,11 @@ import {
   type Source,
   type Visibility,
 } from './artifact-rules.js';
-import { pinBlob, prepareBlob, type BlobArrival } from './blobs.js';
+import { blobUnavailable, pinBlobStatement, prepareBlob, type BlobArrival } from './blobs.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
-import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
-import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
+import { isUniqueViolation, one, type Db } from '../db/sql.js';
+import { quotaExceeded, reserveStatement, reserveStorageOnMiss, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
@@ -308,11 +308,18 @@ export async function addVersion(
   arrival: BlobArrival = false,
   system = false,
 ): Promise<void> {
-  await rows(
+  const bytes = Number(a.size_bytes);
+  const quota = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  const pin = pinBlobStatement(a.hash, arrival);
+  const reserve = reserveStatement(a.drive_id, bytes, quota);
+  // One round trip for the three rows a version touches; a miss of the pin or the charge rolls the transaction back.
+  const done = await one<{ pinned: number; charged: number }>(
     tx,
-    `insert into artifact_versions
+    `with v as (insert into artifact_versions
        (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-     values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)`,
+       values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)),
+     p as (${pin.sql}), s as (${reserve.sql})
+     select (select count(*) from p)::int as pinned, (select count(*) from s)::int as charged`,
     [
       a.id,
       a.drive_id,
@@ -325,15 +332,12 @@ export async function addVersion(
       a.labels,
       JSON.stringify(a.metadata),
       a.filename ?? null,
+      ...pin.params,
+      ...reserve.params,
     ],
   );
-  await pinBlob(tx, a.hash, arrival);
-  await reserveStorage(
-    tx,
-    a.drive_id,
-    Number(a.size_bytes),
-    system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes,
-  );
+  if (!done?.pinned) throw blobUnavailable();
+  if (!done.charged) await reserveStorageOnMiss(tx, a.drive_id, bytes, quota);
 }
 
 const pathConflict = (path: string) =>

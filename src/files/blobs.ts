@@ -91,23 +91,28 @@ export async function prepareBlob(ctx: AppContext, body: IncomingBlob): Promise<
  * `false` (a copy, or an upload that found the bytes stored) needs the row to say stored already.
  */
 export async function pinBlob(tx: Db, hash: string, arrival: BlobArrival = false): Promise<void> {
-  const pinned =
-    typeof arrival === 'object'
-      ? await one(
-          tx,
-          `insert into blobs (hash, size_bytes, stored, content) values (?, ?, true, decode(?, 'base64'))
-           on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
-           returning hash`,
-          [hash, arrival.inline.length, arrival.inline.toString('base64')],
-        )
-      : await one(
-          tx,
-          arrival
-            ? `update blobs set last_used_at = now(), stored = true where hash = ? returning hash`
-            : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
-          [hash],
-        );
-  if (!pinned) throw new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
+  const pin = pinBlobStatement(hash, arrival);
+  if (!(await one(tx, pin.sql, pin.params))) throw blobUnavailable();
+}
+
+export const blobUnavailable = () =>
+  new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
+
+/** pinBlob's statement (`returning hash`: no row, not pinned), for a caller that folds it into one of its own. */
+export function pinBlobStatement(hash: string, arrival: BlobArrival): { sql: string; params: unknown[] } {
+  if (typeof arrival === 'object')
+    return {
+      sql: `insert into blobs (hash, size_bytes, stored, content) values (?, ?, true, decode(?, 'base64'))
+        on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
+        returning hash`,
+      params: [hash, arrival.inline.length, arrival.inline.toString('base64')],
+    };
+  return {
+    sql: arrival
+      ? `update blobs set last_used_at = now(), stored = true where hash = ? returning hash`
+      : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
+    params: [hash],
+  };
 }
 
 /** Deletes objects no version references and nobody touched within `graceS`; returns how many. */
