@@ -22,11 +22,16 @@
  * the 1 MB objects are binary (indexed by metadata: the bench measures the write path, not the
  * text splitter).
  *
- *   npm run bench:artifacts            (BENCH_SECONDS, BENCH_CONCURRENCY tune it)
+ * It ends with the write path's summary (bench/write-cost.ts): per size, the ratio, all-in CPU per write by process,
+ * WAL fsyncs per write (on one write's acknowledgement path, and over the phase with indexing), p50/p99 under the
+ * concurrent writers, and the last line `bench:write: 1KB <r1>x <cpu1> ms/write, 1MB <r2>x <cpu2> ms/write,
+ * flushes/write <f>`.
+ *
+ *   npm run bench:artifacts            (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_PORT_BASE tune it;
+ *                                       BENCH_PUT_ONLY=1 skips the GET cases)
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import { loadConfig } from '../src/lib/config.js';
 import { createS3Client } from '../src/storage/s3.js';
@@ -43,6 +48,18 @@ import {
   type StatementCounts,
   type TemporalCounts,
 } from './bench-stack.js';
+import {
+  flushesPerWrite,
+  printWriteSummary,
+  readWal,
+  timed,
+  walDelta,
+  writeRow,
+  type WalCounts,
+  type WriteRow,
+} from './write-cost.js';
+import { statementBreakdown, table } from './bench-print.js';
+import { agent, drain, request } from './bench-http.js';
 
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 18900);
 const DATA_DIR = '.data/bench';
@@ -50,6 +67,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** How long the run waits for the background work of a phase (indexing) before giving up on it. */
 const CATCH_UP_S = 300;
+/** Writes one after another (worker paused) to count the WAL fsyncs on a write's acknowledgement path. */
+const FLUSH_PROBE_WRITES = 40;
+/** BENCH_PUT_ONLY=1: the PUT cases only (no GET phases), for quicker write-path runs. */
+const PUT_ONLY = process.env.BENCH_PUT_ONLY === '1';
 const SIZES = [
   { label: '1 KB', bytes: 1024, maxRequests: 3000, text: true },
   { label: '1 MB', bytes: 1024 * 1024, maxRequests: 400, text: false },
@@ -69,6 +90,10 @@ interface Result {
   statements: StatementCounts;
   /** Artifacts not indexed when the run gave up waiting (0: caught up). */
   behind: number;
+  /** Each request's latency, ms. */
+  latencies: number[];
+  /** WAL writes and fsyncs of the whole cluster over the phase (indexing included). */
+  wal: WalCounts;
 }
 
 let stack: BenchStack;
@@ -85,12 +110,18 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
   await settle(stack.pids);
   await resetStatements(stack.admin);
   const temporalBefore = await readTemporal(stack.env);
+  // WAL counts take 11 s each to read (write-cost.ts): only for the API's PUT phases, the ones given a drive to index.
+  const walBefore = indexedDrive ? await readWal(stack.admin) : undefined;
+  const latencies: number[] = [];
   const cpuBefore = stack.cpu();
   const started = performance.now();
   const deadline = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < maxRequests && Date.now() < deadline) await op(next++);
+      while (next < maxRequests && Date.now() < deadline) {
+        const i = next++;
+        await timed(latencies, () => op(i));
+      }
     }),
   );
   const answeredSeconds = (performance.now() - started) / 1000;
@@ -107,6 +138,7 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
   }
   const cpuAfter = stack.cpu();
   const wallS = (performance.now() - started) / 1000;
+  const wal = walBefore ? walDelta(walBefore, await readWal(stack.admin)) : { sync: 0, write: 0 };
   const statements = await readStatements(stack.admin);
   const temporal = temporalDelta(temporalBefore, await readTemporal(stack.env));
   return {
@@ -118,6 +150,8 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
     temporal,
     statements,
     behind,
+    latencies,
+    wal,
   };
 }
 
@@ -138,49 +172,6 @@ function payloadFactory(bytes: number, text: boolean) {
     }
     return b;
   };
-}
-
-/**
- * The API is called through node:http with a keep-alive agent, as the AWS SDK calls S3, so both sides pay the same
- * client costs.
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function request(
-  url: string,
-  opts: { method: string; headers: Record<string, string>; body?: Buffer },
-): Promise<{ status: number; bytes: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: opts.method,
-        headers: { ...opts.headers, ...(opts.body ? { 'content-length': String(opts.body.length) } : {}) },
-        agent,
-      },
-      (res) => {
-        let bytes = 0;
-        // Only a JSON body (a PUT's record, an error) is decoded; downloads are just counted, as the S3 side's are.
-        const json = (res.headers['content-type'] ?? '').includes('json');
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => {
-          bytes += c.length;
-          if (json) chunks.push(c);
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, bytes, text: json ? Buffer.concat(chunks).toString('utf8') : '' }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-async function drain(body: unknown): Promise<number> {
-  let n = 0;
-  for await (const c of body as AsyncIterable<Uint8Array>) n += c.length;
-  return n;
 }
 
 const perRequest = (n: number, r: Result) => (n / Math.max(1, r.requests)).toFixed(2);
@@ -220,6 +211,7 @@ async function main() {
     const costRows: string[][] = [];
     const cpuRows: string[] = [];
     const statementRows: string[] = [];
+    const writeRows: WriteRow[] = [];
     for (const size of SIZES) {
       const make = payloadFactory(size.bytes, size.text);
       const tag = size.label.replace(' ', '').toLowerCase();
@@ -265,35 +257,43 @@ async function main() {
         },
         driveId,
       );
-      // Each object read once: nothing is in the API's blob cache (or the gateway's page cache is as cold as it gets).
-      const distinct = Math.min(directPut.requests, putIds.length);
-      const directGetEach = await measure(distinct, async (i) => {
-        const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/${i}` }));
-        if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
+      const flushes = await flushesPerWrite(stack.admin, stack.pids.worker, FLUSH_PROBE_WRITES, async (i) => {
+        const res = await request(`${url}/v0/artifacts/bench/${tag}/flush/${i}${ext}`, {
+          method: 'PUT',
+          headers: putHeaders,
+          body: make(i + 7e8),
+        });
+        if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
       });
-      const apiGetEach = await measure(distinct, async (i) => {
-        const res = await request(`${url}/v0/artifacts/${putIds[i]}/download`, { method: 'GET', headers: auth });
-        if (res.status !== 200 || res.bytes !== size.bytes)
-          throw new Error(`API GET ${res.status}, ${res.bytes} bytes`);
-      });
-      const directGet = await measure(size.maxRequests, async () => {
-        const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm` }));
-        if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
-      });
-      const apiGet = await measure(size.maxRequests, async () => {
-        const res = await request(`${url}/v0/artifacts/${warmArt.art_id}/download`, { method: 'GET', headers: auth });
-        if (res.status !== 200) throw new Error(`API GET ${res.status}`);
-        if (res.bytes !== size.bytes) throw new Error('short API GET');
-      });
+      writeRows.push(writeRow(size, directPut, apiPut, flushes));
+      const cases: [string, Result, Result][] = [['PUT', directPut, apiPut]];
+      if (!PUT_ONLY) {
+        // Each object read once: nothing is in the API's blob cache (the gateway's page cache as cold as it gets).
+        const distinct = Math.min(directPut.requests, putIds.length);
+        const directGetEach = await measure(distinct, async (i) => {
+          const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/${i}` }));
+          if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
+        });
+        const apiGetEach = await measure(distinct, async (i) => {
+          const res = await request(`${url}/v0/artifacts/${putIds[i]}/download`, { method: 'GET', headers: auth });
+          if (res.status !== 200 || res.bytes !== size.bytes)
+            throw new Error(`API GET ${res.status}, ${res.bytes} bytes`);
+        });
+        const directGet = await measure(size.maxRequests, async () => {
+          const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/warm` }));
+          if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
+        });
+        const apiGet = await measure(size.maxRequests, async () => {
+          const res = await request(`${url}/v0/artifacts/${warmArt.art_id}/download`, { method: 'GET', headers: auth });
+          if (res.status !== 200) throw new Error(`API GET ${res.status}`);
+          if (res.bytes !== size.bytes) throw new Error('short API GET');
+        });
+        cases.push(['GET once', directGetEach, apiGetEach], ['GET again', directGet, apiGet]);
+      }
       const fmt = (r: Result) => {
         const rps = r.requests / r.seconds;
         return { rps, answered: r.requests / r.answeredSeconds, mbps: (rps * size.bytes) / 1024 ** 2 };
       };
-      const cases = [
-        ['PUT', directPut, apiPut],
-        ['GET once', directGetEach, apiGetEach],
-        ['GET again', directGet, apiGet],
-      ] as const;
       for (const [op, direct, viaApi] of cases) {
         const dr = fmt(direct);
         const ar = fmt(viaApi);
@@ -374,37 +374,12 @@ async function main() {
     for (const r of cpuRows) console.log(r);
     console.log('\nSQL statements per PUT through the API, by statement (calls per request):');
     for (const r of statementRows) console.log(r);
+    printWriteSummary(writeRows, CONCURRENCY);
   } finally {
     agent.destroy();
     s3.destroy();
     await stack.stop();
   }
-}
-
-function table(header: string[], rows: string[][]) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  for (const r of rows) console.log(line(r));
-}
-
-/** The statements of the API (and the worker) during a PUT phase, most frequent first. */
-function statementBreakdown(name: string, r: Result): string[] {
-  const out: string[] = [];
-  for (const [label, role] of [
-    ['API', ROLES.api],
-    ['worker', ROLES.worker],
-  ] as const) {
-    const m = r.statements.byStatement.get(role);
-    if (!m) continue;
-    out.push(`${name}, ${label}: ${perRequest(r.statements.byRole.get(role) ?? 0, r)}`);
-    for (const [text, calls] of [...m].sort((a, b) => b[1] - a[1])) {
-      if (calls / r.requests < 0.05) continue;
-      out.push(`  ${perRequest(calls, r).padStart(6)}  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`);
-    }
-  }
-  return out;
 }
 
 await main();

@@ -57,7 +57,12 @@ const withUser = (databaseUrl: string, user: string) => {
 
 export async function startBenchStack(opts: BenchStackOptions): Promise<BenchStack> {
   const { base, dataDir } = opts;
-  const { CLEANUP_INTERVAL_S: _testCleanupInterval, ...ports } = testStackEnv(base);
+  // Client metadata over http is a test-only switch, refused in production (which the benches run as).
+  const {
+    CLEANUP_INTERVAL_S: _testCleanupInterval,
+    OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: _testCimd,
+    ...ports
+  } = testStackEnv(base);
   const env: Record<string, string | undefined> = {
     ...process.env,
     ...ports,

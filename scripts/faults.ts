@@ -1,5 +1,5 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/lib/config.js';
@@ -18,6 +18,8 @@ import { buildWorkflowBundle } from './build-workflows.js';
  * data folder, so it never disturbs the test suite). One API and one worker as processes.
  * 1. PostgreSQL stopped and started under a write loop: 503 with Retry-After while it is down, never
  *    a 500, and writes succeed again without restarting anything.
+ *    Then PostgreSQL crashed (immediate shutdown: no checkpoint, WAL replay at start) right after a small write, kept
+ *    inline in PostgreSQL, is acknowledged: after recovery the API reads back the same bytes.
  * 2. The worker SIGKILLed right after a burst of writes: every acknowledged write is searchable
  *    within 60 s of a new worker starting (activities heartbeat, so the dead worker's are retried).
  * 3. Temporal stopped for 10 s: writes still succeed, and all are searchable within 60 s of its return.
@@ -111,6 +113,29 @@ async function secondsUntilSearchable(auth: Record<string, string>, acks: Ack[])
   return pending.length ? Infinity : (Date.now() - start) / 1000;
 }
 
+/** Immediate shutdown of the embedded PostgreSQL (SIGQUIT to the postmaster): a crash, WAL replay at the next start. */
+async function crashPostgres(dir: string): Promise<void> {
+  const pid = Number(readFileSync(path.resolve(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  process.kill(pid, 'SIGQUIT');
+  for (const giveUp = Date.now() + 15_000; Date.now() < giveUp; await sleep(100)) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+  throw new Error(`PostgreSQL (pid ${pid}) did not exit after SIGQUIT`);
+}
+
+/** The body of a GET once it answers 200 (the API reconnects to PostgreSQL by itself), or null past the limit. */
+async function readBackWithin(url: string, auth: Record<string, string>, ms: number): Promise<string | null> {
+  for (const giveUp = Date.now() + ms; Date.now() < giveUp; await sleep(500)) {
+    const res = await fetch(url, { headers: auth }).catch(() => undefined);
+    if (res?.status === 200) return res.text();
+  }
+  return null;
+}
+
 async function main() {
   rmSync(dataDir, { recursive: true, force: true });
   const procs: ManagedProcess[] = [];
@@ -183,6 +208,25 @@ async function main() {
     check(!statuses[500], 'no 500 while PostgreSQL was down');
     check((statuses[503] ?? 0) > 0 && noRetryAfter === 0, '503 with Retry-After while PostgreSQL was down');
     check(acks.length > afterRestart, 'writes succeed again after PostgreSQL returns, without a restart');
+
+    // 1b. PostgreSQL crashes right after a small (inline) write is acknowledged.
+    const inlineText = `# inline ${word()}\n\nacknowledged, then PostgreSQL crashed\n`;
+    const inlineAck = await fetch(`${apiUrl}/v0/artifacts/faults/inline.md`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'text/markdown' },
+      body: inlineText,
+    });
+    const inlineId = ((await inlineAck.json()) as { art_id: string }).art_id;
+    await crashPostgres(dataDir);
+    await postgres.stop().catch(() => undefined);
+    log('PostgreSQL crashed (immediate shutdown) after an inline write; starting it again');
+    postgres = await startEmbeddedPostgres({ dataDir, port: ports.pg, log });
+    stopPg = postgres.stop;
+    const readBack = await readBackWithin(`${apiUrl}/v0/artifacts/${inlineId}/download`, auth, 30_000);
+    check(
+      inlineAck.status === 200 && readBack === inlineText,
+      'a small inline write acknowledged right before PostgreSQL crashed reads back whole after recovery',
+    );
 
     // 2. Worker SIGKILLed right after a burst.
     const burst: Ack[] = [];

@@ -17,6 +17,15 @@ export async function one<T>(db: Db, sql: string, params: unknown[] = []): Promi
   return r[0];
 }
 
+/**
+ * A FROM item that turns off the wait for the WAL flush at the commit of the statement's own (implicit) transaction:
+ * `set_config(..., true)` is SET LOCAL, read when the transaction commits. For a commit whose loss in a crash is
+ * harmless (a write-budget count, the blob touch before an object is written: docs/decisions/write-path.md), so that
+ * a write waits on one flush only, its own. The change is visible to others at once all the same; the next
+ * synchronous commit flushes it.
+ */
+export const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
+
 export function pgCode(err: unknown): string | undefined {
   return (err as { code?: string })?.code;
 }

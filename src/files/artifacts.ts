@@ -18,11 +18,11 @@ import {
   type Source,
   type Visibility,
 } from './artifact-rules.js';
-import { pinBlob, storeBlob } from './blobs.js';
+import { blobUnavailable, pinBlobStatement, prepareBlob, type BlobArrival } from './blobs.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
-import { isUniqueViolation, one, rows, type Db } from '../db/sql.js';
-import { quotaExceeded, reserveStorage, storageCommitted } from './quota.js';
+import { isUniqueViolation, one, type Db } from '../db/sql.js';
+import { quotaExceeded, reserveStatement, reserveStorageOnMiss, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
@@ -153,15 +153,25 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
   if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
 }
 
-/** Stores the bytes by hash, then creates the artifact or appends a version under a row lock. */
+/**
+ * Stores the bytes by hash (small ones inline, by the transaction itself), then creates the artifact or appends a
+ * version under a row lock.
+ */
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
-  // Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3.
+  await checkQuotaEarly(ctx, input.driveId, body.size);
+  const arrival = await prepareBlob(ctx, body);
+  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
+}
+
+/**
+ * Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3. Bytes kept
+ * inline never reach S3, so they skip it (one statement less).
+ */
+export async function checkQuotaEarly(ctx: AppContext, driveId: string, size: number): Promise<void> {
+  if (size <= ctx.config.limits.inlineBlobMaxBytes) return;
   const quota = ctx.config.limits.storageQuotaBytes;
-  const db = ctx.orm.em.fork();
-  const { used, reserved } = await storageCommitted(db, input.driveId);
-  if (used + reserved + body.size > quota) throw quotaExceeded(used + reserved, quota, body.size);
-  const { written } = await storeBlob(ctx, body);
-  return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, written));
+  const { used, reserved } = await storageCommitted(ctx.orm.em.fork(), driveId);
+  if (used + reserved + size > quota) throw quotaExceeded(used + reserved, quota, size);
 }
 
 /** Bytes already in object storage under their hash (a spooled body after storeBlob, or a committed large upload). */
@@ -169,23 +179,23 @@ export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;
 
 /**
  * The create-or-append step of putArtifact inside the caller's write transaction (the large-upload
- * commit adds its own rows to it). `written`: the caller has just put the object, so the version's
- * transaction marks the blob stored.
+ * commit adds its own rows to it). `arrival`: how the bytes got there (pinBlob): put just now (the version's
+ * transaction marks the blob stored), already stored, or kept inline by this transaction.
  */
 export async function putStoredArtifact(
   ctx: AppContext,
   w: WriteTx,
   input: PutInput,
   body: StoredBody,
-  written: boolean,
+  arrival: BlobArrival,
 ): Promise<ArtifactRow> {
   for (;;) {
     const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
     // Upload by id: the artifact moved or went to the trash since it was authorized.
     if (input.artId && current?.id !== input.artId) throw artifactNotFound();
-    if (current) return appendVersion(ctx, w, current, input, body, written);
+    if (current) return appendVersion(ctx, w, current, input, body, arrival);
     if (input.ifMatch !== undefined) throw preconditionFailed(null);
-    const created = await insertArtifact(ctx, w, input, body, written);
+    const created = await insertArtifact(ctx, w, input, body, arrival);
     if (created) return created;
     // Another request created the path first and has committed: overwrite it instead.
   }
@@ -196,7 +206,7 @@ async function insertArtifact(
   w: WriteTx,
   input: PutInput,
   body: StoredBody,
-  written: boolean,
+  arrival: BlobArrival,
 ): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
   const row = await one<ArtifactRow>(
@@ -221,7 +231,7 @@ async function insertArtifact(
     ],
   );
   if (!row) return undefined;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -244,7 +254,7 @@ async function appendVersion(
   current: ArtifactRow,
   input: PutInput,
   body: StoredBody,
-  written: boolean,
+  arrival: BlobArrival,
 ): Promise<ArtifactRow> {
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
     throw preconditionFailed(current.version_number);
@@ -270,7 +280,7 @@ async function appendVersion(
       current.id,
     ],
   ))!;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, written, input.system);
+  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -295,14 +305,21 @@ export async function addVersion(
   a: ArtifactRow,
   actor: string | null,
   changeSummary: string | null,
-  justWritten = false,
+  arrival: BlobArrival = false,
   system = false,
 ): Promise<void> {
-  await rows(
+  const bytes = Number(a.size_bytes);
+  const quota = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  const pin = pinBlobStatement(a.hash, arrival);
+  const reserve = reserveStatement(a.drive_id, bytes, quota);
+  // One round trip for the three rows a version touches; a miss of the pin or the charge rolls the transaction back.
+  const done = await one<{ pinned: number; charged: number }>(
     tx,
-    `insert into artifact_versions
+    `with v as (insert into artifact_versions
        (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-     values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)`,
+       values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)),
+     p as (${pin.sql}), s as (${reserve.sql})
+     select (select count(*) from p)::int as pinned, (select count(*) from s)::int as charged`,
     [
       a.id,
       a.drive_id,
@@ -315,15 +332,12 @@ export async function addVersion(
       a.labels,
       JSON.stringify(a.metadata),
       a.filename ?? null,
+      ...pin.params,
+      ...reserve.params,
     ],
   );
-  await pinBlob(tx, a.hash, justWritten);
-  await reserveStorage(
-    tx,
-    a.drive_id,
-    Number(a.size_bytes),
-    system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes,
-  );
+  if (!done?.pinned) throw blobUnavailable();
+  if (!done.charged) await reserveStorageOnMiss(tx, a.drive_id, bytes, quota);
 }
 
 const pathConflict = (path: string) =>

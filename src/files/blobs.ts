@@ -1,8 +1,8 @@
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
-import { deleteBlobObject, putBlob } from '../storage/blob-store.js';
-import type { SpooledBody } from '../storage/spool.js';
-import { one, rows, transaction, type Db } from '../db/sql.js';
+import type { Readable } from 'node:stream';
+import { deleteBlobObject, getBlobStream, putBlob, readBlob, type BlobRange } from '../storage/blob-store.js';
+import { ASYNC_COMMIT, one, rows, transaction, type Db } from '../db/sql.js';
 
 /**
  * Content-addressed bytes. A `blobs` row per SHA-256; `stored` says a committed version has
@@ -17,6 +17,10 @@ import { one, rows, transaction, type Db } from '../db/sql.js';
  *   and that it was not touched within the grace period; it deletes the object and the row while
  *   holding the lock. A racing toucher waits for the lock, then finds no row and re-inserts it
  *   (an upload then writes the object again; a copy fails cleanly with 503 and writes nothing).
+ *
+ * Small bytes (up to INLINE_BLOB_MAX_BYTES) never reach S3: the version's transaction upserts the row with the bytes
+ * in `content` (pinBlob with `{ inline }`), so the write is one transaction and the row lock orders it with a purge
+ * as above. Every read goes through readBlobBytes / openBlob, which look in the row first.
  */
 
 /**
@@ -33,7 +37,10 @@ export async function writeBlobOnce(
   const db = ctx.orm.em.fork();
   const touched = await one<{ stored: boolean }>(
     db,
-    `insert into blobs (hash, size_bytes) values (?, ?) on conflict (hash) do update set last_used_at = now() returning stored`,
+    // Committed without waiting for its WAL flush: visible to the purge at once, and the version's own commit flushes
+    // it; lost in a crash only together with the version, leaving at most that one object unreferenced.
+    `insert into blobs (hash, size_bytes) select ?, ? from ${ASYNC_COMMIT}
+     on conflict (hash) do update set last_used_at = now() returning stored`,
     [blob.hash, blob.size],
   );
   if (touched?.stored) return { written: false };
@@ -46,25 +53,66 @@ export async function writeBlobOnce(
   return { written: true };
 }
 
-/** Makes the bytes of a spooled body available under their hash; writes nothing new when already stored. */
-export function storeBlob(ctx: AppContext, body: SpooledBody): Promise<{ written: boolean }> {
+/** Bytes about to become a blob: a spooled body, or a text the service writes itself. */
+export interface IncomingBlob {
+  hash: string;
+  size: number;
+  /** The bytes: a Buffer when they are in memory, else a fresh stream. */
+  body(): Buffer | Readable;
+}
+
+/**
+ * How the bytes of a version's blob got there: `true` put in S3 just now, `false` already stored, `{ inline }` kept in
+ * the row by the version's own transaction (pinBlob).
+ */
+export type BlobArrival = boolean | { inline: Buffer };
+
+/** Makes the bytes of a body available under their hash in S3; writes nothing new when already stored. */
+export function storeBlob(ctx: AppContext, body: IncomingBlob): Promise<{ written: boolean }> {
   return writeBlobOnce(ctx, body, () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size));
 }
 
 /**
- * Inside a write transaction: pins the blob (row lock until commit) before a version references it.
- * `justWritten` (an upload that has just put the object) also marks it stored; otherwise (a copy, or
- * an upload that found the bytes stored) the row must already say stored.
+ * Before a write's transaction: small bytes in memory are kept inline by it (nothing happens now, no round trip);
+ * others go to S3 first (storeBlob).
  */
-export async function pinBlob(tx: Db, hash: string, justWritten = false): Promise<void> {
-  const pinned = await one(
-    tx,
-    justWritten
+export async function prepareBlob(ctx: AppContext, body: IncomingBlob): Promise<BlobArrival> {
+  if (body.size <= ctx.config.limits.inlineBlobMaxBytes) {
+    const bytes = body.body();
+    if (Buffer.isBuffer(bytes)) return { inline: bytes };
+    (bytes as Readable).destroy();
+  }
+  return (await storeBlob(ctx, body)).written;
+}
+
+/**
+ * Inside a write transaction: pins the blob (row lock until commit) before a version references it.
+ * `true` (an upload that has just put the object) also marks it stored; `{ inline }` upserts the row with the bytes;
+ * `false` (a copy, or an upload that found the bytes stored) needs the row to say stored already.
+ */
+export async function pinBlob(tx: Db, hash: string, arrival: BlobArrival = false): Promise<void> {
+  const pin = pinBlobStatement(hash, arrival);
+  if (!(await one(tx, pin.sql, pin.params))) throw blobUnavailable();
+}
+
+export const blobUnavailable = () =>
+  new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
+
+/** pinBlob's statement (`returning hash`: no row, not pinned), for a caller that folds it into one of its own. */
+export function pinBlobStatement(hash: string, arrival: BlobArrival): { sql: string; params: unknown[] } {
+  if (typeof arrival === 'object')
+    return {
+      sql: `insert into blobs (hash, size_bytes, stored, content) values (?, ?, true, decode(?, 'base64'))
+        on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
+        returning hash`,
+      params: [hash, arrival.inline.length, arrival.inline.toString('base64')],
+    };
+  return {
+    sql: arrival
       ? `update blobs set last_used_at = now(), stored = true where hash = ? returning hash`
       : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
-    [hash],
-  );
-  if (!pinned) throw new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
+    params: [hash],
+  };
 }
 
 /** Deletes objects no version references and nobody touched within `graceS`; returns how many. */
@@ -99,4 +147,44 @@ export async function purgeUnreferencedBlobs(ctx: AppContext, graceS: number, li
     if (done) purged++;
   }
   return purged;
+}
+
+/**
+ * Reads look in the row first for blobs up to this size (the largest INLINE_BLOB_MAX_BYTES allows, so bytes kept
+ * inline under a higher setting are still found after it is lowered); larger ones are always in S3.
+ */
+const INLINE_CEILING = 1024 * 1024;
+
+/** The bytes kept in the blob row, or undefined when they are in object storage. */
+async function inlineBytes(ctx: AppContext, hash: string, size?: number): Promise<Buffer | undefined> {
+  if (size !== undefined && size > INLINE_CEILING) return undefined;
+  const r = await one<{ content: Buffer | null }>(ctx.orm.em.fork(), `select content from blobs where hash = ?`, [
+    hash,
+  ]);
+  return r?.content ?? undefined;
+}
+
+/** The whole bytes of a blob, wherever they are kept. */
+export async function readBlobBytes(ctx: AppContext, hash: string, size?: number): Promise<Buffer> {
+  return (await inlineBytes(ctx, hash, size)) ?? readBlob(ctx.s3, ctx.config.s3.bucket, hash);
+}
+
+/** The bytes of a blob, whole or one range: a Buffer when kept inline, else a stream from S3. */
+export async function openBlob(
+  ctx: AppContext,
+  blob: { hash: string; size: number },
+  range?: BlobRange,
+): Promise<Buffer | Readable> {
+  const inline = await inlineBytes(ctx, blob.hash, blob.size);
+  if (inline) return range ? inline.subarray(range.start, range.end + 1) : inline;
+  return getBlobStream(ctx.s3, ctx.config.s3.bucket, blob.hash, range);
+}
+
+/**
+ * Before presigning an S3 URL: bytes kept inline are put in object storage too (the row keeps them; the purge deletes
+ * both), so a presigned URL is always an ordinary S3 URL. Only reached when a signed URL is asked for a small file.
+ */
+export async function ensureInObjectStorage(ctx: AppContext, blob: { hash: string; size: number }): Promise<void> {
+  const inline = await inlineBytes(ctx, blob.hash, blob.size);
+  if (inline) await putBlob(ctx.s3, ctx.config.s3.bucket, blob.hash, inline, inline.length);
 }

@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { getBlobStream, presignBlob, readBlob, storageFailure, type BlobRange } from '../storage/blob-store.js';
+import { presignBlob, storageFailure, type BlobRange } from '../storage/blob-store.js';
+import { ensureInObjectStorage, openBlob, readBlobBytes } from './blobs.js';
 import { artifactNotFound, getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
 import { authorize } from '../access/authorize.js';
 import { checkPath } from './artifact-rules.js';
@@ -68,21 +69,22 @@ export async function openContent(rc: RequestContext, target: ContentTarget): Pr
 
 /**
  * The bytes of a blob, whole or one range. Small blobs come from the in-process cache (filled on
- * first read; immutable under their hash, so never stale); larger ones stream from S3.
+ * first read; immutable under their hash, so never stale); larger ones from their row (kept inline) or a stream from
+ * S3.
  */
 export async function readContent(app: AppContext, blob: BlobRef, range?: BlobRange): Promise<Buffer | Readable> {
   if (app.blobCache.accepts(blob.size)) {
     const whole = await app.blobCache.getOrLoad(blob.hash, () => loadWhole(app, blob));
     return range ? whole.subarray(range.start, range.end + 1) : whole;
   }
-  return getBlobStream(app.s3, app.config.s3.bucket, blob.hash, range);
+  return openBlob(app, blob, range);
 }
 
 /** The whole object, checked against the recorded size so a short read is never cached. */
 async function loadWhole(app: AppContext, blob: BlobRef): Promise<Buffer> {
   let bytes: Buffer;
   try {
-    bytes = await readBlob(app.s3, app.config.s3.bucket, blob.hash);
+    bytes = await readBlobBytes(app, blob.hash, blob.size);
   } catch (err) {
     throw err instanceof AppError ? err : storageFailure(err);
   }
@@ -122,6 +124,7 @@ export async function downloadUrl(
   }
   const expiresInS = config.durations.downloadUrlS;
   try {
+    await ensureInObjectStorage(rc.app, blob);
     const url = await presignBlob(rc.app.s3, config.s3.bucket, blob.hash, {
       expiresInS,
       contentType: blob.contentType,

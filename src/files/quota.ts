@@ -31,21 +31,25 @@ export async function storageCommitted(db: Db, driveId: string): Promise<{ used:
 }
 
 /**
- * Adds bytes to the drive's usage if usage plus open upload reservations stays within quota,
- * else 413 STORAGE_QUOTA_EXCEEDED. Locks the counter row until commit.
+ * Adding bytes to the drive's usage if usage plus open upload reservations stays within quota, else 413
+ * STORAGE_QUOTA_EXCEEDED; locks the counter row until commit. Two steps, so a version's statement can carry the first
+ * (src/files/artifacts.ts addVersion): reserveStatement, then reserveStorageOnMiss when it added nothing.
  */
-export async function reserveStorage(tx: Db, driveId: string, bytes: number, quotaBytes: number): Promise<void> {
-  const add = () =>
-    one(
-      tx,
-      `update drive_storage set used_bytes = used_bytes + ?::int8
+/** The first step (`returning used_bytes`: no row, not added), to fold into a caller's statement. */
+export function reserveStatement(driveId: string, bytes: number, quotaBytes: number) {
+  return {
+    sql: `update drive_storage set used_bytes = used_bytes + ?::int8
         where drive_id = ? and used_bytes + ?::int8 + ${OPEN_RESERVATIONS_SQL} <= ?::int8 returning used_bytes`,
-      [bytes, driveId, bytes, driveId, quotaBytes],
-    );
-  if (await add()) return;
+    params: [bytes, driveId, bytes, driveId, quotaBytes],
+  };
+}
+
+/** After reserveStatement added nothing: creates the drive's counter row if missing and tries once more, else 413. */
+export async function reserveStorageOnMiss(tx: Db, driveId: string, bytes: number, quotaBytes: number): Promise<void> {
+  const add = reserveStatement(driveId, bytes, quotaBytes);
   // The drive's first write creates its counter row (or waits for a concurrent first write's); then try once more.
   await rows(tx, `insert into drive_storage (drive_id) values (?) on conflict (drive_id) do nothing`, [driveId]);
-  if (await add()) return;
+  if (await one(tx, add.sql, add.params)) return;
   throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
 }
 

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { putBlob } from '../storage/blob-store.js';
 import { getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
 import { checkPath, isWikiPath } from './artifact-rules.js';
 import { putStoredArtifact } from './artifacts.js';
-import { writeBlobOnce } from './blobs.js';
+import { prepareBlob, type BlobArrival } from './blobs.js';
 import type { WriteTx } from './write-transaction.js';
 import { trashRow } from './trash.js';
 
@@ -25,19 +24,20 @@ function checkSystemWiki(rc: RequestContext, path: string): void {
 export interface StoredText {
   hash: string;
   size: number;
-  written: boolean;
+  arrival: BlobArrival;
   bytes: Buffer;
 }
 
-/** Puts the bytes of a page in object storage under their hash (before the transaction that references them). */
+/**
+ * Readies the bytes of a page under their hash before the transaction that references them: inline when small (the
+ * transaction keeps them), else put in object storage now.
+ */
 export async function storeSystemText(rc: RequestContext, text: string): Promise<StoredText> {
   const bytes = Buffer.from(text, 'utf8');
   const hash = createHash('sha256').update(bytes).digest('hex');
   const ctx = rc.app;
-  const { written } = await writeBlobOnce(ctx, { hash, size: bytes.length }, () =>
-    putBlob(ctx.s3, ctx.config.s3.bucket, hash, bytes, bytes.length),
-  );
-  return { hash, size: bytes.length, written, bytes };
+  const arrival = await prepareBlob(ctx, { hash, size: bytes.length, body: () => bytes });
+  return { hash, size: bytes.length, arrival, bytes };
 }
 
 /** The live artifact at a `_wiki/` path, locked for the rest of the transaction, or undefined. */
@@ -69,7 +69,7 @@ export async function putSystemArtifact(
       system: true,
     },
     input.body,
-    input.body.written,
+    input.body.arrival,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
-import { readBlob } from '../storage/blob-store.js';
+import { readBlobBytes } from './blobs.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { Timestamp } from '../lib/time.js';
 import { getLiveArtifact } from '../records/artifact-records.js';
@@ -70,8 +70,8 @@ export async function getVersion(db: Db, driveId: string, artId: string, version
 
 /** The bytes of one version (for indexers and other services); checks that the artifact belongs to the drive. */
 /** The bytes stored under a content hash (an artifact row's `hash` is its current version's). */
-export function readContentBytes(ctx: AppContext, hash: string): Promise<Buffer> {
-  return readBlob(ctx.s3, ctx.config.s3.bucket, hash);
+export function readContentBytes(ctx: AppContext, hash: string, size?: number): Promise<Buffer> {
+  return readBlobBytes(ctx, hash, size);
 }
 
 export async function readVersionBytes(
@@ -81,5 +81,5 @@ export async function readVersionBytes(
   versionNumber: number,
 ): Promise<Buffer> {
   const v = await getVersion(ctx.orm.em.fork(), driveId, artId, versionNumber);
-  return readBlob(ctx.s3, ctx.config.s3.bucket, v.hash);
+  return readBlobBytes(ctx, v.hash, Number(v.size_bytes));
 }

@@ -183,6 +183,13 @@ export const envSchema = z.object({
     .default(512 * MB),
   SIGNED_DOWNLOAD_THRESHOLD_BYTES: int(8 * MB),
   UPLOAD_SPOOL_MEMORY_BYTES: int(4 * MB),
+  // Bytes up to this size are kept in PostgreSQL with the blob row, not in S3 (docs/decisions/write-path.md); 0: never
+  INLINE_BLOB_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 * 1024)
+    .default(64 * 1024),
   // In-process cache of small blobs for downloads (content-addressed, so never stale); 0 disables it
   BLOB_CACHE_BYTES: int(128 * MB),
   BLOB_CACHE_MAX_OBJECT_BYTES: int(2 * MB),

@@ -147,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadPartBytes: e.UPLOAD_PART_BYTES,
       signedDownloadThresholdBytes: e.SIGNED_DOWNLOAD_THRESHOLD_BYTES,
       uploadSpoolMemoryBytes: e.UPLOAD_SPOOL_MEMORY_BYTES,
+      inlineBlobMaxBytes: e.INLINE_BLOB_MAX_BYTES,
       blobCacheBytes: e.BLOB_CACHE_BYTES,
       blobCacheMaxObjectBytes: e.BLOB_CACHE_MAX_OBJECT_BYTES,
       writeBudgetPerHour: e.WRITE_BUDGET_PER_HOUR,

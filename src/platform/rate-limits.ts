@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from './context.js';
 import { AppError } from '../lib/errors.js';
 import type { Principal } from './request-context.js';
+import { ASYNC_COMMIT } from '../db/sql.js';
 
 /**
  * Fixed-window counters in PostgreSQL, so every API process enforces one budget. A hit is one
@@ -121,8 +122,10 @@ export async function chargeWrite(app: AppContext, principal: Principal, limits:
   const { credentialId, driveId } = principal;
   const w = hourWindow();
   const [r] = await app.orm.em.fork().execute<{ drive: number | null; token: number | null }[]>(
+    // The charge commits without waiting for its WAL flush (ASYNC_COMMIT): a count lost in a crash is harmless, and
+    // the write it charges then waits on one flush, its own.
     `with d as (
-       insert into rate_counters (bucket, window_start, drive_id, count) values (?, ?, ?, 1)
+       insert into rate_counters (bucket, window_start, drive_id, count) select ?, ?, ?, 1 from ${ASYNC_COMMIT}
        on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
        returning count
      ), t as (

@@ -101,10 +101,11 @@ export async function findArtifactRecord(
 export async function findLiveArtifactRecords(
   ctx: AppContext,
   targets: { driveId: string; artId: string }[],
-): Promise<ArtifactRow[]> {
+): Promise<(ArtifactRow & { inline_content: Buffer | null })[]> {
   if (!targets.length) return [];
-  const { rows } = await ctx.pool.query<ArtifactRow>(
-    `select a.* from artifacts a
+  // The bytes of a small file kept inline come with its row: indexing it needs no statement or S3 read of its own.
+  const { rows } = await ctx.pool.query<ArtifactRow & { inline_content: Buffer | null }>(
+    `select a.*, (select b.content from blobs b where b.hash = a.hash) as inline_content from artifacts a
        join unnest($1::text[], $2::text[]) as t(drive_id, art_id) on a.drive_id = t.drive_id and a.id = t.art_id
        join drives d on d.id = a.drive_id and d.deleted_at is null
       where a.deleted_at is null`,

@@ -4,17 +4,17 @@ import { readContentBytes } from '../files/versions.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 
 /**
- * The production ArtifactSource: the artifacts domain's own reads (the live rows of a batch in one
- * query, the bytes of a version from S3 by its hash) and its indexing receipt. An artifact in the
+ * The production ArtifactSource: the artifacts domain's own reads (the live rows of a batch in one query, with the
+ * bytes of small files kept inline; others' bytes from S3 by their hash) and its indexing receipt. An artifact in the
  * trash, a purged one and any artifact of a soft-deleted drive are absent, so the indexer removes it.
  */
 export function createArtifactSource(ctx: AppContext): ArtifactSource {
   return {
     async records(targets) {
       const rows = await findLiveArtifactRecords(ctx, targets);
-      return new Map(rows.map((r) => [r.id, recordOf(r)]));
+      return new Map(rows.map((r) => [r.id, { ...recordOf(r), inline: r.inline_content ?? undefined }]));
     },
-    bytes: (record) => readContentBytes(ctx, record.hash),
+    bytes: async (record) => record.inline ?? readContentBytes(ctx, record.hash, record.sizeBytes),
     markIndexed: (versions) => markArtifactsIndexed(ctx, versions),
   };
 }

@@ -10,6 +10,8 @@ export interface IndexableRecord extends ArtifactFields {
   hash: string;
   /** The version's size: what reading and extracting it costs in memory. */
   sizeBytes: number;
+  /** The bytes, when they came with the record (a small file kept inline in PostgreSQL). */
+  inline?: Buffer;
 }
 
 export interface IndexTarget {

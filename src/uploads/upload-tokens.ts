@@ -12,10 +12,9 @@ import {
   checkSource,
   type Source,
 } from '../files/artifact-rules.js';
-import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
-import { storeBlob } from '../files/blobs.js';
+import { checkQuotaEarly, DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
+import { prepareBlob } from '../files/blobs.js';
 import { writeTransaction } from '../files/write-transaction.js';
-import { quotaExceeded, storageCommitted } from '../files/quota.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { spoolBody } from '../storage/spool.js';
 import { pendingWriteInput, type PendingWriteColumns } from './pending-write.js';
@@ -161,10 +160,8 @@ export async function uploadWithToken(
   const spooled = await spoolBody(body.stream, { maxBytes, memoryBytes: app.config.limits.uploadSpoolMemoryBytes });
   if (spooled.tooLarge) throw bytesLimit(maxBytes);
   try {
-    const { used, reserved } = await storageCommitted(app.orm.em.fork(), t.drive_id);
-    if (used + reserved + spooled.size > app.config.limits.storageQuotaBytes)
-      throw quotaExceeded(used + reserved, app.config.limits.storageQuotaBytes, spooled.size);
-    const { written } = await storeBlob(app, spooled);
+    await checkQuotaEarly(app, t.drive_id, spooled.size);
+    const arrival = await prepareBlob(app, spooled);
     return await writeTransaction(app, async (w) => {
       const spent = await one(
         w.tx,
@@ -173,7 +170,7 @@ export async function uploadWithToken(
       );
       if (!spent)
         throw new AppError('TOKEN_REPLAYED', 'this upload token was already used; mint a new one with upload_url');
-      const row = await putStoredArtifact(app, w, input, spooled, written);
+      const row = await putStoredArtifact(app, w, input, spooled, arrival);
       await one(w.tx, `update upload_tokens set art_id = ?, version_number = ? where token_hash = ?`, [
         row.id,
         row.version_number,

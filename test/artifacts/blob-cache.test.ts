@@ -9,7 +9,8 @@ import { type DriveClient, driveClient, useTestApi } from './client.js';
 let api: TestApi;
 let d: DriveClient;
 // Blobs up to 4 KB are cached, in at most 10 KB.
-useTestApi({ BLOB_CACHE_BYTES: '10240', BLOB_CACHE_MAX_OBJECT_BYTES: '4096' }, (a, dc) => {
+// The cache in front of S3: small files go to S3 when nothing is kept inline.
+useTestApi({ BLOB_CACHE_BYTES: '10240', BLOB_CACHE_MAX_OBJECT_BYTES: '4096', INLINE_BLOB_MAX_BYTES: '0' }, (a, dc) => {
   api = a;
   d = dc;
 });

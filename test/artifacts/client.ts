@@ -1,6 +1,8 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { blobKey } from '../../src/storage/blob-store.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { purgeUnreferencedBlobs } from '../../src/files/blobs.js';
+import { purgeExpired } from '../../src/files/purge.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 
@@ -52,11 +54,17 @@ export type DriveClient = Awaited<ReturnType<typeof driveClient>>;
 export const sqlOn = (api: TestApi, q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
 
 /** Whether the object for a content hash exists in the API's bucket. */
-export const objectExistsIn = (api: TestApi, hash: string) =>
+export const s3ObjectExistsIn = (api: TestApi, hash: string) =>
   api.ctx.s3.send(new HeadObjectCommand({ Bucket: api.ctx.config.s3.bucket, Key: blobKey(hash) })).then(
     () => true,
     () => false,
   );
+
+/** Whether the bytes of a content hash are kept: an object in the bucket, or inline in its blob row. */
+export async function objectExistsIn(api: TestApi, hash: string): Promise<boolean> {
+  const inline = await sqlOn(api, `select 1 from blobs where hash = ? and content is not null`, [hash]);
+  return inline.length > 0 || s3ObjectExistsIn(api, hash);
+}
 
 /** Starts an in-process API for the suite (settings overridden) and hands it, with a fresh drive, to `ready`. */
 export function useTestApi(overrides: Record<string, string>, ready: (api: TestApi, d: DriveClient) => void): void {
@@ -83,4 +91,24 @@ export const ageBlobs = (api: TestApi, hashes: string[]) =>
 function codeOf(json: any): string | undefined {
   if (Array.isArray(json?.detail)) return 'VALIDATION_ERROR';
   return json?.detail?.error?.code;
+}
+
+/**
+ * Eight rounds of: a blob left unreferenced and aged, then a PUT of the same content racing its purge; the PUT must
+ * succeed and its bytes survive a second purge.
+ */
+export async function uploadsRacePurge(api: TestApi, d: DriveClient, prefix: string): Promise<void> {
+  for (let round = 0; round < 8; round++) {
+    const content = `${prefix}-race-${round}-${Math.random()}`;
+    const old = (await d.put(`${prefix}/old-${round}`, content)).json;
+    await d.call('DELETE', `/v0/artifacts/${old.art_id}`);
+    await sqlOn(api, `update artifacts set purge_at = now() - interval '1 second' where id = ?`, [old.art_id]);
+    await purgeExpired(api.ctx);
+    await ageBlobs(api, [old.hash]);
+    const [fresh] = await Promise.all([d.put(`${prefix}/new-${round}`, content), purgeUnreferencedBlobs(api.ctx, 60)]);
+    expect(fresh.status).toBe(200);
+    await purgeUnreferencedBlobs(api.ctx, 60);
+    expect(await objectExistsIn(api, fresh.json.hash)).toBe(true);
+    expect((await d.get(`/v0/artifacts/${fresh.json.art_id}/download`)).bytes.toString()).toBe(content);
+  }
 }

@@ -1,56 +1,38 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/lib/config.js';
-import { startS3Gateway } from '../../scripts/stack/s3-gateway.js';
-import { createS3Client, ensureBucket } from '../../src/storage/s3.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { usePrivateS3 } from '../helpers/private-s3.js';
 import { driveClient, type DriveClient } from './client.js';
 
-/** A private S3 gateway this suite can stop and start, over its own folder, with the API pointed at it. */
-const port = Number(process.env.TEST_PORT_BASE ?? 15400) + 20;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'drive-s3-fault-'));
-let gateway: Awaited<ReturnType<typeof startS3Gateway>>;
+/** A private S3 gateway this suite can stop and start, with the API pointed at it. */
 let api: TestApi;
 let d: DriveClient;
-
-async function startGateway() {
-  const cfg = loadConfig(process.env).s3;
-  gateway = await startS3Gateway({ dataDir, port, ...cfg, log: () => undefined });
-  const s3 = createS3Client({ ...cfg, endpoint: gateway.endpoint });
-  await ensureBucket(s3, cfg.bucket);
-  s3.destroy();
-}
+const gateway = usePrivateS3(
+  20,
+  {
+    MAX_UPLOAD_BYTES: '2000',
+    UPLOAD_SPOOL_MEMORY_BYTES: '500',
+    // The object-store path: small files go there too when nothing is kept inline (inline-faults.test.ts has those).
+    INLINE_BLOB_MAX_BYTES: '0',
+  },
+  async (a) => {
+    api = a;
+    d = await driveClient(api);
+  },
+);
 
 async function objectCount(): Promise<number> {
   const out = await api.ctx.s3.send(new ListObjectsV2Command({ Bucket: api.ctx.config.s3.bucket }));
   return out.KeyCount ?? 0;
 }
 
-beforeAll(async () => {
-  await startGateway();
-  api = await startTestApi({
-    S3_ENDPOINT: gateway.endpoint,
-    MAX_UPLOAD_BYTES: '2000',
-    UPLOAD_SPOOL_MEMORY_BYTES: '500',
-  });
-  d = await driveClient(api);
-});
-afterAll(async () => {
-  await api?.close();
-  await gateway?.process.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
 const sql = (q: string, p: unknown[] = []) => api.ctx.orm.em.fork().execute(q, p);
 
 describe('object storage faults and limits', () => {
   it('S3 down: PUT is 503 STORAGE_FAILURE and leaves no artifact, version, event or blob; after restart the same PUT succeeds', async () => {
     const existing = (await d.put('f/existing', 'before outage')).json;
-    await gateway.process.stop();
+    await gateway.stop();
     const body = `written during outage ${Math.random()}`;
     const r = await d.put('f/new.txt', body, { 'x-drive-labels': 'x' });
     expect([r.status, r.code]).toEqual([503, 'STORAGE_FAILURE']);
@@ -70,7 +52,7 @@ describe('object storage faults and limits', () => {
     const dl = await d.get(`/v0/artifacts/${existing.art_id}/download`);
     expect([dl.status, dl.code]).toEqual([503, 'STORAGE_FAILURE']);
 
-    await startGateway();
+    await gateway.start();
     const again = await d.put('f/new.txt', body, { 'x-drive-labels': 'x' });
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ version_number: 1, labels: ['x'] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/files/purge.js';
 import { transitionFeedback } from '../../src/feedback/feedback.js';
-import { readBlob } from '../../src/storage/blob-store.js';
+import { readBlobBytes } from '../../src/files/blobs.js';
 import type { TestApi } from '../helpers/api.js';
 import { ageBlobs, driveClient, objectExistsIn, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 
@@ -84,9 +84,7 @@ describe('feedback tickets', () => {
     const after = await d.get(`/v0/feedback/${r.json.fbk_id}`);
     expect(after.json.attachments).toEqual([snap]);
     expect(await objectExistsIn(api, snap.hash)).toBe(true);
-    expect((await readBlob(api.ctx.s3, api.ctx.config.s3.bucket, snap.hash)).toString()).toBe(
-      'original bytes of the report',
-    );
+    expect((await readBlobBytes(api.ctx, snap.hash)).toString()).toBe('original bytes of the report');
   });
 
   it('operators move the status along the lifecycle; same status is a no-op; a skipped step is 409 with current_status', async () => {

@@ -8,7 +8,8 @@ import { type DriveClient, objectExistsIn, sqlOn, useTestApi } from '../artifact
 
 let api: TestApi;
 let d: DriveClient;
-useTestApi({}, (a, dc) => {
+// The object-store protocol of blobs (touch, write, pin): small files go there too when nothing is kept inline.
+useTestApi({ INLINE_BLOB_MAX_BYTES: '0' }, (a, dc) => {
   api = a;
   d = dc;
 });

@@ -18,7 +18,8 @@ beforeAll(async () => {
   api = await startIdentityApi();
   // Other API processes over the same database: a tight budget and quota, and one whose object storage is down.
   limited = await startTestApi({ WRITE_BUDGET_PER_HOUR: '2', STORAGE_QUOTA_BYTES: '2000' });
-  broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9' });
+  // Object storage unreachable, and every byte goes there (nothing is kept inline in PostgreSQL).
+  broken = await startTestApi({ S3_ENDPOINT: 'http://127.0.0.1:9', INLINE_BLOB_MAX_BYTES: '0' });
   const t = await createTenant(api.ctx);
   driveId = t.driveId;
   s = await mcpClient(api, t.apiKey, { 'x-drive-actor': 'uploader' });

@@ -26,6 +26,7 @@ import { Migration20261226100000_read_only_keys } from './Migration2026122610000
 import { Migration20261227100000_oauth_client_metadata } from './Migration20261227100000_oauth_client_metadata.js';
 import { Migration20261227000000_version_state_filenames } from './Migration20261227000000_version_state_filenames.js';
 import { Migration20261228000000_runs } from './Migration20261228000000_runs.js';
+import { Migration20261228000000_inline_blobs } from './Migration20261228000000_inline_blobs.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -60,4 +61,5 @@ export const migrations = [
     class: Migration20261227000000_version_state_filenames,
   },
   { name: 'Migration20261228000000_runs', class: Migration20261228000000_runs },
+  { name: 'Migration20261228000000_inline_blobs', class: Migration20261228000000_inline_blobs },
 ];
