@@ -61,7 +61,7 @@ describe('as_of: the drive at a point of its feed', () => {
       const bytes = await d.get(`/v0/artifacts/${one.art_id}/download?as_of=${seq}`);
       expect(createHash('sha256').update(bytes.bytes).digest('hex')).toBe(one.hash);
     }
-  });
+  }, 240_000); // 500 writes and 60 recorded states: minutes on a loaded 2-core machine
 
   it('a point past the newest seq is refused, and an artifact not live then is 404', async () => {
     const d = await driveClient(api);
