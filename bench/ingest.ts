@@ -3,16 +3,18 @@ import { cpuPerRequest } from './process-cpu.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 
 /**
- * `npm run bench:ingest`: puts BENCH_INGEST_MB (default 100) of 32 KB text documents through the API
- * (PUT /v0/artifacts/ingest/<i>.md, BENCH_INGEST_CONCURRENCY at a time) of a stack with its worker and the local
+ * `npm run bench:ingest`: puts BENCH_INGEST_DOCS (default 6,000, as the outside run of issue 40; or BENCH_INGEST_MB)
+ * 32 KB text documents through the API (PUT /v0/artifacts/ingest/<i>.md, BENCH_INGEST_CONCURRENCY at a time, default
+ * 4 clients as that run) of a stack with its worker and the local
  * OpenAI-compatible embeddings server (256 dimensions), and times it until every document is findable by the
  * semantic leg (the indexer marks it embedded once its passages, and so their signatures, are written: polled in
  * PostgreSQL; then no passage lacks a signature, and a semantic find restricted to the path finds a sample). Prints
  * MB/s end to end, the CPU per MB of each process and PostgreSQL's costliest statements. Then the freshness of one
  * new text alone (PUT to its first semantic hit), BENCH_FRESH_SAMPLES times.
  */
-const MB = Number(process.env.BENCH_INGEST_MB ?? 100);
-const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 8);
+const MB = process.env.BENCH_INGEST_MB ? Number(process.env.BENCH_INGEST_MB) : undefined;
+const DOCS = Number(process.env.BENCH_INGEST_DOCS ?? 6000);
+const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 const FRESH_SAMPLES = Number(process.env.BENCH_FRESH_SAMPLES ?? 10);
 const DOC_BYTES = 32 * 1024;
 
@@ -79,7 +81,7 @@ async function main() {
     const warmId = await put('warmup.md', warm);
     while (!(await semanticHit(warmId, 'warmup.md'))) (stack.alive(), await sleep(250));
 
-    const docs = Math.ceil((MB * 1024 * 1024) / DOC_BYTES);
+    const docs = MB ? Math.ceil((MB * 1024 * 1024) / DOC_BYTES) : DOCS;
     const texts = Array.from({ length: docs }, (_, i) => documentText(i));
     const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
     console.log(`[ingest] ${docs} documents, ${(bytes / 1024 ** 2).toFixed(1)} MB, ${CONCURRENCY} PUTs at a time`);
