@@ -98,7 +98,7 @@ function loadPending(pool: SqlPool, webhookId: string, limit: number): Promise<P
   // On a backlog cursor only rows up to it are sent: a row a racing trigger queued past it waits its turn.
   return pool
     .query<Pending>(
-      `select e.seq, e.id, e.drive_id, e.art_id, e.fld_id, e.action, e.actor_name, e.metadata,
+      `select e.seq, e.id, e.drive_id, e.art_id, e.fld_id, e.action, e.actor_name, e.metadata, e.run_id,
               e.created_at::text as created_at, o.attempts, o.first_failed_at
          from webhook_outbox o join webhooks w on w.id = o.webhook_id
          join events e on e.drive_id = o.drive_id and e.seq = o.seq
