@@ -18,7 +18,7 @@ const read = async (key: string, path: string) =>
 describe('runs and snapshots in a real browser', () => {
   it('groups an agent run on the activity page, previews its undo, then undoes it', async () => {
     const page = await browser.newPage();
-    await claimedOwner(api, page);
+    const driveId = await claimedOwner(api, page);
     const key = await mintKey(api, page);
     await put(api, key, 'plan.md', '# Plan v1', 'text/markdown');
     const before = await read(key, 'plan.md');
@@ -43,6 +43,14 @@ describe('runs and snapshots in a real browser', () => {
     expect(await page.getByTestId('notice').textContent()).toMatch(/2 change\(s\) undone/);
     expect((await read(key, 'plan.md')).hash).toBe(before.hash);
     expect((await fetch(`${api.url}/v0/artifacts/junk.md/meta`, { headers: bearer(key) })).status).toBe(404);
+
+    // The file's history names the run behind each version: the revert, the agent's, the first write's.
+    await page.goto(`${api.url}/${driveId}/plan.md?history=1`);
+    const runs = await page.getByTestId('version-run').allTextContents();
+    expect(runs).toHaveLength(3);
+    expect(runs[0]).toMatch(/^run revert_/);
+    expect(runs[1]).toBe('run agent-task-7');
+    expect(runs[2]).toMatch(/^run run_/);
     await page.close();
   });
 
