@@ -36,7 +36,7 @@ export function navFor(_config: Config, req: Request): Html {
         <a href="/dashboard">Dashboard</a
         >${
           drive
-            ? html`<a href="/${drive}/">Files</a><a href="/activity">Activity</a><a href="/snapshots">Snapshots</a
+            ? html`<a href="/${drive}/">Files</a><a href="/activity">Runs</a><a href="/snapshots">Snapshots</a
               ><a href="/trash">Trash</a>`
             : ''
         }<a href="/settings/api-keys"

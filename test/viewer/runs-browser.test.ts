@@ -27,7 +27,7 @@ describe('runs and snapshots in a real browser', () => {
     await put(api, key, 'junk.md', '# junk', 'text/markdown', agent);
 
     await page.goto(`${api.url}/dashboard`);
-    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('link', { name: 'Runs' }).click();
     const run = page.locator('[data-run-id="agent-task-7"]');
     expect(await run.textContent()).toMatch(/coder-bot\s+changed 2 files/);
     await run.getByRole('link', { name: 'Undo this run…' }).click();

@@ -84,7 +84,7 @@ export function runsPagesRouter(ctx: AppContext): Router {
       ctx,
       req,
       res,
-      'Activity',
+      'Activity by run',
       html`${flashNotice(flash, o.session.csrf, '/activity')}
         <table data-testid="runs">
           <tbody>
