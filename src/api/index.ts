@@ -67,7 +67,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
   router.use(drivesRouter(routes, ctx, bearerAuth(ctx, { allowDeletedDrive: true }), writeBudget(ctx)));
 
   // Everything under /v0 needs a bearer credential and is metered; routers below declare full /v0/... paths.
-  router.use('/v0', bearerAuth(ctx), runScope(), writeBudget(ctx));
+  router.use('/v0', bearerAuth(ctx), runScope(ctx), writeBudget(ctx));
   router.use(
     drivesMeRouter(routes, ctx),
     apiKeysRouter(routes, ctx),

@@ -19,6 +19,8 @@ export interface VersionRow {
   actor_name: string | null;
   change_summary: string | null;
   created_at: Timestamp;
+  /** The run whose change wrote this version (from its event; listVersions only). */
+  run_id?: string | null;
 }
 
 /**
@@ -34,7 +36,11 @@ export async function listVersions(rc: RequestContext, artId: string, q: { curso
   const oldest = access.publicOnly ? access.artifact!.version_number : 0;
   const found = await rows<VersionRow>(
     db,
-    `select * from artifact_versions where art_id = ? and drive_id = ? and version_number < ? and version_number >= ? order by version_number desc limit ?`,
+    `select v.*, (select e.run_id from events e where e.drive_id = v.drive_id and e.art_id = v.art_id
+         and e.action in ('artifact.created', 'artifact.updated', 'artifact.copied')
+         and (e.metadata->>'version_number')::int = v.version_number order by e.seq desc limit 1) as run_id
+       from artifact_versions v where v.art_id = ? and v.drive_id = ? and v.version_number < ? and v.version_number >= ?
+      order by v.version_number desc limit ?`,
     [artId, access.driveId, before, oldest, q.limit + 1],
   );
   const page = found.slice(0, q.limit);

@@ -2,7 +2,15 @@ import type { RequestContext } from '../platform/request-context.js';
 import { AppError } from '../lib/errors.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { one, rows, type Db } from '../db/sql.js';
-import { apply, emptyState, replayEvents, REPLAY_COLUMNS, type DriveState, type ReplayEvent } from './replay.js';
+import {
+  apply,
+  emptyState,
+  replayEvents,
+  REPLAY_COLUMNS,
+  type DriveState,
+  type FolderState,
+  type ReplayEvent,
+} from './replay.js';
 import { applyUndo, type UndoResult, type UndoTarget } from './undo.js';
 
 /** Runs (issue 38): the drive's changes grouped by the run that made them, and undoing one run. */
@@ -86,6 +94,8 @@ const copyState = (s: DriveState): DriveState => ({
   folders: new Map([...s.folders].map(([k, v]) => [k, { ...v }])),
 });
 
+const copyOf = <T extends object>(x: T | undefined): T | null => (x ? { ...x } : null);
+
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 /**
@@ -107,26 +117,28 @@ export async function revertTarget(db: Db, driveId: string, runId: string): Prom
   for (const e of await replayEvents(db, driveId, 0, start - 1)) apply(before, e);
   const now = copyState(before);
   const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };
-  const touchedFolders = new Set<string>();
+  // Each thing goes back to its state right before the run first changed it (another run may have changed it
+  // between the run's first change and that one).
+  const folderThen = new Map<string, FolderState | null>();
   for (const e of await replayEvents(db, driveId, start - 1, head)) {
-    apply(now, e);
     const id = e.art_id ?? e.fld_id!;
     if (e.run_id === runId) {
-      if (e.art_id) target.arts.set(e.art_id, before.arts.get(e.art_id) ?? null);
-      else touchedFolders.add(id);
-    } else if (target.arts.has(id) || touchedFolders.has(id)) {
+      if (e.art_id && !target.arts.has(id)) target.arts.set(id, copyOf(now.arts.get(id)));
+      if (!e.art_id && !folderThen.has(id)) folderThen.set(id, copyOf(now.folders.get(id)));
+    } else if (target.arts.has(id) || folderThen.has(id)) {
       target.conflicted.add(id);
     }
+    apply(now, e);
   }
-  for (const id of touchedFolders) {
-    target.folders.set(id, before.folders.get(id) ?? null);
-    const b = before.folders.get(id);
+  for (const [id, then] of folderThen) {
+    target.folders.set(id, then);
     const n = now.folders.get(id);
     // Subfolders carried along by a move or delete of this folder.
     for (const [gid, g] of before.folders) {
       const gn = now.folders.get(gid);
       const moved = !gn || gn.live !== g.live || gn.path !== g.path;
-      if (moved && ((b && under(g.path, b.path)) || (n && gn && under(gn.path, n.path)))) target.folders.set(gid, g);
+      if (moved && ((then && under(g.path, then.path)) || (n && gn && under(gn.path, n.path))))
+        target.folders.set(gid, g);
     }
   }
   return target;

@@ -95,6 +95,8 @@ export const envSchema = z.object({
   FEED_CATCH_UP_MAX: positiveInt(1000),
   /** Loopback webhook URLs (development and tests only); private, link-local and metadata ranges are always refused. */
   WEBHOOK_ALLOW_LOOPBACK: bool(false),
+  // false only for bench:history's baseline: changes then carry no run (docs/decisions/runs.md).
+  RUN_RECORDING: bool(true),
   /** Ports a webhook URL may name besides 80 and 443, comma-separated (e.g. "8443,9000"). */
   WEBHOOK_PORTS: z
     .string()

@@ -103,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       streamBufferBytes: e.FEED_STREAM_BUFFER_BYTES,
       catchUpMax: e.FEED_CATCH_UP_MAX,
     },
+    runs: { record: e.RUN_RECORDING },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
       requireHttps: e.NODE_ENV === 'production',

@@ -13,6 +13,7 @@ import { html, sendPage } from './html.js';
 import { loadSession, WebAuthNotConfigured } from './session.js';
 import { viewerRouter } from './viewer/routes.js';
 import { drivePagesRouter } from './owner/drive-pages.js';
+import { runsPagesRouter } from './owner/runs-pages.js';
 import { sharingPageRouter } from './owner/sharing-page.js';
 import { sharePageRouter } from './viewer/share-page.js';
 import type { SearchService } from '../search/service.js';
@@ -22,7 +23,18 @@ import { searchPageRouter } from './search-page.js';
 import { assetsRouter } from './assets.js';
 import { notFoundPage } from './viewer/routes.js';
 
-const FORM_PATHS = ['/auth', '/claim', '/dashboard', '/oauth2/authorize', '/s', '/settings', '/trash', '/files'];
+const FORM_PATHS = [
+  '/auth',
+  '/claim',
+  '/dashboard',
+  '/oauth2/authorize',
+  '/s',
+  '/settings',
+  '/trash',
+  '/files',
+  '/activity',
+  '/snapshots',
+];
 /** Paths whose errors are pages: the forms' and the viewer's (`/a`, `/f`, `/{drive_id}/…`), `/` and `/search`. */
 const PAGE_PATH = new RegExp(`^(/|/search|/a/.*|/f/.*|/drv_.*|(${FORM_PATHS.join('|')})(/.*)?)$`);
 /** The machine doors' paths: never answered with a page. */
@@ -77,6 +89,7 @@ export function webRouter(ctx: AppContext, search: SearchService): Router {
     oauthConsentRouter(ctx),
     apiKeysRouter(ctx),
     drivePagesRouter(ctx),
+    runsPagesRouter(ctx),
     sharingPageRouter(ctx),
     fileActionsRouter(ctx),
     searchPageRouter(ctx, search),

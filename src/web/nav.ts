@@ -34,7 +34,12 @@ export function navFor(_config: Config, req: Request): Html {
       ${brand}
       <nav aria-label="Main">
         <a href="/dashboard">Dashboard</a
-        >${drive ? html`<a href="/${drive}/">Files</a><a href="/trash">Trash</a>` : ''}<a href="/settings/api-keys"
+        >${
+          drive
+            ? html`<a href="/${drive}/">Files</a><a href="/activity">Runs</a><a href="/snapshots">Snapshots</a
+              ><a href="/trash">Trash</a>`
+            : ''
+        }<a href="/settings/api-keys"
           >API keys</a
         ><a href="/settings">Settings</a>
       </nav>

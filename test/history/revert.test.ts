@@ -127,6 +127,18 @@ describe('revert: undo exactly one run', () => {
     expect(Object.keys(now).sort()).toEqual(['a.md', 'b.md', 'c.md', 'docs/d.md', 'new.md']);
   });
 
+  it('interleaved runs: a file goes back to what it was right before this run changed it', async () => {
+    const d = await seeded();
+    await d.put('a.md', 'agent first', runHeader('slow-agent'));
+    await d.put('b.md', 'a person edits b', runHeader('person'));
+    await d.put('b.md', 'the agent overwrites b', runHeader('slow-agent'));
+    const r = await d.call('POST', '/v0/runs/slow-agent/revert', { json: {} });
+    expect(r.status).toBe(200);
+    expect((await d.get('/v0/artifacts/a.md/meta')).json).toMatchObject({ size_bytes: 'alpha'.length });
+    const b = (await d.get('/v0/artifacts/b.md/meta')).json;
+    expect((await d.get(`/v0/artifacts/${b.art_id}/download`)).bytes.toString()).toBe('a person edits b');
+  });
+
   it('two concurrent writers with different run ids: reverting one leaves the other alone', async () => {
     const d = await seeded();
     await Promise.all(

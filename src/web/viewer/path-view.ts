@@ -217,7 +217,11 @@ async function historyPage({ rc, res, a, selfUrl, nav, crumbs, tools }: FilePage
         <td><a href="${selfUrl}?v=${ver.version_number}">v${ver.version_number}</a>${i === 0 ? ' (current)' : ''}</td>
         <td>${timeTag(ver.created_at)}</td>
         <td class="num">${humanSize(ver.size_bytes)}</td>
-        <td class="hide-narrow">${ver.actor_name ?? ''}${ver.change_summary ? html` · ${ver.change_summary}` : ''}</td>
+        <td class="hide-narrow">
+          ${ver.actor_name ?? ''}${ver.change_summary ? html` · ${ver.change_summary}` : ''}${
+            ver.run_id ? html` <span class="muted" data-testid="version-run">run ${ver.run_id}</span>` : ''
+          }
+        </td>
         <td>
           ${
             versions[i + 1]

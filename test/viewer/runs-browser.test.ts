@@ -1,0 +1,84 @@
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { TestApi } from '../helpers/api.js';
+import { bearer } from '../identity/helpers.js';
+import { claimedOwner, mintKey, put, useBrowserSuite } from './owner-helpers.js';
+
+/** Activity by run, "Undo this run" after its preview, and Snapshots with a rewind, clicked through in Chromium. */
+let api: TestApi;
+let browser: Browser;
+useBrowserSuite((suite) => ({ api, browser } = suite));
+
+const read = async (key: string, path: string) =>
+  (await fetch(`${api.url}/v0/artifacts/${path}/meta`, { headers: bearer(key) })).json() as Promise<{
+    hash?: string;
+    version_number?: number;
+  }>;
+
+describe('runs and snapshots in a real browser', () => {
+  it('groups an agent run on the activity page, previews its undo, then undoes it', async () => {
+    const page = await browser.newPage();
+    const driveId = await claimedOwner(api, page);
+    const key = await mintKey(api, page);
+    await put(api, key, 'plan.md', '# Plan v1', 'text/markdown');
+    const before = await read(key, 'plan.md');
+    const agent = { 'x-drive-run-id': 'agent-task-7', 'x-drive-actor': 'coder-bot' };
+    await put(api, key, 'plan.md', '# Plan rewritten by the agent', 'text/markdown', agent);
+    await put(api, key, 'junk.md', '# junk', 'text/markdown', agent);
+
+    await page.goto(`${api.url}/dashboard`);
+    await page.getByRole('link', { name: 'Runs' }).click();
+    const run = page.locator('[data-run-id="agent-task-7"]');
+    expect(await run.textContent()).toMatch(/coder-bot\s+changed 2 files/);
+    await run.getByRole('link', { name: 'Undo this run…' }).click();
+    await page.waitForURL('**/activity/agent-task-7/undo');
+    const preview = await page.getByTestId('preview').textContent();
+    expect(preview).toContain('plan.md');
+    expect(preview).toContain('junk.md');
+    // The preview changed nothing.
+    expect((await read(key, 'junk.md')).hash).toBeTruthy();
+
+    await page.getByRole('button', { name: 'Undo this run' }).click();
+    await page.waitForURL('**/activity');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/2 change\(s\) undone/);
+    expect((await read(key, 'plan.md')).hash).toBe(before.hash);
+    expect((await fetch(`${api.url}/v0/artifacts/junk.md/meta`, { headers: bearer(key) })).status).toBe(404);
+
+    // The file's history names the run behind each version: the revert, the agent's, the first write's.
+    await page.goto(`${api.url}/${driveId}/plan.md?history=1`);
+    const runs = await page.getByTestId('version-run').allTextContents();
+    expect(runs).toHaveLength(3);
+    expect(runs[0]).toMatch(/^run revert_/);
+    expect(runs[1]).toBe('run agent-task-7');
+    expect(runs[2]).toMatch(/^run run_/);
+    await page.close();
+  });
+
+  it('makes a snapshot, then rewinds to it after the preview', async () => {
+    const page = await browser.newPage();
+    await claimedOwner(api, page);
+    const key = await mintKey(api, page);
+    await put(api, key, 'notes.md', '# Notes v1', 'text/markdown');
+    const good = await read(key, 'notes.md');
+
+    await page.goto(`${api.url}/dashboard`);
+    await page.getByRole('link', { name: 'Snapshots' }).click();
+    await page.getByLabel('Name the drive as it is now').fill('before the experiment');
+    await page.getByRole('button', { name: 'Make a snapshot' }).click();
+    await page.waitForURL('**/snapshots');
+    expect(await page.getByTestId('snapshots').textContent()).toContain('before the experiment');
+
+    await put(api, key, 'notes.md', '# Notes broken', 'text/markdown');
+    await put(api, key, 'extra.md', '# extra', 'text/markdown');
+    await page.reload();
+    await page.getByRole('link', { name: 'Rewind to this…' }).click();
+    expect(await page.getByTestId('preview').textContent()).toContain('extra.md');
+    expect((await read(key, 'extra.md')).hash).toBeTruthy();
+    await page.getByRole('button', { name: 'Rewind the drive' }).click();
+    await page.waitForURL('**/snapshots');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/undone/);
+    expect((await read(key, 'notes.md')).hash).toBe(good.hash);
+    expect((await fetch(`${api.url}/v0/artifacts/extra.md/meta`, { headers: bearer(key) })).status).toBe(404);
+    await page.close();
+  });
+});
