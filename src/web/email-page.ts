@@ -1,10 +1,8 @@
-import { Router } from 'express';
-import type { AppContext } from '../platform/context.js';
 import { confirmEmail, sendVerificationMail } from '../identity/email-verification.js';
 import { windowRetryAfterS } from '../platform/rate-limits.js';
-import { loginUrl } from './auth-pages.js';
-import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, readSession, takeFlash, writeFlash } from './session.js';
+import { csrfField, html } from './html.js';
+import { go, show } from './kit/call.js';
+import { form, page, type Declaration } from './kit/declare.js';
 
 /**
  * Email verification (src/identity/email-verification.ts): the mailed link opens a confirmation
@@ -13,55 +11,35 @@ import { csrfValid, readSession, takeFlash, writeFlash } from './session.js';
  */
 const TITLE = 'Confirm your email';
 
-export function emailPageRouter(ctx: AppContext): Router {
-  const router = Router();
-
-  router.get('/auth/verify', (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token)}`));
-    const flash = takeFlash(ctx.config, req, res, '/auth/verify');
+export const emailPages: Declaration[] = [
+  page({ path: '/auth/verify', who: 'signed_in' }, async (c) => {
+    const flash = c.flash();
     if (flash?.verified)
-      return sendPage(
-        res,
+      return show(
         TITLE,
         html`<p class="ok" role="status">Thank you: <strong>${flash.verified}</strong> is confirmed.</p>
           <p><a href="/dashboard">Go to the dashboard</a>.</p>`,
       );
-    sendPage(
-      res,
+    return show(
       TITLE,
       html` <p>
-          Confirm that <strong>${session.email}</strong> is your address. Files shared with it then reach your drives.
+          Confirm that <strong>${c.session.email}</strong> is your address. Files shared with it then reach your drives.
         </p>
         <form method="post" action="/auth/verify">
-          ${csrfField(session.csrf)} <input type="hidden" name="token" value="${token}" /><button type="submit">
+          ${csrfField(c.session.csrf)} <input type="hidden" name="token" value="${c.query('token').slice(0, 128)}" /><button
+            type="submit"
+          >
             Confirm my email
           </button>
         </form>`,
     );
-  });
+  }),
 
-  router.post('/auth/verify', async (req, res) => {
-    const session = readSession(req);
-    const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    if (!session?.uid)
-      return res.redirect(303, loginUrl(`/auth/verify?token=${encodeURIComponent(token.slice(0, 128))}`));
-    if (!csrfValid(session, req.body?.csrf))
-      return sendPage(
-        res,
-        TITLE,
-        html`<p class="error">Your form expired. Open the link from the mail again.</p>`,
-        403,
-      );
-    const outcome = await confirmEmail(ctx, session.uid, token);
-    if (outcome === 'verified') {
-      writeFlash(ctx.config, res, '/auth/verify', { verified: session.email ?? '' });
-      return res.redirect(303, '/auth/verify');
-    }
-    if (outcome === 'wrong_account') {
-      return sendPage(
-        res,
+  form({ path: '/auth/verify', who: 'signed_in', back: '/dashboard' }, async (c) => {
+    const outcome = await confirmEmail(c.ctx, c.session.uid, c.field('token'));
+    if (outcome === 'verified') return go('/auth/verify', { verified: c.session.email });
+    if (outcome === 'wrong_account')
+      return show(
         TITLE,
         html`<p class="error">
           This link was sent for another account. Sign out, then sign in to the account that asked for it and open the
@@ -69,36 +47,26 @@ export function emailPageRouter(ctx: AppContext): Router {
         </p>`,
         403,
       );
-    }
-    sendPage(
-      res,
+    return show(
       TITLE,
       html`<p class="error">
         This link is unknown, expired or already used. <a href="/dashboard">Ask for a new one</a> from the dashboard.
       </p>`,
       410,
     );
-  });
+  }),
 
-  router.post('/dashboard/verify-email', async (req, res) => {
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
-    if (!csrfValid(session, req.body?.csrf))
-      return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
-    const outcome = await sendVerificationMail(ctx, session.uid);
+  form({ path: '/dashboard/verify-email', who: 'signed_in', back: '/dashboard' }, async (c) => {
+    const outcome = await sendVerificationMail(c.ctx, c.session.uid);
     const notices: Record<Exclude<typeof outcome, 'throttled' | 'failed'>, string> = {
-      sent: `A new link is on its way to ${session.email}.`,
+      sent: `A new link is on its way to ${c.session.email}.`,
       logged: "No mail server is configured: the link was written to the server's log.",
       already_verified: 'Your email is already confirmed.',
     };
-    if (outcome !== 'throttled' && outcome !== 'failed') {
-      // POST → 303 → GET: the dashboard says it once; a reload sends nothing.
-      writeFlash(ctx.config, res, '/dashboard', { notice: notices[outcome] });
-      return res.redirect(303, '/dashboard');
-    }
-    if (outcome === 'throttled') res.setHeader('Retry-After', String(windowRetryAfterS()));
-    sendPage(
-      res,
+    // POST → 303 → GET: the dashboard says it once; a reload sends nothing.
+    if (outcome !== 'throttled' && outcome !== 'failed') return go('/dashboard', { notice: notices[outcome] });
+    if (outcome === 'throttled') c.res.setHeader('Retry-After', String(windowRetryAfterS()));
+    return show(
       TITLE,
       html`<p class="error">
           ${
@@ -110,7 +78,5 @@ export function emailPageRouter(ctx: AppContext): Router {
         <p><a href="/dashboard">Back to the dashboard</a></p>`,
       outcome === 'throttled' ? 429 : 503,
     );
-  });
-
-  return router;
-}
+  }),
+];
