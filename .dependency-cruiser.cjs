@@ -11,7 +11,7 @@
 const LAYERS = [
   ['lib'], // leaves owned by no concept: errors, ids, time, config, logger, cursors, secrets, text extraction
   ['db', 'storage', 'temporal', 'mail'], // infrastructure clients
-  ['platform', 'stack'], // the process's services and the request context; the embedded dev stack
+  ['platform'], // the process's services and the request context
   ['outbox', 'records'], // the outbox topics; the artifact rows every concept reads
   ['access'], // authorize(), grant records, the role table
   ['files'], // artifacts, folders, versions, trash, the event log

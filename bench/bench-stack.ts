@@ -7,8 +7,8 @@ import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { createDrive } from '../src/drives/drives.js';
 import { mintApiKey } from '../src/identity/api-keys.js';
-import { startStack } from '../src/stack/index.js';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { startStack } from '../scripts/stack/index.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from '../scripts/stack/process.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { cpuSnapshot, type CpuSnapshot } from './process-cpu.js';
 

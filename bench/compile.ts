@@ -17,8 +17,8 @@ import { closeContext, createContext } from '../src/platform/context.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { createDrive } from '../src/drives/drives.js';
 import { mintApiKey } from '../src/identity/api-keys.js';
-import { startStack } from '../src/stack/index.js';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { startStack } from '../scripts/stack/index.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from '../scripts/stack/process.js';
 
 const BASE = 20430;
 const N = Number(process.env.BENCH_N ?? 5);

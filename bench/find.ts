@@ -18,7 +18,7 @@ import { GraphObjects } from '../src/storage/graph-objects.js';
 import { graphRecord } from '../src/search/semantic-graph-store.js';
 import { SearchService } from '../src/search/service.js';
 import { noUsageRecorder } from '../src/search/usage.js';
-import { startStack } from '../src/stack/index.js';
+import { startStack } from '../scripts/stack/index.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { percentile } from './bench-stack.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from '../scripts/stack/process.js';
 import { expectJson as json, registerAnonymousAgent, uniqueWord } from '../scripts/agent-client.js';
 
 /**

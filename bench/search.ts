@@ -10,7 +10,7 @@ import { SearchService } from '../src/search/service.js';
 import { noUsageRecorder } from '../src/search/usage.js';
 import { mintApiKey } from '../src/identity/api-keys.js';
 import { createDrive } from '../src/drives/drives.js';
-import { startStack } from '../src/stack/index.js';
+import { startStack } from '../scripts/stack/index.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { measureFreshness, reportFreshness, type FreshnessResult } from './search-freshness.js';
 

@@ -10,8 +10,8 @@ import { mintApiKey } from '../src/identity/api-keys.js';
 import { createDrive } from '../src/drives/drives.js';
 import { blobKey } from '../src/storage/blob-store.js';
 import { createS3Client } from '../src/storage/s3.js';
-import { startStack } from '../src/stack/index.js';
-import { spawnManaged, waitForPort } from '../src/stack/process.js';
+import { startStack } from '../scripts/stack/index.js';
+import { spawnManaged, waitForPort } from '../scripts/stack/process.js';
 
 /**
  * `npm run bench:uploads`: a 200 MB large upload end to end against a real stack, with the API as

@@ -2,7 +2,7 @@
 # Entry point of `npm start` and `npm test` on any checkout, fresh clone included: Node 24 first
 # on PATH (with-node.sh), then the npm packages when node_modules is missing or older than
 # package-lock.json, then the command. The Go-built binaries and the test browser are installed
-# later, by src/stack/binaries.ts and test/helpers/browser.ts, before anything is started.
+# later, by scripts/stack/binaries.ts and test/helpers/browser.ts, before anything is started.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

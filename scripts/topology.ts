@@ -3,9 +3,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/lib/config.js';
 import { createOrm, migrate } from '../src/db/orm.js';
-import { startStack, type Stack } from '../src/stack/index.js';
+import { startStack, type Stack } from './stack/index.js';
 import { createTemporalClient } from '../src/temporal/client.js';
-import { spawnManaged, waitForPort, type ManagedProcess } from '../src/stack/process.js';
+import { spawnManaged, waitForPort, type ManagedProcess } from './stack/process.js';
 import {
   startEmbeddingsServer,
   type EmbeddingsTestServer,

@@ -4,7 +4,8 @@ import { sendMail } from '../mail/mailer.js';
 import { hitThrottle, rateLimited } from '../platform/rate-limits.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { newId } from '../lib/ids.js';
-import { EMAIL_RE, hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './users.js';
+import { hashPassword } from '../lib/passwords.js';
+import { EMAIL_RE, PASSWORD_MAX, PASSWORD_MIN } from './users.js';
 import { revokeAllWebSessions } from './web-sessions.js';
 import { listUserDrives } from '../drives/drives.js';
 

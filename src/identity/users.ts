@@ -1,15 +1,10 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { HumanUser, type HumanUserRow } from '../db/entities/human-user.js';
 import { newId } from '../lib/ids.js';
+import { hashPassword, verifyPassword } from '../lib/passwords.js';
 
-/**
- * Human accounts for the web pages: email + password, hashed with scrypt. The parameters are
- * stored with each hash (`scrypt$N$r$p$salt$hash`), so they can be raised without a migration.
- */
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
-const KEY_LEN = 32;
+/** Human accounts for the web pages: email + password, hashed with scrypt (src/lib/passwords.ts). */
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
 /**
@@ -18,27 +13,6 @@ export const PASSWORD_MAX = 256;
  */
 export const EMAIL_RE =
   /^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?=.{1,255}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,63}$/i;
-
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  const opts: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LEN, opts, (e, k) => (e ? reject(e) : resolve(k))),
-  );
-}
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [alg, N, r, p, salt, hash] = stored.split('$');
-  if (alg !== 'scrypt') return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(N), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
-}
 
 // Compared against when the email is unknown, so a miss costs as much time as a wrong password.
 let dummyHash: Promise<string> | undefined;

@@ -9,7 +9,7 @@ import { eventOut } from '../shapes/events.js';
 import { folderOut } from '../shapes/folders.js';
 import { versionOut } from '../shapes/versions.js';
 import { driveSummary } from '../wiki/drive-summary.js';
-import { listLiveOrTrash } from '../drives/drive-deletion.js';
+import { listLiveOrTrash } from '../files/trash-listing.js';
 import { cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** Browsing tools: overview, list, lookup, versions, activity. */

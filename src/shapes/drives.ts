@@ -1,4 +1,4 @@
-import type { DriveState } from '../drives/drive-deletion.js';
+import type { DriveState } from '../files/trash-listing.js';
 import type { DriveOverview } from '../drives/drives.js';
 import { retentionDays, type Config } from '../lib/config.js';
 import { iso } from '../lib/time.js';

@@ -8,7 +8,7 @@ import type { Timestamp } from '../lib/time.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { EventAction } from '../files/events.js';
 import { writeTransaction } from '../files/write-transaction.js';
-import { hashPassword, verifyPassword } from '../identity/users.js';
+import { hashPassword, verifyPassword } from '../lib/passwords.js';
 import { reserveAttempts, type ThrottleKind } from '../platform/rate-limits.js';
 import { one, rows, type Db } from '../db/sql.js';
 import {

@@ -7,6 +7,6 @@ import { html, type Html } from './html.js';
 export function copyable(id: string, text: string): Html {
   return html`<div class="copy-row">
     <code class="secret" id="${id}" data-testid="${id}">${text}</code>
-    <button type="button" data-copy="${id}" hidden aria-label="Copy">Copy</button>
+    <button type="button" data-copy="${id}" data-testid="copy-${id}" hidden aria-live="polite">Copy</button>
   </div>`;
 }

@@ -52,7 +52,7 @@ table.files .folder-icon{color:#c28a00}table.files .file-icon{color:var(--muted)
 .toolbar>details[open]>.panel{position:absolute;left:0;top:calc(100% + .25rem);margin:0;z-index:10;width:min(34rem,100%);max-height:80vh;overflow:auto}
 details>summary.danger{border-color:var(--err);color:var(--err)}
 details.confirm{display:inline-block;position:relative;vertical-align:top}
-details.confirm[open] .panel{position:absolute;right:0;z-index:6;width:min(20rem,calc(100vw - 2rem))}
+details.confirm[open] .panel{white-space:normal;width:min(20rem,calc(100vw - 3rem))}
 td.actions-cell{white-space:nowrap}
 main.dropping{outline:3px dashed var(--accent);outline-offset:.75rem;border-radius:var(--radius)}
 details>summary{cursor:pointer;list-style:none;display:inline-flex;gap:.35rem;align-items:center;padding:.35rem .8rem;border:1px solid #b9c0c8;border-radius:6px;background:#fff;font-weight:500}

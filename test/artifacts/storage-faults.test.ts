@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/lib/config.js';
-import { startS3Gateway } from '../../src/stack/s3-gateway.js';
+import { startS3Gateway } from '../../scripts/stack/s3-gateway.js';
 import { createS3Client, ensureBucket } from '../../src/storage/s3.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { driveClient, type DriveClient } from './client.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { spawnManaged, type ManagedProcess } from '../../src/stack/process.js';
+import { spawnManaged, type ManagedProcess } from '../../scripts/stack/process.js';
 import { ensureOutboxDrainers } from '../../src/temporal/start.js';
 import { outboxDrainerWorkflowId, type DrainInput } from '../../src/temporal/outbox-messages.js';
 import type { TestApi } from '../helpers/api.js';

@@ -5,7 +5,7 @@ import { alive, descendants, exited, launch, launcherPorts, openPorts, waitUntil
 
 /**
  * The launcher's exits that no handler sees: SIGKILL of the launcher (its children notice through
- * the watchdog, src/stack/guard.ts), a crash that took the watchdog too (the next start finds the
+ * the watchdog, scripts/stack/guard.ts), a crash that took the watchdog too (the next start finds the
  * leftovers by their pid files and stops them), and a port held by a stranger (named, not "in use").
  */
 const base = Number(process.env.TEST_PORT_BASE ?? 15400) + 70;

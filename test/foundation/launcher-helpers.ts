@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isPortOpen } from '../../src/stack/process.js';
+import { isPortOpen } from '../../scripts/stack/process.js';
 
 /** Runs `scripts/start.ts` (what `npm start` runs) on ports from `base` and its own data folder. */
 export function launcherPorts(base: number) {

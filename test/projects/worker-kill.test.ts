@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnManaged, type ManagedProcess } from '../../src/stack/process.js';
+import { spawnManaged, type ManagedProcess } from '../../scripts/stack/process.js';
 import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import type { TestApi } from '../helpers/api.js';
 import { makeProject, pdfText, TERMINAL, waitFor } from './helpers.js';

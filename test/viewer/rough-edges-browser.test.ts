@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/helpers.js';
+import { accessTokenFor, bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/helpers.js';
 import { screenshot, seriousViolations, sidewaysScroll } from './browser.js';
 import { claimedOwner, mintKey, untilIndexed, OWNER_PASSWORD, put, useBrowserSuite } from './owner-helpers.js';
 
@@ -73,13 +73,13 @@ describe("the people's pages without their rough edges", () => {
       await page.goto(`${api.url}/${driveId}/plans/q3.md`);
       const history = page.getByRole('link', { name: 'History' });
       const before = await history.boundingBox();
-      const heading = await page.getByRole('heading', { name: 'Q3' }).boundingBox();
+      const heading = await page.getByRole('heading', { name: 'Q3', exact: true }).boundingBox();
       for (const panel of ['Share', 'New version', 'Rename or move']) {
         const summary = page.locator('.toolbar > details > summary', { hasText: panel });
         await summary.click();
         // The toolbar stays where it was, and so does the document below it: the panel lies over the page.
         expect(await history.boundingBox(), `${panel} at ${width}px`).toEqual(before);
-        expect(await page.getByRole('heading', { name: 'Q3' }).boundingBox()).toEqual(heading);
+        expect(await page.getByRole('heading', { name: 'Q3', exact: true }).boundingBox()).toEqual(heading);
         expect(await sidewaysScroll(page), `${panel} at ${width}px`).toBeLessThanOrEqual(0);
         await screenshot(page, SHOTS, `panel-${panel.replace(/ /g, '-').toLowerCase()}-${width}`);
         await summary.click();
@@ -101,8 +101,10 @@ describe("the people's pages without their rough edges", () => {
     const link = (await page.getByTestId('new-share-link').textContent())!.trim();
     expect(link).toContain('/s/shk_');
     expect(await inView(page, 'new-share-link')).toBe(true);
-    await page.getByTestId('share-control').getByRole('button', { name: 'Copy' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    const copy = page.getByTestId('copy-new-share-link');
+    await copy.click();
+    // The page script wrote the link to the clipboard (its promise resolved): the button says so.
+    await expect.poll(() => copy.textContent()).toBe('Copied');
     await checkedAtBothWidths(page, 'share-link-new');
 
     await page.goto(`${api.url}/settings/api-keys`);
@@ -115,11 +117,9 @@ describe("the people's pages without their rough edges", () => {
     expect(await page.getByTestId('snippet-mcp').textContent()).toContain(`${api.url}/mcp`);
     expect(await page.getByTestId('snippet-mcp').textContent()).toContain(`Bearer ${newKey}`);
     expect(await page.getByTestId('snippet-cli').textContent()).toContain(`AGENT_DRIVE_API_KEY=${newKey}`);
-    await page
-      .locator('.copy-row', { has: page.getByTestId('new-api-key') })
-      .getByRole('button')
-      .click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
+    const copyKey = page.getByTestId('copy-new-api-key');
+    await copyKey.click();
+    await expect.poll(() => copyKey.textContent()).toBe('Copied');
     await checkedAtBothWidths(page, 'api-key-new');
 
     // Revoking asks first; only the answer revokes.
@@ -138,7 +138,7 @@ describe("the people's pages without their rough edges", () => {
     const reg = await registerAnonymous(api);
     await put(
       api,
-      reg.identity_assertion,
+      await accessTokenFor(api, reg.identity_assertion),
       'findings/summary.md',
       '# Summary\n\nWhat the agent found.',
       'text/markdown',

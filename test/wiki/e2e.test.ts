@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { spawnManaged, type ManagedProcess } from '../../src/stack/process.js';
+import { spawnManaged, type ManagedProcess } from '../../scripts/stack/process.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { startChatServer, type ChatTestServer } from '../helpers/chat-server.js';
 import { driveClient, sqlOn } from '../artifacts/client.js';

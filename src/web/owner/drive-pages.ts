@@ -1,5 +1,6 @@
 import { retentionDays } from '../../lib/config.js';
-import { deleteDrive, driveTrash, restoreDrive } from '../../drives/drive-deletion.js';
+import { deleteDrive, restoreDrive } from '../../drives/drive-deletion.js';
+import { driveTrash } from '../../files/trash-listing.js';
 import { driveOverview } from '../../drives/drives.js';
 import { restoreArtifact } from '../../files/trash.js';
 import { AppError } from '../../lib/errors.js';

@@ -3,6 +3,7 @@ import { mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from
 import type { Role } from '../../access/authorize.js';
 import { shareUrl } from '../../shapes/sharing.js';
 import { html } from '../html.js';
+import { DROP_UPLOAD_PATH } from '../assets.js';
 import { setPublic, sharingState } from '../../sharing/sharing-state.js';
 import { safeBack } from '../format.js';
 import { go, show, type OwnerCall } from '../kit/call.js';
@@ -50,6 +51,8 @@ export const sharingPages: Declaration[] = [
     return show(
       'Sharing',
       html`${pick(resource)} ${sharePanel(c.session.csrf, resource, back(resource), state, flash?.url, true)}`,
+      200,
+      { script: DROP_UPLOAD_PATH },
     );
   }),
   form(sharingForm(`${PAGE}/shares`), async (c) => {

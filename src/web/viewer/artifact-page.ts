@@ -10,6 +10,7 @@ import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
 import { icon } from '../icons.js';
 import { kindLabel } from '../kind.js';
+import { DROP_UPLOAD_PATH } from '../assets.js';
 import type { Timestamp } from '../../lib/time.js';
 import {
   isTextType,
@@ -178,6 +179,8 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
       wide: true,
       nav: v.nav,
       contentOrigin: app.config.http.contentUrl,
+      // The owner's page script: its Copy buttons (a new share link).
+      script: v.tools ? DROP_UPLOAD_PATH : undefined,
     },
   );
 }

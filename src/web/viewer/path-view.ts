@@ -112,7 +112,10 @@ export const pathPages: Declaration[] = [
     async (c) => {
       const { driveId, path } = located(c);
       const sort = SORTS.find((s) => s === c.query('sort')) ?? 'name';
-      const read = await pathPageRead(c.rc, driveId, path, { sort, version: versionParam(c.query('v')) });
+      const read = await pathPageRead(c.rc, driveId, path, { sort, version: versionParam(c.query('v')) }).catch(
+        (err: unknown) => emptiedFolder(c, driveId, err),
+      );
+      if (!read) return SENT;
       if (read.kind === 'folder') {
         sendFolderPage(c.res, folderPage(c, driveId, read));
         return SENT;
@@ -124,6 +127,32 @@ export const pathPages: Declaration[] = [
 ];
 
 type PathRead = Awaited<ReturnType<typeof pathPageRead>>;
+
+/**
+ * A folder that existed only through its files is gone once its last file is deleted: the owner who just did that
+ * lands on a page that says so and still offers the Undo, rather than on "Not found".
+ */
+function emptiedFolder(c: VisitorCall, driveId: string, err: unknown): undefined {
+  const flash = c.rc.principal.driveId === driveId ? c.flash() : undefined;
+  if (!(err instanceof AppError) || err.status !== 404 || !flash?.notice) throw err;
+  sendFolderPage(c.res, {
+    title: 'Empty folder',
+    base: c.req.path,
+    prefix: '',
+    folders: [],
+    files: [],
+    marks: {},
+    nav: c.nav(),
+    owner: {
+      csrf: c.session?.csrf ?? '',
+      back: c.req.originalUrl,
+      folderPath: located(c).path.replace(/\/+$/, ''),
+      folderId: null,
+      notice: flashNotice(flash, c.session?.csrf ?? '', c.req.originalUrl) || undefined,
+    },
+  });
+  return undefined;
+}
 
 /** The owner's one-time notice and open panels, read once per page. */
 function ownerTools(c: VisitorCall, owner: boolean) {

@@ -1,5 +1,5 @@
-import type { Config } from '../lib/config.js';
-import { createS3Client, ensureBucket } from '../storage/s3.js';
+import type { Config } from '../../src/lib/config.js';
+import { createS3Client, ensureBucket } from '../../src/storage/s3.js';
 import { ensureBinaries, TEMPORAL_CLI, VERSITYGW, type BinarySpec } from './binaries.js';
 import { claimDataDir, stopLeftovers } from './leftovers.js';
 import { startMailCatcher } from './mail-catcher.js';

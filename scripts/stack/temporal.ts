@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
+import { devServerSearchAttributeFlags } from '../../src/temporal/search-attributes.js';
 import { ensureBinary, TEMPORAL_CLI } from './binaries.js';
 import { assertPortFree, spawnManaged, waitForPort } from './process.js';
 
