@@ -52,4 +52,29 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': 'off',
     },
   },
+  {
+    // The web kit (src/web/kit) owns the CSRF check and the write budget of every page and form (issue 41): a web
+    // handler that imports them checks by hand.
+    files: ['src/web/**/*.ts'],
+    ignores: ['src/web/kit/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/platform/rate-limits.js'],
+              importNames: ['chargeWriteOrRefuse', 'chargeWrite'],
+              message: 'Declare the form with `writes: true` (src/web/kit): the kit charges the write budget.',
+            },
+            {
+              group: ['**/session.js'],
+              importNames: ['csrfValid'],
+              message: 'Declare a form() (src/web/kit): the kit checks CSRF.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

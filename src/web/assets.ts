@@ -3,11 +3,25 @@ import { Router } from 'express';
 /**
  * The pages' only script, first-party and static (CSP `script-src 'self'` on the pages that load it, `'none'`
  * elsewhere): drag-and-drop onto a folder page fills the Upload form's file input and submits it, the same
- * CSRF-checked form a person uses with scripts off. No inline script, no handler attributes, nothing from uploads.
+ * CSRF-checked form a person uses with scripts off; and the Copy buttons (src/web/copy.ts) copy their box's text.
+ * No inline script, no handler attributes, nothing from uploads.
  */
 export const DROP_UPLOAD_PATH = '/assets/drop-upload.js';
 
 const DROP_UPLOAD = `'use strict';
+(function () {
+  Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (b) {
+    var box = document.getElementById(b.getAttribute('data-copy'));
+    if (!box || !navigator.clipboard) return;
+    b.hidden = false;
+    b.addEventListener('click', function () {
+      navigator.clipboard.writeText(box.textContent.trim()).then(function () {
+        b.textContent = 'Copied';
+        setTimeout(function () { b.textContent = 'Copy'; }, 2000);
+      });
+    });
+  });
+})();
 (function () {
   var form = document.querySelector('form[data-drop-upload]');
   var zone = document.querySelector('main');

@@ -1,35 +1,16 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../platform/context.js';
 import { signInAccount, signUpAccount } from '../identity/accounts.js';
 import { PASSWORD_MIN } from '../identity/users.js';
-import { csrfField, html, sendPage, type Html } from './html.js';
-import { sendCheckMail } from './reset-pages.js';
-import {
-  csrfValid,
-  ensureSession,
-  readSession,
-  signOutEverywhere,
-  signOutSession,
-  startSignedInSession,
-  writeSession,
-} from './session.js';
+import { loginUrl, safeReturnTo } from './format.js';
+import { csrfField, html, type Html } from './html.js';
+import { go, show, type AnyoneCall } from './kit/call.js';
+import { form as webForm, page, type Declaration } from './kit/declare.js';
+import { checkMail } from './reset-pages.js';
+import { signOutEverywhere, signOutSession, startSignedInSession, writeSession } from './session.js';
 
 /**
  * Human sign-in: sign-up and sign-in are separate pages (email + password), so a typo in an
  * email never silently creates a second account. Both rotate the session (and its CSRF token).
  */
-
-/**
- * Only same-site relative paths are followed after sign-in (no open redirects). Long enough for an OAuth
- * authorization request (a client_id URL, state, PKCE challenge and resource), which must come back whole.
- */
-export function safeReturnTo(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 2048
-    ? value
-    : '/dashboard';
-}
-
-export const loginUrl = (returnTo: string) => `/auth/login?return_to=${encodeURIComponent(returnTo)}`;
 
 type Mode = 'login' | 'signup';
 
@@ -39,7 +20,18 @@ function form(mode: Mode, csrf: string, returnTo: string, email = '', error?: st
       ? html`<p>No account yet? <a href="/auth/signup?return_to=${encodeURIComponent(returnTo)}">Create one</a>.</p>
           <p><a href="/auth/forgot">Forgot your password?</a></p>`
       : html`<p>Already have an account? <a href="${loginUrl(returnTo)}">Sign in</a>.</p>`;
-  return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+  // Arriving from an agent's claim link: say why the person is here, through sign-up and sign-in.
+  const claim = /^\/claim\?code=([\w-]{1,32})$/.exec(returnTo);
+  const why = claim
+    ? html`<div class="notice" data-testid="claim-context">
+        <p>
+          <strong>An AI agent asked you to claim its drive</strong> (code <code>${claim[1]}</code>).
+          ${mode === 'login' ? 'Sign in' : 'Create an account'} to see what the drive holds and approve or decline;
+          then you will see how long the code still works.
+        </p>
+      </div>`
+    : '';
+  return html`${why} ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     <form method="post" action="/auth/${mode}">
       ${csrfField(csrf)}
       <input type="hidden" name="return_to" value="${returnTo}" />
@@ -63,67 +55,65 @@ function form(mode: Mode, csrf: string, returnTo: string, email = '', error?: st
 
 const TITLES: Record<Mode, string> = { login: 'Sign in', signup: 'Create account' };
 
-function renderForm(ctx: AppContext, req: Request, res: Response, mode: Mode) {
-  const session = ensureSession(ctx.config, req, res);
-  const returnTo = safeReturnTo(req.query.return_to);
-  if (session.uid) return res.redirect(303, returnTo);
-  sendPage(res, TITLES[mode], form(mode, session.csrf, returnTo));
+/** The empty form; someone already signed in goes on to where they were going. */
+function formPage(c: AnyoneCall, mode: Mode) {
+  const returnTo = safeReturnTo(c.query('return_to'));
+  if (c.session?.uid) return go(returnTo);
+  return show(TITLES[mode], form(mode, c.csrf(), returnTo));
 }
 
-async function submit(ctx: AppContext, req: Request, res: Response, mode: Mode) {
-  const session = readSession(req);
-  const returnTo = safeReturnTo(req.body?.return_to);
-  const email = typeof req.body?.email === 'string' ? req.body.email.slice(0, 320) : '';
-  const password = typeof req.body?.password === 'string' ? req.body.password : '';
-  if (!csrfValid(session, req.body?.csrf)) {
-    const fresh = writeSession(ctx.config, req, res, {});
-    return sendPage(
-      res,
-      TITLES[mode],
-      form(mode, fresh.csrf, returnTo, email, 'Your form expired. Please try again.'),
-      403,
-    );
-  }
-  const retry = (status: number, error: string) =>
-    sendPage(res, TITLES[mode], form(mode, session!.csrf, returnTo, email, error), status);
+/** What both forms post: the address (kept when the form shows again) and where to go after. */
+const posted = (c: AnyoneCall) => ({
+  email: c.field('email').slice(0, 320),
+  returnTo: safeReturnTo(c.field('return_to')),
+  ip: c.req.ip ?? 'unknown',
+});
 
-  if (mode === 'signup') {
-    const result = await signUpAccount(ctx, { email, password, ip: req.ip ?? 'unknown', returnTo });
-    if (result.ok) return sendCheckMail(res, email);
-    const messages = {
-      invalid_email: 'Enter a valid email address.',
-      weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
-    };
-    return retry(400, messages[result.reason]);
-  }
-  const account = await signInAccount(ctx, email, password, req.ip ?? 'unknown');
-  if (!account.ok)
-    return retry(401, 'Email or password is wrong, or the address is not confirmed yet (open the link we mailed).');
-  await startSignedInSession(ctx, req, res, { uid: account.user.id, email: account.user.email, drv: account.driveId });
-  res.redirect(303, returnTo);
+/** The form again, saying what to fix. */
+const retry = (c: AnyoneCall, mode: Mode, status: number, error: string) =>
+  show(TITLES[mode], form(mode, c.csrf(), posted(c).returnTo, posted(c).email, error), status);
+
+/** An expired form shows itself again, with a fresh token and the email kept. */
+const expired = (mode: Mode) => (c: AnyoneCall) => {
+  const fresh = writeSession(c.ctx.config, c.req, c.res, {});
+  return show(TITLES[mode], form(mode, fresh.csrf, posted(c).returnTo, posted(c).email, EXPIRED), 403);
+};
+
+/** Signed in: a new server-side session (and CSRF token) for this browser, then where the person was going. */
+async function signedIn(c: AnyoneCall, account: { user: { id: string; email: string }; driveId: string | null }) {
+  const { user, driveId } = account;
+  await startSignedInSession(c.ctx, c.req, c.res, { uid: user.id, email: user.email, drv: driveId });
+  return go(posted(c).returnTo);
 }
 
-export function authPagesRouter(ctx: AppContext): Router {
-  const router = Router();
-  router.get('/auth/login', (req, res) => renderForm(ctx, req, res, 'login'));
-  router.get('/auth/signup', (req, res) => renderForm(ctx, req, res, 'signup'));
-  router.post('/auth/login', (req, res) => submit(ctx, req, res, 'login'));
-  router.post('/auth/signup', (req, res) => submit(ctx, req, res, 'signup'));
+const EXPIRED = 'Your form expired. Please try again.';
+const MESSAGES = {
+  invalid_email: 'Enter a valid email address.',
+  weak_password: `Choose a password of at least ${PASSWORD_MIN} characters.`,
+  wrong: 'Email or password is wrong, or the address is not confirmed yet (open the link we mailed).',
+};
+
+export const authPages: Declaration[] = [
+  page({ path: '/auth/login', who: 'anyone' }, async (c) => formPage(c, 'login')),
+  page({ path: '/auth/signup', who: 'anyone' }, async (c) => formPage(c, 'signup')),
+  webForm({ path: '/auth/login', who: 'anyone', expired: expired('login') }, async (c) => {
+    const { email, ip } = posted(c);
+    const result = await signInAccount(c.ctx, email, c.field('password'), ip);
+    return result.ok ? signedIn(c, result) : retry(c, 'login', 401, MESSAGES.wrong);
+  }),
+  webForm({ path: '/auth/signup', who: 'anyone', expired: expired('signup') }, async (c) => {
+    // The same answer whether or not the address has an account: the mailed link finishes (issue 37).
+    const { email, ip, returnTo } = posted(c);
+    const result = await signUpAccount(c.ctx, { email, password: c.field('password'), ip, returnTo });
+    return result.ok ? checkMail(email) : retry(c, 'signup', 400, MESSAGES[result.reason]);
+  }),
   // Sign-out ends the server-side session; "everywhere" ends every session of the account (other browsers too).
-  router.post('/auth/logout', async (req, res) => {
-    const session = readSession(req);
-    if (!csrfValid(session, req.body?.csrf))
-      return sendPage(res, 'Sign out', html`<p class="error">Your form expired.</p>`, 403);
-    await signOutSession(ctx, req, res);
-    res.redirect(303, '/auth/login');
-  });
-  router.post('/auth/logout-everywhere', async (req, res) => {
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, '/auth/login');
-    if (!csrfValid(session, req.body?.csrf))
-      return sendPage(res, 'Sign out everywhere', html`<p class="error">Your form expired.</p>`, 403);
-    await signOutEverywhere(ctx, req, res, session.uid);
-    res.redirect(303, '/auth/login');
-  });
-  return router;
-}
+  webForm({ path: '/auth/logout', who: 'anyone', back: '/auth/login' }, async (c) => {
+    await signOutSession(c.ctx, c.req, c.res);
+    return go('/auth/login');
+  }),
+  webForm({ path: '/auth/logout-everywhere', who: 'signed_in', back: '/settings' }, async (c) => {
+    await signOutEverywhere(c.ctx, c.req, c.res, c.session.uid);
+    return go('/auth/login');
+  }),
+];

@@ -1,18 +1,13 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../platform/context.js';
-import { ownedDrivesWithKeys } from '../identity/accounts.js';
-import { accountEmailState } from '../identity/email-verification.js';
-import { listEvents, type EventRow } from '../files/events.js';
-import { webRequestContext, webSessionPrincipal } from '../identity/web-principal.js';
-import { driveUsage } from '../usage/usage.js';
-import { loginUrl } from './auth-pages.js';
-import { encodePath, humanSize, timeTag } from './format.js';
-import { csrfField, html, sendPage, type Html } from './html.js';
+import { dashboardRead } from '../identity/dashboard-read.js';
+import { activityLines } from './activity.js';
+import { DROP_UPLOAD_PATH } from './assets.js';
+import { humanSize, timeTag } from './format.js';
+import { csrfField, html, type Html } from './html.js';
 import { icon } from './icons.js';
-import { navFor } from './nav.js';
+import { show, type SignedInCall } from './kit/call.js';
+import { page, type Declaration } from './kit/declare.js';
 import { keysSection } from './owner/api-keys.js';
 import { flashNotice } from './owner/notice.js';
-import { readSession, takeFlash, type Session } from './session.js';
 
 /**
  * `/` and `/dashboard`: signed out, `/` says what this is and offers sign-in (the dashboard asks to sign in and comes
@@ -21,39 +16,12 @@ import { readSession, takeFlash, type Session } from './session.js';
  */
 const pct = (used: number, limit: number) => (limit ? ` (${Math.round((100 * used) / limit)}%)` : '');
 
-/** Where an event points: the file or folder it is about (its path at that time), the trash for a deletion. */
-function eventLink(driveId: string, e: EventRow): Html | string {
-  const path = typeof e.metadata?.to === 'string' ? e.metadata.to : e.metadata?.path;
-  if (typeof path !== 'string') {
-    // Sharing events name the artifact or folder by id: its permalink leads to it wherever it is now.
-    if (e.art_id) return html`<a href="/a/${e.art_id}">${e.art_id}</a>`;
-    return e.fld_id ? html`<a href="/f/${e.fld_id}">${e.fld_id}</a>` : '';
-  }
-  const label = path;
-  if (e.action.endsWith('.deleted')) return html`<a href="/trash">${label}</a>`;
-  const href = e.fld_id && !e.art_id ? `/${driveId}/${encodePath(path)}/` : `/${driveId}/${encodePath(path)}`;
-  return html`<a href="${href}">${label}</a>`;
-}
+type Dashboard = Awaited<ReturnType<typeof dashboardRead>>;
 
-const ACTIONS: Record<string, string> = {
-  'artifact.created': 'Created',
-  'artifact.updated': 'Updated',
-  'artifact.renamed': 'Renamed',
-  'artifact.deleted': 'Deleted',
-  'artifact.restored': 'Restored',
-  'folder.created': 'New folder',
-  'grant.created': 'Shared',
-  'grant.revoked': 'Unshared',
-  'share.created': 'Link created',
-  'share.revoked': 'Link revoked',
-};
-
-async function overview(ctx: AppContext, session: Session, requestId: string): Promise<Html | ''> {
-  if (!session.drv || !session.uid) return '';
-  const rc = webRequestContext(ctx, webSessionPrincipal(session.drv, session.uid), requestId);
-  const [usage, events] = await Promise.all([driveUsage(rc), listEvents(rc, { limit: 10 })]);
+function overview(drive: NonNullable<Dashboard['drive']>): Html {
+  const { usage } = drive;
   const m = usage.thisMonth;
-  const drv = session.drv;
+  const lines = activityLines(drive.id, drive.events);
   return html`<section data-testid="usage" aria-labelledby="usage-h">
       <h2 id="usage-h">Usage</h2>
       <div class="grid">
@@ -76,64 +44,62 @@ async function overview(ctx: AppContext, session: Session, requestId: string): P
     </section>
     <section data-testid="activity" aria-labelledby="activity-h">
       <h2 id="activity-h">Recent activity</h2>
-      <div class="scroll">
-        <table>
-          <tbody>
-            ${
-              events.items.length
-                ? events.items.map(
-                    (e) =>
-                      html`<tr>
-                        <td class="muted">${timeTag(e.created_at)}</td>
-                        <td>${ACTIONS[e.action] ?? e.action} <span class="visually-hidden">${e.action}</span></td>
-                        <td>${eventLink(drv, e)}</td>
-                        <td class="muted hide-narrow">${e.actor_name ?? ''}</td>
-                      </tr>`,
-                  )
-                : html`<tr>
-                    <td class="muted">Nothing yet. Files your agents upload appear here.</td>
-                  </tr>`
-            }
-          </tbody>
-        </table>
-      </div>
+      <ul class="activity">
+        ${
+          lines.length
+            ? lines.map(
+                (l) =>
+                  html`<li>
+                    <span class="what">${l.sentence}</span>
+                    <span class="muted"
+                      >${timeTag(l.event.created_at)}${l.event.actor_name ? ` · ${l.event.actor_name}` : ''}</span
+                    >
+                  </li>`,
+              )
+            : html`<li class="muted">Nothing yet. Files your agents upload appear here.</li>`
+        }
+      </ul>
       <p>
-        <a class="button primary" href="/${drv}/">${icon('folder')} Browse files</a>
+        <a class="button primary" href="/${drive.id}/">${icon('folder')} Browse files</a>
         <a class="button" href="/trash">${icon('trash')} Trash</a>
       </p>
     </section>`;
 }
 
-async function render(ctx: AppContext, req: Request, res: Response, session: Session) {
-  const flash = takeFlash(ctx.config, req, res, '/dashboard');
-  const drives = await ownedDrivesWithKeys(ctx, session.uid!);
-  const sections = drives.map(
+function dashboard(c: SignedInCall, read: Dashboard) {
+  const { session } = c;
+  const flash = c.flash();
+  const sections = read.drives.map(
     ({ drive, keys }) =>
       html`<section aria-label="API keys of ${drive.id}">
         <h2>API keys of <code>${drive.id}</code></h2>
-        ${keysSection(session.csrf, drive.id, keys, '/dashboard', flash?.key_drive === drive.id ? flash.key : undefined)}
+        ${keysSection(
+          session.csrf,
+          drive.id,
+          keys,
+          '/dashboard',
+          flash?.key_drive === drive.id ? flash.key : undefined,
+          c.ctx.config.http.baseUrl,
+        )}
       </section>`,
   );
-  const account = await accountEmailState(ctx, session.uid!);
   const unverified =
-    account && !account.verified
+    read.account && !read.account.verified
       ? html`<section class="card" data-testid="email-unverified">
           <p>
-            <strong>Confirm your email.</strong> We sent a link to ${account.email}. Until you follow it (signed in to
-            this account), files shared with this address do not reach your drives.
+            <strong>Confirm your email.</strong> We sent a link to ${read.account.email}. Until you follow it (signed
+            in to this account), files shared with this address do not reach your drives.
           </p>
           <form method="post" action="/dashboard/verify-email">
             ${csrfField(session.csrf)}<button type="submit">Resend the link</button>
           </form>
         </section>`
       : '';
-  sendPage(
-    res,
+  return show(
     'Dashboard',
     html`<p>Signed in as <strong>${session.email}</strong>.</p>
-      ${flashNotice(flash, session.csrf, '/dashboard')} ${unverified}
-      ${await overview(ctx, session, String(req.id ?? ''))}
-      ${drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
+      ${flashNotice(flash, session.csrf, '/dashboard')} ${unverified} ${read.drive ? overview(read.drive) : ''}
+      ${read.drives.length ? sections : html`<p>You own no drives yet. Approve a claim from your agent to get one.</p>`}
       <h2>Sessions</h2>
       <form method="post" action="/auth/logout" class="inline">
         ${csrfField(session.csrf)}<button type="submit">Sign out</button>
@@ -143,15 +109,13 @@ async function render(ctx: AppContext, req: Request, res: Response, session: Ses
       </form>
       <p class="muted">Sign out everywhere ends every session of this account, in every browser.</p>`,
     200,
-    { wide: true, nav: navFor(ctx.config, req) },
+    { layout: 'app', script: DROP_UPLOAD_PATH },
   );
 }
 
-function landing(ctx: AppContext, req: Request, res: Response) {
-  sendPage(
-    res,
-    'A drive for your agents, readable by you',
-    html`<section class="hero">
+const LANDING = show(
+  'A drive for your agents, readable by you',
+  html`<section class="hero">
         <p>
           Agent Artifact Drive stores the files your AI agents make: reports, notes, data, code. Agents write through a
           REST API and MCP; you browse, read, search and share them here.
@@ -175,22 +139,19 @@ function landing(ctx: AppContext, req: Request, res: Response) {
           <p>Links with expiry and password, people by email, or public.</p>
         </div>
       </div>`,
-    200,
-    { wide: true, nav: navFor(ctx.config, req) },
-  );
-}
+  200,
+  { layout: 'app' },
+);
 
-export function dashboardRouter(ctx: AppContext): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
-    const session = readSession(req);
-    if (!session?.uid || !session.email) return landing(ctx, req, res);
-    await render(ctx, req, res, session);
-  });
-  router.get('/dashboard', async (req, res) => {
-    const session = readSession(req);
-    if (!session?.uid || !session.email) return res.redirect(303, loginUrl('/dashboard'));
-    await render(ctx, req, res, session);
-  });
-  return router;
-}
+export const dashboardPages: Declaration[] = [
+  // Signed in, `/` is the dashboard itself.
+  page({ path: '/', who: 'anyone' }, async (c) => {
+    const { session } = c;
+    if (!session?.uid || !session.email) return LANDING;
+    const signedIn = { ...c, session: { ...session, uid: session.uid, email: session.email } };
+    return dashboard(signedIn, await dashboardRead(c.ctx, signedIn.session, String(c.req.id ?? '')));
+  }),
+  page({ path: '/dashboard', who: 'signed_in' }, async (c) =>
+    dashboard(c, await dashboardRead(c.ctx, c.session, String(c.req.id ?? ''))),
+  ),
+];

@@ -1,20 +1,20 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../platform/context.js';
 import { confirmEmail, sendVerificationMail } from '../identity/email-verification.js';
-import { windowRetryAfterS } from '../platform/rate-limits.js';
 import { confirmAndSignIn } from '../identity/accounts.js';
-import { loginUrl, safeReturnTo } from './auth-pages.js';
-import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, ensureSession, readSession, startSignedInSession, takeFlash, writeFlash } from './session.js';
+import { windowRetryAfterS } from '../platform/rate-limits.js';
+import { safeReturnTo } from './format.js';
+import { csrfField, html } from './html.js';
+import { go, show, type AnyoneCall } from './kit/call.js';
+import { form, page, type Declaration } from './kit/declare.js';
+import { startSignedInSession } from './session.js';
 
 /**
  * Email verification (src/identity/email-verification.ts): the mailed link opens a confirmation
- * form (a GET never spends it, so mail scanners that fetch links change nothing), which a session
- * signed in to the same account submits; the dashboard's "resend" mails a fresh link.
+ * form (a GET never spends it, so mail scanners that fetch links change nothing). Opened by someone not signed in
+ * (the usual way after sign-up) it asks for the password chosen at sign-up, which confirms and signs in; a session
+ * signed in to the same account confirms with a button; the dashboard's "resend" mails a fresh link.
  */
 const TITLE = 'Confirm your email';
 
-/** The link opened by someone not signed in (the usual way after sign-up): the password chosen then confirms. */
 const passwordForm = (csrf: string, token: string, returnTo: string, error?: string) =>
   html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     <p>Enter the password you chose when you created the account to confirm your address and sign in.</p>
@@ -28,67 +28,52 @@ const passwordForm = (csrf: string, token: string, returnTo: string, error?: str
     </form>
     <p>Not your account? <a href="/auth/forgot">Set a new password for this address</a> instead.</p>`;
 
-async function confirmWithPassword(ctx: AppContext, req: Request, res: Response, token: string, csrf: string) {
-  const returnTo = safeReturnTo(req.body?.return_to);
-  const password = typeof req.body?.password === 'string' ? req.body.password : '';
-  const outcome = await confirmAndSignIn(ctx, { token, password });
+/** Not signed in: the link and the password chosen at sign-up confirm the address and sign in. */
+async function confirmWithPassword(c: AnyoneCall) {
+  const token = c.field('token').slice(0, 128);
+  const returnTo = safeReturnTo(c.field('return_to'));
+  const outcome = await confirmAndSignIn(c.ctx, { token, password: c.field('password') });
   if (!outcome.ok) {
     const error = 'The password is wrong, or this link is expired or already used.';
-    return sendPage(res, TITLE, passwordForm(csrf, token, returnTo, error), 400);
+    return show(TITLE, passwordForm(c.csrf(), token, returnTo, error), 400);
   }
   const { user, driveId } = outcome;
-  await startSignedInSession(ctx, req, res, { uid: user.id, email: user.email, drv: driveId });
-  res.redirect(303, returnTo);
+  await startSignedInSession(c.ctx, c.req, c.res, { uid: user.id, email: user.email, drv: driveId });
+  return go(returnTo);
 }
 
-export function emailPageRouter(ctx: AppContext): Router {
-  const router = Router();
-
-  router.get('/auth/verify', (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
-    const session = ensureSession(ctx.config, req, res);
-    if (!session.uid) return sendPage(res, TITLE, passwordForm(session.csrf, token, safeReturnTo(req.query.return_to)));
-    const flash = takeFlash(ctx.config, req, res, '/auth/verify');
+export const emailPages: Declaration[] = [
+  page({ path: '/auth/verify', who: 'anyone' }, async (c) => {
+    const token = c.query('token').slice(0, 128);
+    if (!c.session?.uid) return show(TITLE, passwordForm(c.csrf(), token, safeReturnTo(c.query('return_to'))));
+    const flash = c.flash();
     if (flash?.verified)
-      return sendPage(
-        res,
+      return show(
         TITLE,
         html`<p class="ok" role="status">Thank you: <strong>${flash.verified}</strong> is confirmed.</p>
           <p><a href="/dashboard">Go to the dashboard</a>.</p>`,
       );
-    sendPage(
-      res,
+    return show(
       TITLE,
       html` <p>
-          Confirm that <strong>${session.email}</strong> is your address. Files shared with it then reach your drives.
+          Confirm that <strong>${c.session.email ?? ''}</strong> is your address. Files shared with it then reach your drives.
         </p>
         <form method="post" action="/auth/verify">
-          ${csrfField(session.csrf)} <input type="hidden" name="token" value="${token}" /><button type="submit">
+          ${csrfField(c.session.csrf)} <input type="hidden" name="token" value="${token}" /><button
+            type="submit"
+          >
             Confirm my email
           </button>
         </form>`,
     );
-  });
+  }),
 
-  router.post('/auth/verify', async (req, res) => {
-    const session = readSession(req);
-    const token = typeof req.body?.token === 'string' ? req.body.token.slice(0, 128) : '';
-    if (!session || !csrfValid(session, req.body?.csrf))
-      return sendPage(
-        res,
-        TITLE,
-        html`<p class="error">Your form expired. Open the link from the mail again.</p>`,
-        403,
-      );
-    if (!session.uid) return confirmWithPassword(ctx, req, res, token, session.csrf);
-    const outcome = await confirmEmail(ctx, session.uid, token);
-    if (outcome === 'verified') {
-      writeFlash(ctx.config, res, '/auth/verify', { verified: session.email ?? '' });
-      return res.redirect(303, '/auth/verify');
-    }
-    if (outcome === 'wrong_account') {
-      return sendPage(
-        res,
+  form({ path: '/auth/verify', who: 'anyone', back: '/dashboard' }, async (c) => {
+    if (!c.session?.uid) return confirmWithPassword(c);
+    const outcome = await confirmEmail(c.ctx, c.session.uid, c.field('token'));
+    if (outcome === 'verified') return go('/auth/verify', { verified: c.session.email ?? '' });
+    if (outcome === 'wrong_account')
+      return show(
         TITLE,
         html`<p class="error">
           This link was sent for another account. Sign out, then sign in to the account that asked for it and open the
@@ -96,36 +81,26 @@ export function emailPageRouter(ctx: AppContext): Router {
         </p>`,
         403,
       );
-    }
-    sendPage(
-      res,
+    return show(
       TITLE,
       html`<p class="error">
         This link is unknown, expired or already used. <a href="/dashboard">Ask for a new one</a> from the dashboard.
       </p>`,
       410,
     );
-  });
+  }),
 
-  router.post('/dashboard/verify-email', async (req, res) => {
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
-    if (!csrfValid(session, req.body?.csrf))
-      return sendPage(res, TITLE, html`<p class="error">Your form expired. Try again.</p>`, 403);
-    const outcome = await sendVerificationMail(ctx, session.uid);
+  form({ path: '/dashboard/verify-email', who: 'signed_in', back: '/dashboard' }, async (c) => {
+    const outcome = await sendVerificationMail(c.ctx, c.session.uid);
     const notices: Record<Exclude<typeof outcome, 'throttled' | 'failed'>, string> = {
-      sent: `A new link is on its way to ${session.email}.`,
+      sent: `A new link is on its way to ${c.session.email}.`,
       logged: "No mail server is configured: the link was written to the server's log.",
       already_verified: 'Your email is already confirmed.',
     };
-    if (outcome !== 'throttled' && outcome !== 'failed') {
-      // POST → 303 → GET: the dashboard says it once; a reload sends nothing.
-      writeFlash(ctx.config, res, '/dashboard', { notice: notices[outcome] });
-      return res.redirect(303, '/dashboard');
-    }
-    if (outcome === 'throttled') res.setHeader('Retry-After', String(windowRetryAfterS()));
-    sendPage(
-      res,
+    // POST → 303 → GET: the dashboard says it once; a reload sends nothing.
+    if (outcome !== 'throttled' && outcome !== 'failed') return go('/dashboard', { notice: notices[outcome] });
+    if (outcome === 'throttled') c.res.setHeader('Retry-After', String(windowRetryAfterS()));
+    return show(
       TITLE,
       html`<p class="error">
           ${
@@ -137,7 +112,5 @@ export function emailPageRouter(ctx: AppContext): Router {
         <p><a href="/dashboard">Back to the dashboard</a></p>`,
       outcome === 'throttled' ? 429 : 503,
     );
-  });
-
-  return router;
-}
+  }),
+];

@@ -23,8 +23,7 @@ export function humanTime(t: Timestamp | null | undefined, now = Date.now()): st
   if (s > 0 && s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s > 0 && s < 86400) return `${Math.round(s / 3600)} h ago`;
   if (s > 0 && s < 2 * 86400) return 'yesterday';
-  const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
-  return d.getUTCFullYear() === new Date(now).getUTCFullYear() ? day : `${day} ${d.getUTCFullYear()}`;
+  return dayOf(t, now);
 }
 
 /** A `<time>` with the exact UTC moment as its tooltip. */
@@ -39,4 +38,24 @@ export const encodePath = (p: string) => p.split('/').map(encodeURIComponent).jo
 /** A same-site path to return to (`/…`, never `//host` or a scheme), else the fallback. */
 export function safeBack(v: unknown, fallback: string): string {
   return typeof v === 'string' && /^\/(?!\/)[^\s\\]*$/.test(v) && v.length < 2048 ? v : fallback;
+}
+
+/**
+ * Only same-site relative paths are followed after sign-in (no open redirects). Long enough for an OAuth
+ * authorization request (a client_id URL, state, PKCE challenge and resource), which must come back whole.
+ */
+export function safeReturnTo(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) && value.length <= 2048
+    ? value
+    : '/dashboard';
+}
+
+export const loginUrl = (returnTo: string) => `/auth/login?return_to=${encodeURIComponent(returnTo)}`;
+
+/** A day as people say it: "27 Dec" (this year), "27 Dec 2027" (another), UTC. */
+export function dayOf(t: Timestamp | null | undefined, now = Date.now()): string {
+  if (!t) return '';
+  const d = new Date(t);
+  const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+  return d.getUTCFullYear() === new Date(now).getUTCFullYear() ? day : `${day} ${d.getUTCFullYear()}`;
 }

@@ -98,3 +98,7 @@ export const rowsOr = (rows: Html[], cols: number, empty: string): Html[] | Html
     : html`<tr>
         <td colspan="${cols}" class="muted">${empty}</td>
       </tr>`;
+
+/** A form's CSRF field and hidden inputs (what the form acts on, where it comes back to). */
+export const hiddenFields = (csrf: string, fields: Record<string, string>) =>
+  html`${csrfField(csrf)}${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}`;

@@ -22,6 +22,7 @@ const PATHS = {
   history: '<path d="M3 12a9 9 0 1 0 3-6.7L3 8"/><path d="M3 3v5h5M12 7v5l3 2"/>',
   download: '<path d="M12 4v12M6 10l6 6 6-6M4 20h16"/>',
   drive: '<path d="M4 15h16l-2-9H6z"/><path d="M4 15v4h16v-4"/><path d="M8 17h.01"/>',
+  lock: '<rect x="5" y="11" width="14" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/>',
   more: '<circle cx="5" cy="12" r="1"/><circle cx="12" cy="12" r="1"/><circle cx="19" cy="12" r="1"/>',
 } as const;
 

@@ -3,25 +3,26 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import { rejectNulInBody } from '../edge/input-gate.js';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
-import { authPagesRouter } from './auth-pages.js';
-import { claimPageRouter } from './claim-page.js';
-import { dashboardRouter } from './dashboard-page.js';
-import { emailPageRouter } from './email-page.js';
-import { resetPagesRouter } from './reset-pages.js';
-import { oauthConsentRouter } from './oauth-consent-page.js';
+import { authPages } from './auth-pages.js';
+import { claimPages } from './claim-page.js';
+import { dashboardPages } from './dashboard-page.js';
+import { emailPages } from './email-page.js';
+import { resetPages } from './reset-pages.js';
+import { oauthConsentPages } from './oauth-consent-page.js';
 import { html, sendPage } from './html.js';
 import { loadSession, WebAuthNotConfigured } from './session.js';
-import { viewerRouter } from './viewer/routes.js';
-import { drivePagesRouter } from './owner/drive-pages.js';
-import { runsPagesRouter } from './owner/runs-pages.js';
-import { sharingPageRouter } from './owner/sharing-page.js';
-import { sharePageRouter } from './viewer/share-page.js';
+import { viewerPages } from './viewer/routes.js';
+import { drivePages } from './owner/drive-pages.js';
+import { sharingPages } from './owner/sharing-page.js';
+import { sharePages } from './viewer/share-page.js';
+import { runsPages } from './owner/runs-pages.js';
 import type { SearchService } from '../search/service.js';
-import { apiKeysRouter } from './owner/api-keys.js';
-import { fileActionsRouter } from './owner/file-actions.js';
-import { searchPageRouter } from './search-page.js';
+import { apiKeyForms } from './owner/api-keys.js';
+import { fileActions } from './owner/file-actions.js';
+import { searchPages } from './search-page.js';
 import { assetsRouter } from './assets.js';
-import { notFoundPage } from './viewer/routes.js';
+import { notFoundPage } from './kit/answer.js';
+import { mount, type Declaration } from './kit/declare.js';
 
 const FORM_PATHS = [
   '/auth',
@@ -79,23 +80,26 @@ export function webRouter(ctx: AppContext, search: SearchService): Router {
   router.use(loadSession(ctx));
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   router.use(FORM_PATHS, forms, rejectNulInBody);
-  router.use(
-    assetsRouter(),
-    authPagesRouter(ctx),
-    emailPageRouter(ctx),
-    resetPagesRouter(ctx),
-    claimPageRouter(ctx),
-    dashboardRouter(ctx),
-    oauthConsentRouter(ctx),
-    apiKeysRouter(ctx),
-    drivePagesRouter(ctx),
-    runsPagesRouter(ctx),
-    sharingPageRouter(ctx),
-    fileActionsRouter(ctx),
-    searchPageRouter(ctx, search),
-  );
-  // The viewer last: its `/{drive_id}/…` route passes anything that is not a drive id on.
-  router.use(sharePageRouter(ctx), viewerRouter(ctx));
+  router.use(assetsRouter());
+  // Every page and form is a declaration of the kit (src/web/kit); the viewer last: its `/{drive_id}/…` declarations
+  // pass anything that is not a drive id on.
+  const declarations: Declaration[] = [
+    ...authPages,
+    ...emailPages,
+    ...resetPages,
+    ...claimPages,
+    ...dashboardPages,
+    ...oauthConsentPages,
+    ...apiKeyForms,
+    ...drivePages,
+    ...runsPages,
+    ...sharingPages,
+    ...fileActions,
+    ...searchPages(search),
+    ...sharePages,
+    ...viewerPages,
+  ];
+  mount(ctx, router, declarations);
 
   const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
     if (err instanceof WebAuthNotConfigured) {

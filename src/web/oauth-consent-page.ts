@@ -1,18 +1,11 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../platform/context.js';
-import {
-  AuthorizeRefused,
-  checkAuthorizeRequest,
-  createDriveForAccount,
-  grantableDrives,
-  issueAuthorizationCode,
-  type AuthorizeRequest,
-} from '../identity/mcp-oauth.js';
+import { AuthorizeRefused, type AuthorizeRequest } from '../identity/mcp-oauth.js';
+import { answerConsent, consentRead } from '../identity/oauth-consent.js';
 import { OAuthError } from '../identity/oauth-error.js';
 import { isClientIdUrl } from '../identity/client-metadata.js';
-import { loginUrl } from './auth-pages.js';
-import { csrfField, html, sendPage } from './html.js';
-import { csrfValid, readSession } from './session.js';
+import { loginUrl } from './format.js';
+import { csrfField, html } from './html.js';
+import { go, show, type AnyoneCall, type SignedInCall } from './kit/call.js';
+import { form, page, type Declaration } from './kit/declare.js';
 
 /**
  * /oauth2/authorize for MCP clients: the signed-in drive owner sees which client asks, picks one
@@ -31,11 +24,12 @@ const PARAMS = [
   'scope',
 ] as const;
 
-function back(res: Response, r: AuthorizeRequest, params: Record<string, string>) {
+/** Back to the client's redirect URI with these parameters (and its state). */
+function back(r: AuthorizeRequest, params: Record<string, string>) {
   const url = new URL(r.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (r.state !== null) url.searchParams.set('state', r.state);
-  res.redirect(303, url.toString());
+  return go(url.toString());
 }
 
 /**
@@ -58,29 +52,20 @@ function clientLabel(r: AuthorizeRequest) {
     : name;
 }
 
-async function checked(
-  ctx: AppContext,
-  req: Request,
-  res: Response,
-  source: Record<string, unknown>,
-): Promise<AuthorizeRequest | undefined> {
-  try {
-    return await checkAuthorizeRequest(ctx, source, req.ip ?? 'unknown');
-  } catch (err) {
-    if (err instanceof AuthorizeRefused) {
-      back(res, err.request, { error: err.code, error_description: err.description });
-      return undefined;
-    }
-    if (!(err instanceof OAuthError)) throw err;
-    if (err.retryAfterS !== undefined) res.setHeader('Retry-After', String(err.retryAfterS));
-    sendPage(
-      res,
-      'Connect an app',
-      html`<p class="error" role="alert">This sign-in link is not valid: ${err.description}.</p>`,
-      err.status,
-    );
-    return undefined;
-  }
+/**
+ * A refused authorization request: a bad scope or resource goes back to the client; a bad client or redirect URI is
+ * said here and never redirected.
+ */
+function refused(c: AnyoneCall | SignedInCall, err: unknown) {
+  if (err instanceof AuthorizeRefused)
+    return back(err.request, { error: err.code, error_description: err.description });
+  if (!(err instanceof OAuthError)) throw err;
+  if (err.retryAfterS !== undefined) c.res.setHeader('Retry-After', String(err.retryAfterS));
+  return show(
+    'Connect an app',
+    html`<p class="error" role="alert">This sign-in link is not valid: ${err.description}.</p>`,
+    err.status,
+  );
 }
 
 /** Read only or read and write (issue 36); a client that asked for `drive:read` is offered no more. */
@@ -97,76 +82,62 @@ function accessChoice(readOnly: boolean) {
   </fieldset>`;
 }
 
-export function oauthConsentRouter(ctx: AppContext): Router {
-  const router = Router();
-
-  router.get('/oauth2/authorize', async (req: Request, res: Response) => {
-    const r = await checked(ctx, req, res, req.query);
-    if (!r) return;
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl(req.originalUrl));
-    const drives = await grantableDrives(ctx, session.uid);
+export const oauthConsentPages: Declaration[] = [
+  page({ path: '/oauth2/authorize', who: 'anyone' }, async (c) => {
+    const uid = c.session?.uid;
+    let read;
+    try {
+      read = await consentRead(c.ctx, c.req.query, c.req.ip ?? 'unknown', uid);
+    } catch (err) {
+      return refused(c, err);
+    }
+    if (!uid) return go(loginUrl(c.req.originalUrl));
+    const { request: r, drives } = read;
     const hidden = PARAMS.map((k) =>
-      typeof req.query[k] === 'string'
-        ? html`<input type="hidden" name="${k}" value="${req.query[k] as string}" />`
-        : '',
+      c.query(k) ? html`<input type="hidden" name="${k}" value="${c.query(k)}" />` : '',
     );
-    sendPage(
-      res,
+    return show(
       'Connect an app',
-      html` <p>
-          ${clientLabel(r)} wants to use your drive through MCP. It will be sent back to
-          <code>${r.redirectUri}</code>.
+      html`<p>
+          ${clientLabel(r)} asks to use your drive through MCP. It will be sent back to <code>${r.redirectUri}</code>.
         </p>
-        <form method="post" action="/oauth2/authorize">
-          ${csrfField(session.csrf)} ${hidden} ${accessChoice(r.readOnly)}
+        <form method="post" action="/oauth2/authorize" class="card">
+          ${csrfField(c.csrf())} ${hidden} ${accessChoice(r.readOnly)}
           ${
             drives.length
               ? html`<fieldset>
                     <legend>Drive</legend>
                     ${drives.map((d, i) => html`<label><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} /> <code>${d.id}</code></label>`)}
                   </fieldset>
-                  <button type="submit" name="decision" value="approve">Allow</button>`
+                  <button type="submit" name="decision" value="approve" class="primary">Allow</button>`
               : html`<p>Your account has no drive yet: allowing creates one, owned by you, for this app to use.</p>
-                  <button type="submit" name="decision" value="create">Create a drive and allow</button>`
+                  <button type="submit" name="decision" value="create" class="primary">Create a drive and allow</button>`
           }
           <button type="submit" name="decision" value="deny">Deny</button>
         </form>
-        <p>Signed in as ${session.email}. You can revoke access at any time; the app then has to ask again.</p>`,
+        <p>Signed in as ${c.session?.email}. You can revoke access at any time; the app then has to ask again.</p>`,
       200,
-      { formAction: redirectSource(r.redirectUri) },
+      { formAction: redirectSource(r.redirectUri), layout: 'app' },
     );
-  });
+  }),
 
-  router.post('/oauth2/authorize', async (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const r = await checked(ctx, req, res, body);
-    if (!r) return;
-    const session = readSession(req);
-    if (!session?.uid) return res.redirect(303, loginUrl('/dashboard'));
-    if (!csrfValid(session, body.csrf))
-      return sendPage(
-        res,
-        'Connect an app',
-        html`<p class="error">Your form expired. Start the connection again from your app.</p>`,
-        403,
-      );
-    if (body.decision !== 'approve' && body.decision !== 'create')
-      return back(res, r, { error: 'access_denied', error_description: 'the drive owner denied access' });
+  form({ path: '/oauth2/authorize', who: 'signed_in', back: '/dashboard' }, async (c) => {
+    const answer = {
+      decision: c.field('decision'),
+      driveId: c.field('drive_id'),
+      readOnly: c.field('access') === 'read',
+    };
     try {
-      // A person with no drive yet makes one here (never stranded on a dead end); with one, the chosen drive.
-      const driveId =
-        body.decision === 'create'
-          ? (await createDriveForAccount(ctx, session.uid))[0].id
-          : typeof body.drive_id === 'string'
-            ? body.drive_id
-            : '';
-      const code = await issueAuthorizationCode(ctx, r, session.uid, driveId, body.access === 'read');
-      back(res, r, { code });
+      const { request, params } = await answerConsent(
+        c.ctx,
+        c.req.body ?? {},
+        c.req.ip ?? 'unknown',
+        c.session.uid,
+        answer,
+      );
+      return back(request, params);
     } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      back(res, r, { error: err.code, error_description: err.description });
+      return refused(c, err);
     }
-  });
-  return router;
-}
+  }),
+];

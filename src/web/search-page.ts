@@ -1,12 +1,10 @@
-import { Router } from 'express';
-import type { AppContext } from '../platform/context.js';
-import { AppError } from '../lib/errors.js';
 import { searchAndFind } from '../search/search-page.js';
 import type { SearchService } from '../search/service.js';
 import { encodePath, timeTag } from './format.js';
 import { esc, html, Html } from './html.js';
 import { fileIcon, icon } from './icons.js';
-import { ownerOf, ownerPage } from './owner/owner-request.js';
+import { show } from './kit/call.js';
+import { page, type Declaration } from './kit/declare.js';
 
 /**
  * `/search?q=`: the search box of every owner page. Files that match (as `/v0/search`) with the matched words marked,
@@ -31,55 +29,53 @@ function textFragment(snippet: string, text: string): string {
   return words ? `#:~:text=${encodeURIComponent(words).replace(/-/g, '%2D')}` : '';
 }
 
-export function searchPageRouter(ctx: AppContext, search: SearchService): Router {
-  const router = Router();
-  router.get('/search', async (req, res) => {
-    const o = ownerOf(ctx, req, res);
-    if (!o) return;
-    const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 200) : '';
-    if (!q) return ownerPage(ctx, req, res, 'Search', html`<p>Type words in the search box above.</p>`);
-    let found;
-    try {
-      found = await searchAndFind(o.rc, search, q);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return ownerPage(ctx, req, res, 'Search', html`<p class="error">${err.message}</p>`, err.status);
+export const searchPages = (search: SearchService): Declaration[] => [
+  page({ path: '/search', who: 'owner', refusalTitle: 'Search' }, async (c) => {
+    const q = c.query('q').trim().slice(0, 200);
+    if (!q) return show('Search', html`<p>Type words in the search box above.</p>`);
+    const found = await searchAndFind(c.rc, search, q);
+    const drv = c.session.drv;
+    // One entry per file: the file hit (or, found only by its passages, the file of those passages) with its
+    // passages under it, in the order the files ranked, then files found by passages alone.
+    const byPath = new Map<string, { file?: (typeof found.files)[number]; passages: typeof found.passages }>();
+    for (const f of found.files) byPath.set(f.path, { file: f, passages: [] });
+    for (const h of found.passages) {
+      const entry = byPath.get(h.path) ?? { passages: [] };
+      entry.passages.push(h);
+      byPath.set(h.path, entry);
     }
-    const drv = o.session.drv;
-    const files = found.files.map(
-      (h) =>
-        html`<div class="hit">
+    const entries = [...byPath.entries()].map(
+      ([path, { file, passages }]) =>
+        html`<li class="hit" data-testid="search-hit">
           <p>
-            <a href="/${drv}/${encodePath(h.path)}">${fileIcon(h.contentType, h.path)} ${h.path}</a>
-            <span class="muted">· v${h.versionNumber} · ${timeTag(h.updatedAt)}</span>
+            <a href="/${drv}/${encodePath(path)}"
+              >${file ? fileIcon(file.contentType, path) : fileIcon('', path)} ${path}</a
+            >
+            ${file ? html`<span class="muted">· v${file.versionNumber} · ${timeTag(file.updatedAt)}</span>` : ''}
           </p>
-          ${h.snippet ? html`<p class="muted">${markedSnippet(h.snippet)}</p>` : ''}
-        </div>`,
+          ${file?.snippet && !passages.length ? html`<p class="muted">${markedSnippet(file.snippet)}</p>` : ''}
+          ${
+            passages.length
+              ? html`<ul class="passages">
+                  ${passages.map(
+                    (h) =>
+                      html`<li>
+                        <a href="/${drv}/${encodePath(h.path)}${textFragment(h.snippet, h.text)}"
+                          >Passage ${h.ord + 1}</a
+                        >: ${markedSnippet(h.snippet || h.text)}
+                      </li>`,
+                  )}
+                </ul>`
+              : ''
+          }
+        </li>`,
     );
-    const passages = found.passages.map(
-      (h) =>
-        html`<div class="hit">
-          <p>
-            <a href="/${drv}/${encodePath(h.path)}${textFragment(h.snippet, h.text)}">${h.path}</a>
-            <span class="muted">· passage ${h.ord + 1}</span>
-          </p>
-          <p>${markedSnippet(h.snippet || h.text)}</p>
-        </div>`,
-    );
-    ownerPage(
-      ctx,
-      req,
-      res,
+    return show(
       `Results for “${q}”`,
       html`<section data-testid="search-files" aria-labelledby="files-h">
-          <h2 id="files-h">${icon('search')} Files (${files.length})</h2>
-          ${files.length ? files : html`<p class="muted">No file matches these words.</p>`}
-        </section>
-        <section data-testid="search-passages" aria-labelledby="passages-h">
-          <h2 id="passages-h">Passages</h2>
-          ${passages.length ? passages : html`<p class="muted">No passage matches.</p>`}
-        </section>`,
+        <h2 id="files-h">${icon('search')} ${entries.length} file${entries.length === 1 ? '' : 's'}</h2>
+        ${entries.length ? html`<ul class="hits">${entries}</ul>` : html`<p class="muted">No file matches these words.</p>`}
+      </section>`,
     );
-  });
-  return router;
-}
+  }),
+];

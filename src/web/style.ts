@@ -33,11 +33,14 @@ form.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}form.row lab
 .notice{border:1px solid var(--line);border-left:4px solid var(--ok);border-radius:var(--radius);padding:.6rem 1rem;margin:1rem 0;background:#f3faf5}
 .notice.error{border-left-color:var(--err);background:#fdf3f3}
 .secret{font-family:ui-monospace,monospace;word-break:break-all;background:#f1f3f5;padding:.5rem;border-radius:6px}
+.copy-row{display:flex;gap:.5rem;align-items:flex-start;margin:.25rem 0 .75rem}.copy-row .secret{flex:1;min-width:0;display:block}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.83rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 td.num,th.num{text-align:right;white-space:nowrap}
 table.files td.name a{display:inline-flex;gap:.45rem;align-items:center;font-weight:500;word-break:break-word}
+table.listing{table-layout:fixed}table.listing .c-kind{width:11rem}table.listing .c-size{width:6.5rem}table.listing .c-date{width:8.5rem}table.listing .c-act{width:3.5rem}
+table.listing td.name{overflow-wrap:anywhere}
 table.files .folder-icon{color:#c28a00}table.files .file-icon{color:var(--muted)}
 .badge{display:inline-flex;gap:.2rem;align-items:center;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid var(--line);color:var(--muted);margin-left:.4rem;vertical-align:.1em}
 .badge.public{color:#8a4b00;border-color:#f0c987;background:#fff7e8}.badge.shared{color:var(--accent);border-color:#bcd0f2;background:var(--accent-bg)}
@@ -45,7 +48,12 @@ table.files .folder-icon{color:#c28a00}table.files .file-icon{color:var(--muted)
 .crumbs a{font-weight:500}
 .toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-start;margin:.5rem 0 1rem}
 .toolbar>.button{margin:0}
-.toolbar details,.actions details{position:relative}
+.toolbar{position:relative}.toolbar details{position:static}.actions details{position:relative}
+.toolbar>details[open]>.panel{position:absolute;left:0;top:calc(100% + .25rem);margin:0;z-index:10;width:min(34rem,100%);max-height:80vh;overflow:auto}
+details>summary.danger{border-color:var(--err);color:var(--err)}
+details.confirm{display:inline-block;position:relative;vertical-align:top}
+details.confirm[open] .panel{white-space:normal;width:min(20rem,calc(100vw - 3rem))}
+td.actions-cell{white-space:nowrap}
 main.dropping{outline:3px dashed var(--accent);outline-offset:.75rem;border-radius:var(--radius)}
 details>summary{cursor:pointer;list-style:none;display:inline-flex;gap:.35rem;align-items:center;padding:.35rem .8rem;border:1px solid #b9c0c8;border-radius:6px;background:#fff;font-weight:500}
 details>summary::-webkit-details-marker{display:none}
@@ -70,9 +78,11 @@ pre.diff{font:13px/1.5 ui-monospace,monospace;border:1px solid var(--line);borde
 pre.diff span{display:block;padding:0 .75rem;white-space:pre-wrap;overflow-wrap:anywhere}pre.diff .add{background:#e6ffec}pre.diff .del{background:#ffebe9}pre.diff .hunk{background:var(--accent-bg);color:var(--muted)}
 iframe.content{width:100%;height:75vh;border:1px solid var(--line);border-radius:6px;background:#fff}img.content{max-width:100%;border:1px solid var(--line)}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.hit{padding:.75rem 0;border-bottom:1px solid var(--line)}.hit p{margin:.25rem 0}mark{background:#fff0a8;padding:0 .1em}
+.hit{padding:.75rem 0;border-bottom:1px solid var(--line)}.hit p{margin:.25rem 0}ul.hits{list-style:none;padding:0;margin:0}
+ul.passages{margin:.25rem 0 0;padding-left:1.25rem;font-size:.95rem}ul.passages li{margin:.25rem 0}
+ul.activity{list-style:none;padding:0;margin:0}ul.activity li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 1rem;padding:.45rem 0;border-bottom:1px solid var(--line)}ul.activity .what{overflow-wrap:anywhere}mark{background:#fff0a8;padding:0 .1em}
 .hero{padding:2rem 0}.hero p{font-size:1.2rem;color:var(--muted);max-width:36rem}
-@media (max-width:600px){main{margin-top:1rem}h1{font-size:1.44rem}td.hide-narrow,th.hide-narrow{display:none}header.top form.search{margin-left:0;max-width:none}}
+@media (max-width:600px){main{margin-top:1rem}h1{font-size:1.44rem}td.hide-narrow,th.hide-narrow{display:none}table.listing{table-layout:auto}table.listing col{width:auto!important}header.top form.search{margin-left:0;max-width:none}}
 .hljs-keyword,.hljs-built_in,.hljs-selector-tag{color:#a626a4}.hljs-string,.hljs-attr,.hljs-regexp{color:#3c7a36}.hljs-number,.hljs-literal{color:#8a5a00}
 .hljs-comment,.hljs-quote{color:#6a6e76;font-style:italic}.hljs-title,.hljs-function,.hljs-section{color:#2f5fc4}.hljs-type,.hljs-class{color:#8f5f00}
 .hljs-meta,.hljs-variable,.hljs-template-variable{color:#b8342a}.hljs-name,.hljs-tag{color:#b8342a}`;

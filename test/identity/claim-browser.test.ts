@@ -68,10 +68,10 @@ describe('claim ceremony in a real browser', () => {
     await page.goto(`${api.url}/dashboard`); // the key is never shown again
     expect(await page.content()).not.toContain(key);
 
-    await page
-      .getByRole('row', { name: key.slice(0, 14) })
-      .getByRole('button', { name: 'Revoke' })
-      .click();
+    // Revoking asks first: the row's Revoke opens the question, its button revokes.
+    const row = page.getByRole('row', { name: key.slice(0, 14) });
+    await row.locator('summary', { hasText: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.waitForURL('**/dashboard');
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(401);
     expect(cspViolations).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { safeReturnTo } from '../../src/web/auth-pages.js';
+import { safeReturnTo } from '../../src/web/format.js';
 import { esc, html } from '../../src/web/html.js';
 import { randomIp, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 

@@ -38,14 +38,14 @@ describe('owner pages and viewer in a real browser', () => {
     await put(key, 'notes/hello.md', '# Hello\n\nSome **notes**.', 'text/markdown');
     await page.goto(`${api.url}/dashboard`);
     expect(await page.getByTestId('usage').textContent()).toMatch(/Storage/);
-    expect(await page.getByTestId('activity').textContent()).toMatch(/artifact\.created/);
+    expect(await page.getByTestId('activity').textContent()).toMatch(/Created notes\/hello\.md/);
     await screenshot(page, 'viewer', 'dashboard');
 
     await page.goto(`${api.url}/settings/api-keys`);
-    await page
-      .getByRole('row', { name: key.slice(0, 14) })
-      .getByRole('button', { name: 'Revoke' })
-      .click();
+    // Revoking asks first: the row's Revoke opens the question, its button revokes.
+    const row = page.getByRole('row', { name: key.slice(0, 14) });
+    await row.locator('summary', { hasText: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.waitForURL('**/settings/api-keys');
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).status).toBe(401);
     await page.close();
@@ -82,11 +82,11 @@ describe('owner pages and viewer in a real browser', () => {
     // Share link: create, redeem anonymously, rotate, the old link dies.
     await page.goto(`${api.url}/settings/sharing?resource=${priv.art_id}`);
     await page.getByRole('button', { name: 'Create link' }).click();
-    const link1 = await page.getByTestId('new-share-link').inputValue();
+    const link1 = (await page.getByTestId('new-share-link').textContent())!.trim();
     expect((await visitor.goto(link1))!.status()).toBe(200);
     expect(await visitor.getByRole('heading', { name: 'Private plan' }).isVisible()).toBe(true);
     await page.getByTestId('share-row').getByRole('button', { name: 'Rotate' }).click();
-    const link2 = await page.getByTestId('new-share-link').inputValue();
+    const link2 = (await page.getByTestId('new-share-link').textContent())!.trim();
     expect(link2).not.toBe(link1);
     expect((await visitor.goto(link1))!.status()).toBe(404);
     expect((await visitor.goto(link2))!.status()).toBe(200);

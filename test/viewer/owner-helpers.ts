@@ -66,3 +66,15 @@ export async function put(
   expect(res.status, await res.clone().text()).toBeLessThan(300);
   return res.json() as Promise<{ art_id: string; url: string; version_number: number }>;
 }
+
+/** Waits until the drive's index answers `q` on `/v0/search` or `/v0/find` (indexing runs after the write commits). */
+export async function untilIndexed(api: TestApi, key: string, route: 'search' | 'find', q: string): Promise<void> {
+  await expect
+    .poll(
+      async () =>
+        (await (await fetch(`${api.url}/v0/${route}?q=${encodeURIComponent(q)}`, { headers: bearer(key) })).json())
+          .items?.length,
+      { timeout: 60_000, interval: 500 },
+    )
+    .toBeGreaterThan(0);
+}

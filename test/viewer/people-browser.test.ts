@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
-import { screenshot } from './browser.js';
+import { screenshot, seriousViolations, sidewaysScroll } from './browser.js';
 import { claimedOwner, mintKey, OWNER_PASSWORD, put, useBrowserSuite } from './owner-helpers.js';
 
 /**
@@ -17,22 +15,6 @@ let browser: Browser;
 useBrowserSuite((suite) => ({ api, browser } = suite));
 
 const SHOTS = 'web-screenshots';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core in the page (evaluated over the DevTools protocol, so the page's CSP allows no script of ours). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } })
-      .axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
-}
-
-const sidewaysScroll = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-
 describe('pages for people', () => {
   it('/ is a landing page signed out and the dashboard signed in; unknown paths are HTML 404 with a way back', async () => {
     const anon = await browser.newPage();
@@ -66,7 +48,7 @@ describe('pages for people', () => {
     await page.goto(`${api.url}/dashboard`);
     await page.getByLabel('Label').fill('reload');
     await page.getByRole('button', { name: 'Mint API key' }).click();
-    await page.waitForURL('**/dashboard');
+    await page.waitForURL('**/dashboard#new-key');
     const key = (await page.getByTestId('new-api-key').textContent())!.trim();
     expect(key).toMatch(/^ad_live_/);
     await page.reload();

@@ -1,12 +1,10 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../../platform/context.js';
 import { mintOwnerApiKey, revokeOwnerApiKey } from '../../identity/accounts.js';
-import { loginUrl } from '../auth-pages.js';
-import { safeBack } from '../format.js';
+import { safeBack, timeTag } from '../format.js';
 import { csrfField, html, type Html, rowsOr } from '../html.js';
-import { timeTag } from '../format.js';
-import { csrfValid, readSession, writeFlash } from '../session.js';
-import { field, ownerPage } from './owner-request.js';
+import { confirmButton } from '../confirm.js';
+import { copyable } from '../copy.js';
+import { go, show, type SignedInCall } from '../kit/call.js';
+import { form, type Declaration } from '../kit/declare.js';
 
 /**
  * The one API-key flow of the web (the dashboard and the API keys page both show `keysSection` and post here): mint
@@ -22,7 +20,28 @@ export interface KeyRow {
   revokedAt?: Date | null;
 }
 
-export function keysSection(csrf: string, driveId: string, keys: KeyRow[], back: string, newKey?: string): Html {
+/** A new key, where the person minted it: the key with a Copy button, and ready lines for MCP and the CLI. */
+function newKeyNotice(driveId: string, key: string, baseUrl: string): Html {
+  const mcp = `claude mcp add --transport http agent-drive ${baseUrl}/mcp --header "Authorization: Bearer ${key}"`;
+  const cli = `AGENT_DRIVE_API_KEY=${key} npx agent-drive login --api-key --url ${baseUrl}`;
+  return html`<div class="notice" role="status" id="new-key" tabindex="-1">
+    <p>New API key for <code>${driveId}</code>. Copy it now: it is shown only once.</p>
+    ${copyable('new-api-key', key)}
+    <p>Connect an MCP client (Claude Code):</p>
+    ${copyable('snippet-mcp', mcp)}
+    <p>Or sign the <code>agent-drive</code> CLI in with it:</p>
+    ${copyable('snippet-cli', cli)}
+  </div>`;
+}
+
+export function keysSection(
+  csrf: string,
+  driveId: string,
+  keys: KeyRow[],
+  back: string,
+  newKey?: string,
+  baseUrl = '',
+): Html {
   const hidden = html`${csrfField(csrf)}<input type="hidden" name="drive_id" value="${driveId}" /><input
       type="hidden"
       name="back"
@@ -39,21 +58,24 @@ export function keysSection(csrf: string, driveId: string, keys: KeyRow[], back:
           ${
             k.revokedAt
               ? html`<span class="muted">revoked ${timeTag(k.revokedAt)}</span>`
-              : html`<form class="inline" method="post" action="/settings/api-keys/${k.id}/revoke">
-                  ${hidden}<button type="submit" class="danger">Revoke</button>
-                </form>`
+              : confirmButton({
+                  label: 'Revoke',
+                  question: `Revoke ${k.prefix}…${k.label ? ` (${k.label})` : ''}? Agents using it lose access at once.`,
+                  action: `/settings/api-keys/${k.id}/revoke`,
+                  csrf,
+                  confirm: 'Yes, revoke',
+                  hidden: html`<input type="hidden" name="drive_id" value="${driveId}" /><input
+                      type="hidden"
+                      name="back"
+                      value="${back}"
+                    />`,
+                  testId: `revoke-${k.prefix}`,
+                })
           }
         </td>
       </tr>`,
   );
-  return html`${
-    newKey
-      ? html`<div class="notice" role="status">
-            <p>New API key for <code>${driveId}</code>. Copy it now: it is shown only once.</p>
-            <p class="secret" data-testid="new-api-key">${newKey}</p>
-          </div>`
-      : ''
-  }
+  return html`${newKey ? newKeyNotice(driveId, newKey, baseUrl) : ''}
     <div class="scroll">
       <table>
         <thead>
@@ -81,43 +103,35 @@ export function keysSection(csrf: string, driveId: string, keys: KeyRow[], back:
     </form>`;
 }
 
-/** The signed-in account of a CSRF-checked key form, or a response already sent. */
-function keysPost(ctx: AppContext, req: Request, res: Response) {
-  const session = readSession(req);
-  const back = safeBack(field(req.body, 'back'), '/settings/api-keys');
-  if (!session?.uid) return void res.redirect(303, loginUrl(back));
-  if (!csrfValid(session, req.body?.csrf)) {
-    ownerPage(ctx, req, res, 'Form expired', html`<p class="error">Your form expired. Reload and try again.</p>`, 403);
-    return undefined;
-  }
-  return { uid: session.uid, driveId: field(req.body, 'drive_id') || session.drv || '', back };
-}
+const keyForm = (c: SignedInCall) => ({
+  driveId: c.field('drive_id') || c.session.drv || '',
+  back: safeBack(c.field('back'), '/settings/api-keys'),
+});
+const notOwner = () => show('Not your drive', html`<p class="error">You do not own that drive.</p>`, 403);
 
-const notOwner = (ctx: AppContext, req: Request, res: Response) =>
-  ownerPage(ctx, req, res, 'Not your drive', html`<p class="error">You do not own that drive.</p>`, 403);
-
-export function apiKeysRouter(ctx: AppContext): Router {
-  const router = Router();
-  const mint = async (req: Request, res: Response) => {
-    const p = keysPost(ctx, req, res);
-    if (!p) return;
-    const label = field(req.body, 'label').trim().slice(0, 64) || null;
-    const minted = await mintOwnerApiKey(ctx, p.uid, p.driveId, label, field(req.body, 'access') === 'read');
-    if (!minted) return notOwner(ctx, req, res);
-    writeFlash(ctx.config, res, p.back.split('?')[0], { key: minted.key, key_drive: p.driveId });
-    res.redirect(303, p.back);
-  };
-  const revoke = async (req: Request, res: Response) => {
-    const p = keysPost(ctx, req, res);
-    if (!p) return;
-    const revoked = await revokeOwnerApiKey(ctx, p.uid, p.driveId, String(req.params.keyId));
-    if (revoked === 'not_owner') return notOwner(ctx, req, res);
-    if (revoked === 'no_such_key')
-      return ownerPage(ctx, req, res, 'No such key', html`<p class="error">No such live key on that drive.</p>`, 404);
-    res.redirect(303, p.back);
-  };
-  // The dashboard's former addresses answer with the same flow.
-  router.post(['/settings/api-keys', '/dashboard/keys'], mint);
-  router.post(['/settings/api-keys/:keyId/revoke', '/dashboard/keys/:keyId/revoke'], revoke);
-  return router;
-}
+// The dashboard's former addresses answer with the same flow.
+export const apiKeyForms: Declaration[] = [
+  form({ path: ['/settings/api-keys', '/dashboard/keys'], who: 'signed_in', back: '/settings/api-keys' }, async (c) => {
+    const { driveId, back } = keyForm(c);
+    const label = c.field('label').trim().slice(0, 64) || null;
+    const minted = await mintOwnerApiKey(c.ctx, c.session.uid, driveId, label, c.field('access') === 'read');
+    if (!minted) return notOwner();
+    // The page comes back scrolled to the new key (#new-key), where the person is.
+    return go(`${back}#new-key`, { key: minted.key, key_drive: driveId });
+  }),
+  form(
+    {
+      path: ['/settings/api-keys/:keyId/revoke', '/dashboard/keys/:keyId/revoke'],
+      who: 'signed_in',
+      back: '/settings/api-keys',
+    },
+    async (c) => {
+      const { driveId, back } = keyForm(c);
+      const revoked = await revokeOwnerApiKey(c.ctx, c.session.uid, driveId, String(c.req.params.keyId));
+      if (revoked === 'not_owner') return notOwner();
+      if (revoked === 'no_such_key')
+        return show('No such key', html`<p class="error">No such live key on that drive.</p>`, 404);
+      return go(back);
+    },
+  ),
+];

@@ -1,13 +1,10 @@
-import { Router, type Request, type Response } from 'express';
-import type { AppContext } from '../../platform/context.js';
 import { listRuns, revertRun, type RunRow } from '../../history/runs.js';
 import { createSnapshot, listSnapshots, rewindDrive } from '../../history/snapshots.js';
 import type { UndoResult } from '../../history/undo.js';
-import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
 import { csrfField, html, rowsOr, shortTime, type Html } from '../html.js';
-import { takeFlash, writeFlash } from '../session.js';
+import { go, show, type OwnerCall } from '../kit/call.js';
+import { form, page, type Declaration } from '../kit/declare.js';
 import { flashNotice } from './notice.js';
-import { attempt, field, ownerOf, ownerPage, ownerPost, type Owner } from './owner-request.js';
 
 /**
  * Activity by run ("agent X changed 14 files, 3 minutes ago") with "Undo this run", which shows the dry run first,
@@ -33,7 +30,7 @@ function runLine(r: RunRow): Html {
 }
 
 /** The dry run as a table, and the form that does it for real. */
-function preview(o: Owner, r: UndoResult, action: string, label: string): Html {
+function preview(csrf: string, r: UndoResult, action: string, label: string): Html {
   const conflicts = r.changes.filter((c) => c.outcome === 'conflict').length;
   const rows = r.changes.map(
     (c) => html`<tr data-testid="change">
@@ -56,7 +53,7 @@ function preview(o: Owner, r: UndoResult, action: string, label: string): Html {
       </tbody>
     </table>
     <form method="post" action="${action}">
-      ${csrfField(o.session.csrf)}
+      ${csrfField(csrf)}
       ${
         conflicts
           ? html`<p class="error">${conflicts} change(s) were changed again later by someone else.</p>
@@ -67,73 +64,54 @@ function preview(o: Owner, r: UndoResult, action: string, label: string): Html {
     </form>`;
 }
 
-export function runsPagesRouter(ctx: AppContext): Router {
-  const router = Router();
-  const done = (res: Response, back: string, r: UndoResult) => {
-    const n = r.changes.filter((c) => c.outcome === 'reverted').length;
-    writeFlash(ctx.config, res, back, { notice: `Done: ${n} change(s) undone as run ${r.revert_run_id}.` });
-    res.redirect(303, back);
-  };
+/** Where an undo or a rewind lands: back on its list, saying what it did. */
+const done = (back: string, r: UndoResult) => {
+  const n = r.changes.filter((c) => c.outcome === 'reverted').length;
+  return go(back, { notice: `Done: ${n} change(s) undone as run ${r.revert_run_id}.` });
+};
 
-  router.get('/activity', async (req, res) => {
-    const o = ownerOf(ctx, req, res);
-    if (!o) return;
-    const flash = takeFlash(ctx.config, req, res, '/activity');
-    const { items } = await listRuns(o.rc, { limit: 50 });
-    ownerPage(
-      ctx,
-      req,
-      res,
+const runIdOf = (c: OwnerCall) => String(c.req.params.runId);
+const rewindTo = (c: OwnerCall, dryRun: boolean) =>
+  rewindDrive(c.rc, { toSnapshot: String(c.req.params.id), dryRun, force: dryRun || !!c.field('force') });
+
+export const runsPages: Declaration[] = [
+  page({ path: '/activity', who: 'owner' }, async (c) => {
+    const { items } = await listRuns(c.rc, { limit: 50 });
+    return show(
       'Activity by run',
-      html`${flashNotice(flash, o.session.csrf, '/activity')}
+      html`${flashNotice(c.flash(), c.session.csrf, '/activity')}
         <table data-testid="runs">
           <tbody>
             ${rowsOr(items.map(runLine), 2, 'No changes yet.')}
           </tbody>
         </table>`,
     );
-  });
+  }),
 
-  router.get('/activity/:runId/undo', async (req, res) => {
-    const o = ownerOf(ctx, req, res);
-    if (!o) return;
-    const runId = String(req.params.runId);
-    await attempt(ctx, req, res, '/activity', async () => {
-      const r = await revertRun(o.rc, runId, { dryRun: true, force: true });
-      const action = `/activity/${encodeURIComponent(runId)}/undo`;
-      ownerPage(ctx, req, res, `Undo run ${runId}`, preview(o, r, action, 'Undo this run'));
-    });
-  });
+  // The dry run first: the preview is exactly what the undo would do, and its form does it.
+  page({ path: '/activity/:runId/undo', who: 'owner', refusalTitle: 'Could not preview the undo' }, async (c) => {
+    const r = await revertRun(c.rc, runIdOf(c), { dryRun: true, force: true });
+    const action = `/activity/${encodeURIComponent(runIdOf(c))}/undo`;
+    return show(`Undo run ${runIdOf(c)}`, preview(c.session.csrf, r, action, 'Undo this run'));
+  }),
 
-  router.post('/activity/:runId/undo', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    await attempt(ctx, req, res, '/activity', async () => {
-      await chargeWriteOrRefuse(ctx, o.rc.principal);
-      const r = await revertRun(o.rc, String(req.params.runId), { dryRun: false, force: !!field(req.body, 'force') });
-      done(res, '/activity', r);
-    });
-  });
+  form({ path: '/activity/:runId/undo', who: 'owner', writes: true, back: '/activity' }, async (c) =>
+    done('/activity', await revertRun(c.rc, runIdOf(c), { dryRun: false, force: !!c.field('force') })),
+  ),
 
-  router.get('/snapshots', async (req, res) => {
-    const o = ownerOf(ctx, req, res);
-    if (!o) return;
-    const flash = takeFlash(ctx.config, req, res, '/snapshots');
-    const rows = (await listSnapshots(o.rc)).map(
+  page({ path: '/snapshots', who: 'owner' }, async (c) => {
+    const rows = (await listSnapshots(c.rc)).map(
       (s) => html`<tr data-testid="snapshot">
         <td>${s.label}</td>
         <td class="muted">seq ${s.seq} · ${shortTime(s.created_at)}</td>
         <td><a href="/snapshots/${s.id}/rewind">Rewind to this…</a></td>
       </tr>`,
     );
-    ownerPage(
-      ctx,
-      req,
-      res,
+    return show(
       'Snapshots',
-      html`${flashNotice(flash, o.session.csrf, '/snapshots')}
+      html`${flashNotice(c.flash(), c.session.csrf, '/snapshots')}
         <form method="post" action="/snapshots">
-          ${csrfField(o.session.csrf)}
+          ${csrfField(c.session.csrf)}
           <label for="snapshot-label">Name the drive as it is now</label>
           <input id="snapshot-label" name="label" required maxlength="200" />
           <button type="submit">Make a snapshot</button>
@@ -144,38 +122,19 @@ export function runsPagesRouter(ctx: AppContext): Router {
           </tbody>
         </table>`,
     );
-  });
+  }),
 
-  router.post('/snapshots', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    await attempt(ctx, req, res, '/snapshots', async () => {
-      const s = await createSnapshot(o.rc, field(req.body, 'label').slice(0, 200) || 'snapshot');
-      writeFlash(ctx.config, res, '/snapshots', { notice: `Snapshot “${s.label}” made at seq ${s.seq}.` });
-      res.redirect(303, '/snapshots');
-    });
-  });
+  form({ path: '/snapshots', who: 'owner', writes: true, back: '/snapshots' }, async (c) => {
+    const s = await createSnapshot(c.rc, c.field('label').slice(0, 200) || 'snapshot');
+    return go('/snapshots', { notice: `Snapshot “${s.label}” made at seq ${s.seq}.` });
+  }),
 
-  const rewindTo = (req: Request, o: Owner, dryRun: boolean) =>
-    rewindDrive(o.rc, { toSnapshot: String(req.params.id), dryRun, force: dryRun || !!field(req.body, 'force') });
+  page({ path: '/snapshots/:id/rewind', who: 'owner', refusalTitle: 'Could not preview the rewind' }, async (c) => {
+    const action = `/snapshots/${encodeURIComponent(String(c.req.params.id))}/rewind`;
+    return show('Rewind the drive', preview(c.session.csrf, await rewindTo(c, true), action, 'Rewind the drive'));
+  }),
 
-  router.get('/snapshots/:id/rewind', async (req, res) => {
-    const o = ownerOf(ctx, req, res);
-    if (!o) return;
-    await attempt(ctx, req, res, '/snapshots', async () => {
-      const r = await rewindTo(req, o, true);
-      const action = `/snapshots/${encodeURIComponent(String(req.params.id))}/rewind`;
-      ownerPage(ctx, req, res, 'Rewind the drive', preview(o, r, action, 'Rewind the drive'));
-    });
-  });
-
-  router.post('/snapshots/:id/rewind', async (req, res) => {
-    const o = ownerPost(ctx, req, res);
-    if (!o) return;
-    await attempt(ctx, req, res, '/snapshots', async () => {
-      await chargeWriteOrRefuse(ctx, o.rc.principal);
-      done(res, '/snapshots', await rewindTo(req, o, false));
-    });
-  });
-  return router;
-}
+  form({ path: '/snapshots/:id/rewind', who: 'owner', writes: true, back: '/snapshots' }, async (c) =>
+    done('/snapshots', await rewindTo(c, false)),
+  ),
+];

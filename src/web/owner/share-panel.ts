@@ -3,6 +3,17 @@ import { SHARE_ROLES } from '../../sharing/shares.js';
 import { humanTime } from '../format.js';
 import { csrfField, html, type Html } from '../html.js';
 import { icon } from '../icons.js';
+import { copyable } from '../copy.js';
+import type { ShareRow } from '../../sharing/shares.js';
+
+const ROLE_LABEL: Record<string, string> = { viewer: 'View', commenter: 'Comment', editor: 'Edit' };
+
+/** Who made a link: the owner on these pages (`web:` credentials), an API key or an agent. */
+function creatorOf(s: Pick<ShareRow, 'created_by_type' | 'created_by_id'>): string {
+  if (s.created_by_id.startsWith('web:')) return 'you, here';
+  if (s.created_by_type === 'api_key') return `API key ${s.created_by_id.slice(0, 12)}…`;
+  return `an agent (${s.created_by_id.slice(0, 12)}…)`;
+}
 
 /**
  * The Share control of a file or folder page: a disclosure (no script) holding the public switch, links (expiry,
@@ -42,9 +53,13 @@ export function sharePanel(
   const links = state.links.map(
     (s) =>
       html`<li data-testid="share-row">
-        Link ·
-        ${s.role}${s.password_hash ? ' · password' : ''}${s.expires_at ? ` · expires ${humanTime(s.expires_at)}` : ''} ·
-        opened ${Number(s.access_count)}×
+        <strong>${ROLE_LABEL[s.role] ?? s.role} link</strong>
+        <span class="muted">
+          · made ${humanTime(s.created_at)} by ${creatorOf(s)}${s.password_hash ? ' · password' : ''}${
+            s.expires_at ? ` · expires ${humanTime(s.expires_at)}` : ' · never expires'
+          }
+          · opened ${Number(s.access_count)}×</span
+        >
         <form class="inline" method="post" action="/settings/sharing/shares/${s.id}/rotate">
           ${hidden}<button type="submit" class="link">Rotate</button>
         </form>
@@ -53,20 +68,19 @@ export function sharePanel(
         </form>
       </li>`,
   );
-  return html`<details class="share" data-testid="share-control" ${open ? html`open` : ''}>
-    <summary>${icon('share')} Share</summary>
+  const visibility = state.isPublic ? 'Public' : 'Private';
+  return html`<details class="share" id="share" data-testid="share-control" ${open ? html`open` : ''}>
+    <summary>${icon('share')} Share <span class="muted" data-testid="share-visibility">· ${visibility}</span></summary>
     <div class="panel">
       ${
         newLink
           ? html`<div class="notice" role="status">
-              <label
-                >New link (shown once; copy it now)
-                <input type="text" readonly data-testid="new-share-link" value="${newLink}"
-              /></label>
+              <p>New link, shown once: copy it now.</p>
+              ${copyable('new-share-link', newLink)}
             </div>`
           : ''
       }
-      <h3>${icon('globe')} Public</h3>
+      <h3 data-testid="visibility-heading">${icon(state.isPublic ? 'globe' : 'lock')} ${visibility}</h3>
       <form method="post" action="/settings/sharing/public">
         ${hidden}<input type="hidden" name="public" value="${state.isPublic ? 'off' : 'on'}" />
         <p data-testid="public-state">

@@ -9,6 +9,8 @@ import { mintContentLink } from '../../sharing/content-links.js';
 import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
 import { icon } from '../icons.js';
+import { kindLabel } from '../kind.js';
+import { DROP_UPLOAD_PATH } from '../assets.js';
 import type { Timestamp } from '../../lib/time.js';
 import {
   isTextType,
@@ -33,8 +35,8 @@ export interface ArtifactView {
   nav: Html;
   /** Breadcrumbs above the title. */
   crumbs?: Html;
-  /** The owner's tools (share, history, rename, move, copy, delete) below the details. */
-  tools?: Html;
+  /** The owner's tools (share, history, rename, move, copy, delete) below the details, given the download links. */
+  tools?: (downloads: Html) => Html;
   /** The public/shared mark next to the details. */
   badge?: Html | '';
   /** The URL of the file's folder in the drive: relative images in markdown resolve against it (owner and grantees). */
@@ -150,7 +152,8 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
         </form>`
       : '';
   const meta = html`<div class="meta">
-    ${v.badge ?? ''}<span>${blob.contentType}</span><span>${humanSize(blob.size)}</span>
+    ${v.badge ?? ''}<span title="${blob.contentType}" data-testid="kind">${kindLabel(blob.contentType, blob.path)}</span
+    ><span>${humanSize(blob.size)}</span>
     <span data-testid="version"
       >version ${blob.versionNumber}${isHead ? '' : html` of ${artifact.version_number} (an older version)`}</span
     >
@@ -161,18 +164,23 @@ export async function sendArtifactPage(app: AppContext, res: Response, v: Artifa
         : ''
     }
     ${selector}
-    <a href="${v.selfUrl}?${versionQuery}raw=1">Raw</a
-    ><a href="${v.selfUrl}?${versionQuery}download=1">${icon('download')} Download</a>
   </div>`;
+  // Download sits with the other actions: the owner's toolbar, or a row of its own for everyone else.
+  const downloads = html`<a class="button" href="${v.selfUrl}?${versionQuery}download=1" data-testid="download"
+      >${icon('download')} Download</a
+    ><a class="button" href="${v.selfUrl}?${versionQuery}raw=1">Raw</a>`;
+  const actions = v.tools ? v.tools(downloads) : html`<div class="toolbar">${downloads}</div>`;
   sendPage(
     res,
     fileName(artifact.path),
-    html`${v.crumbs ?? ''}${meta}${v.tools ?? ''}${await body(app, v, versionQuery)}`,
+    html`${v.crumbs ?? ''}${meta}${actions}${await body(app, v, versionQuery)}`,
     200,
     {
       wide: true,
       nav: v.nav,
       contentOrigin: app.config.http.contentUrl,
+      // The owner's page script: its Copy buttons (a new share link).
+      script: v.tools ? DROP_UPLOAD_PATH : undefined,
     },
   );
 }

@@ -6,6 +6,7 @@ import { encodePath, humanSize, timeTag } from '../format.js';
 import { csrfField, html, Html, sendPage, rowsOr } from '../html.js';
 import { fileIcon, icon } from '../icons.js';
 import { DROP_UPLOAD_PATH } from '../assets.js';
+import { kindLabel } from '../kind.js';
 
 /**
  * A folder's page: breadcrumbs, its subfolders (explicit or implied by paths) and files with sizes and dates, sortable
@@ -60,6 +61,7 @@ export function itemActions(
   name: string,
   isFolder: boolean,
   extra: Html | '' = '',
+  fileUrl?: string,
 ): Html {
   const hidden = html`${csrfField(o.csrf)}<input type="hidden" name="ref" value="${ref}" /><input
       type="hidden"
@@ -70,6 +72,7 @@ export function itemActions(
   return html`<details class="actions">
     <summary aria-label="Actions for ${name}">${icon('more')}</summary>
     <div class="panel">
+      ${fileUrl ? html`<p><a class="button" href="${fileUrl}?download=1">${icon('download')} Download</a></p>` : ''}
       <form method="post" action="/files/move" class="row">
         ${hidden}<input type="hidden" name="folder" value="${here}" />
         <label>Rename to <input type="text" name="name" value="${name}" required /></label>
@@ -140,6 +143,7 @@ const sortLink = (base: string, sort: FolderSort, current: FolderSort, label: st
 export function sendFolderPage(res: Response, p: FolderPage, status = 200): void {
   const sort = p.sort ?? 'name';
   const o = p.owner;
+  // Columns: name, kind (a folder's file count), size, updated, actions; each value in its own column.
   const rows = [
     ...p.folders.map((f) => {
       const name = f.name;
@@ -149,8 +153,8 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
             f.id ? p.marks[f.id] : undefined,
           )}
         </td>
-        <td class="num">${f.files ? `${f.files} file${f.files === 1 ? '' : 's'}` : 'empty'}</td>
-        <td class="num hide-narrow">${f.files ? humanSize(f.bytes) : ''}</td>
+        <td class="hide-narrow">Folder · ${f.files ? `${f.files} file${f.files === 1 ? '' : 's'}` : 'empty'}</td>
+        <td class="num">${f.files ? humanSize(f.bytes) : '—'}</td>
         <td class="hide-narrow">${f.updatedAt ? timeTag(f.updatedAt) : ''}</td>
         ${o ? html`<td>${itemActions(o, f.id ?? f.path, name, true)}</td>` : ''}
       </tr>`;
@@ -163,11 +167,12 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
             p.marks[a.id],
             a.visibility,
           )}
+          ${a.version_number > 1 ? html`<span class="muted">v${a.version_number}</span>` : ''}
         </td>
+        <td class="hide-narrow" title="${a.content_type}">${kindLabel(a.content_type, a.path)}</td>
         <td class="num">${humanSize(a.size_bytes)}</td>
-        <td class="num hide-narrow">v${a.version_number}</td>
         <td class="hide-narrow">${timeTag(a.updated_at)}</td>
-        ${o ? html`<td>${itemActions(o, a.id, name, false)}</td>` : ''}
+        ${o ? html`<td>${itemActions(o, a.id, name, false, '', `${p.base}${encodePath(name)}`)}</td>` : ''}
       </tr>`;
     }),
   ];
@@ -181,12 +186,19 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
         ${sortLink(p.base, 'date', sort, 'date')}
       </p>
       <div class="scroll">
-        <table class="files" data-testid="folder-listing">
+        <table class="files listing" data-testid="folder-listing">
+          <colgroup>
+            <col />
+            <col class="c-kind hide-narrow" />
+            <col class="c-size" />
+            <col class="c-date hide-narrow" />
+            ${o ? html`<col class="c-act" />` : ''}
+          </colgroup>
           <thead>
             <tr>
               <th>Name</th>
+              <th class="hide-narrow">Kind</th>
               <th class="num">Size</th>
-              <th class="num hide-narrow">Version</th>
               <th class="hide-narrow">Updated</th>
               ${o ? html`<th><span class="visually-hidden">Actions</span></th>` : ''}
             </tr>

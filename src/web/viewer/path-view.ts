@@ -1,98 +1,187 @@
-import type { Request, Response } from 'express';
-import type { AppContext } from '../../platform/context.js';
-import { getArtifactAt } from '../../files/artifacts.js';
-import { artifactContent } from '../../files/content.js';
-import { browseFolder, type FolderSort } from '../../files/folder-browse.js';
-import { diffVersions } from '../../files/version-diff.js';
-import { listVersions } from '../../files/versions.js';
-import { listEvents } from '../../files/events.js';
+import type { EventRow } from '../../files/events.js';
+import type { FolderSort } from '../../files/folder-browse.js';
+import type { VersionRow } from '../../files/versions.js';
 import { AppError } from '../../lib/errors.js';
-import type { RequestContext } from '../../platform/request-context.js';
 import type { ArtifactRow } from '../../records/artifact-records.js';
-import { sharingState } from '../../sharing/sharing-state.js';
+import type { SharingState } from '../../sharing/sharing-state.js';
+import { activityAt, contentAt, diffAt, historyAt, pathPageRead } from '../../sharing/viewer-reads.js';
+import { activityLines } from '../activity.js';
 import { encodePath, humanSize, timeTag } from '../format.js';
-import { csrfField, html, rowsOr, sendPage, type Html } from '../html.js';
+import { csrfField, hiddenFields, html, rowsOr, type Html } from '../html.js';
 import { icon } from '../icons.js';
-import { navFor } from '../nav.js';
+import { SENT, show, type BaseCall, type VisitorCall } from '../kit/call.js';
+import { page, type Declaration } from '../kit/declare.js';
 import { flashNotice } from '../owner/notice.js';
 import { sharePanel } from '../owner/share-panel.js';
-import { readSession, takeFlash } from '../session.js';
 import { sendArtifactPage, sendRaw } from './artifact-page.js';
-import { badge, crumbsOf, itemActions, sendFolderPage } from './folder-page.js';
+import { badge, crumbsOf, sendFolderPage, type FolderPage } from './folder-page.js';
 
 /**
- * `/{drive_id}/{path}`: a file (its page, raw, download, history, a diff between versions) or a folder, explicit or
- * implied by paths (`browseFolder`); the drive root is its owner's Files page. The owner's pages carry the tools
- * (upload, new folder, share, rename, move, copy, delete); everyone else sees what the one rule lets them read.
+ * `/{drive_id}/{path}`: a file (its page, raw, download, history, activity, a diff between versions) or a folder,
+ * explicit or implied by paths; the drive root is its owner's Files page. One declaration per view, each selected by
+ * its query flag and each one named domain read (src/sharing/viewer-reads.ts), so the one rule decides what a
+ * visitor sees; whatever they may not read is the same 404 as what does not exist. The owner's pages carry the tools
+ * (upload, new folder, share, rename, move, copy, delete).
  */
-const flag = (v: unknown) => v === '1' || v === 'true';
-const versionParam = (v: unknown) => (typeof v === 'string' && /^[1-9]\d{0,8}$/.test(v) ? Number(v) : undefined);
+const ROUTE = '/:driveId{/*rest}';
+const flag = (v: string) => v === '1' || v === 'true';
+const versionParam = (v: string) => (/^[1-9]\d{0,8}$/.test(v) ? Number(v) : undefined);
 const SORTS: FolderSort[] = ['name', 'size', 'date'];
+const isDrivePath = (c: BaseCall) => /^drv_[\w-]+$/.test(String(c.req.params.driveId));
 
-function ownerTools(ctx: AppContext, req: Request, res: Response, rc: RequestContext, driveId: string) {
-  if (rc.principal.driveId !== driveId || rc.principal.kind !== 'web_session') return undefined;
-  const session = readSession(req)!;
-  const flash = takeFlash(ctx.config, req, res, req.path);
-  return { csrf: session.csrf, back: req.originalUrl, flash };
+/** The drive and path a viewer URL names (an undecodable path is the not-found page). */
+function located(c: BaseCall): { driveId: string; path: string } {
+  const driveId = String(c.req.params.driveId);
+  try {
+    return { driveId, path: decodeURIComponent(c.req.path.slice(driveId.length + 2)) };
+  } catch {
+    throw new AppError('NOT_FOUND', 'undecodable path');
+  }
 }
 
-export async function viewPath(
-  ctx: AppContext,
-  rc: RequestContext,
-  req: Request,
-  res: Response,
-  driveId: string,
-  path: string,
-): Promise<void> {
-  const trimmed = path.replace(/\/+$/, '');
-  if (trimmed && !path.endsWith('/')) {
-    try {
-      const a = await getArtifactAt(rc, driveId, trimmed);
-      return await viewFile(ctx, rc, req, res, a);
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'ARTIFACT_NOT_FOUND')) throw err;
-    }
-  }
-  const sort = SORTS.find((s) => s === req.query.sort) ?? 'name';
-  const view = await browseFolder(rc, driveId, trimmed, { sort });
+/** What a file's pages are drawn from. */
+function fileFrame(c: VisitorCall, a: ArtifactRow) {
+  const base = `/${a.drive_id}/`;
+  const folder = a.path.includes('/') ? a.path.slice(0, a.path.lastIndexOf('/')) : '';
+  const owner = c.rc.principal.driveId === a.drive_id;
+  return {
+    a,
+    selfUrl: `${base}${encodePath(a.path)}`,
+    nav: c.nav(),
+    crumbs: crumbsOf(base, folder, owner ? 'Files' : 'Drive', owner),
+    folder,
+    folderUrl: `${base}${folder ? `${encodePath(folder)}/` : ''}`,
+  };
+}
+
+const viewer = (when: (c: BaseCall) => boolean, variant: string) => ({
+  path: ROUTE,
+  who: 'visitor' as const,
+  refusedAs: 'not_found' as const,
+  when: (c: BaseCall) => isDrivePath(c) && when(c),
+  variant,
+});
+
+export const pathPages: Declaration[] = [
+  page(
+    viewer((c) => flag(c.query('raw')) || flag(c.query('download')), '?raw=1 | ?download=1'),
+    async (c) => {
+      const { driveId, path } = located(c);
+      const blob = await contentAt(c.rc, driveId, path, versionParam(c.query('v')));
+      await sendRaw(c.ctx, c.res, blob, flag(c.query('download')));
+      return SENT;
+    },
+  ),
+
+  page(
+    viewer((c) => flag(c.query('history')), '?history=1'),
+    async (c) => {
+      const { driveId, path } = located(c);
+      const h = await historyAt(c.rc, driveId, path);
+      return historyPage(c, fileFrame(c, h.artifact), h.versions, h.owner);
+    },
+  ),
+
+  page(
+    viewer((c) => flag(c.query('activity')), '?activity=1'),
+    async (c) => {
+      const { driveId, path } = located(c);
+      const { artifact, events } = await activityAt(c.rc, driveId, path);
+      return activityPage(fileFrame(c, artifact), events);
+    },
+  ),
+
+  page(
+    viewer((c) => !!versionParam(c.query('from')) && !!versionParam(c.query('to')), '?from=&to='),
+    async (c) => {
+      const { driveId, path } = located(c);
+      const from = versionParam(c.query('from'))!;
+      const { artifact, diff } = await diffAt(c.rc, driveId, path, from, versionParam(c.query('to'))!);
+      const f = fileFrame(c, artifact);
+      return show(
+        `Changes in ${fileName(artifact.path)}`,
+        html`${f.crumbs}
+        <p class="meta">Version ${diff.from} → version ${diff.to} · <a href="${f.selfUrl}?history=1">All versions</a></p>
+        ${diffHtml(diff.diff)}`,
+      );
+    },
+  ),
+
+  page(
+    viewer(() => true, ''),
+    async (c) => {
+      const { driveId, path } = located(c);
+      const sort = SORTS.find((s) => s === c.query('sort')) ?? 'name';
+      const read = await pathPageRead(c.rc, driveId, path, { sort, version: versionParam(c.query('v')) }).catch(
+        (err: unknown) => emptiedFolder(c, driveId, err),
+      );
+      if (!read) return SENT;
+      if (read.kind === 'folder') {
+        sendFolderPage(c.res, folderPage(c, driveId, read));
+        return SENT;
+      }
+      await sendArtifactPage(c.ctx, c.res, filePage(c, read));
+      return SENT;
+    },
+  ),
+];
+
+type PathRead = Awaited<ReturnType<typeof pathPageRead>>;
+
+/**
+ * A folder that existed only through its files is gone once its last file is deleted: the owner who just did that
+ * lands on a page that says so and still offers the Undo, rather than on "Not found".
+ */
+function emptiedFolder(c: VisitorCall, driveId: string, err: unknown): undefined {
+  const flash = c.rc.principal.driveId === driveId ? c.flash() : undefined;
+  if (!(err instanceof AppError) || err.status !== 404 || !flash?.notice) throw err;
+  sendFolderPage(c.res, {
+    title: 'Empty folder',
+    base: c.req.path,
+    prefix: '',
+    folders: [],
+    files: [],
+    marks: {},
+    nav: c.nav(),
+    owner: {
+      csrf: c.session?.csrf ?? '',
+      back: c.req.originalUrl,
+      folderPath: located(c).path.replace(/\/+$/, ''),
+      folderId: null,
+      notice: flashNotice(flash, c.session?.csrf ?? '', c.req.originalUrl) || undefined,
+    },
+  });
+  return undefined;
+}
+
+/** The owner's one-time notice and open panels, read once per page. */
+function ownerTools(c: VisitorCall, owner: boolean) {
+  if (!owner) return undefined;
+  return { csrf: c.session?.csrf ?? '', back: c.req.originalUrl, flash: c.flash() };
+}
+
+function folderPage(c: VisitorCall, driveId: string, read: Extract<PathRead, { kind: 'folder' }>): FolderPage {
+  const { view, path: trimmed } = read;
   const base = `/${driveId}/`;
-  const tools = ownerTools(ctx, req, res, rc, driveId);
+  const tools = ownerTools(c, read.owner);
   const name = trimmed.slice(trimmed.lastIndexOf('/') + 1);
+  const openShare = !!tools?.flash?.share || !!tools?.flash?.url;
   let share: Html | undefined;
-  if (tools && view.folder) {
-    const state = await sharingState(rc, view.folder.id);
-    share = sharePanel(
-      tools.csrf,
-      view.folder.id,
-      tools.back,
-      state,
-      tools.flash?.url,
-      !!tools.flash?.share || !!tools.flash?.url,
-    );
-  } else if (tools && trimmed) {
-    share = html`<details class="share" data-testid="share-control">
-      <summary>${icon('share')} Share</summary>
-      <div class="panel">
-        <p>This folder exists because files are in it. To share it, make it a folder of its own first.</p>
-        <form method="post" action="/files/new-folder">
-          ${csrfField(tools.csrf)}<input type="hidden" name="name" value="${trimmed}" />
-          <input type="hidden" name="back" value="${tools.back}" /><button type="submit">Make it a folder</button>
-        </form>
-      </div>
-    </details>`;
-  }
-  sendFolderPage(res, {
+  if (tools && view.folder && read.sharing)
+    share = sharePanel(tools.csrf, view.folder.id, tools.back, read.sharing, tools.flash?.url, openShare);
+  else if (tools && trimmed) share = impliedFolderShare(tools.csrf, tools.back, trimmed);
+  return {
     title: trimmed ? `${name}` : 'Files',
     base: trimmed ? `${base}${encodePath(trimmed)}/` : base,
     prefix: trimmed ? `${trimmed}/` : '',
     folders: view.folders,
     files: view.files,
     marks: view.marks,
-    nav: navFor(ctx.config, req),
+    nav: c.nav(),
     crumbs: trimmed
       ? crumbsOf(base, trimmed.split('/').slice(0, -1).join('/'), view.owner ? 'Files' : 'Drive', view.owner)
       : undefined,
-    sort,
+    sort: SORTS.find((s) => s === c.query('sort')) ?? 'name',
     truncated: view.truncated,
     owner: tools && {
       csrf: tools.csrf,
@@ -102,103 +191,92 @@ export async function viewPath(
       share,
       notice: flashNotice(tools.flash, tools.csrf, tools.back) || undefined,
     },
-  });
+  };
 }
 
-async function viewFile(ctx: AppContext, rc: RequestContext, req: Request, res: Response, a: ArtifactRow) {
-  const v = versionParam(req.query.v);
-  if (flag(req.query.raw) || flag(req.query.download)) {
-    const blob = await artifactContent(rc, { artId: a.id, versionNumber: v });
-    return sendRaw(ctx, res, blob, flag(req.query.download));
-  }
-  const base = `/${a.drive_id}/`;
-  const selfUrl = `${base}${encodePath(a.path)}`;
-  const nav = navFor(ctx.config, req);
-  const folder = a.path.includes('/') ? a.path.slice(0, a.path.lastIndexOf('/')) : '';
-  const owner = rc.principal.driveId === a.drive_id;
-  const crumbs = crumbsOf(base, folder, owner ? 'Files' : 'Drive', owner);
-  const file: FilePage = { rc, res, a, selfUrl, nav, crumbs };
-  if (flag(req.query.history)) return historyPage({ ...file, tools: ownerTools(ctx, req, res, rc, a.drive_id) });
-  if (flag(req.query.activity) && owner) return activityPage(file);
-  const from = versionParam(req.query.from);
-  const to = versionParam(req.query.to);
-  if (from && to) {
-    const d = await diffVersions(rc, a.id, from, to);
-    return sendPage(
-      res,
-      `Changes in ${a.path.slice(a.path.lastIndexOf('/') + 1)}`,
-      html`${crumbs}
-        <p class="meta">Version ${d.from} → version ${d.to} · <a href="${selfUrl}?history=1">All versions</a></p>
-        ${diffHtml(d.diff)}`,
-      200,
-      { wide: true, nav },
-    );
-  }
-  const blob = await artifactContent(rc, { artId: a.id, versionNumber: v });
-  const versions = (await listVersions(rc, a.id, { limit: 100 })).items;
-  const tools = ownerTools(ctx, req, res, rc, a.drive_id);
-  let toolbar: Html | undefined;
-  if (tools) {
-    const state = await sharingState(rc, a.id);
-    const folderUrl = `${base}${folder ? `${encodePath(folder)}/` : ''}`;
-    toolbar = html`${flashNotice(tools.flash, tools.csrf, tools.back)}
-      <div class="toolbar">
-        ${sharePanel(tools.csrf, a.id, selfUrl, state, tools.flash?.url, !!tools.flash?.share || !!tools.flash?.url)}
-        <details>
-          <summary>${icon('upload')} New version</summary>
-          <div class="panel">
-            <form method="post" action="/files/upload" enctype="multipart/form-data">
-              ${csrfField(tools.csrf)}<input type="hidden" name="folder" value="${folder}" /><input
-                type="hidden"
-                name="name"
-                value="${fileName(a.path)}"
-              /><input type="hidden" name="back" value="${selfUrl}" />
-              <label>File <input type="file" name="files" required /></label>
-              <button type="submit" class="primary">Upload as a new version</button>
-            </form>
-          </div>
-        </details>
-        <a class="button" href="${selfUrl}?history=1">${icon('history')} History</a>
-        <a class="button" href="${selfUrl}?activity=1">Activity</a>
-        ${itemActions(
-          { csrf: tools.csrf, back: selfUrl, folderPath: folder },
-          a.id,
-          a.path.slice(folder ? folder.length + 1 : 0),
-          false,
-          html`<input type="hidden" name="follow" value="1" /><input
-              type="hidden"
-              name="after"
-              value="${folderUrl}"
-            />`,
-        )}
-      </div>`;
-  }
-  await sendArtifactPage(ctx, res, {
+/** A folder implied by paths has no id to share: the panel offers to make it a folder of its own. */
+const impliedFolderShare = (csrf: string, back: string, path: string) =>
+  html`<details class="share" data-testid="share-control">
+    <summary>${icon('share')} Share</summary>
+    <div class="panel">
+      <p>This folder exists because files are in it. To share it, make it a folder of its own first.</p>
+      <form method="post" action="/files/new-folder">
+        ${csrfField(csrf)}<input type="hidden" name="name" value="${path}" />
+        <input type="hidden" name="back" value="${back}" /><button type="submit">Make it a folder</button>
+      </form>
+    </div>
+  </details>`;
+
+function filePage(c: VisitorCall, read: Extract<PathRead, { kind: 'file' }>) {
+  const { artifact: a } = read;
+  const f = fileFrame(c, a);
+  const tools = ownerTools(c, read.owner);
+  return {
     artifact: a,
-    blob,
-    selfUrl,
-    versions,
-    nav,
-    crumbs,
-    tools: toolbar,
+    blob: read.blob,
+    selfUrl: f.selfUrl,
+    versions: read.versions,
+    nav: f.nav,
+    crumbs: f.crumbs,
+    tools: tools && read.sharing ? (downloads: Html) => fileToolbar(tools, f, read.sharing!, downloads) : undefined,
     badge: badge(undefined, a.visibility),
-    folderUrl: `${base}${folder ? `${encodePath(folder)}/` : ''}`,
-  });
+    folderUrl: f.folderUrl,
+  };
 }
 
-/** What a file's sub-pages (history, activity) are drawn from. */
-interface FilePage {
-  rc: RequestContext;
-  res: Response;
-  a: ArtifactRow;
-  selfUrl: string;
-  nav: Html;
-  crumbs: Html;
-  tools?: ReturnType<typeof ownerTools>;
+type Tools = NonNullable<ReturnType<typeof ownerTools>>;
+
+/** The file page's Rename / Move (one form: a new name, a new folder) and Copy; the page follows the file. */
+function renameOrMove(csrf: string, f: Frame): Html {
+  const name = fileName(f.a.path);
+  const hidden = hiddenFields(csrf, { ref: f.a.id, back: f.selfUrl });
+  return html`<details data-testid="rename-move">
+    <summary>Rename or move</summary>
+    <div class="panel">
+      <form method="post" action="/files/move">
+        ${hidden}<input type="hidden" name="follow" value="1" />
+        <label>Name <input type="text" name="name" value="${name}" required /></label>
+        <label>Folder <input type="text" name="folder" value="${f.folder}" placeholder="(top level)" /></label>
+        <button type="submit" class="primary">Save</button>
+      </form>
+      <form method="post" action="/files/copy" class="row">
+        ${hidden}<label>Copy to <input type="text" name="to" value="${f.folder ? `${f.folder}/` : ''}copy-of-${name}" required /></label>
+        <button type="submit">Copy</button>
+      </form>
+    </div>
+  </details>`;
+}
+type Frame = ReturnType<typeof fileFrame>;
+
+function fileToolbar(tools: Tools, f: Frame, sharing: SharingState, downloads: Html): Html {
+  const { a, selfUrl, folder } = f;
+  const openShare = !!tools.flash?.share || !!tools.flash?.url;
+  return html`${flashNotice(tools.flash, tools.csrf, tools.back)}
+    <div class="toolbar">
+      ${sharePanel(tools.csrf, a.id, selfUrl, sharing, tools.flash?.url, openShare)}
+      <details>
+        <summary>${icon('upload')} New version</summary>
+        <div class="panel">
+          <form method="post" action="/files/upload" enctype="multipart/form-data">
+            ${hiddenFields(tools.csrf, { folder, name: fileName(a.path), back: selfUrl })}
+            <label>File <input type="file" name="files" required /></label>
+            <button type="submit" class="primary">Upload as a new version</button>
+          </form>
+        </div>
+      </details>
+      ${downloads}
+      <a class="button" href="${selfUrl}?history=1">${icon('history')} History</a>
+      <a class="button" href="${selfUrl}?activity=1">Activity</a>
+      ${renameOrMove(tools.csrf, f)}
+      <form class="inline" method="post" action="/files/delete">
+        ${hiddenFields(tools.csrf, { ref: a.id, back: selfUrl, after: f.folderUrl })}
+        <button type="submit" class="danger" data-testid="file-delete">${icon('trash')} Delete</button>
+      </form>
+    </div>`;
 }
 
-async function historyPage({ rc, res, a, selfUrl, nav, crumbs, tools }: FilePage) {
-  const versions = (await listVersions(rc, a.id, { limit: 100 })).items;
+function historyPage(c: VisitorCall, { a, selfUrl, crumbs }: Frame, versions: VersionRow[], owner: boolean) {
+  const tools = ownerTools(c, owner);
   // The owner restores an earlier version as a new current one (POST /files/restore-version, src/web/owner).
   const restore = (n: number) =>
     tools
@@ -242,11 +320,10 @@ async function historyPage({ rc, res, a, selfUrl, nav, crumbs, tools }: FilePage
     <th></th>
   </tr>`;
   const notice = tools ? flashNotice(tools.flash, tools.csrf, tools.back) : '';
-  subPage(res, {
+  return subPage({
     title: `History of ${fileName(a.path)}`,
     crumbs: html`${crumbs}${notice}`,
     selfUrl,
-    nav,
     testId: 'history',
     head,
     rows,
@@ -254,29 +331,23 @@ async function historyPage({ rc, res, a, selfUrl, nav, crumbs, tools }: FilePage
 }
 
 /** The file's own event log, newest first (the owner's: events are the drive's). */
-async function activityPage({ rc, res, a, selfUrl, nav, crumbs }: FilePage) {
-  const { items } = await listEvents(rc, { artId: a.id, limit: 100 });
-  const rows = items.map(
-    (e) =>
+function activityPage({ a, selfUrl, crumbs }: Frame, events: EventRow[]) {
+  const rows = activityLines(a.drive_id, events, 100).map(
+    (l) =>
       html`<tr>
-        <td>${timeTag(e.created_at)}</td>
-        <td>${e.action}</td>
-        <td>${typeof e.metadata?.version_number === 'number' ? `v${e.metadata.version_number}` : ''}</td>
-        <td class="hide-narrow">${e.actor_name ?? ''}</td>
+        <td>${timeTag(l.event.created_at)}</td>
+        <td>${l.sentence}</td>
+        <td class="hide-narrow">${l.event.actor_name ?? ''}</td>
       </tr>`,
   );
-  subPage(res, { title: `Activity of ${fileName(a.path)}`, crumbs, selfUrl, nav, testId: 'file-activity', rows });
+  return subPage({ title: `Activity of ${fileName(a.path)}`, crumbs, selfUrl, testId: 'file-activity', rows });
 }
 
 const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /** A page about one file (its history, its activity): crumbs, a way back to the file, one table. */
-function subPage(
-  res: Response,
-  p: { title: string; crumbs: Html; selfUrl: string; nav: Html; testId: string; head?: Html; rows: Html[] },
-) {
-  sendPage(
-    res,
+function subPage(p: { title: string; crumbs: Html; selfUrl: string; testId: string; head?: Html; rows: Html[] }) {
+  return show(
     p.title,
     html`${p.crumbs}
       <p class="meta">
@@ -297,8 +368,6 @@ function subPage(
           </tbody>
         </table>
       </div>`,
-    200,
-    { wide: true, nav: p.nav },
   );
 }
 
