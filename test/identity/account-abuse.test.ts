@@ -5,7 +5,7 @@ import { createTenant } from '../helpers/tenant.js';
 import { redeemShare } from '../../src/sharing/shares.js';
 import { retireUnconfirmedAccounts } from '../../src/identity/password-reset.js';
 import { AppError } from '../../src/lib/errors.js';
-import { claimThroughPages, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
+import { claimThroughPages, randomIp, startIdentityApi, uniqueEmail, WebClient } from './helpers.js';
 
 /** Issue 37, findings 4, 5, 9 and 13: addresses cannot be squatted, guesses are counted as made, one recipient. */
 let api: TestApi;
@@ -48,7 +48,7 @@ describe('a squatted address', () => {
     const victim = uniqueEmail('victim');
     // The squatter signs up with an address whose mailbox they do not hold: the account exists, unconfirmed, and
     // its password signs nobody in.
-    const squatter = new WebClient(api.url);
+    const squatter = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
     await squatter.startSignUp(victim, 'squatter password');
     expect((await signIn(squatter, victim, 'squatter password')).res.status).toBe(401);
     expect((await squatter.get('/dashboard')).res.status).toBe(303);
@@ -72,7 +72,9 @@ describe('a squatted address', () => {
     expect((await owner.get('/dashboard')).res.status).toBe(200);
 
     // The squatter's password opens nothing, and the link is spent.
-    expect((await signIn(new WebClient(api.url), victim, 'squatter password')).res.status).toBe(401);
+    expect(
+      (await signIn(new WebClient(api.url, { 'x-forwarded-for': randomIp() }), victim, 'squatter password')).res.status,
+    ).toBe(401);
     expect((await signIn(new WebClient(api.url), victim, 'owner password 2')).res.status).toBe(303);
     const again = await owner.post('/auth/reset', {
       csrf: WebClient.csrfOf((await owner.get(path)).body),

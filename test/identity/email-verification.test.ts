@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { startMailbox, verificationPath, type Mailbox } from '../helpers/mailbox.js';
 import { createTenant } from '../helpers/tenant.js';
-import { bearer, claimThroughPages, startIdentityApi, tokenRequest, uniqueEmail, WebClient } from './helpers.js';
+import {
+  bearer,
+  claimThroughPages,
+  randomIp,
+  startIdentityApi,
+  tokenRequest,
+  uniqueEmail,
+  WebClient,
+} from './helpers.js';
 
 /**
  * Issue 23, finding 1: an email grant reached whoever signed up with the address first. Now the
@@ -48,7 +56,7 @@ describe('email verification', () => {
 
     // Someone without the mailbox signs up with the address: the password alone never signs in, so no drive of
     // theirs ever stands for the address.
-    const squatter = new WebClient(api.url);
+    const squatter = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
     await squatter.startSignUp(victim, 'squatter password');
     const login = await squatter.get('/auth/login');
     const refused = await squatter.post('/auth/login', {

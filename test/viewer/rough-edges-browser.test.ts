@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { accessTokenFor, bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/helpers.js';
 import { screenshot, seriousViolations, sidewaysScroll } from './browser.js';
+import { confirmSignUpInBrowser } from '../helpers/browser.js';
 import { claimedOwner, mintKey, untilIndexed, OWNER_PASSWORD, put, useBrowserSuite } from './owner-helpers.js';
 
 /**
@@ -150,9 +151,11 @@ describe("the people's pages without their rough edges", () => {
     await checkedAtBothWidths(page, 'claim-sign-in');
     await page.getByRole('link', { name: 'Create one' }).click();
     expect(await page.getByTestId('claim-context').textContent()).toContain(claim.user_code);
-    await page.getByLabel('Email').fill(uniqueEmail('claim'));
+    const email = uniqueEmail('claim');
+    await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(OWNER_PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
+    await confirmSignUpInBrowser(page, api.url, email, OWNER_PASSWORD);
     await page.waitForURL(`**/claim?code=${claim.user_code}`);
     expect(await page.getByTestId('claim-why').textContent()).toMatch(/asked you to claim it/);
     expect(await page.getByTestId('claim-time-left').textContent()).toMatch(/^in (about a minute|\d+ minutes)$/);
