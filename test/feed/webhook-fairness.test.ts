@@ -86,9 +86,14 @@ describe('webhook delivery is fair between drives', () => {
     const { inFlightPerDrive } = api.ctx.config.webhooks;
     expect(mostOpen).toBeLessThanOrEqual(inFlightPerDrive * api.ctx.config.outbox.shards);
 
-    // Everything still arrives, in order per webhook.
-    await Promise.all(slow.map((rx) => rx.until((x) => x.length >= 6, 180_000)));
-    for (const rx of slow) expect(rx.received.map((r) => r.body.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Everything still arrives, in order per webhook. At least once: an answer at 9.9 s that a loaded machine makes
+    // later than the 10 s timeout is a failed attempt, and its event is sent again in its place (never out of order).
+    await Promise.all(slow.map((rx) => rx.until((x) => new Set(x.map((r) => r.body.seq)).size >= 6, 180_000)));
+    for (const rx of slow) {
+      const seqs = rx.received.map((r) => r.body.seq as number);
+      expect([...new Set(seqs)]).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
 
     // A drainer terminated mid-delivery lets go of its shard within seconds (its sends are aborted).
     for (const rx of slow) rx.answer = () => ({ status: 200, afterMs: TIMEOUT_MS - 100 });
