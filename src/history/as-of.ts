@@ -151,7 +151,7 @@ export async function readAt(rc: RequestContext, input: Parameters<typeof readAr
 /** The live answer, or the answer as of a seq: one operation per door call either way. */
 export async function listArtifactsAt(rc: RequestContext, q: ListQuery & { asOf?: number }) {
   if (q.asOf === undefined) return listArtifacts(rc, q);
-  if (q.folderId) throw new AppError('VALIDATION_ERROR', 'as_of lists your own drive: use prefix instead of folder');
+  if (q.folderId) throw new AppError('INVALID_ARGUMENT', 'as_of lists your own drive: use prefix instead of folder');
   return listArtifactsAsOf(rc, { ...q, asOf: q.asOf });
 }
 

@@ -132,7 +132,7 @@ export async function replayEvents(db: Db, driveId: string, after: number, upTo:
 
 /** The drive right after event `seq`. 400 past the drive's newest seq. */
 export async function stateAt(db: Db, driveId: string, seq: number, head: number): Promise<DriveState> {
-  if (seq > head) throw new AppError('VALIDATION_ERROR', `as_of ${seq} is after the drive's newest seq ${head}`);
+  if (seq > head) throw new AppError('INVALID_ARGUMENT', `as_of ${seq} is after the drive's newest seq ${head}`);
   const s = emptyState();
   for (const e of await replayEvents(db, driveId, 0, seq)) apply(s, e);
   s.seq = seq;

@@ -74,6 +74,8 @@ const under = (path: string, prefix: string) => path.startsWith(prefix);
  */
 export async function rewindDrive(rc: RequestContext, input: RewindInput): Promise<UndoResult & { to_seq: number }> {
   const db = rc.app.orm.em.fork();
+  if ((input.toSeq === undefined) === (input.toSnapshot === undefined))
+    throw new AppError('INVALID_ARGUMENT', 'give exactly one of to_seq, to_snapshot');
   let seq = input.toSeq;
   if (input.toSnapshot !== undefined) {
     const s = await one<SnapshotRow>(db, 'select * from snapshots where id = ? and drive_id = ?', [
@@ -83,9 +85,9 @@ export async function rewindDrive(rc: RequestContext, input: RewindInput): Promi
     if (!s) throw snapshotNotFound();
     seq = Number(s.seq);
   }
-  if (seq === undefined) throw new AppError('VALIDATION_ERROR', 'give to_seq or to_snapshot');
+  if (seq === undefined) throw new AppError('INVALID_ARGUMENT', 'give to_seq or to_snapshot');
   const head = await latestSeq(db, rc.driveId);
-  if (seq > head) throw new AppError('VALIDATION_ERROR', `to_seq ${seq} is after the drive's newest seq ${head}`);
+  if (seq > head) throw new AppError('INVALID_ARGUMENT', `to_seq ${seq} is after the drive's newest seq ${head}`);
   const then = emptyState();
   for (const e of await replayEvents(db, rc.driveId, 0, seq)) apply(then, e);
   const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };

@@ -10567,6 +10567,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description BAD_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHENTICATED */
             401: {
                 headers: {
@@ -11241,7 +11250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON */
+            /** @description MALFORMED_JSON, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -57,7 +57,7 @@ export function runsRouter(routes: RouteRegistry, ctx: AppContext): Router {
       auth: true,
       params: runIdParams,
       query: z.object({ cursor: cursorParam, limit: limitParam(200, 100) }),
-      errors: ['RUN_NOT_FOUND'],
+      errors: ['RUN_NOT_FOUND', 'BAD_CURSOR'],
       responses: { 200: { description: 'the run', schema: runDetailSchema } },
     },
     async ({ params, query, req }) => runDetailOut(await getRun(rc(req), params.run_id, query)),
@@ -145,11 +145,9 @@ export function runsRouter(routes: RouteRegistry, ctx: AppContext): Router {
           dry_run: z.boolean().default(false),
           force: z.boolean().default(false),
         })
-        .refine(
-          (b) => (b.to_seq === undefined) !== (b.to_snapshot === undefined),
-          'give exactly one of to_seq, to_snapshot',
-        ),
-      errors: ['SNAPSHOT_NOT_FOUND', 'RUN_CONFLICT', 'HISTORY_PURGED', 'STORAGE_QUOTA_EXCEEDED'],
+        // Exactly one of to_seq and to_snapshot: the domain says so (400 INVALID_ARGUMENT), as the document can.
+        .describe('give exactly one of to_seq and to_snapshot'),
+      errors: ['SNAPSHOT_NOT_FOUND', 'RUN_CONFLICT', 'HISTORY_PURGED', 'STORAGE_QUOTA_EXCEEDED', 'INVALID_ARGUMENT'],
       responses: { 200: { description: 'every change with its outcome', schema: rewindOutSchema } },
     },
     async ({ body, req }) => {
