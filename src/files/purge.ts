@@ -2,7 +2,7 @@ import type { AppContext } from '../platform/context.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { purgeUnreferencedBlobs } from './blobs.js';
 import { EventAction } from './events.js';
-import { writeTransaction } from './write-transaction.js';
+import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { rows } from '../db/sql.js';
 import { releaseStorage } from './quota.js';
 
@@ -21,6 +21,34 @@ const BATCH = 200;
 export const PINNED_BY_SNAPSHOT = `select 1 from snapshots s where s.drive_id = a.drive_id
   and s.seq >= (select min(e.seq) from events e where e.drive_id = a.drive_id and e.art_id = a.id)`;
 
+/**
+ * Removes trashed artifacts for good, in the caller's transaction: their rows (versions follow), the storage they
+ * held, and an `artifact.purged` event each (the outbox and the after-commit hub take them out of search). Their
+ * blobs go with the next sweep once nothing references them. The cleanup job and "Delete forever" both call this.
+ */
+export async function removeArtifacts(
+  w: WriteTx,
+  doomed: { id: string; drive_id: string; path: string }[],
+  actor: string | null,
+): Promise<void> {
+  const ids = doomed.map((r) => r.id);
+  const sizes = await rows<{ drive_id: string; bytes: string }>(
+    w.tx,
+    `select drive_id, sum(size_bytes) as bytes from artifact_versions where art_id = any(array[?]::text[]) group by drive_id`,
+    [ids],
+  );
+  await rows(w.tx, `delete from artifacts where id = any(array[?]::text[])`, [ids]);
+  for (const s of sizes) await releaseStorage(w.tx, s.drive_id, Number(s.bytes));
+  for (const r of doomed)
+    await w.event({
+      driveId: r.drive_id,
+      artId: r.id,
+      action: EventAction.artifactPurged,
+      actor,
+      metadata: { path: r.path },
+    });
+}
+
 export async function purgeArtifacts(ctx: AppContext): Promise<number> {
   let total = 0;
   for (;;) {
@@ -34,23 +62,7 @@ export async function purgeArtifacts(ctx: AppContext): Promise<number> {
         [BATCH],
       );
       if (!doomed.length) return 0;
-      const ids = doomed.map((r) => r.id);
-      const sizes = await rows<{ drive_id: string; bytes: string }>(
-        w.tx,
-        `select drive_id, sum(size_bytes) as bytes from artifact_versions where art_id = any(array[?]::text[]) group by drive_id`,
-        [ids],
-      );
-      await rows(w.tx, `delete from artifacts where id = any(array[?]::text[])`, [ids]);
-      for (const s of sizes) await releaseStorage(w.tx, s.drive_id, Number(s.bytes));
-      for (const r of doomed) {
-        await w.event({
-          driveId: r.drive_id,
-          artId: r.id,
-          action: EventAction.artifactPurged,
-          actor: null,
-          metadata: { path: r.path },
-        });
-      }
+      await removeArtifacts(w, doomed, null);
       return doomed.length;
     });
     total += n;
