@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import type { FolderRow } from './folders.js';
 import { listArtifacts, type ListQuery } from './artifact-listing.js';
 import { one, rows } from '../db/sql.js';
+import { PINNED_BY_SNAPSHOT } from './purge.js';
 
 /** A drive's soft-delete state (src/drives/drive-deletion.ts moves it; the trash shows it). */
 export interface DriveState {
@@ -20,8 +21,8 @@ export function checkOwnDrive(authDriveId: string, pathDriveId: string): void {
 }
 
 /**
- * Trashed artifacts newest-deleted first (keyset cursor; `prefix` keeps the paths starting with it), trashed folders,
- * and the drive's own soft-delete state.
+ * Trashed artifacts newest-deleted first, each saying whether a snapshot pins it (keyset cursor; `prefix` keeps the
+ * paths starting with it), trashed folders, and the drive's own soft-delete state.
  */
 export async function driveTrash(
   rc: RequestContext,
@@ -47,9 +48,11 @@ export async function driveTrash(
     params.push(c.d, c.i);
   }
   params.push(q.limit + 1);
-  const found = await rows<ArtifactRow>(
+  // `pinned_by_snapshot`: a live snapshot keeps it past its purge time, and "Delete forever" refuses it.
+  const found = await rows<ArtifactRow & { pinned_by_snapshot: boolean }>(
     db,
-    `select * from artifacts where drive_id = ? and deleted_at is not null${after} order by deleted_at desc, id desc limit ?`,
+    `select a.*, exists (${PINNED_BY_SNAPSHOT}) as pinned_by_snapshot from artifacts a
+      where a.drive_id = ? and a.deleted_at is not null${after} order by deleted_at desc, id desc limit ?`,
     params,
   );
   const page = found.slice(0, q.limit);

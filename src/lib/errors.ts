@@ -133,6 +133,7 @@ export const ERROR_CATALOGUE = {
     status: 409,
     meaning: 'a later change by another run touches what the revert or rewind would undo; see conflicts (or force)',
   },
+  PINNED_BY_SNAPSHOT: { status: 409, meaning: 'a live snapshot needs this trashed file; delete the snapshot first' },
   SNAPSHOT_LIMIT_REACHED: { status: 409, meaning: 'the drive already has the most live snapshots allowed' },
   HISTORY_PURGED: {
     status: 410,

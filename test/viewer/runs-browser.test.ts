@@ -81,4 +81,48 @@ describe('runs and snapshots in a real browser', () => {
     expect((await fetch(`${api.url}/v0/artifacts/extra.md/meta`, { headers: bearer(key) })).status).toBe(404);
     await page.close();
   });
+
+  it('keeps a trashed file a snapshot needs out of "Delete forever" and "Empty trash" until the snapshot goes', async () => {
+    const page = await browser.newPage();
+    await claimedOwner(api, page);
+    const key = await mintKey(api, page);
+    await put(api, key, 'kept.md', '# in the snapshot', 'text/markdown');
+    await page.goto(`${api.url}/snapshots`);
+    await page.getByLabel('Name the drive as it is now').fill('audit point');
+    await page.getByRole('button', { name: 'Make a snapshot' }).click();
+    await page.waitForURL('**/snapshots');
+    await put(api, key, 'scratch.md', '# made after it', 'text/markdown');
+    for (const path of ['kept.md', 'scratch.md'])
+      await fetch(`${api.url}/v0/artifacts/${path}`, { method: 'DELETE', headers: bearer(key) });
+
+    await page.goto(`${api.url}/trash`);
+    const kept = page.getByTestId('trash').getByRole('row', { name: /kept\.md/ });
+    expect(await kept.textContent()).toMatch(/kept while a snapshot needs it/);
+    expect(await kept.locator('summary', { hasText: 'Delete forever' }).count()).toBe(0);
+    await page.getByTestId('empty-trash').locator('summary').click();
+    expect(await page.getByTestId('empty-trash').textContent()).toMatch(/Delete the file in the trash/);
+    await page.getByRole('button', { name: 'Yes, empty the trash' }).click();
+    await page.waitForURL('**/trash');
+    expect(await page.getByTestId('notice').textContent()).toMatch(
+      /1 file deleted forever; 1 file kept while a snapshot/,
+    );
+    const trash = page.getByTestId('trash');
+    expect(await trash.textContent()).toContain('kept.md');
+    expect(await trash.textContent()).not.toContain('scratch.md');
+
+    // Deleting the snapshot (asked first) frees the file for "Delete forever".
+    await page.goto(`${api.url}/snapshots`);
+    const row = page.getByTestId('snapshot').filter({ hasText: 'audit point' });
+    await row.locator('summary', { hasText: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete the snapshot' }).click();
+    await page.waitForURL('**/snapshots');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/Snapshot “audit point” deleted/);
+    await page.goto(`${api.url}/trash`);
+    const freed = page.getByTestId('trash').getByRole('row', { name: /kept\.md/ });
+    await freed.locator('summary', { hasText: 'Delete forever' }).click();
+    await freed.getByRole('button', { name: 'Yes, delete forever' }).click();
+    await page.waitForURL('**/trash');
+    expect(await page.getByTestId('trash').textContent()).toMatch(/The trash is empty/);
+    await page.close();
+  });
 });

@@ -25,23 +25,32 @@ export const drivePages: Declaration[] = [
   page({ path: '/trash', who: 'owner' }, async (c) => {
     const { items } = await driveTrash(c.rc, c.session.drv, { limit: 200 });
     const csrf = c.session.csrf;
+    const deletable = items.filter((a) => !a.pinned_by_snapshot).length;
     const rows = items.map(
       (a) =>
         html`<tr>
           <td class="name">${a.path}</td>
           <td class="hide-narrow">${timeTag(a.deleted_at)}</td>
-          <td>will be deleted on ${dayOf(a.purge_at)}</td>
+          ${
+            a.pinned_by_snapshot
+              ? html`<td>kept while a <a href="/snapshots">snapshot</a> needs it</td>`
+              : html`<td>will be deleted on ${dayOf(a.purge_at)}</td>`
+          }
           <td class="actions-cell">
             <form class="inline" method="post" action="/trash/${a.id}/restore">
               ${csrfField(csrf)}<button type="submit">Restore</button>
             </form>
-            ${confirmButton({
-              label: 'Delete forever',
-              question: `Delete ${a.path} and all its versions now? This cannot be undone.`,
-              action: `/trash/${a.id}/purge`,
-              csrf,
-              confirm: 'Yes, delete forever',
-            })}
+            ${
+              a.pinned_by_snapshot
+                ? ''
+                : confirmButton({
+                    label: 'Delete forever',
+                    question: `Delete ${a.path} and all its versions now? This cannot be undone.`,
+                    action: `/trash/${a.id}/purge`,
+                    csrf,
+                    confirm: 'Yes, delete forever',
+                  })
+            }
           </td>
         </tr>`,
     );
@@ -52,10 +61,10 @@ export const drivePages: Declaration[] = [
           Deleted files stay here for ${retentionDays(c.ctx.config)} days, then they are deleted for good.
         </p>
         ${
-          items.length
+          deletable
             ? confirmButton({
                 label: 'Empty trash',
-                question: `Delete all ${items.length} file${items.length === 1 ? '' : 's'} in the trash now? This cannot be undone.`,
+                question: `Delete ${deletable === 1 ? 'the file' : `all ${deletable} files`} in the trash now? This cannot be undone.`,
                 action: '/trash/empty',
                 csrf,
                 confirm: 'Yes, empty the trash',
@@ -81,14 +90,19 @@ export const drivePages: Declaration[] = [
     );
   }),
 
-  form({ path: '/trash/:artId/purge', who: 'owner', writes: true, back: '/trash' }, async (c) => {
-    await purgeTrashed(c.rc, { artId: String(c.req.params.artId) });
-    return go('/trash', { notice: 'Deleted forever.' });
-  }),
+  form(
+    { path: '/trash/:artId/purge', who: 'owner', writes: true, back: '/trash', refusalTitle: 'Could not delete' },
+    async (c) => {
+      await purgeTrashed(c.rc, { artId: String(c.req.params.artId) });
+      return go('/trash', { notice: 'Deleted forever.' });
+    },
+  ),
 
   form({ path: '/trash/empty', who: 'owner', writes: true, back: '/trash' }, async (c) => {
-    const n = await purgeTrashed(c.rc, { all: true });
-    return go('/trash', { notice: `Emptied the trash (${n} file${n === 1 ? '' : 's'} deleted forever).` });
+    const { deleted, kept } = await purgeTrashed(c.rc, { all: true });
+    const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+    const pinned = kept ? `; ${files(kept)} kept while a snapshot needs ${kept === 1 ? 'it' : 'them'}` : '';
+    return go('/trash', { notice: `Emptied the trash (${files(deleted)} deleted forever${pinned}).` });
   }),
 
   form(

@@ -1,10 +1,11 @@
 import { listRuns, revertRun, type RunRow } from '../../history/runs.js';
-import { createSnapshot, listSnapshots, rewindDrive } from '../../history/snapshots.js';
+import { createSnapshot, deleteSnapshot, listSnapshots, rewindDrive } from '../../history/snapshots.js';
 import type { UndoResult } from '../../history/undo.js';
 import { csrfField, html, rowsOr, shortTime, type Html } from '../html.js';
 import { go, show, type OwnerCall } from '../kit/call.js';
 import { form, page, type Declaration } from '../kit/declare.js';
 import { flashNotice } from './notice.js';
+import { confirmButton } from '../confirm.js';
 
 /**
  * Activity by run ("agent X changed 14 files, 3 minutes ago") with "Undo this run", which shows the dry run first,
@@ -104,7 +105,16 @@ export const runsPages: Declaration[] = [
       (s) => html`<tr data-testid="snapshot">
         <td>${s.label}</td>
         <td class="muted">seq ${s.seq} · ${shortTime(s.created_at)}</td>
-        <td><a href="/snapshots/${s.id}/rewind">Rewind to this…</a></td>
+        <td class="actions-cell">
+          <a href="/snapshots/${s.id}/rewind">Rewind to this…</a>
+          ${confirmButton({
+            label: 'Delete',
+            question: `Delete the snapshot “${s.label}”? The drive is not changed; trashed files it kept are deleted on their day.`,
+            action: `/snapshots/${s.id}/delete`,
+            csrf: c.session.csrf,
+            confirm: 'Yes, delete the snapshot',
+          })}
+        </td>
       </tr>`,
     );
     return show(
@@ -127,6 +137,11 @@ export const runsPages: Declaration[] = [
   form({ path: '/snapshots', who: 'owner', writes: true, back: '/snapshots' }, async (c) => {
     const s = await createSnapshot(c.rc, c.field('label').slice(0, 200) || 'snapshot');
     return go('/snapshots', { notice: `Snapshot “${s.label}” made at seq ${s.seq}.` });
+  }),
+
+  form({ path: '/snapshots/:id/delete', who: 'owner', writes: true, back: '/snapshots' }, async (c) => {
+    const s = await deleteSnapshot(c.rc, String(c.req.params.id));
+    return go('/snapshots', { notice: `Snapshot “${s.label}” deleted.` });
   }),
 
   page({ path: '/snapshots/:id/rewind', who: 'owner', refusalTitle: 'Could not preview the rewind' }, async (c) => {
