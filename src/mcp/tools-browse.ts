@@ -144,7 +144,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
         'The record of one artifact (art_ id or path) or folder (fld_ id or path ending in /): size, type, version, labels, ' +
         'metadata, url.',
       input: {
-        ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder path may end with "/")'),
+        ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder\'s may end with "/")'),
       },
       annotations: READ_ONLY,
       budget: 'read',

@@ -13,7 +13,7 @@ export function registerChangesTools(tools: ToolSet, env: ToolEnv): void {
     {
       title: 'Changes since',
       description:
-        'What changed on the drive (writes, moves, deletes, folders, shares), oldest first, with next_since to pass next time.',
+        'What changed on the drive (writes, moves, deletes, shares), oldest first, with next_since for next time.',
       input: {
         since: z.number().int().min(0).optional().describe('Events after this seq; omit for the latest ones.'),
         prefix: z.string().min(1).max(256).optional().describe('Only paths starting with this.'),

@@ -19,8 +19,8 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Mint a share link',
       description:
-        'Mints a link giving its role (default viewer) on an artifact or folder to whoever opens it; optional expiry ' +
-        '(default 7 days for an agent) and password. The url is shown only now. For a named person use grant.',
+        'Mints a link giving its role (default viewer) on an artifact or folder to whoever opens it. Optional: ' +
+        'expiry (agent default 7 days), password, label. The url is shown once; for a named person use grant.',
       input: { ...shareCreateInSchema.shape, actor: actorArg },
       annotations: writes(false, false),
       budget: 'write',
@@ -33,6 +33,7 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
           role: args.role,
           expiresIn: args.expires_in,
           password: args.password,
+          label: args.label,
         }),
       );
       return { structured: minted, text: `Share link (${minted.role}) on ${minted.resource_id}: ${minted.url}` };

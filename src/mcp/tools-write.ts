@@ -45,7 +45,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Upload a file',
       description:
-        'Creates or overwrites (as a new version; undo reverts a run) the file at path. content is text, or base64 with encoding=base64. ' +
+        'Creates or overwrites (as a new version) the file at path. content is text, or base64 with encoding=base64. ' +
         'Omitted labels/metadata keep their values. Large or binary files: upload_url. Partial changes: edit.',
       input: {
         path: pathArg,
@@ -92,7 +92,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Create a folder',
       description:
-        'Creates a folder (an existing one is returned). Optional: paths imply folders; use it for a fld_ id or a description.',
+        'Creates a folder (or returns the existing one). Paths imply folders; use it for a fld_ id or a description.',
       input: { path: pathArg, description: z.string().max(10_000).optional(), actor: actorArg },
       annotations: writes(false, true),
       budget: 'write',
@@ -145,7 +145,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
       title: 'Mint an upload URL',
       description:
         'A single-use URL to PUT raw bytes to, with no Authorization header (curl -X PUT --data-binary @f -H ' +
-        `"Content-Type: <content_type>" <url>). Best for binaries and large files. Expires in ${config.durations.uploadTokenS} s.`,
+        `"Content-Type: <content_type>" <url>). For binaries and large files. Expires in ${config.durations.uploadTokenS} s.`,
       input: {
         path: pathArg,
         content_type: z.string().min(1).max(255).default('application/octet-stream').describe('the PUT must send it'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../access/authorize.js';
 import { PRINCIPAL_TYPES } from '../access/grant-records.js';
-import { SHARE_PASSWORD_MAX, SHARE_ROLES } from '../sharing/shares.js';
+import { SHARE_LABEL_MAX, SHARE_PASSWORD_MAX, SHARE_ROLES } from '../sharing/shares.js';
 
 /** Request and response shapes of /v0/grants and /v0/shares (REFERENCE §2.8, §4). */
 const ts = z.string().describe('RFC 3339 timestamp');
@@ -31,6 +31,7 @@ export const shareCreateInSchema = z.object({
   role: z.enum(SHARE_ROLES).default('viewer'),
   expires_in: expiresIn.describe('seconds from now; null: never; omitted: none for an API key, 7 days for an agent'),
   password: z.string().min(1).max(SHARE_PASSWORD_MAX).nullable().optional(),
+  label: z.string().trim().max(SHARE_LABEL_MAX).nullable().optional(),
 });
 export const resourceQuery = z.object({ resource });
 
@@ -60,6 +61,8 @@ export const shareOutSchema = z.object({
   role: z.enum(SHARE_ROLES),
   audience: z.string(),
   has_password: z.boolean(),
+  label: z.string().nullable().describe("the link's own name, set when it was minted"),
+  created_by_type: z.string(),
   created_at: ts,
   expires_at: ts.nullable(),
   rotated_at: ts.nullable(),

@@ -42,6 +42,8 @@ export function shareOut(s: ShareRow) {
     role: s.role,
     audience: 'anyone_with_link' as const,
     has_password: s.password_hash !== null,
+    label: s.label,
+    created_by_type: s.created_by_type,
     created_at: iso(s.created_at)!,
     expires_at: iso(s.expires_at),
     rotated_at: iso(s.rotated_at),

@@ -33,6 +33,7 @@ export const SHARE_KEY_PREFIX = 'shk_';
 /** Default lifetime of a link an agent mints without expires_in (a human's API key gets none). */
 export const AGENT_SHARE_DEFAULT_TTL_S = 7 * 86400;
 export const SHARE_PASSWORD_MAX = 1024;
+export const SHARE_LABEL_MAX = 200;
 
 export interface ShareRow {
   id: string;
@@ -42,6 +43,7 @@ export interface ShareRow {
   role: ShareRole;
   key_hash: string;
   password_hash: string | null;
+  label: string | null;
   created_by_type: string;
   created_by_id: string;
   created_at: Timestamp;
@@ -60,7 +62,13 @@ export const hashShareKey = (key: string) => createHash('sha256').update(key).di
 /** POST /v0/shares: needs can_share; the link's role never exceeds the minter's own. Returns the key once. */
 export async function mintShare(
   rc: RequestContext,
-  input: { resource: string; role?: ShareRole; expiresIn?: number | null; password?: string | null },
+  input: {
+    resource: string;
+    role?: ShareRole;
+    expiresIn?: number | null;
+    password?: string | null;
+    label?: string | null;
+  },
 ): Promise<{ share: ShareRow; key: string }> {
   const role = input.role ?? 'viewer';
   const target = await resolveTarget(rc, input.resource);
@@ -76,8 +84,9 @@ export async function mintShare(
     const { artId, fldId } = await targetColumns(w, rc, target, access);
     const row = (await one<ShareRow>(
       w.tx,
-      `insert into shares (id, drive_id, art_id, fld_id, role, key_hash, password_hash, created_by_type, created_by_id, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, case when ?::int is null then null else clock_timestamp() + make_interval(secs => ?::int) end) returning *`,
+      `insert into shares (id, drive_id, art_id, fld_id, role, key_hash, password_hash, label, created_by_type,
+         created_by_id, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, case when ?::int is null then null else clock_timestamp() + make_interval(secs => ?::int) end) returning *`,
       [
         newId('shr'),
         access.driveId,
@@ -86,6 +95,7 @@ export async function mintShare(
         role,
         hashShareKey(key),
         passwordHash,
+        input.label?.trim() || null,
         by.type,
         by.id,
         expiresIn,

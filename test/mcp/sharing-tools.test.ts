@@ -28,11 +28,12 @@ afterAll(async () => {
 describe('MCP sharing tools', () => {
   it('share mints a link shown once, listed over REST without its key; another drive cannot share what it cannot read', async () => {
     const up = await owner.ok<{ art_id: string }>('upload', { path: 'shared/report.md', content: '# report' });
-    const minted = await owner.ok<{ id: string; share_key: string; url: string; role: string }>('share', {
-      resource: up.art_id,
-      expires_in: 3600,
-    });
+    const minted = await owner.ok<{ id: string; share_key: string; url: string; role: string; label: string }>(
+      'share',
+      { resource: up.art_id, expires_in: 3600, label: 'for the auditor' },
+    );
     expect(minted.role).toBe('viewer');
+    expect(minted.label).toBe('for the auditor');
     expect(minted.share_key.length).toBeGreaterThan(20);
     const list = await fetch(`${api.url}/v0/shares?resource=${up.art_id}`, {
       headers: { authorization: `Bearer ${ownerKey}` },

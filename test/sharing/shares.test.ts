@@ -79,6 +79,20 @@ describe('share links', () => {
     expect(actions).toEqual(['share.revoked', 'share.rotated', 'share.created']);
   });
 
+  it('a link carries its own label, trimmed, and says what kind of credential made it', async () => {
+    const { a } = p;
+    const art = (await a.put('s1/labelled.md', 'shared')).json;
+    const mint = await a.call('POST', '/v0/shares', { json: { resource: art.art_id, label: '  for the reviewers ' } });
+    expect(mint.status).toBe(201);
+    expect(mint.json).toMatchObject({ label: 'for the reviewers', created_by_type: 'api_key' });
+    const plain = await a.call('POST', '/v0/shares', { json: { resource: art.art_id } });
+    expect(plain.json.label).toBeNull();
+    const listed = (await a.get(`/v0/shares?resource=${art.art_id}`)).json.items;
+    expect(listed.map((s: { label: string | null }) => s.label)).toEqual(['for the reviewers', null]);
+    const long = await a.call('POST', '/v0/shares', { json: { resource: art.art_id, label: 'x'.repeat(201) } });
+    expect(long.status).toBe(422);
+  });
+
   it('a password-protected link shows nothing without the password', async () => {
     const { api, a } = p;
     const art = (await a.put('s2/secret.md', 'pw')).json;

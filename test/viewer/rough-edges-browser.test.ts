@@ -302,6 +302,7 @@ describe("the people's pages without their rough edges", () => {
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(`**/${driveId}/lab/heliotrope.md`);
     await page.getByLabel('Access').selectOption('commenter');
+    await page.getByLabel('Label (optional)').fill('for the reviewers');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(`**/${driveId}/lab/heliotrope.md`);
     const rows = await page.getByTestId('share-row').allTextContents();
@@ -309,7 +310,12 @@ describe("the people's pages without their rough edges", () => {
     expect(rows[0]).not.toBe(rows[1]);
     for (const r of rows) expect(r).toMatch(/made (just now|\d+ min ago) by you, here/);
     expect(rows.join(' ')).toMatch(/View link.*expires/s);
-    expect(rows.join(' ')).toMatch(/Comment link.*never expires/s);
+    expect(await page.getByTestId('share-label').allTextContents()).toEqual(['View link', 'for the reviewers']);
+    expect(rows[1]).toMatch(/Comment.*never expires/s);
+    // The label is the link's own, over the API too.
+    const listed = await fetch(`${api.url}/v0/shares?resource=lab/heliotrope.md`, { headers: bearer(key) });
+    const items = ((await listed.json()) as { items: { label: string | null; created_by_type: string }[] }).items;
+    expect(items.map((i) => i.label)).toEqual([null, 'for the reviewers']);
     await checkedAtBothWidths(page, 'share-panel-links');
     await page.close();
   });

@@ -128,6 +128,7 @@ export function sharingRouter(routes: RouteRegistry, ctx: AppContext): Router {
           role: body.role,
           expiresIn: body.expires_in,
           password: body.password,
+          label: body.label,
         }),
       ),
   );

@@ -1,5 +1,5 @@
 import type { SharingState } from '../../sharing/sharing-state.js';
-import { SHARE_ROLES } from '../../sharing/shares.js';
+import { SHARE_LABEL_MAX, SHARE_ROLES } from '../../sharing/shares.js';
 import { humanTime } from '../format.js';
 import { csrfField, html, type Html } from '../html.js';
 import { icon } from '../icons.js';
@@ -17,8 +17,8 @@ function creatorOf(s: Pick<ShareRow, 'created_by_type' | 'created_by_id'>): stri
 
 /**
  * The Share control of a file or folder page: a disclosure (no script) holding the public switch, links (expiry,
- * optional password; a new link shown once) and people by email, each a CSRF-checked form of the sharing page's
- * actions (src/web/owner/sharing-page.ts) that comes back to this page.
+ * optional password and label; a new link shown once) and people by email, each a CSRF-checked form of the sharing
+ * page's actions (src/web/owner/sharing-page.ts) that comes back to this page.
  */
 export const LINK_EXPIRIES: [string, string][] = [
   ['', 'Never'],
@@ -53,8 +53,9 @@ export function sharePanel(
   const links = state.links.map(
     (s) =>
       html`<li data-testid="share-row">
-        <strong>${ROLE_LABEL[s.role] ?? s.role} link</strong>
+        <strong data-testid="share-label">${s.label ?? `${ROLE_LABEL[s.role] ?? s.role} link`}</strong>
         <span class="muted">
+          ${s.label ? `· ${ROLE_LABEL[s.role] ?? s.role}` : ''}
           · made ${humanTime(s.created_at)} by ${creatorOf(s)}${s.password_hash ? ' · password' : ''}${
             s.expires_at ? ` · expires ${humanTime(s.expires_at)}` : ' · never expires'
           }
@@ -115,6 +116,10 @@ export function sharePanel(
           </select></label
         >
         <label>Password (optional) <input type="password" name="password" autocomplete="new-password" /></label>
+        <label
+          >Label (optional)
+          <input name="label" maxlength="${SHARE_LABEL_MAX}" placeholder="e.g. for the reviewers" />
+        </label>
         <button type="submit" class="primary">Create link</button>
       </form>
       <h3>${icon('users')} People</h3>

@@ -1,5 +1,12 @@
 import { createGrant, revokeGrant } from '../../sharing/grants.js';
-import { mintShare, revokeShare, rotateShare, SHARE_ROLES, type ShareRole } from '../../sharing/shares.js';
+import {
+  mintShare,
+  revokeShare,
+  rotateShare,
+  SHARE_LABEL_MAX,
+  SHARE_ROLES,
+  type ShareRole,
+} from '../../sharing/shares.js';
 import type { Role } from '../../access/authorize.js';
 import { shareUrl } from '../../shapes/sharing.js';
 import { html } from '../html.js';
@@ -61,6 +68,7 @@ export const sharingPages: Declaration[] = [
       resource: c.field('resource'),
       role: oneOf<ShareRole>(c.field('role'), SHARE_ROLES, 'viewer'),
       password: c.field('password') || null,
+      label: c.field('label').slice(0, SHARE_LABEL_MAX) || null,
       expiresIn: LINK_EXPIRIES.some(([v]) => v && Number(v) === expires) ? expires : null,
     });
     return cameFrom(c, shareUrl(c.ctx.config, minted.key));
