@@ -335,7 +335,8 @@ export async function refreshMcpToken(app: AppContext, f: { refreshToken: string
   return outcome.tokens;
 }
 
-async function revokeGrant(tx: Db, grantId: string) {
+/** Ends a grant: it and every token issued under it (the app has to ask for consent again). */
+export async function revokeGrant(tx: Db, grantId: string) {
   await rows(tx, `update oauth_grants set revoked_at = now() where id = ? and revoked_at is null`, [grantId]);
   await rows(tx, `update oauth_tokens set revoked_at = now() where grant_id = ? and revoked_at is null`, [grantId]);
 }

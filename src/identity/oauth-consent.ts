@@ -7,6 +7,7 @@ import {
   issueAuthorizationCode,
 } from './mcp-oauth.js';
 import { OAuthError } from './oauth-error.js';
+import { holdingsOf } from '../drives/drive-stats.js';
 
 /**
  * The two steps of the consent page (/oauth2/authorize), each one operation for the web door: the read (the checked
@@ -15,7 +16,13 @@ import { OAuthError } from './oauth-error.js';
  */
 export async function consentRead(app: AppContext, q: Record<string, unknown>, ip: string, userId?: string) {
   const request = await checkAuthorizeRequest(app, q, ip);
-  return { request, drives: userId ? await grantableDrives(app, userId) : [] };
+  const drives = userId ? await grantableDrives(app, userId) : [];
+  // Each drive shown by what it holds, so a person with several picks the right one without knowing ids.
+  const held = await holdingsOf(
+    app.orm.em.fork(),
+    drives.map((d) => d.id),
+  );
+  return { request, drives: drives.map((d) => ({ id: d.id, ...held.get(d.id)! })) };
 }
 
 export interface ConsentAnswer {

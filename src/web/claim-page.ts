@@ -1,6 +1,6 @@
 import { decideClaimCode } from '../identity/accounts.js';
 import { claimRead } from '../identity/claim-read.js';
-import { humanSize } from './format.js';
+import { driveContents } from './format.js';
 import { normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { csrfField, html } from './html.js';
 import { go, show, type SignedInCall } from './kit/call.js';
@@ -76,12 +76,7 @@ export const claimPages: Declaration[] = [
           stops expiring.
         </p>
         <p data-testid="claim-drive">
-          ${
-            pending.files
-              ? html`The drive holds <strong>${pending.files} file${pending.files === 1 ? '' : 's'}</strong>
-                  (${humanSize(pending.bytes)})${pending.latest ? html`, the latest <code>${pending.latest}</code>` : ''}.`
-              : 'The drive is empty so far.'
-          }
+          ${pending.files ? html`The drive holds ${driveContents(pending)}.` : 'The drive is empty so far.'}
         </p>
         <p>Check that this code matches the one your agent showed you:</p>
         <p class="code" data-testid="user-code">${code}</p>

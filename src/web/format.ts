@@ -59,3 +59,11 @@ export function dayOf(t: Timestamp | null | undefined, now = Date.now()): string
   const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
   return d.getUTCFullYear() === new Date(now).getUTCFullYear() ? day : `${day} ${d.getUTCFullYear()}`;
 }
+
+/** A drive as a person knows it, by what it holds: "12 files (3.4 MB), the latest notes/todo.md", or "empty". */
+export function driveContents(h: { files: number; bytes: number; latest: string | null }): Html {
+  if (!h.files) return html`empty so far`;
+  return html`<strong>${h.files} file${h.files === 1 ? '' : 's'}</strong> (${humanSize(h.bytes)})${
+    h.latest ? html`, the latest <code>${h.latest}</code>` : ''
+  }`;
+}

@@ -5,6 +5,7 @@ import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import { authPages } from './auth-pages.js';
 import { claimPages } from './claim-page.js';
+import { connectedAppsPages } from './connected-apps-page.js';
 import { dashboardPages } from './dashboard-page.js';
 import { emailPages } from './email-page.js';
 import { resetPages } from './reset-pages.js';
@@ -88,6 +89,7 @@ export function webRouter(ctx: AppContext, search: SearchService): Router {
     ...emailPages,
     ...resetPages,
     ...claimPages,
+    ...connectedAppsPages,
     ...dashboardPages,
     ...oauthConsentPages,
     ...apiKeyForms,

@@ -2,7 +2,8 @@ import { AuthorizeRefused, type AuthorizeRequest } from '../identity/mcp-oauth.j
 import { answerConsent, consentRead } from '../identity/oauth-consent.js';
 import { OAuthError } from '../identity/oauth-error.js';
 import { isClientIdUrl } from '../identity/client-metadata.js';
-import { loginUrl } from './format.js';
+import { driveContents, loginUrl } from './format.js';
+import { CONNECTED_APPS_PATH } from './connected-apps-page.js';
 import { csrfField, html } from './html.js';
 import { go, show, type AnyoneCall, type SignedInCall } from './kit/call.js';
 import { form, page, type Declaration } from './kit/declare.js';
@@ -107,7 +108,13 @@ export const oauthConsentPages: Declaration[] = [
             drives.length
               ? html`<fieldset>
                     <legend>Drive</legend>
-                    ${drives.map((d, i) => html`<label><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} /> <code>${d.id}</code></label>`)}
+                    ${drives.map(
+                      (d, i) =>
+                        html`<label data-testid="consent-drive"
+                          ><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} />
+                          ${drives.length > 1 ? html`Drive ${i + 1}: ` : html`Your drive: `}${driveContents(d)}</label
+                        >`,
+                    )}
                   </fieldset>
                   <button type="submit" name="decision" value="approve" class="primary">Allow</button>`
               : html`<p>Your account has no drive yet: allowing creates one, owned by you, for this app to use.</p>
@@ -115,7 +122,10 @@ export const oauthConsentPages: Declaration[] = [
           }
           <button type="submit" name="decision" value="deny">Deny</button>
         </form>
-        <p>Signed in as ${c.session?.email}. You can revoke access at any time; the app then has to ask again.</p>`,
+        <p>
+          Signed in as ${c.session?.email}. You can disconnect the app at any time on
+          <a href="${CONNECTED_APPS_PATH}">Connected apps</a>; it then has to ask again.
+        </p>`,
       200,
       { formAction: redirectSource(r.redirectUri), layout: 'app' },
     );

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshConfigHome, runCli } from '../helpers/cli.js';
 import { randomIp, uniqueEmail, WebClient } from '../identity/helpers.js';
-import { mcpClient } from '../mcp/helpers.js';
+import { listToolsRaw, mcpClient } from '../mcp/helpers.js';
 
 /**
  * Staying connected after a claim (issue 36): the MCP 401 for a rotated assertion says what to do, the claim page says
@@ -60,15 +60,7 @@ describe('connecting an agent', () => {
     expect(done.body).toContain('agent-drive mcp');
 
     // An MCP client still configured with the pre-claim assertion.
-    const res = await fetch(`${api.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${before.identity_assertion}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const res = await listToolsRaw(api, before.identity_assertion);
     expect(res.status).toBe(401);
     const message = ((await res.json()) as { detail: { error: { message: string } } }).detail.error.message;
     expect(message).toContain('Invalid or revoked agent credential');

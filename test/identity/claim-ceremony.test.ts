@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { USER_CODE_RE } from '../../src/identity/claims.js';
+import { listToolsRaw } from '../mcp/helpers.js';
 import { unclaimedDriveWorkflowId } from '../../src/temporal/identity-messages.js';
 import {
   accessTokenFor,
@@ -88,15 +89,7 @@ describe('claim ceremony', () => {
     const stale = await fetch(`${api.url}/v0/drives/me`, { headers: bearer(oldAccess) });
     expect(stale.status).toBe(401);
     expect((await stale.json()).detail.error.message).toMatch(/before the drive was claimed/);
-    const staleMcp = await fetch(`${api.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...bearer(oldAccess),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const staleMcp = await listToolsRaw(api, oldAccess);
     expect(staleMcp.status).toBe(401);
     expect((await fetch(`${api.url}/v0/drives/me`, { headers: bearer(body.access_token) })).status).toBe(200);
 

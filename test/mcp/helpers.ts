@@ -18,6 +18,18 @@ export async function mcpClient(
   return new McpSession(client);
 }
 
+/** One raw JSON-RPC `tools/list` POST to /mcp with a bearer credential, as a client without the SDK sends it. */
+export const listToolsRaw = (api: TestApi, credential: string) =>
+  fetch(`${api.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${credential}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+
 export interface ToolError {
   code: string;
   status: number;

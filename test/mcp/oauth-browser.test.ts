@@ -4,7 +4,8 @@ import type { TestApi } from '../helpers/api.js';
 import { confirmSignUpInBrowser, launchBrowser } from '../helpers/browser.js';
 import { startIdentityApi, uniqueEmail } from '../identity/helpers.js';
 import { redirectSource } from '../../src/web/oauth-consent-page.js';
-import { mcpClient } from './helpers.js';
+import { checkedAtBothWidths, screenshot } from '../viewer/browser.js';
+import { listToolsRaw, mcpClient } from './helpers.js';
 import { pkce, postForm, type Tokens } from './oauth-helpers.js';
 import {
   mcpClientV2,
@@ -200,6 +201,49 @@ describe('OAuth sign-in in a real browser', () => {
     } finally {
       await v6.close();
     }
+  });
+
+  it('the consent page shows the drive by its contents and links to Connected apps, where Disconnect ends the tokens', async () => {
+    const clientId = await register('Revocable App', callback.url);
+    const { verifier, challenge } = pkce();
+    const page = await context.newPage();
+    const blocked = watch(page);
+    await page.goto(authorizationUrl(clientId, challenge, 'st-apps'));
+    // The person signed up in the first test: one drive, shown by what it holds, not by its id.
+    expect(await page.getByTestId('consent-drive').textContent()).toMatch(/Your drive: empty so far/);
+    await checkedAtBothWidths(page, 'oauth-consent');
+    const arrived = callback.next();
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
+    const query = await landed(arrived, blocked);
+    const tokens = await exchangeAndUse(clientId, query.get('code')!, verifier);
+
+    // Where access is revoked, reached from the consent page's own link.
+    await page.goto(authorizationUrl(clientId, challenge, 'st-apps-again'));
+    await page.getByRole('link', { name: 'Connected apps' }).click();
+    await page.waitForURL('**/settings/apps');
+    const row = page.getByTestId('connected-app').filter({ hasText: 'Revocable App' });
+    expect(await row.textContent()).toMatch(/Read and write/);
+    expect(await page.getByTestId('connected-app').filter({ hasText: 'Loopback CLI' }).count()).toBe(1);
+    await checkedAtBothWidths(page, 'connected-apps');
+    await row.locator('summary', { hasText: 'Disconnect' }).click();
+    await screenshot(page, 'web-screenshots', 'connected-apps-disconnect-asks');
+    await row.getByRole('button', { name: 'Yes, disconnect' }).click();
+    await page.waitForURL('**/settings/apps');
+    expect(await page.getByTestId('notice').textContent()).toMatch(/Disconnected Revocable App/);
+    expect(await page.getByTestId('connected-app').filter({ hasText: 'Revocable App' }).count()).toBe(0);
+
+    // Both of its tokens are dead at once; the other apps are untouched.
+    const mcp = await listToolsRaw(api, tokens.access_token);
+    expect(mcp.status).toBe(401);
+    const refreshed = await postForm(api, '/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await page.getByTestId('connected-app').filter({ hasText: 'Loopback CLI' }).count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    await page.close();
   });
 
   it("names the redirect URI's origin in the consent page's form-action", () => {

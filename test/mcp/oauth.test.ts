@@ -9,7 +9,7 @@ import {
   WebClient,
   type Registration,
 } from '../identity/helpers.js';
-import { mcpClient } from './helpers.js';
+import { listToolsRaw, mcpClient } from './helpers.js';
 import {
   authorizeQuery,
   pkce,
@@ -148,15 +148,7 @@ describe('MCP OAuth', () => {
     });
     expect(reused.status).toBe(400);
     expect((await reused.json()).error).toBe('invalid_grant');
-    const afterReuse = await fetch(`${api.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...bearer(t2.access_token),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const afterReuse = await listToolsRaw(api, t2.access_token);
     expect(afterReuse.status).toBe(401);
     expect(afterReuse.headers.get('www-authenticate')).toContain('resource_metadata=');
     const t2refresh = await form('/oauth2/token', {

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Screenshots of browser tests land in test-results/<suite>/ (ignored by git, kept by CI as artifacts). */
 export async function screenshot(page: Page, suite: string, name: string): Promise<string> {
@@ -28,3 +29,14 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 /** How far the page scrolls sideways (0 or less: not at all). */
 export const sidewaysScroll = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** The page as it stands, at both widths: axe-core clean, no sideways scroll, and a screenshot of each. */
+export async function checkedAtBothWidths(page: Page, name: string, suite = 'web-screenshots') {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    expect(await sidewaysScroll(page), `${name} at ${width}px`).toBeLessThanOrEqual(0);
+    expect(await seriousViolations(page), `${name} at ${width}px`).toEqual([]);
+    await screenshot(page, suite, `${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { TestApi } from '../helpers/api.js';
 import { accessTokenFor, bearer, registerAnonymous, startClaim, uniqueEmail } from '../identity/helpers.js';
-import { screenshot, seriousViolations, sidewaysScroll } from './browser.js';
+import { checkedAtBothWidths, screenshot, sidewaysScroll } from './browser.js';
 import { confirmSignUpInBrowser } from '../helpers/browser.js';
 import { claimedOwner, mintKey, untilIndexed, OWNER_PASSWORD, put, useBrowserSuite } from './owner-helpers.js';
 
@@ -23,17 +23,6 @@ async function owner() {
   const page = await context.newPage();
   const driveId = await claimedOwner(api, page);
   return { page, driveId, key: await mintKey(api, page) };
-}
-
-/** The page as it stands, at both widths: axe-core clean, no sideways scroll, and a screenshot of each. */
-async function checkedAtBothWidths(page: Page, name: string) {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await sidewaysScroll(page), `${name} at ${width}px`).toBeLessThanOrEqual(0);
-    expect(await seriousViolations(page), `${name} at ${width}px`).toEqual([]);
-    await screenshot(page, SHOTS, `${name}-${width}`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 /** Whether an element is inside the viewport as it stands (the person sees it without scrolling). */

@@ -154,7 +154,10 @@ export const drivePages: Declaration[] = [
           ${csrfField(c.session.csrf)}<button type="submit" class="danger">Sign out everywhere</button>
         </form>
         <h2>More</h2>
-        <p><a href="/settings/sharing">Sharing by path or id</a> · <a href="/settings/danger">Danger zone</a></p>`,
+        <p>
+          <a href="/settings/apps">Connected apps</a> · <a href="/settings/sharing">Sharing by path or id</a> ·
+          <a href="/settings/danger">Danger zone</a>
+        </p>`,
     );
   }),
 
