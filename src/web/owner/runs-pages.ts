@@ -123,7 +123,7 @@ export const runsPages: Declaration[] = [
         <form method="post" action="/snapshots">
           ${csrfField(c.session.csrf)}
           <label for="snapshot-label">Name the drive as it is now</label>
-          <input id="snapshot-label" name="label" required maxlength="200" />
+          <input type="text" id="snapshot-label" name="label" required maxlength="200" />
           <button type="submit">Make a snapshot</button>
         </form>
         <table data-testid="snapshots">

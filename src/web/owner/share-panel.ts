@@ -118,7 +118,7 @@ export function sharePanel(
         <label>Password (optional) <input type="password" name="password" autocomplete="new-password" /></label>
         <label
           >Label (optional)
-          <input name="label" maxlength="${SHARE_LABEL_MAX}" placeholder="e.g. for the reviewers" />
+          <input type="text" name="label" maxlength="${SHARE_LABEL_MAX}" placeholder="e.g. for the reviewers" />
         </label>
         <button type="submit" class="primary">Create link</button>
       </form>
