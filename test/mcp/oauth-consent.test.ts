@@ -66,6 +66,19 @@ describe('MCP OAuth consent', () => {
     const s = await mcpClient(api, t.access_token);
     const o = await s.ok<{ drive: { drive_id: string; claimed: boolean } }>('overview');
     expect(o.drive.claimed).toBe(true);
+
+    // Connected apps are the person's own: another account sees none of them and cannot disconnect them.
+    const apps = await fresh.get('/settings/apps');
+    const grantId = /\/settings\/apps\/([^/"]+)\/disconnect/.exec(apps.body)![1];
+    const stranger = new WebClient(api.url);
+    await stranger.signUp(uniqueEmail('stranger'));
+    const theirs = await stranger.get('/settings/apps');
+    expect(theirs.body).toContain('No app is connected.');
+    const refused = await stranger.post(`/settings/apps/${grantId}/disconnect`, {
+      csrf: WebClient.csrfOf((await stranger.get('/dashboard')).body),
+    });
+    expect(refused.res.status).toBe(404);
+    expect((await s.ok<{ drive: { drive_id: string } }>('overview')).drive.drive_id).toBe(o.drive.drive_id);
     // An MCP-only token opens no /v0 URL: binaries come embedded, or as a signed URL that needs no credential.
     const small = Buffer.from([1, 2, 3, 255]);
     const large = Buffer.alloc(300, 9);
