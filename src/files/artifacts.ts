@@ -21,8 +21,8 @@ import {
 import { blobUnavailable, pinBlobStatement, prepareBlob, type BlobArrival } from './blobs.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
-import { isUniqueViolation, one, type Db } from '../db/sql.js';
-import { quotaExceeded, reserveStatement, reserveStorageOnMiss, storageCommitted } from './quota.js';
+import { isUniqueViolation, one } from '../db/sql.js';
+import { quotaExceeded, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
@@ -231,7 +231,7 @@ async function insertArtifact(
     ],
   );
   if (!row) return undefined;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
+  await addVersion(ctx, w, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -280,7 +280,7 @@ async function appendVersion(
       current.id,
     ],
   ))!;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
+  await addVersion(ctx, w, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -298,28 +298,28 @@ async function appendVersion(
   return applyVisibility(w, row, input.visibility, input.actor);
 }
 
-/** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
+/**
+ * Inserts the version row for the artifact's current state and pins its blob (one statement), and charges its size to
+ * the drive with the transaction's next event (WriteTx.charge).
+ */
 export async function addVersion(
   ctx: AppContext,
-  tx: Db,
+  w: WriteTx,
   a: ArtifactRow,
   actor: string | null,
   changeSummary: string | null,
   arrival: BlobArrival = false,
   system = false,
 ): Promise<void> {
-  const bytes = Number(a.size_bytes);
-  const quota = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
   const pin = pinBlobStatement(a.hash, arrival);
-  const reserve = reserveStatement(a.drive_id, bytes, quota);
-  // One round trip for the three rows a version touches; a miss of the pin or the charge rolls the transaction back.
-  const done = await one<{ pinned: number; charged: number }>(
-    tx,
+  // A missed pin rolls the transaction back (503): the blob is gone or not stored.
+  const done = await one<{ pinned: number }>(
+    w.tx,
     `with v as (insert into artifact_versions
        (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
        values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)),
-     p as (${pin.sql}), s as (${reserve.sql})
-     select (select count(*) from p)::int as pinned, (select count(*) from s)::int as charged`,
+     p as (${pin.sql})
+     select (select count(*) from p)::int as pinned`,
     [
       a.id,
       a.drive_id,
@@ -333,11 +333,11 @@ export async function addVersion(
       JSON.stringify(a.metadata),
       a.filename ?? null,
       ...pin.params,
-      ...reserve.params,
     ],
   );
   if (!done?.pinned) throw blobUnavailable();
-  if (!done.charged) await reserveStorageOnMiss(tx, a.drive_id, bytes, quota);
+  const quotaBytes = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  w.charge({ driveId: a.drive_id, bytes: Number(a.size_bytes), quotaBytes });
 }
 
 const pathConflict = (path: string) =>
@@ -424,7 +424,7 @@ export async function copyArtifact(
       throw err;
     }
     if (!row) throw pathConflict(a.path);
-    await addVersion(ctx, w.tx, row, a.actor, null);
+    await addVersion(ctx, w, row, a.actor, null);
     await w.event({
       driveId: a.driveId,
       artId: row.id,

@@ -53,7 +53,7 @@ export async function restoreVersion(
       ],
     ))!;
     const summary = `restored from version ${v.version_number}`;
-    await addVersion(rc.app, w.tx, row, rc.actor, summary);
+    await addVersion(rc.app, w, row, rc.actor, summary);
     const grantee = access.owner
       ? {}
       : { grantee: { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role } };

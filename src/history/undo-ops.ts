@@ -69,7 +69,7 @@ export async function versionForUndo(
     ],
   ))!;
   const summary = `${cause}: back to version ${target.version_number}`;
-  await addVersion(ctx, w.tx, next, actor, summary);
+  await addVersion(ctx, w, next, actor, summary);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
