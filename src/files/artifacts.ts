@@ -209,12 +209,10 @@ async function insertArtifact(
   arrival: BlobArrival,
 ): Promise<ArtifactRow | undefined> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
-  const row = await one<ArtifactRow>(
-    w.tx,
-    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
-     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
-     on conflict (drive_id, path) where deleted_at is null do nothing
-     returning *`,
+  const row = await writeVersioned(
+    ctx,
+    w,
+    INSERT_ARTIFACT,
     [
       newId('art'),
       input.driveId,
@@ -229,9 +227,9 @@ async function insertArtifact(
       'private',
       input.filename ?? null,
     ],
+    { actor: input.actor, changeSummary: input.changeSummary, arrival, system: input.system },
   );
   if (!row) return undefined;
-  await addVersion(ctx, w, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -259,8 +257,9 @@ async function appendVersion(
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
     throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
-  const row = (await one<ArtifactRow>(
-    w.tx,
+  const row = (await writeVersioned(
+    ctx,
+    w,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
        source = case when ? then ?::jsonb else source end, filename = coalesce(?, filename),
@@ -279,8 +278,8 @@ async function appendVersion(
       input.filename ?? null,
       current.id,
     ],
+    { actor: input.actor, changeSummary: input.changeSummary, arrival, system: input.system },
   ))!;
-  await addVersion(ctx, w, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -298,46 +297,51 @@ async function appendVersion(
   return applyVisibility(w, row, input.visibility, input.actor);
 }
 
+/** A new artifact at version 1 (its values in column order), or nothing when its path is taken. */
+const INSERT_ARTIFACT = `insert into artifacts
+    (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
+  values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
+  on conflict (drive_id, path) where deleted_at is null do nothing
+  returning *`;
+
+/** Who made a version, how its bytes arrived (pinBlob); `system`: the service's own write, never refused by quota. */
+export interface VersionOf {
+  actor: string | null;
+  changeSummary: string | null;
+  arrival?: BlobArrival;
+  system?: boolean;
+}
+
 /**
- * Inserts the version row for the artifact's current state and pins its blob (one statement), and charges its size to
- * the drive with the transaction's next event (WriteTx.charge).
+ * Runs `rowSql` (an insert or update of one artifact, `returning *`) with its version row and its blob's pin in the
+ * same statement, and charges the size with the transaction's next event (WriteTx.charge): one round trip for the three
+ * rows. Undefined when `rowSql` wrote no row; a missed pin is 503 (the blob is gone or not stored) and rolls back.
  */
-export async function addVersion(
+export async function writeVersioned(
   ctx: AppContext,
   w: WriteTx,
-  a: ArtifactRow,
-  actor: string | null,
-  changeSummary: string | null,
-  arrival: BlobArrival = false,
-  system = false,
-): Promise<void> {
-  const pin = pinBlobStatement(a.hash, arrival);
-  // A missed pin rolls the transaction back (503): the blob is gone or not stored.
-  const done = await one<{ pinned: number }>(
+  rowSql: string,
+  rowParams: unknown[],
+  v: VersionOf,
+): Promise<ArtifactRow | undefined> {
+  // The pin takes the hash from the row: no blob is touched when the insert found its path taken.
+  const pin = pinBlobStatement({ of: 'a' }, v.arrival ?? false);
+  const row = await one<ArtifactRow & { pinned?: number }>(
     w.tx,
-    `with v as (insert into artifact_versions
+    `with a as (${rowSql}),
+     v as (insert into artifact_versions
        (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-       values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)),
+       select id, drive_id, version_number, size_bytes, hash, content_type, ?, ?, labels, metadata, filename from a),
      p as (${pin.sql})
-     select (select count(*) from p)::int as pinned`,
-    [
-      a.id,
-      a.drive_id,
-      a.version_number,
-      a.size_bytes,
-      a.hash,
-      a.content_type,
-      actor,
-      changeSummary,
-      a.labels,
-      JSON.stringify(a.metadata),
-      a.filename ?? null,
-      ...pin.params,
-    ],
+     select a.*, (select count(*) from p)::int as pinned from a`,
+    [...rowParams, v.actor, v.changeSummary, ...pin.params],
   );
-  if (!done?.pinned) throw blobUnavailable();
-  const quotaBytes = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
-  w.charge({ driveId: a.drive_id, bytes: Number(a.size_bytes), quotaBytes });
+  if (!row) return undefined;
+  if (!row.pinned) throw blobUnavailable();
+  delete row.pinned;
+  const quotaBytes = v.system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  w.charge({ driveId: row.drive_id, bytes: Number(row.size_bytes), quotaBytes });
+  return row;
 }
 
 const pathConflict = (path: string) =>
@@ -399,11 +403,10 @@ export async function copyArtifact(
     const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
     let row: ArtifactRow | undefined;
     try {
-      row = await one<ArtifactRow>(
-        w.tx,
-        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
-         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
-         on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
+      row = await writeVersioned(
+        ctx,
+        w,
+        INSERT_ARTIFACT,
         [
           newId('art'),
           a.driveId,
@@ -418,13 +421,13 @@ export async function copyArtifact(
           'private',
           src.filename,
         ],
+        { actor: a.actor, changeSummary: null },
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw pathConflict(a.path);
       throw err;
     }
     if (!row) throw pathConflict(a.path);
-    await addVersion(ctx, w, row, a.actor, null);
     await w.event({
       driveId: a.driveId,
       artId: row.id,
