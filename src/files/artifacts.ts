@@ -18,7 +18,8 @@ import {
   type Source,
   type Visibility,
 } from './artifact-rules.js';
-import { blobUnavailable, pinBlobStatement, prepareBlob, type BlobArrival } from './blobs.js';
+import { prepareBlob, type BlobArrival } from './blobs.js';
+import { insertArtifactSql, versioned, writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, one } from '../db/sql.js';
@@ -190,46 +191,60 @@ export async function putStoredArtifact(
   arrival: BlobArrival,
 ): Promise<ArtifactRow> {
   for (;;) {
-    const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-    // Upload by id: the artifact moved or went to the trash since it was authorized.
-    if (input.artId && current?.id !== input.artId) throw artifactNotFound();
-    if (current) return appendVersion(ctx, w, current, input, body, arrival);
-    if (input.ifMatch !== undefined) throw preconditionFailed(null);
-    const created = await insertArtifact(ctx, w, input, body, arrival);
-    if (created) return created;
+    if (input.artId || input.ifMatch !== undefined) {
+      const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+      // Upload by id: the artifact moved or went to the trash since it was authorized.
+      if (input.artId && current?.id !== input.artId) throw artifactNotFound();
+      if (!current) throw preconditionFailed(null);
+      return appendVersion(ctx, w, current, input, body, arrival);
+    }
+    const put = await createOrLock(ctx, w, input, body, arrival);
+    if (put.live) return appendVersion(ctx, w, put.live, input, body, arrival);
+    if (put.written) return put.written;
     // Another request created the path first and has committed: overwrite it instead.
   }
 }
 
-async function insertArtifact(
+/**
+ * Locks the path's live artifact (returned as `live`), or, when there is none, creates it with its version and event
+ * (`written`) in the same statement; neither when a concurrent request has just created the path.
+ */
+async function createOrLock(
   ctx: AppContext,
   w: WriteTx,
   input: PutInput,
   body: StoredBody,
   arrival: BlobArrival,
-): Promise<ArtifactRow | undefined> {
+): Promise<{ written?: ArtifactRow; live?: ArtifactRow }> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
-  const row = await writeVersioned(
+  const put = await versioned(
     ctx,
     w,
-    INSERT_ARTIFACT,
-    [
-      newId('art'),
-      input.driveId,
-      input.path,
-      contentType,
-      fileTypeOf(input.path, contentType),
-      body.size,
-      body.hash,
-      input.labels ?? [],
-      JSON.stringify(input.metadata ?? {}),
-      input.source ? JSON.stringify(input.source) : null,
-      'private',
-      input.filename ?? null,
-    ],
+    {
+      sql: insertArtifactSql('exists (select from live)'),
+      params: [
+        newId('art'),
+        input.driveId,
+        input.path,
+        contentType,
+        fileTypeOf(input.path, contentType),
+        body.size,
+        body.hash,
+        input.labels ?? [],
+        JSON.stringify(input.metadata ?? {}),
+        input.source ? JSON.stringify(input.source) : null,
+        'private',
+        input.filename ?? null,
+      ],
+    },
     { actor: input.actor, changeSummary: input.changeSummary, arrival, system: input.system },
+    {
+      sql: `select * from artifacts where drive_id = ? and path = ? and deleted_at is null for update`,
+      params: [input.driveId, input.path],
+    },
   );
-  if (!row) return undefined;
+  const row = put.written;
+  if (!row) return put;
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -243,7 +258,7 @@ async function insertArtifact(
       change_summary: input.changeSummary,
     },
   });
-  return applyVisibility(w, row, input.visibility, input.actor);
+  return { written: await applyVisibility(w, row, input.visibility, input.actor) };
 }
 
 async function appendVersion(
@@ -295,53 +310,6 @@ async function appendVersion(
     },
   });
   return applyVisibility(w, row, input.visibility, input.actor);
-}
-
-/** A new artifact at version 1 (its values in column order), or nothing when its path is taken. */
-const INSERT_ARTIFACT = `insert into artifacts
-    (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
-  values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
-  on conflict (drive_id, path) where deleted_at is null do nothing
-  returning *`;
-
-/** Who made a version, how its bytes arrived (pinBlob); `system`: the service's own write, never refused by quota. */
-export interface VersionOf {
-  actor: string | null;
-  changeSummary: string | null;
-  arrival?: BlobArrival;
-  system?: boolean;
-}
-
-/**
- * Runs `rowSql` (an insert or update of one artifact, `returning *`) with its version row and its blob's pin in the
- * same statement, and charges the size with the transaction's next event (WriteTx.charge): one round trip for the three
- * rows. Undefined when `rowSql` wrote no row; a missed pin is 503 (the blob is gone or not stored) and rolls back.
- */
-export async function writeVersioned(
-  ctx: AppContext,
-  w: WriteTx,
-  rowSql: string,
-  rowParams: unknown[],
-  v: VersionOf,
-): Promise<ArtifactRow | undefined> {
-  // The pin takes the hash from the row: no blob is touched when the insert found its path taken.
-  const pin = pinBlobStatement({ of: 'a' }, v.arrival ?? false);
-  const row = await one<ArtifactRow & { pinned?: number }>(
-    w.tx,
-    `with a as (${rowSql}),
-     v as (insert into artifact_versions
-       (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-       select id, drive_id, version_number, size_bytes, hash, content_type, ?, ?, labels, metadata, filename from a),
-     p as (${pin.sql})
-     select a.*, (select count(*) from p)::int as pinned from a`,
-    [...rowParams, v.actor, v.changeSummary, ...pin.params],
-  );
-  if (!row) return undefined;
-  if (!row.pinned) throw blobUnavailable();
-  delete row.pinned;
-  const quotaBytes = v.system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
-  w.charge({ driveId: row.drive_id, bytes: Number(row.size_bytes), quotaBytes });
-  return row;
 }
 
 const pathConflict = (path: string) =>
@@ -406,7 +374,7 @@ export async function copyArtifact(
       row = await writeVersioned(
         ctx,
         w,
-        INSERT_ARTIFACT,
+        insertArtifactSql(),
         [
           newId('art'),
           a.driveId,

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifact, type ArtifactRow } from '../records/artifact-records.js';
 import { checkNotWiki, fileTypeOf, preconditionFailed } from './artifact-rules.js';
-import { writeVersioned } from './artifacts.js';
+import { writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
 import { noSuchVersion, type VersionRow } from './versions.js';
 import { writeTransaction } from './write-transaction.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../platform/context.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { FolderRow } from '../files/folders.js';
 import { EventAction } from '../files/events.js';
-import { writeVersioned } from '../files/artifacts.js';
+import { writeVersioned } from '../files/version-write.js';
 import { fileTypeOf } from '../files/artifact-rules.js';
 import { trashRow } from '../files/trash.js';
 import type { WriteTx } from '../files/write-transaction.js';
