@@ -18,11 +18,12 @@ import {
   type Source,
   type Visibility,
 } from './artifact-rules.js';
-import { blobUnavailable, pinBlobStatement, prepareBlob, type BlobArrival } from './blobs.js';
+import { prepareBlob, type BlobArrival } from './blobs.js';
+import { insertArtifactSql, versioned, writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
-import { isUniqueViolation, one, type Db } from '../db/sql.js';
-import { quotaExceeded, reserveStatement, reserveStorageOnMiss, storageCommitted } from './quota.js';
+import { isUniqueViolation, one } from '../db/sql.js';
+import { quotaExceeded, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
@@ -190,48 +191,60 @@ export async function putStoredArtifact(
   arrival: BlobArrival,
 ): Promise<ArtifactRow> {
   for (;;) {
-    const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
-    // Upload by id: the artifact moved or went to the trash since it was authorized.
-    if (input.artId && current?.id !== input.artId) throw artifactNotFound();
-    if (current) return appendVersion(ctx, w, current, input, body, arrival);
-    if (input.ifMatch !== undefined) throw preconditionFailed(null);
-    const created = await insertArtifact(ctx, w, input, body, arrival);
-    if (created) return created;
+    if (input.artId || input.ifMatch !== undefined) {
+      const current = await getLiveArtifactByPath(w.tx, input.driveId, input.path, true);
+      // Upload by id: the artifact moved or went to the trash since it was authorized.
+      if (input.artId && current?.id !== input.artId) throw artifactNotFound();
+      if (!current) throw preconditionFailed(null);
+      return appendVersion(ctx, w, current, input, body, arrival);
+    }
+    const put = await createOrLock(ctx, w, input, body, arrival);
+    if (put.live) return appendVersion(ctx, w, put.live, input, body, arrival);
+    if (put.written) return put.written;
     // Another request created the path first and has committed: overwrite it instead.
   }
 }
 
-async function insertArtifact(
+/**
+ * Locks the path's live artifact (returned as `live`), or, when there is none, creates it with its version and event
+ * (`written`) in the same statement; neither when a concurrent request has just created the path.
+ */
+async function createOrLock(
   ctx: AppContext,
   w: WriteTx,
   input: PutInput,
   body: StoredBody,
   arrival: BlobArrival,
-): Promise<ArtifactRow | undefined> {
+): Promise<{ written?: ArtifactRow; live?: ArtifactRow }> {
   const contentType = input.contentType ?? DEFAULT_CONTENT_TYPE;
-  const row = await one<ArtifactRow>(
-    w.tx,
-    `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
-     values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
-     on conflict (drive_id, path) where deleted_at is null do nothing
-     returning *`,
-    [
-      newId('art'),
-      input.driveId,
-      input.path,
-      contentType,
-      fileTypeOf(input.path, contentType),
-      body.size,
-      body.hash,
-      input.labels ?? [],
-      JSON.stringify(input.metadata ?? {}),
-      input.source ? JSON.stringify(input.source) : null,
-      'private',
-      input.filename ?? null,
-    ],
+  const put = await versioned(
+    ctx,
+    w,
+    {
+      sql: insertArtifactSql('exists (select from live)'),
+      params: [
+        newId('art'),
+        input.driveId,
+        input.path,
+        contentType,
+        fileTypeOf(input.path, contentType),
+        body.size,
+        body.hash,
+        input.labels ?? [],
+        JSON.stringify(input.metadata ?? {}),
+        input.source ? JSON.stringify(input.source) : null,
+        'private',
+        input.filename ?? null,
+      ],
+    },
+    { actor: input.actor, changeSummary: input.changeSummary, arrival, system: input.system },
+    {
+      sql: `select * from artifacts where drive_id = ? and path = ? and deleted_at is null for update`,
+      params: [input.driveId, input.path],
+    },
   );
-  if (!row) return undefined;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
+  const row = put.written;
+  if (!row) return put;
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -245,7 +258,7 @@ async function insertArtifact(
       change_summary: input.changeSummary,
     },
   });
-  return applyVisibility(w, row, input.visibility, input.actor);
+  return { written: await applyVisibility(w, row, input.visibility, input.actor) };
 }
 
 async function appendVersion(
@@ -259,8 +272,9 @@ async function appendVersion(
   if (input.ifMatch !== undefined && input.ifMatch !== current.version_number)
     throw preconditionFailed(current.version_number);
   const contentType = input.contentType ?? current.content_type;
-  const row = (await one<ArtifactRow>(
-    w.tx,
+  const row = (await writeVersioned(
+    ctx,
+    w,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
        source = case when ? then ?::jsonb else source end, filename = coalesce(?, filename),
@@ -279,8 +293,8 @@ async function appendVersion(
       input.filename ?? null,
       current.id,
     ],
+    { actor: input.actor, changeSummary: input.changeSummary, arrival, system: input.system },
   ))!;
-  await addVersion(ctx, w.tx, row, input.actor, input.changeSummary, arrival, input.system);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,
@@ -296,48 +310,6 @@ async function appendVersion(
     },
   });
   return applyVisibility(w, row, input.visibility, input.actor);
-}
-
-/** Inserts the version row for the artifact's current state, pins its blob and charges its size to the drive. */
-export async function addVersion(
-  ctx: AppContext,
-  tx: Db,
-  a: ArtifactRow,
-  actor: string | null,
-  changeSummary: string | null,
-  arrival: BlobArrival = false,
-  system = false,
-): Promise<void> {
-  const bytes = Number(a.size_bytes);
-  const quota = system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
-  const pin = pinBlobStatement(a.hash, arrival);
-  const reserve = reserveStatement(a.drive_id, bytes, quota);
-  // One round trip for the three rows a version touches; a miss of the pin or the charge rolls the transaction back.
-  const done = await one<{ pinned: number; charged: number }>(
-    tx,
-    `with v as (insert into artifact_versions
-       (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-       values (?, ?, ?, ?, ?, ?, ?, ?, array[?]::text[], ?::jsonb, ?)),
-     p as (${pin.sql}), s as (${reserve.sql})
-     select (select count(*) from p)::int as pinned, (select count(*) from s)::int as charged`,
-    [
-      a.id,
-      a.drive_id,
-      a.version_number,
-      a.size_bytes,
-      a.hash,
-      a.content_type,
-      actor,
-      changeSummary,
-      a.labels,
-      JSON.stringify(a.metadata),
-      a.filename ?? null,
-      ...pin.params,
-      ...reserve.params,
-    ],
-  );
-  if (!done?.pinned) throw blobUnavailable();
-  if (!done.charged) await reserveStorageOnMiss(tx, a.drive_id, bytes, quota);
 }
 
 const pathConflict = (path: string) =>
@@ -399,11 +371,10 @@ export async function copyArtifact(
     const source = a.source ?? { refs: [{ type: 'artifact', id: src.id }] };
     let row: ArtifactRow | undefined;
     try {
-      row = await one<ArtifactRow>(
-        w.tx,
-        `insert into artifacts (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility, filename)
-         values (?, ?, ?, ?, ?, ?, ?, 1, array[?]::text[], ?::jsonb, ?::jsonb, ?, ?)
-         on conflict (drive_id, path) where deleted_at is null do nothing returning *`,
+      row = await writeVersioned(
+        ctx,
+        w,
+        insertArtifactSql(),
         [
           newId('art'),
           a.driveId,
@@ -418,13 +389,13 @@ export async function copyArtifact(
           'private',
           src.filename,
         ],
+        { actor: a.actor, changeSummary: null },
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw pathConflict(a.path);
       throw err;
     }
     if (!row) throw pathConflict(a.path);
-    await addVersion(ctx, w.tx, row, a.actor, null);
     await w.event({
       driveId: a.driveId,
       artId: row.id,

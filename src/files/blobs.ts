@@ -98,20 +98,30 @@ export async function pinBlob(tx: Db, hash: string, arrival: BlobArrival = false
 export const blobUnavailable = () =>
   new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
 
-/** pinBlob's statement (`returning hash`: no row, not pinned), for a caller that folds it into one of its own. */
-export function pinBlobStatement(hash: string, arrival: BlobArrival): { sql: string; params: unknown[] } {
+/**
+ * pinBlob's statement (`returning hash`: no row, not pinned), for a caller that folds it into one of its own. `hash` is
+ * a hash, or `{ of }`: the hash (and size) of the row in the caller's CTE `of`, so nothing is pinned when it is empty.
+ */
+export function pinBlobStatement(
+  hash: string | { of: string },
+  arrival: BlobArrival,
+): { sql: string; params: unknown[] } {
+  const fromRow = typeof hash === 'object';
+  const target = fromRow ? `(select hash from ${hash.of})` : '?';
+  const params = fromRow ? [] : [hash];
   if (typeof arrival === 'object')
     return {
-      sql: `insert into blobs (hash, size_bytes, stored, content) values (?, ?, true, decode(?, 'base64'))
+      sql: `insert into blobs (hash, size_bytes, stored, content)
+        ${fromRow ? `select hash, size_bytes, true, decode(?, 'base64') from ${hash.of}` : `values (?, ?, true, decode(?, 'base64'))`}
         on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
         returning hash`,
-      params: [hash, arrival.inline.length, arrival.inline.toString('base64')],
+      params: [...(fromRow ? [] : [hash, arrival.inline.length]), arrival.inline.toString('base64')],
     };
   return {
     sql: arrival
-      ? `update blobs set last_used_at = now(), stored = true where hash = ? returning hash`
-      : `update blobs set last_used_at = now() where hash = ? and stored returning hash`,
-    params: [hash],
+      ? `update blobs set last_used_at = now(), stored = true where hash = ${target} returning hash`
+      : `update blobs set last_used_at = now() where hash = ${target} and stored returning hash`,
+    params,
   };
 }
 

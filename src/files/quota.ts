@@ -30,27 +30,32 @@ export async function storageCommitted(db: Db, driveId: string): Promise<{ used:
   return { used: Number(r?.used ?? 0), reserved: Number(r?.reserved ?? 0) };
 }
 
+/** A charge of `bytes` to a drive's usage, refused (413) when usage plus open reservations would pass `quotaBytes`. */
+export interface StorageCharge {
+  driveId: string;
+  bytes: number;
+  quotaBytes: number;
+}
+
 /**
- * Adding bytes to the drive's usage if usage plus open upload reservations stays within quota, else 413
- * STORAGE_QUOTA_EXCEEDED; locks the counter row until commit. Two steps, so a version's statement can carry the first
- * (src/files/artifacts.ts addVersion): reserveStatement, then reserveStorageOnMiss when it added nothing.
+ * A charge as one upsert to fold into a caller's statement (`returning used_bytes`: no row, refused): creates the
+ * drive's counter row on its first write, else adds to it, in both cases only within quota. The row stays locked until
+ * commit, so concurrent charges of one drive never pass the quota together. Being an upsert, it never misses a row that
+ * a concurrent first write is creating (it waits for that write), so a miss means over quota and nothing else.
  */
-/** The first step (`returning used_bytes`: no row, not added), to fold into a caller's statement. */
-export function reserveStatement(driveId: string, bytes: number, quotaBytes: number) {
+export function chargeStatement(c: StorageCharge) {
   return {
-    sql: `update drive_storage set used_bytes = used_bytes + ?::int8
-        where drive_id = ? and used_bytes + ?::int8 + ${OPEN_RESERVATIONS_SQL} <= ?::int8 returning used_bytes`,
-    params: [bytes, driveId, bytes, driveId, quotaBytes],
+    sql: `insert into drive_storage as s (drive_id, used_bytes)
+        select ?, ?::int8 where ?::int8 + ${OPEN_RESERVATIONS_SQL} <= ?::int8
+        on conflict (drive_id) do update set used_bytes = s.used_bytes + excluded.used_bytes
+        where s.used_bytes + excluded.used_bytes + ${OPEN_RESERVATIONS_SQL} <= ?::int8 returning s.used_bytes`,
+    params: [c.driveId, c.bytes, c.bytes, c.driveId, c.quotaBytes, c.driveId, c.quotaBytes],
   };
 }
 
-/** After reserveStatement added nothing: creates the drive's counter row if missing and tries once more, else 413. */
-export async function reserveStorageOnMiss(tx: Db, driveId: string, bytes: number, quotaBytes: number): Promise<void> {
-  const add = reserveStatement(driveId, bytes, quotaBytes);
-  // The drive's first write creates its counter row (or waits for a concurrent first write's); then try once more.
-  await rows(tx, `insert into drive_storage (drive_id) values (?) on conflict (drive_id) do nothing`, [driveId]);
-  if (await one(tx, add.sql, add.params)) return;
-  throw quotaExceeded(await storageUsedBytes(tx, driveId), quotaBytes, bytes);
+/** The 413 of a refused charge (read after the miss, for the error's figures). */
+export async function chargeRefused(db: Db, c: StorageCharge): Promise<AppError> {
+  return quotaExceeded(await storageUsedBytes(db, c.driveId), c.quotaBytes, c.bytes);
 }
 
 export function quotaExceeded(used: number, quotaBytes: number, bytes: number): AppError {

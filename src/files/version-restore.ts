@@ -1,7 +1,7 @@
 import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifact, type ArtifactRow } from '../records/artifact-records.js';
 import { checkNotWiki, fileTypeOf, preconditionFailed } from './artifact-rules.js';
-import { addVersion } from './artifacts.js';
+import { writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
 import { noSuchVersion, type VersionRow } from './versions.js';
 import { writeTransaction } from './write-transaction.js';
@@ -33,8 +33,10 @@ export async function restoreVersion(
       input.versionNumber,
     ]);
     if (!v) throw noSuchVersion(input.artId, input.versionNumber);
-    const row = (await one<ArtifactRow>(
-      w.tx,
+    const summary = `restored from version ${v.version_number}`;
+    const row = (await writeVersioned(
+      rc.app,
+      w,
       `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
          labels = case when ? then array[?]::text[] else labels end, metadata = coalesce(?::jsonb, metadata),
          filename = coalesce(?, filename),
@@ -51,9 +53,8 @@ export async function restoreVersion(
         v.filename,
         current.id,
       ],
+      { actor: rc.actor, changeSummary: summary },
     ))!;
-    const summary = `restored from version ${v.version_number}`;
-    await addVersion(rc.app, w.tx, row, rc.actor, summary);
     const grantee = access.owner
       ? {}
       : { grantee: { drive_id: rc.principal.driveId, identity_id: rc.principal.identityId, role: access.role } };

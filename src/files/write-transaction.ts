@@ -2,8 +2,9 @@ import type { AppContext } from '../platform/context.js';
 import { newId } from '../lib/ids.js';
 import { artifactTopics, enqueue, outboxCte, outboxItemsFor } from '../outbox/outbox.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
-import { rows, transaction, type Db } from '../db/sql.js';
+import { one, transaction, type Db } from '../db/sql.js';
 import { currentRun, type RunScope } from '../platform/run-scope.js';
+import { chargeRefused, chargeStatement, type StorageCharge } from './quota.js';
 
 export interface NewEvent {
   driveId: string;
@@ -25,6 +26,12 @@ export interface WriteTx {
   tx: Db;
   event(e: NewEvent): Promise<string>;
   /**
+   * Charges a version's bytes to its drive's storage in the next event's statement (or just before commit when no
+   * event follows), so the counter row and the drive's seq row are both taken by the transaction's last statement:
+   * writers of one drive wait for each other over that statement and the commit only (docs/decisions/write-path.md).
+   */
+  charge(c: StorageCharge): void;
+  /**
    * Records artifact events already inserted in bulk (INSERT ... SELECT): queues their outbox requests, and hooks still
    * hear them.
    */
@@ -36,8 +43,38 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
   const topics = artifactTopics(ctx.config);
   const result = await transaction(ctx, async (tx) => {
     changes = [];
-    return fn({
+    let charges: StorageCharge[] = [];
+    /**
+     * Runs `main` (it selects from the CTE `counted`) after `ctes` and the pending charges; 413 when one was refused.
+     * `counted` reads every charge first, so the counter rows are locked before the drive's seq row, as the purge does.
+     */
+    const withCharges = async (
+      ctes: { sql: string; params: unknown[] }[],
+      main: (returned: string) => string,
+      params: unknown[],
+    ) => {
+      const pending = charges;
+      charges = [];
+      const folded = pending.map((c, i) => ({
+        ...chargeStatement(c),
+        sql: `charge${i} as (${chargeStatement(c).sql})`,
+      }));
+      const counts = pending.map((_, i) => `(select count(*) from charge${i})::int as charge${i}`);
+      const returned = pending.map((_, i) => `(select charge${i} from counted) as charge${i}`);
+      const got = await one<Record<string, number>>(
+        tx,
+        `with ${[...ctes, ...folded].map((c) => c.sql).join(', ')}${ctes.length + folded.length ? ',' : ''}
+         counted as (select ${['1 as one', ...counts].join(', ')}) ${main(['1 as one', ...returned].join(', '))}`,
+        [...ctes.flatMap((c) => c.params), ...folded.flatMap((c) => c.params), ...params],
+      );
+      const refused = pending.find((_, i) => !got?.[`charge${i}`]);
+      if (refused) throw await chargeRefused(tx, refused);
+    };
+    const out = await fn({
       tx,
+      charge(c) {
+        charges.push(c);
+      },
       async event(e) {
         const id = newId('evt');
         const metadata = e.metadata ?? {};
@@ -45,13 +82,13 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
           ? { driveId: e.driveId, artId: e.artId, action: e.action, eventId: id, metadata }
           : null;
         const items = change ? outboxItemsFor(topics, change) : [];
-        const queued = items.length ? outboxCte(items) : null;
         const run = e.run ?? currentRun();
-        await rows(
-          tx,
-          `${queued ? `with ${queued.sql} ` : ''}insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata, run_id, credential_kind) values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+        await withCharges(
+          items.length ? [outboxCte(items)] : [],
+          (returned) =>
+            `insert into events (id, drive_id, art_id, fld_id, action, actor_name, metadata, run_id, credential_kind)
+             select ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ? from counted returning ${returned}`,
           [
-            ...(queued?.params ?? []),
             id,
             e.driveId,
             e.artId ?? null,
@@ -74,6 +111,9 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
         );
       },
     });
+    // Charges no event took along: their own statement, before commit.
+    if (charges.length) await withCharges([], () => `select * from counted`, []);
+    return out;
   });
   const failures = await ctx.artifactChanges.publish(changes);
   for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');

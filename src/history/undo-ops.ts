@@ -2,7 +2,7 @@ import type { AppContext } from '../platform/context.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import type { FolderRow } from '../files/folders.js';
 import { EventAction } from '../files/events.js';
-import { addVersion } from '../files/artifacts.js';
+import { writeVersioned } from '../files/version-write.js';
 import { fileTypeOf } from '../files/artifact-rules.js';
 import { trashRow } from '../files/trash.js';
 import type { WriteTx } from '../files/write-transaction.js';
@@ -53,8 +53,10 @@ export async function versionForUndo(
   actor: string | null,
   cause: string,
 ) {
-  const next = (await one<ArtifactRow>(
-    w.tx,
+  const summary = `${cause}: back to version ${target.version_number}`;
+  const next = (await writeVersioned(
+    ctx,
+    w,
     `update artifacts set version_number = version_number + 1, size_bytes = ?, hash = ?, content_type = ?, file_type = ?,
        labels = array[?]::text[], metadata = ?::jsonb, updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
      where id = ? returning *`,
@@ -67,9 +69,8 @@ export async function versionForUndo(
       JSON.stringify(target.metadata),
       row.id,
     ],
+    { actor, changeSummary: summary },
   ))!;
-  const summary = `${cause}: back to version ${target.version_number}`;
-  await addVersion(ctx, w.tx, next, actor, summary);
   await w.event({
     driveId: row.drive_id,
     artId: row.id,

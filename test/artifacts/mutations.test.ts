@@ -109,6 +109,18 @@ describe('copy and quota', () => {
     expect((await q.get('/v0/artifacts/other/meta')).status).toBe(404);
     expect((await q.get('/v0/artifacts')).json.items).toHaveLength(2);
   });
+
+  it('parallel writes of a new drive never pass the quota together: exactly what fits is accepted and counted', async () => {
+    const q = await driveClient(api);
+    // 16 writers of 150 bytes against 1000: six fit, whatever the interleaving of the counter row's creation.
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => q.put(`race/${i}`, `${i}`.padEnd(150, `${Math.random()}`))),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(6).fill(200), ...Array(10).fill(413)]);
+    const { storageUsedBytes } = await import('../../src/files/quota.js');
+    expect(await storageUsedBytes(api.ctx.orm.em.fork(), q.driveId)).toBe(900);
+  });
 });
 
 describe('delete and restore', () => {
