@@ -27,6 +27,7 @@ import { Migration20261227100000_oauth_client_metadata } from './Migration202612
 import { Migration20261227000000_version_state_filenames } from './Migration20261227000000_version_state_filenames.js';
 import { Migration20261228000000_runs } from './Migration20261228000000_runs.js';
 import { Migration20261228000000_inline_blobs } from './Migration20261228000000_inline_blobs.js';
+import { Migration20261229100000_passage_vectors_written } from './Migration20261229100000_passage_vectors_written.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -62,4 +63,5 @@ export const migrations = [
   },
   { name: 'Migration20261228000000_runs', class: Migration20261228000000_runs },
   { name: 'Migration20261228000000_inline_blobs', class: Migration20261228000000_inline_blobs },
+  { name: 'Migration20261229100000_passage_vectors_written', class: Migration20261229100000_passage_vectors_written },
 ];
