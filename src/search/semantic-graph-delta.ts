@@ -20,8 +20,8 @@ export interface GraphPair {
   coveredXmin: string;
 }
 
-/** Passages read and added per round; between rounds the catch-up yields its event loop. */
-const CATCH_UP_PAGE = 2048;
+/** Passages read and added per round (~60 ms of the API's event loop); between rounds the catch-up yields it. */
+const CATCH_UP_PAGE = 256;
 
 export function newPair(graph: UsearchIndex, dims: number, builtXmin: string): GraphPair {
   return { graph, delta: newGraph(dims), dims, coveredXmin: builtXmin };
@@ -38,16 +38,25 @@ export async function catchUp(pool: Pick<SqlPool, 'transaction'>, driveId: strin
     const { rows: snapshot } = await tx.query<{ xmin: string }>(
       'select pg_snapshot_xmin(pg_current_snapshot())::text as xmin',
     );
-    let last = '0';
+    // Pages go by `seq` from the tail's first (the drive's older passages are never walked).
+    const { rows: first } = await tx.query<{ seq: string | null }>(
+      `select (min(p.seq) - 1)::text as seq from search_passages p
+        where p.drive_id = $1 and p.written_xid >= $2::xid8 and p.signature is not null`,
+      [driveId, from],
+    );
+    const start = first[0]?.seq ?? null;
+    if (start === null) return { xmin: snapshot[0]!.xmin, added: 0 };
+    let last: string = start;
     let count = 0;
     for (;;) {
-      const { rows } = await tx.query<{ key: string; bytes: Buffer }>(
+      const page: { rows: { key: string; bytes: Buffer }[] } = await tx.query<{ key: string; bytes: Buffer }>(
         `select p.seq::text as key, p.embedding_bytes as bytes from search_passages p
           where p.drive_id = $1 and p.written_xid >= $2::xid8 and p.seq > $3::bigint
             and p.signature is not null and length(p.signature) = $4
           order by p.seq limit $5`,
         [driveId, from, last, pair.dims, CATCH_UP_PAGE],
       );
+      const rows = page.rows;
       if (!rows.length) break;
       last = rows.at(-1)!.key;
       const fresh = rows.filter((r) => !holds(pair, BigInt(r.key)));
