@@ -6,7 +6,7 @@ import { documentText, putAll, sentence, sleep, waitEmbedded } from './ingest-do
 /**
  * bench:find's phase after an ingest through the API (issue 40: the outside run found semantic p50 70 ms, p95 410 ms
  * right after an ingest, against 22-33 ms after a direct build): a stack as in production (API and worker processes,
- * the local embeddings server), `docs` 32 KB documents PUT by 4 clients, with one semantic find every `probeMs` meanwhile
+ * the local embeddings server), `docs` 32 KB documents PUT by 4 clients, one semantic find every `probeMs` meanwhile
  * (someone searching the drive while it fills: the API process opens its graph as soon as there is one); then, the
  * moment every document is embedded, `queries` semantic finds (p50/p95), and the same again after `settleS` seconds.
  * The drive's graph state is printed each time: what the stored graph holds, and what was written since its build.

@@ -44,7 +44,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000')
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
-/** Documents of the phase after an ingest through the API (bench/find-after-ingest.ts; 0 skips it): ~22 passages each. */
+/** Documents of the phase after an ingest through the API (find-after-ingest.ts; 0 skips it), ~22 passages each. */
 const INGEST_DOCS = Number(process.env.BENCH_FIND_INGEST_DOCS ?? 4600);
 const SETTLE_S = Number(process.env.BENCH_FIND_SETTLE_S ?? 120);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
@@ -69,6 +69,9 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const out = await fn();
   return [performance.now() - t, out];
 }
+
+/** The environment before the first stack's (the phase after an ingest starts a stack of its own from it). */
+const outsideEnv = { ...process.env };
 
 async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? 19440);
@@ -188,6 +191,8 @@ async function main() {
   }
   report(results, true);
   if (INGEST_DOCS > 0) {
+    for (const k of Object.keys(process.env)) if (!(k in outsideEnv)) delete process.env[k];
+    Object.assign(process.env, outsideEnv);
     const after = await findAfterIngest({
       base: base + 20,
       docs: INGEST_DOCS,
