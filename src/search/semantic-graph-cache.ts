@@ -117,10 +117,13 @@ export class SemanticGraphCache {
       await this.objects.download(record.objectKey, file);
       const graph = newGraph(record.dims);
       graph.view(file);
+      // Caught up before it replaces the open one, so queries never scan what was written during its build.
+      const pair = newPair(graph, record.dims, record.builtXmin);
+      await catchUp(this.pool, record.driveId, pair);
       const current = this.open.get(record.driveId)?.record;
       if (!current || BigInt(current.builtXmin) < BigInt(record.builtXmin)) {
         this.open.delete(record.driveId);
-        this.open.set(record.driveId, { record, pair: newPair(graph, record.dims, record.builtXmin) });
+        this.open.set(record.driveId, { record, pair });
         this.timer ??= setInterval(() => {
           if (!this.catching) void this.catchUp();
         }, this.opts.catchUpMs ?? GRAPH_CATCH_UP_MS).unref();
