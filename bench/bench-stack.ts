@@ -117,7 +117,12 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       const worker = spawnManaged(
         'bench-worker',
         process.execPath,
-        ['--import', 'tsx', path.resolve('src/worker.ts')],
+        [
+          ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+          '--import',
+          'tsx',
+          path.resolve('src/worker.ts'),
+        ],
         {
           logDir,
           env: { ...common, DATABASE_URL: withUser(env.DATABASE_URL!, ROLES.worker) } as NodeJS.ProcessEnv,

@@ -23,6 +23,7 @@ import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { percentile } from './bench-stack.js';
 import { exactScanQuery, FindCorpus } from './find-corpus.js';
+import { findAfterIngest } from './find-after-ingest.js';
 
 /**
  * `npm run bench:find`: builds one drive per size (BENCH_SIZES, default 10,000 and 100,000 passages of 256
@@ -35,9 +36,17 @@ import { exactScanQuery, FindCorpus } from './find-corpus.js';
  * the exact SQL scan the engine ran before signatures (`search_dot` over every passage), BENCH_EXACT_QUERIES queries
  * per size (slow at 100k). A drive from GRAPH_MIN_PASSAGES passages gets its graph index first, built as the worker's
  * workflow builds it (its build time and size are printed); a smaller one is scanned.
- * Vectors and query texts: see bench/find-corpus.ts.
+ * Vectors and query texts: see bench/find-corpus.ts. Then, on a stack of its own, the same semantic finds right after
+ * an ingest through the API and once settled (BENCH_FIND_INGEST_DOCS documents of 32 KB, default 4,600: ~100,000
+ * passages; bench/find-after-ingest.ts). BENCH_SIZES=0 runs that phase alone.
  */
-const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+/** Documents of the phase after an ingest through the API (find-after-ingest.ts; 0 skips it), ~22 passages each. */
+const INGEST_DOCS = Number(process.env.BENCH_FIND_INGEST_DOCS ?? 4600);
+const SETTLE_S = Number(process.env.BENCH_FIND_SETTLE_S ?? 120);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
 const EXACT_QUERIES = Number(process.env.BENCH_EXACT_QUERIES ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
@@ -60,6 +69,9 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const out = await fn();
   return [performance.now() - t, out];
 }
+
+/** The environment before the first stack's (the phase after an ingest starts a stack of its own from it). */
+const outsideEnv = { ...process.env };
 
 async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? 19440);
@@ -178,6 +190,22 @@ async function main() {
     await stack.stop();
   }
   report(results, true);
+  if (INGEST_DOCS > 0) {
+    for (const k of Object.keys(process.env)) if (!(k in outsideEnv)) delete process.env[k];
+    Object.assign(process.env, outsideEnv);
+    const after = await findAfterIngest({
+      base: base + 20,
+      docs: INGEST_DOCS,
+      queries: QUERIES,
+      settleS: SETTLE_S,
+      probeMs: 2000,
+    });
+    const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
+    console.log(
+      `bench:find after ingest: ${after.passages} passages, semantic right after p50 ${p(after.right, 50)} ms p95 ${p(after.right, 95)} ms, ` +
+        `settled p50 ${p(after.settled, 50)} ms p95 ${p(after.settled, 95)} ms`,
+    );
+  }
 }
 
 /** The graph's build time and size (its object in S3; memory-mapped by an API process that answers the drive). */

@@ -1,6 +1,8 @@
-import { percentile, resetStatements, startBenchStack } from './bench-stack.js';
+import { loadavg } from 'node:os';
+import { percentile, resetStatements, startBenchStack, type BenchStack } from './bench-stack.js';
 import { cpuPerRequest } from './process-cpu.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
+import { DOC_BYTES, documentText, putAll, putText, sleep, waitEmbedded } from './ingest-docs.js';
 
 /**
  * `npm run bench:ingest`: puts BENCH_INGEST_DOCS (default 6,000, as the outside run of issue 40; or BENCH_INGEST_MB)
@@ -16,31 +18,14 @@ const MB = process.env.BENCH_INGEST_MB ? Number(process.env.BENCH_INGEST_MB) : u
 const DOCS = Number(process.env.BENCH_INGEST_DOCS ?? 6000);
 const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 const FRESH_SAMPLES = Number(process.env.BENCH_FRESH_SAMPLES ?? 10);
-const DOC_BYTES = 32 * 1024;
 
-let seed = 11;
-const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-const VOCAB = Array.from({ length: 30_000 }, (_, i) => `w${i.toString(36)}${['ing', 'ed', 's', 'ly', ''][i % 5]}`);
-const word = () => VOCAB[Math.floor(rand() ** 3 * VOCAB.length)]!;
-
-/** About DOC_BYTES of prose: sentences of 6-30 words, paragraphs of 2-8 sentences. */
-function documentText(i: number): string {
-  const parts = [`# Document ${i}\n\n`];
-  let size = parts[0]!.length;
-  while (size < DOC_BYTES) {
-    const sentences = 2 + Math.floor(rand() * 7);
-    let paragraph = '';
-    for (let s = 0; s < sentences; s++) {
-      const words = Array.from({ length: 6 + Math.floor(rand() * 25) }, word).join(' ');
-      paragraph += `${words[0]!.toUpperCase()}${words.slice(1)}. `;
-    }
-    parts.push(`${paragraph.trim()}\n\n`);
-    size += paragraph.length + 2;
-  }
-  return parts.join('');
+/** WAL written by the cluster so far (pg_stat_wal; a backend reports within a second, an idle one within ten). */
+async function walBytes(stack: { admin: { query: BenchStack['admin']['query'] } }) {
+  const { rows } = await stack.admin.query<{ bytes: string; fpi: string }>(
+    'select wal_bytes::text as bytes, wal_fpi::text as fpi from pg_stat_wal',
+  );
+  return { bytes: Number(rows[0]!.bytes), fpi: Number(rows[0]!.fpi) };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const embeddings = await startEmbeddingsServer({ keepTexts: false });
@@ -60,15 +45,7 @@ async function main() {
   try {
     const { driveId, key } = await stack.driveWithKey();
     const headers = { authorization: `Bearer ${key}` };
-    const put = async (path: string, body: string) => {
-      const res = await fetch(`${stack.url}/v0/artifacts/${path}`, {
-        method: 'PUT',
-        headers: { ...headers, 'content-type': 'text/markdown' },
-        body,
-      });
-      if (res.status !== 200 && res.status !== 201) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { art_id: string }).art_id;
-    };
+    const put = (path: string, body: string) => putText(stack, key, path, body);
     // Found by the semantic leg: a semantic find restricted to the document's path returns its passages.
     const semanticHit = async (artId: string, path: string) => {
       const q = `mode=semantic&limit=5&q=document&prefix=${encodeURIComponent(path)}`;
@@ -86,32 +63,13 @@ async function main() {
     const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
     console.log(`[ingest] ${docs} documents, ${(bytes / 1024 ** 2).toFixed(1)} MB, ${CONCURRENCY} PUTs at a time`);
     await resetStatements(stack.admin);
+    const wal0 = await walBytes(stack);
     const cpu0 = stack.cpu();
     const t0 = performance.now();
-    const ids: string[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < docs) {
-          const i = next++;
-          ids[i] = await put(`ingest/${i}.md`, texts[i]!);
-        }
-      }),
-    );
+    const ids = await putAll(stack, key, 'ingest/', texts, CONCURRENCY);
     const putSeconds = (performance.now() - t0) / 1000;
     console.log(`[ingest] PUTs done in ${putSeconds.toFixed(1)} s`);
-    // Polled cheaply (the indexer's own mark, set once an artifact's embedded passages are written), every 500 ms:
-    // a heavier poll was a third of PostgreSQL's time in this bench.
-    for (;;) {
-      stack.alive();
-      const { rows } = await stack.admin.query<{ n: number }>(
-        `select count(*)::int as n from artifacts
-          where drive_id = $1 and deleted_at is null and path like 'ingest/%' and embedded_at is not null`,
-        [driveId],
-      );
-      if (rows[0]!.n >= docs) break;
-      await sleep(500);
-    }
+    await waitEmbedded(stack, driveId, 'ingest/', docs);
     const seconds = (performance.now() - t0) / 1000;
     const cpu1 = stack.cpu();
     const { rows: unsigned } = await stack.admin.query<{ n: number }>(
@@ -130,6 +88,13 @@ async function main() {
     );
     const mb = bytes / 1024 ** 2;
     console.log(`[ingest] ${passages[0]!.n} passages; CPU per MB: ${cpuPerRequest(cpu0, cpu1, mb)}`);
+    const wal = await walBytes(stack);
+    console.log(
+      `[ingest] WAL per MB: ${((wal.bytes - wal0.bytes) / 1024 ** 2 / mb).toFixed(1)} MB, ` +
+        `${((wal.fpi - wal0.fpi) / mb).toFixed(0)} full-page images; load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' / ')}`,
+    );
 
     // Where PostgreSQL's time went (pg_stat_statements, all roles), the costliest statements first.
     const { rows: top } = await stack.admin.query<{ calls: string; ms: number; query: string }>(

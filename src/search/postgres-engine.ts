@@ -17,6 +17,7 @@ import type { SemanticGraphCache } from './semantic-graph-cache.js';
 import { rankSemantic, type SemanticScan } from './semantic-leg.js';
 import { COARSE_CANDIDATES, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
 import { addParam, documentFilters, passageFilters, type Where } from './sql-filters.js';
+import { INSERT_PASSAGES_SQL, passageColumns, passageParams, stripNul } from './passage-rows.js';
 
 /**
  * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
@@ -36,6 +37,9 @@ import { addParam, documentFilters, passageFilters, type Where } from './sql-fil
  * Why 1,000 and what it trades: docs/decisions.md, Search ("Ranking cost").
  */
 export const RANK_CANDIDATES = 1000;
+
+/** Passages per insert statement (one statement's parameters stay a few MB). */
+const INSERT_BATCH = 500;
 
 const HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 const PASSAGE_HEADLINE_OPTS = `StartSel=${SNIPPET_MARK.start}, StopSel=${SNIPPET_MARK.stop}, MaxWords=35, MinWords=12, MaxFragments=1`;
@@ -202,25 +206,10 @@ export class PostgresSearchEngine implements SearchEngine {
           where p.drive_id = t.drive_id and p.art_id = t.art_id`,
         [kept.map((s) => s.driveId), kept.map((s) => s.artId)],
       );
-      const rows = kept.flatMap((s) =>
-        s.passages.map((p) => ({
-          drive_id: s.driveId,
-          art_id: s.artId,
-          version_number: s.versionNumber,
-          ...passageRow(p),
-        })),
-      );
-      const batch = 200;
-      for (let i = 0; i < rows.length; i += batch) {
-        await client.query(
-          `insert into search_passages
-             (drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end, time_start_ms, time_end_ms, embedding)
-           select t.drive_id, t.art_id, t.ord, t.version_number, t.modality, t.text, t.char_start, t.char_end, t.page_start, t.page_end,
-                  t.time_start_ms, t.time_end_ms, (select array_agg(e::real) from jsonb_array_elements_text(t.embedding) e)
-           from jsonb_to_recordset($1::jsonb) as t(drive_id text, art_id text, version_number int, ord int, modality text, text text,
-                char_start int, char_end int, page_start int, page_end int, time_start_ms int, time_end_ms int, embedding jsonb)`,
-          [JSON.stringify(rows.slice(i, i + batch))],
-        );
+      const columns = passageColumns(kept);
+      const rows = columns.ord.length;
+      for (let i = 0; i < rows; i += INSERT_BATCH) {
+        await client.query(INSERT_PASSAGES_SQL, passageParams(columns, i, i + INSERT_BATCH));
       }
     });
   }
@@ -329,24 +318,4 @@ export class PostgresSearchEngine implements SearchEngine {
     );
     return rows.map(toPassageHit);
   }
-}
-
-/** PostgreSQL text cannot hold NUL. */
-function stripNul(s: string): string {
-  return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
-}
-
-function passageRow(p: Passage) {
-  return {
-    ord: p.ord,
-    modality: p.modality,
-    text: stripNul(p.text),
-    char_start: p.charStart ?? null,
-    char_end: p.charEnd ?? null,
-    page_start: p.pageStart ?? null,
-    page_end: p.pageEnd ?? null,
-    time_start_ms: p.timeStartMs ?? null,
-    time_end_ms: p.timeEndMs ?? null,
-    embedding: p.embedding,
-  };
 }

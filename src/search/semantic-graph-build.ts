@@ -6,7 +6,7 @@ import type { SqlPool } from '../db/pool.js';
 import type { AppContext } from '../platform/context.js';
 import { startSemanticGraphBuild } from '../temporal/start.js';
 import { GraphObjects, graphObjectKey } from '../storage/graph-objects.js';
-import { newGraph } from './semantic-graph-store.js';
+import { newGraph, readVector } from './semantic-graph-store.js';
 
 /**
  * The worker's side of the semantic graphs (semantic-graph-store.ts): when a drive needs one, building it from
@@ -16,8 +16,17 @@ import { newGraph } from './semantic-graph-store.js';
 /** Drives with fewer passages are scanned (exactly up to SEMANTIC_CANDIDATES); from this many they get a graph. */
 export const GRAPH_MIN_PASSAGES = 20_000;
 
-/** A graph is rebuilt once the passages written or deleted since its build exceed this share of it. */
+/**
+ * A graph is rebuilt only to compact it: once the passages deleted since its build exceed this share of it (the graph
+ * still holds their keys, which find no row)…
+ */
 export const GRAPH_STALE_SHARE = 0.2;
+
+/**
+ * …or once the passages written since exceed this share: the API processes hold those in their deltas
+ * (semantic-graph-delta.ts), added in place as they are written, and a process that opens the graph anew adds them all.
+ */
+export const GRAPH_GROWTH_SHARE = 0.5;
 
 /** …and at least this many: a rebuild of a large drive costs seconds of the worker's CPU. */
 const GRAPH_STALE_MIN = 1000;
@@ -57,12 +66,8 @@ export async function graphNeed(
   if (live < min / 2) return 'drop';
   // Deleted since the build: the graph's passages no longer live.
   const deleted = passages - (live - fresh);
-  return fresh + deleted > Math.max(GRAPH_STALE_MIN, GRAPH_STALE_SHARE * passages) ? 'build' : null;
-}
-
-/** Big-endian float4 bytes (search_vector_bytes) into a row of `into`. */
-function readVector(bytes: Buffer, into: Float32Array, offset: number, dims: number) {
-  for (let i = 0; i < dims; i++) into[offset + i] = bytes.readFloatBE(i * 4);
+  const over = (count: number, share: number) => count > Math.max(GRAPH_STALE_MIN, share * passages);
+  return over(deleted, GRAPH_STALE_SHARE) || over(fresh, GRAPH_GROWTH_SHARE) ? 'build' : null;
 }
 
 /**

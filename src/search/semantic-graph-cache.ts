@@ -1,37 +1,45 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Index as UsearchIndex } from 'usearch';
 import type { SqlPool } from '../db/pool.js';
 import type { GraphObjects } from '../storage/graph-objects.js';
+import { catchUp, nearestOfPair, newPair, type GraphPair } from './semantic-graph-delta.js';
 import { graphRecord, newGraph, type SemanticGraphRecord } from './semantic-graph-store.js';
 
 /** Graphs an API process keeps open at once (least recently used closed first). */
 export const GRAPH_CACHE_ENTRIES = 8;
 
+/** How often each open graph adds the passages written since (semantic-graph-delta.ts). */
+export const GRAPH_CATCH_UP_MS = 500;
+
 export interface GraphNeighbours {
   /** search_passages.seq of the graph's nearest passages, best first. */
   keys: string[];
-  /** Passages with written_xid at or after this are not in the graph: the query scans them. */
+  /** The stored graph's snapshot (search_semantic_graphs.built_xmin). */
   builtXmin: string;
+  /** Passages with written_xid at or after this are in neither graph (stored, delta): the query scans them. */
+  coveredXmin: string;
 }
 
 /**
  * The API process's side of the semantic graphs (semantic-graph-store.ts): each drive's current graph, downloaded
  * once to a private temporary folder and memory-mapped (usearch `view`), so its pages belong to the OS's file cache,
  * not the heap, and at most `entries` are open. A query never waits for a download: until its drive's current graph
- * is open, it gets no neighbours and the semantic leg scans instead.
+ * is open, it gets no neighbours and the semantic leg scans instead. Every `GRAPH_CATCH_UP_MS` each open graph adds the
+ * passages written since in place (its delta, semantic-graph-delta.ts), so a query scans only the last moment's.
  */
 export class SemanticGraphCache {
   /** By drive: its open graph and the record it came from (insertion order: least recently used first). */
-  private readonly open = new Map<string, { record: SemanticGraphRecord; graph: UsearchIndex }>();
+  private readonly open = new Map<string, { record: SemanticGraphRecord; pair: GraphPair }>();
   private readonly loading = new Map<string, Promise<void>>();
   private dir: Promise<string> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private catching: Promise<void> | undefined;
 
   constructor(
-    private readonly pool: Pick<SqlPool, 'query'>,
+    private readonly pool: Pick<SqlPool, 'query' | 'transaction'>,
     private readonly objects: GraphObjects,
-    private readonly opts: { entries?: number; onError?: (err: unknown) => void } = {},
+    private readonly opts: { entries?: number; catchUpMs?: number; onError?: (err: unknown) => void } = {},
   ) {}
 
   /**
@@ -46,8 +54,34 @@ export class SemanticGraphCache {
     if (!record || !entry || entry.record.dims !== vector.length) return undefined;
     this.open.delete(driveId);
     this.open.set(driveId, entry);
-    const matches = entry.graph.search(Float32Array.from(vector), Math.min(k, entry.graph.size()), 1);
-    return { keys: Array.from(matches.keys, String), builtXmin: entry.record.builtXmin };
+    return {
+      keys: nearestOfPair(entry.pair, Float32Array.from(vector), k),
+      builtXmin: entry.record.builtXmin,
+      coveredXmin: entry.pair.coveredXmin,
+    };
+  }
+
+  /**
+   * Adds the passages written since to every open graph (the timer's work, skipped while one runs); a call waits for a
+   * running catch-up and then runs its own, so it sees every write committed before it (tests and benchmarks).
+   */
+  catchUp(): Promise<void> {
+    const run = (this.catching ?? Promise.resolve()).then(() => this.catchUpAll());
+    const tracked: Promise<void> = run.finally(() => {
+      if (this.catching === tracked) this.catching = undefined;
+    });
+    this.catching = tracked;
+    return tracked;
+  }
+
+  private async catchUpAll(): Promise<void> {
+    for (const [driveId, entry] of [...this.open]) {
+      try {
+        await catchUp(this.pool, driveId, entry.pair);
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    }
   }
 
   /** Opens the drive's current graph, if it has one; true once open (tests and benchmarks wait on this). */
@@ -59,7 +93,8 @@ export class SemanticGraphCache {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.loading.values());
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.loading.values(), this.catching]);
     this.open.clear();
     if (this.dir) await rm(await this.dir, { recursive: true, force: true });
   }
@@ -82,10 +117,16 @@ export class SemanticGraphCache {
       await this.objects.download(record.objectKey, file);
       const graph = newGraph(record.dims);
       graph.view(file);
+      // Caught up before it replaces the open one, so queries never scan what was written during its build.
+      const pair = newPair(graph, record.dims, record.builtXmin);
+      await catchUp(this.pool, record.driveId, pair);
       const current = this.open.get(record.driveId)?.record;
       if (!current || BigInt(current.builtXmin) < BigInt(record.builtXmin)) {
         this.open.delete(record.driveId);
-        this.open.set(record.driveId, { record, graph });
+        this.open.set(record.driveId, { record, pair });
+        this.timer ??= setInterval(() => {
+          if (!this.catching) void this.catchUp();
+        }, this.opts.catchUpMs ?? GRAPH_CATCH_UP_MS).unref();
       }
     } finally {
       // A mapped file may be unlinked: its pages stay readable until the graph is collected.

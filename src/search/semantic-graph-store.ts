@@ -33,6 +33,11 @@ export function newGraph(dims: number): UsearchIndex {
   });
 }
 
+/** Big-endian float4 bytes (embedding_bytes) into a row of `into`. */
+export function readVector(bytes: Buffer, into: Float32Array, offset: number, dims: number) {
+  for (let i = 0; i < dims; i++) into[offset + i] = bytes.readFloatBE(i * 4);
+}
+
 export async function graphRecord(
   pool: Pick<SqlPool, 'query'>,
   driveId: string,

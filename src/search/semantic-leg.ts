@@ -52,7 +52,7 @@ export async function rankSemantic(
   // A filter of the caller's selects passages by their document or modality, which the graph knows nothing about.
   const callerFiltered = documentsFirst || w.sql.length > 0;
   const graph = callerFiltered ? undefined : await scan.graphs?.nearest(driveId, vector, keep);
-  if (graph) w.sql.push(`p.written_xid >= ${addParam(w, graph.builtXmin)}::xid8`);
+  if (graph) w.sql.push(`p.written_xid >= ${addParam(w, graph.coveredXmin)}::xid8`);
   const scanned = signatureScanSql({
     coarse,
     fine,

@@ -90,10 +90,16 @@ export async function splitWithOffsets(
     const start = text.indexOf(trimmed);
     return [{ start, end: start + trimmed.length }];
   }
+  // The splitter measures each piece several times (its size check, the merge, the overlap's shift): once is enough.
+  const measured = new Map<string, number>();
   const splitter = new RecursiveCharacterTextSplitter({
     chunkSize: chunkTokens,
     chunkOverlap: overlapTokens,
-    lengthFunction: countTokensYielding,
+    lengthFunction: async (piece: string) => {
+      let n = measured.get(piece);
+      if (n === undefined) measured.set(piece, (n = await countTokensYielding(piece)));
+      return n;
+    },
     keepSeparator: true,
   });
   const chunks = await splitter.splitText(text);
@@ -121,17 +127,48 @@ export async function splitWithOffsets(
       : { start, end: start + chunk.length };
   }
 
-  /** The first offset after `prev.start` from which the rest of `prev` fits the overlap (slack for trims). */
+  /**
+   * The first offset after `prev.start` from which the rest of `prev` fits the overlap (slack for trims). The rest's
+   * count at an offset is the pre-tokens from there on (summed once, from the end) plus the part of the one it cuts.
+   */
   function earliestStartAfter(prev: Span): number {
+    const rest = piecesOf(text, prev.start + 1, prev.end);
+    const countFrom = (at: number) => {
+      let k = 0;
+      for (let lo = 0, hi = rest.length - 1; lo <= hi;) {
+        const mid = (lo + hi) >> 1;
+        if (rest[mid]!.start <= at) ((k = mid), (lo = mid + 1));
+        else hi = mid - 1;
+      }
+      const piece = rest[k];
+      if (!piece) return 0;
+      const cut = at === piece.start ? piece.tokens : at < piece.end ? countTokens(text.slice(at, piece.end)) : 0;
+      return cut + piece.after;
+    };
     let lo = prev.start + 1;
     let hi = Math.max(lo, prev.end);
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (countTokensByPiece(text.slice(mid, prev.end)) <= overlapTokens + 8) hi = mid;
+      if (countFrom(mid) <= overlapTokens + 8) hi = mid;
       else lo = mid + 1;
     }
     return lo;
   }
+}
+
+/** The pre-tokens of text[from, to): where each starts and ends, its count, and the count of those after it. */
+function piecesOf(text: string, from: number, to: number) {
+  const pieces: { start: number; end: number; tokens: number; after: number }[] = [];
+  const slice = text.slice(from, to);
+  for (const m of slice.matchAll(new RegExp(cl100k.pat_str, 'gu'))) {
+    const start = from + m.index;
+    // The regex covers every character; a gap is counted with the piece before it.
+    if (pieces.length && pieces.at(-1)!.end < start)
+      pieces.at(-1)!.tokens += countTokens(text.slice(pieces.at(-1)!.end, start));
+    pieces.push({ start, end: start + m[0].length, tokens: countPiece(m[0]), after: 0 });
+  }
+  for (let i = pieces.length - 2; i >= 0; i--) pieces[i]!.after = pieces[i + 1]!.after + pieces[i + 1]!.tokens;
+  return pieces;
 }
 
 /** Joins segments with a separator and records where each starts in the joined text. */

@@ -135,6 +135,37 @@ describe('semantic graphs', () => {
     expect(asked.every((answer) => answer !== undefined && answer.keys.length >= CANDIDATES)).toBe(true);
   });
 
+  it('adds passages written since the build to the open graph in place, so a query no longer scans them', async () => {
+    const driveId = await withGraph();
+    const record = (await graphRecord(ctx.pool, driveId))!;
+    const query = fixed.queryNear(7, 2, 11);
+    await exact.upsertDocument(fixed.docOf(driveId, fixed.DOCS + 1));
+    await exact.replacePassages(
+      driveId,
+      `art_${fixed.DOCS + 1}`,
+      1,
+      fixed.passagesOf(fixed.DOCS + 1, () => query),
+    );
+    const { rows } = await ctx.pool.query<{ seq: string }>(
+      'select seq::text from search_passages where drive_id = $1 and art_id = $2 order by ord',
+      [driveId, `art_${fixed.DOCS + 1}`],
+    );
+    expect(rows).toHaveLength(fixed.PASSAGES_PER_DOC);
+
+    await cache.catchUp();
+    const answer = (await cache.nearest(driveId, query, 10))!;
+    // The graph itself now gives the new passages (the query vector's exact copies come first), and the query's scan
+    // starts after them: they are no longer scanned.
+    expect(answer.keys.slice(0, fixed.PASSAGES_PER_DOC).sort()).toEqual(rows.map((r) => r.seq).sort());
+    expect(answer.builtXmin).toBe(record.builtXmin);
+    expect(BigInt(answer.coveredXmin)).toBeGreaterThan(BigInt(record.builtXmin));
+    const hits = await engine.findSemantic(driveId, { vector: query, q: 'x' }, { limit: 4 });
+    expect(fixed.ids(hits).sort()).toEqual([0, 1, 2, 3].map((ord) => `art_${fixed.DOCS + 1}#${ord}`));
+    // Nothing new: a catch-up adds nothing twice.
+    await cache.catchUp();
+    expect((await cache.nearest(driveId, query, 10))!.keys.slice(0, 4).sort()).toEqual(rows.map((r) => r.seq).sort());
+  });
+
   it('leaves filtered queries to the scan, replaces a rebuilt graph, and loses it with the drive', async () => {
     const driveId = await withGraph();
     const query = fixed.queryNear(3, 0, 5);

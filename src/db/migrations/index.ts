@@ -28,6 +28,7 @@ import { Migration20261227000000_version_state_filenames } from './Migration2026
 import { Migration20261228000000_runs } from './Migration20261228000000_runs.js';
 import { Migration20261228000000_inline_blobs } from './Migration20261228000000_inline_blobs.js';
 import { Migration20261229000000_share_labels } from './Migration20261229000000_share_labels.js';
+import { Migration20261229100000_passage_vectors_written } from './Migration20261229100000_passage_vectors_written.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -64,4 +65,5 @@ export const migrations = [
   { name: 'Migration20261228000000_runs', class: Migration20261228000000_runs },
   { name: 'Migration20261228000000_inline_blobs', class: Migration20261228000000_inline_blobs },
   { name: 'Migration20261229000000_share_labels', class: Migration20261229000000_share_labels },
+  { name: 'Migration20261229100000_passage_vectors_written', class: Migration20261229100000_passage_vectors_written },
 ];
