@@ -205,7 +205,8 @@ describe('event streams: backpressure', () => {
       `[sse] 40 paused streams over a ${history} byte history: held +${Math.round(grown / 1e6)} MB, ` +
         `RSS +${Math.round((after.rss - before.rss) / 1e6)} MB`,
     );
-    // Each stream may hold its socket's buffer and one message (FEED_STREAM_BUFFER_BYTES at most): 40 × 400 KB.
+    // Each stream may hold its socket's buffer and one message (FEED_STREAM_BUFFER_BYTES at most) and the rest of its
+    // catch-up page (50 events): 40 × 400 KB.
     // Without backpressure every stream queued what the kernel's socket buffers did not take (48 MB here, 40 × the
     // 4.8 MB history on a link whose buffers are smaller than loopback's).
     expect(grown).toBeLessThan(16 * 1024 * 1024);
