@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { percentile, startBenchStack, type BenchStack } from './bench-stack.js';
-import { documentText, putAll, sentence, sleep, waitEmbedded } from './ingest-docs.js';
+import { documentText, embeddingsEnv, putAll, sentence, sleep, waitEmbedded } from './ingest-docs.js';
 
 /**
  * bench:find's phase after an ingest through the API (issue 40: the outside run found semantic p50 70 ms, p95 410 ms
@@ -44,12 +44,7 @@ export async function findAfterIngest(opts: AfterIngestOptions): Promise<AfterIn
     base: opts.base,
     dataDir: `.data/bench-find-ingest-${opts.base}`,
     worker: true,
-    env: {
-      EMBEDDINGS_URL: embeddings.url,
-      EMBEDDINGS_API_KEY: embeddings.apiKey,
-      EMBEDDINGS_MODEL: 'bench',
-      EMBEDDINGS_DIMENSIONS: '256',
-    },
+    env: embeddingsEnv(embeddings),
   });
   try {
     const { driveId, key } = await stack.driveWithKey();

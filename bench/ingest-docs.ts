@@ -4,6 +4,14 @@ import type { BenchStack } from './bench-stack.js';
  * What bench:ingest puts through the API, shared with bench:find's phase after an ingest: 32 KB Markdown documents of
  * synthetic prose, PUT by a few concurrent clients, then the wait until the indexer has embedded every one.
  */
+/** The environment pointing a bench stack at the local embeddings server (a 256-dimension model named bench). */
+export const embeddingsEnv = (e: { url: string; apiKey: string }) => ({
+  EMBEDDINGS_URL: e.url,
+  EMBEDDINGS_API_KEY: e.apiKey,
+  EMBEDDINGS_MODEL: 'bench',
+  EMBEDDINGS_DIMENSIONS: '256',
+});
+
 export const DOC_BYTES = 32 * 1024;
 
 let seed = 11;

@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { percentile, resetStatements, startBenchStack, type BenchStack } from './bench-stack.js';
 import { cpuPerRequest } from './process-cpu.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
-import { DOC_BYTES, documentText, putAll, putText, sleep, waitEmbedded } from './ingest-docs.js';
+import { DOC_BYTES, documentText, embeddingsEnv, putAll, putText, sleep, waitEmbedded } from './ingest-docs.js';
 
 /**
  * `npm run bench:ingest`: puts BENCH_INGEST_DOCS (default 6,000, as the outside run of issue 40; or BENCH_INGEST_MB)
@@ -35,10 +35,7 @@ async function main() {
     dataDir: `.data/bench-ingest-${base}`,
     worker: true,
     env: {
-      EMBEDDINGS_URL: embeddings.url,
-      EMBEDDINGS_API_KEY: embeddings.apiKey,
-      EMBEDDINGS_MODEL: 'bench',
-      EMBEDDINGS_DIMENSIONS: '256',
+      ...embeddingsEnv(embeddings),
       STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
     },
   });
