@@ -21,9 +21,14 @@ export function statementBreakdown(name: string, r: { requests: number; statemen
     const m = r.statements.byStatement.get(role);
     if (!m) continue;
     out.push(`${name}, ${label}: ${perRequest(r.statements.byRole.get(role) ?? 0, r)}`);
+    const ms = r.statements.msByStatement.get(role);
+    const planMs = r.statements.planMsByStatement.get(role);
     for (const [text, calls] of [...m].sort((a, b) => b[1] - a[1])) {
       if (calls / r.requests < 0.05) continue;
-      out.push(`  ${perRequest(calls, r).padStart(6)}  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`);
+      // per request: calls, then PostgreSQL's ms planning and executing (lock waits included)
+      const spent = `${perRequest(planMs?.get(text) ?? 0, r)}+${perRequest(ms?.get(text) ?? 0, r)}ms`;
+      const shown = text.length > 130 ? `${text.slice(0, 127)}...` : text;
+      out.push(`  ${perRequest(calls, r).padStart(6)} ${spent.padStart(11)}  ${shown}`);
     }
   }
   return out;

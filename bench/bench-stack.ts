@@ -85,6 +85,8 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       'shared_preload_libraries=pg_stat_statements',
       '-c',
       'pg_stat_statements.track=top',
+      '-c',
+      'pg_stat_statements.track_planning=on',
       ...(process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean),
     ],
   });
@@ -178,6 +180,10 @@ export interface StatementCounts {
   byRole: Map<string, number>;
   /** role → normalised statement text → calls */
   byStatement: Map<string, Map<string, number>>;
+  /** role → normalised statement text → ms PostgreSQL spent executing it (lock waits included) */
+  msByStatement: Map<string, Map<string, number>>;
+  /** role → normalised statement text → ms PostgreSQL spent planning it */
+  planMsByStatement: Map<string, Map<string, number>>;
 }
 
 export async function resetStatements(admin: pg.Pool): Promise<void> {
@@ -185,22 +191,29 @@ export async function resetStatements(admin: pg.Pool): Promise<void> {
 }
 
 export async function readStatements(admin: pg.Pool): Promise<StatementCounts> {
-  const { rows } = await admin.query<{ role: string; calls: string; query: string }>(
-    `select r.rolname as role, s.calls::text as calls, s.query
+  const { rows } = await admin.query<{ role: string; calls: string; plan_ms: number; ms: number; query: string }>(
+    `select r.rolname as role, s.calls::text as calls, s.total_plan_time as plan_ms, s.total_exec_time as ms, s.query
        from pg_stat_statements s join pg_roles r on r.oid = s.userid
       where s.dbid = (select oid from pg_database where datname = current_database())`,
   );
   const byRole = new Map<string, number>();
   const byStatement = new Map<string, Map<string, number>>();
+  const msByStatement = new Map<string, Map<string, number>>();
+  const planMsByStatement = new Map<string, Map<string, number>>();
+  const add = (into: Map<string, Map<string, number>>, role: string, text: string, n: number) => {
+    const m = into.get(role) ?? new Map<string, number>();
+    m.set(text, (m.get(text) ?? 0) + n);
+    into.set(role, m);
+  };
   for (const row of rows) {
     const calls = Number(row.calls);
     byRole.set(row.role, (byRole.get(row.role) ?? 0) + calls);
-    const m = byStatement.get(row.role) ?? new Map<string, number>();
     const text = row.query.replace(/\s+/g, ' ').trim();
-    m.set(text, (m.get(text) ?? 0) + calls);
-    byStatement.set(row.role, m);
+    add(byStatement, row.role, text, calls);
+    add(msByStatement, row.role, text, Number(row.ms));
+    add(planMsByStatement, row.role, text, Number(row.plan_ms));
   }
-  return { byRole, byStatement };
+  return { byRole, byStatement, msByStatement, planMsByStatement };
 }
 
 /**

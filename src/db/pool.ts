@@ -9,6 +9,18 @@ import pg from 'pg';
  */
 const pgTypes: pg.CustomTypesConfig = pg.types;
 
+const TIMESTAMP_OIDS = new Set([1114, 1184]);
+/**
+ * pg's parsers except for timestamps, kept as PostgreSQL's text (with its microseconds), as MikroORM's raw queries
+ * return them: for a row that is answered like the ORM's rows (src/lib/time.ts).
+ */
+const textTimestamps: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    TIMESTAMP_OIDS.has(oid)
+      ? (v: string) => v
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
 export type Row = pg.QueryResultRow;
 
 /** The part of MikroORM's PostgreSQL driver this needs (structural, so src/db/orm.ts can import this file). */
@@ -81,8 +93,13 @@ export class SqlPool implements Sql {
    * A named prepared statement: PostgreSQL parses and plans it once per connection (pg remembers
    * which connections know `name`). The text under one name must never change.
    */
-  prepared<R extends Row>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>({ name, text, values, types: pgTypes });
+  prepared<R extends Row>(
+    name: string,
+    text: string,
+    values: unknown[],
+    opts: { timestampsAsText?: boolean } = {},
+  ): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>({ name, text, values, types: opts.timestampsAsText ? textTimestamps : pgTypes });
   }
 
   /** Runs fn on one connection (a transaction, a `set local`); the connection is released after. */

@@ -10,14 +10,7 @@ import {
   getLiveArtifactByPath,
   type ArtifactRow,
 } from '../records/artifact-records.js';
-import {
-  checkNotWiki,
-  checkPath,
-  fileTypeOf,
-  preconditionFailed,
-  type Source,
-  type Visibility,
-} from './artifact-rules.js';
+import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source } from './artifact-rules.js';
 import { prepareBlob, type BlobArrival } from './blobs.js';
 import { insertArtifactSql, versioned, writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
@@ -27,6 +20,10 @@ import { quotaExceeded, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
+import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
+import { isSmallPut, putSmall } from './small-put.js';
+
+export { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 
 /** Read, create, overwrite (new version), rename and copy. Every change records its event in the same transaction. */
 
@@ -53,33 +50,6 @@ export async function getArtifactAt(rc: RequestContext, driveId: string, path: s
   if (!row) throw artifactNotFound();
   return (await authorize(rc, { artId: row.id }, 'read', db)).artifact!;
 }
-
-export interface PutInput {
-  driveId: string;
-  path: string;
-  /** Each optional field: undefined = header omitted (keep on overwrite, default on create). */
-  contentType?: string;
-  labels?: string[];
-  metadata?: Record<string, unknown>;
-  source?: Source;
-  visibility?: Visibility;
-  actor: string | null;
-  changeSummary: string | null;
-  ifMatch?: number;
-  /** The original file name (X-Drive-Filename); omitted keeps it on overwrite. */
-  filename?: string;
-  /** Write only over this artifact (upload by id): 404 when the path no longer holds it. */
-  artId?: string;
-  /** Set when a grantee (not the drive's own credential) writes: recorded in the event. */
-  grantee?: { drive_id: string; identity_id: string | null; role: string };
-  /**
-   * The service's own write under `_wiki/` (src/files/system-writes.ts): counted in storage, never refused by the
-   * quota.
-   */
-  system?: true;
-}
-
-export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 /** An upload body as it arrives: read once, at most the per-artifact limit. */
 export interface IncomingBody {
@@ -161,6 +131,7 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
   await checkQuotaEarly(ctx, input.driveId, body.size);
   const arrival = await prepareBlob(ctx, body);
+  if (isSmallPut(input, arrival)) return putSmall(ctx, input, body, arrival);
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
 }
 

@@ -98,6 +98,11 @@ export async function pinBlob(tx: Db, hash: string, arrival: BlobArrival = false
 export const blobUnavailable = () =>
   new AppError('STORAGE_FAILURE', 'content is not available in object storage; retry the request');
 
+/** Keeps bytes inline in their blob row: `rows` gives (hash, size_bytes, stored, content). */
+export const inlinePinSql = (rows: string) => `insert into blobs (hash, size_bytes, stored, content) ${rows}
+  on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
+  returning hash`;
+
 /**
  * pinBlob's statement (`returning hash`: no row, not pinned), for a caller that folds it into one of its own. `hash` is
  * a hash, or `{ of }`: the hash (and size) of the row in the caller's CTE `of`, so nothing is pinned when it is empty.
@@ -111,10 +116,11 @@ export function pinBlobStatement(
   const params = fromRow ? [] : [hash];
   if (typeof arrival === 'object')
     return {
-      sql: `insert into blobs (hash, size_bytes, stored, content)
-        ${fromRow ? `select hash, size_bytes, true, decode(?, 'base64') from ${hash.of}` : `values (?, ?, true, decode(?, 'base64'))`}
-        on conflict (hash) do update set last_used_at = now(), stored = true, content = coalesce(blobs.content, excluded.content)
-        returning hash`,
+      sql: inlinePinSql(
+        fromRow
+          ? `select hash, size_bytes, true, decode(?, 'base64') from ${hash.of}`
+          : `values (?, ?, true, decode(?, 'base64'))`,
+      ),
       params: [...(fromRow ? [] : [hash, arrival.inline.length]), arrival.inline.toString('base64')],
     };
   return {

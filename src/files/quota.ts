@@ -12,8 +12,9 @@ export async function storageUsedBytes(db: Db, driveId: string): Promise<number>
 }
 
 /** Bytes held by the drive's open large-upload sessions: they count against quota until commit or expiry. */
-const OPEN_RESERVATIONS_SQL = `(select coalesce(sum(reserved_bytes), 0) from upload_sessions
-  where drive_id = ? and state = 'begun' and expires_at > now())`;
+const openReservationsSql = (driveId = '?') => `(select coalesce(sum(reserved_bytes), 0) from upload_sessions
+  where drive_id = ${driveId} and state = 'begun' and expires_at > now())`;
+const OPEN_RESERVATIONS_SQL = openReservationsSql();
 
 export async function reservedBytes(db: Db, driveId: string): Promise<number> {
   const r = await one<{ bytes: string }>(db, `select ${OPEN_RESERVATIONS_SQL} as bytes`, [driveId]);
@@ -45,12 +46,23 @@ export interface StorageCharge {
  */
 export function chargeStatement(c: StorageCharge) {
   return {
-    sql: `insert into drive_storage as s (drive_id, used_bytes)
-        select ?, ?::int8 where ?::int8 + ${OPEN_RESERVATIONS_SQL} <= ?::int8
-        on conflict (drive_id) do update set used_bytes = s.used_bytes + excluded.used_bytes
-        where s.used_bytes + excluded.used_bytes + ${OPEN_RESERVATIONS_SQL} <= ?::int8 returning s.used_bytes`,
+    sql: chargeSql({ driveId: '?', bytes: '?', quotaBytes: '?' }),
     params: [c.driveId, c.bytes, c.bytes, c.driveId, c.quotaBytes, c.driveId, c.quotaBytes],
   };
+}
+
+/**
+ * The charge's SQL with the placeholders of the caller's choice (`?` in this order: drive, bytes, bytes, drive, quota,
+ * drive, quota; or numbered ones, each repeated). `after`: a CTE the charge waits for (it is read first), so a
+ * statement can lock its artifact row before the drive's counter, the order every multi-statement write takes them in.
+ */
+export function chargeSql(p: { driveId: string; bytes: string; quotaBytes: string; after?: string }): string {
+  return `insert into drive_storage as s (drive_id, used_bytes)
+    select ${p.driveId}, ${p.bytes}::int8 ${p.after ? `from (select count(*) from ${p.after}) as ${p.after}_first` : ''}
+     where ${p.bytes}::int8 + ${openReservationsSql(p.driveId)} <= ${p.quotaBytes}::int8
+    on conflict (drive_id) do update set used_bytes = s.used_bytes + excluded.used_bytes
+    where s.used_bytes + excluded.used_bytes + ${openReservationsSql(p.driveId)} <= ${p.quotaBytes}::int8
+    returning s.used_bytes`;
 }
 
 /** The 413 of a refused charge (read after the miss, for the error's figures). */

@@ -16,6 +16,12 @@ export const insertArtifactSql = (unless = 'false') => `insert into artifacts
   on conflict (drive_id, path) where deleted_at is null do nothing
   returning *`;
 
+/** The version row of the artifact row in the CTE `a`, with who made it and why (placeholders or expressions). */
+export const versionRowSql = (actor: string, changeSummary: string) => `insert into artifact_versions
+  (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
+  select id, drive_id, version_number, size_bytes, hash, content_type, ${actor}, ${changeSummary}, labels, metadata, filename
+    from a`;
+
 /** Who made a version, how its bytes arrived (pinBlob); `system`: the service's own write, never refused by quota. */
 export interface VersionOf {
   actor: string | null;
@@ -56,9 +62,7 @@ export async function versioned(
   const found = await rows<ArtifactRow & { pinned?: number; is_live?: boolean }>(
     w.tx,
     `with ${live ? `live as (${live.sql}), ` : ''}a as (${row.sql}),
-     v as (insert into artifact_versions
-       (art_id, drive_id, version_number, size_bytes, hash, content_type, actor_name, change_summary, labels, metadata, filename)
-       select id, drive_id, version_number, size_bytes, hash, content_type, ?, ?, labels, metadata, filename from a),
+     v as (${versionRowSql('?', '?')}),
      p as (${pin.sql})
      select a.*, (select count(*) from p)::int as pinned, false as is_live from a
      ${live ? 'union all select live.*, 0, true from live' : ''}`,

@@ -87,14 +87,25 @@ export function outboxItemsFor(topics: OutboxTopic[], change: ArtifactChange): (
     .map((topic) => ({ topic, driveId: change.driveId, artId: change.artId, op, paths }));
 }
 
-// Compile requests only for drives with an auto-compile project: one index probe inside the same statement.
-const INSERT_REQUESTS = `insert into outbox (topic, drive_id, art_id, op, paths)
-  select i.t, i.d, i.a, i.o, i.p from jsonb_to_recordset(?::jsonb) as i(t text, d text, a text, o text, p text[])
+/**
+ * Inserts the requests in the JSON `items` (requestItems). Compile requests only for drives with an auto-compile
+ * project: one index probe inside the same statement. `artOf`: a CTE whose row's id is the artifact of every item (a
+ * statement that learns the id as it writes the row).
+ */
+export const insertRequestsSql = (
+  items: string,
+  artOf?: string,
+) => `insert into outbox (topic, drive_id, art_id, op, paths)
+  select i.t, i.d, ${artOf ? `${artOf}.id` : 'i.a'}, i.o, i.p
+    from ${artOf ? `${artOf}, ` : ''}jsonb_to_recordset(${items}::jsonb) as i(t text, d text, a text, o text, p text[])
    where i.t <> 'compile' or exists (select 1 from projects pr where pr.drive_id = i.d and pr.auto_compile)`;
+const INSERT_REQUESTS = insertRequestsSql('?');
 
-const requestParams = (items: (OutboxItem & { topic: OutboxTopic })[]) => [
-  JSON.stringify(items.map((i) => ({ t: i.topic, d: i.driveId, a: i.artId, o: i.op, p: i.paths ?? [] }))),
-];
+/** The JSON parameter of insertRequestsSql. */
+export const requestItems = (items: (OutboxItem & { topic: OutboxTopic })[]) =>
+  JSON.stringify(items.map((i) => ({ t: i.topic, d: i.driveId, a: i.artId, o: i.op, p: i.paths ?? [] })));
+
+const requestParams = (items: (OutboxItem & { topic: OutboxTopic })[]) => [requestItems(items)];
 
 /**
  * The SQL that queues `items` as a data-modifying CTE, to prefix another statement with

@@ -1,0 +1,134 @@
+import type { AppContext } from '../platform/context.js';
+import { newId } from '../lib/ids.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import { isUniqueViolation, pgCode } from '../db/sql.js';
+import { currentRun } from '../platform/run-scope.js';
+import { artifactTopics, insertRequestsSql, outboxItemsFor, requestItems } from '../outbox/outbox.js';
+import { fileTypeOf } from './artifact-rules.js';
+import { inlinePinSql, type BlobArrival } from './blobs.js';
+import { EventAction } from './events.js';
+import { chargeRefused, chargeSql } from './quota.js';
+import { versionRowSql } from './version-write.js';
+import { EVENT_COLUMNS } from './write-transaction.js';
+import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
+
+/**
+ * The write agents make most: a PUT by path of a small body, kept inline, with no precondition (no If-Match, no
+ * artifact id, no visibility change). It is the same write as createOrLock + appendVersion in a write transaction,
+ * done by ONE autocommitted statement sent as a named prepared statement: no BEGIN and COMMIT round trips, one plan per
+ * connection instead of two per write, and the drive's hot rows (storage counter, event seq) held from that
+ * statement's charge to its commit, with no client round trip in between (docs/decisions/write-path.md, "Third round").
+ *
+ * Its order of locks is the transactions' order: the path's live row, then the counter, then the seq row. A refused
+ * charge writes nothing (every row hangs on it); a path created by a concurrent request between the snapshot and the
+ * insert raises a unique violation, which undoes the whole statement, charge included, and the PUT is tried again as
+ * an overwrite.
+ */
+export const isSmallPut = (input: PutInput, arrival: BlobArrival): arrival is { inline: Buffer } =>
+  typeof arrival === 'object' && !input.artId && input.ifMatch === undefined && input.visibility === undefined;
+
+const PUT_SMALL = `with live as (
+    select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null for update
+  ), charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })}
+  ), updated as (
+    update artifacts set version_number = version_number + 1, size_bytes = $8, hash = $9,
+       content_type = coalesce($4, content_type), file_type = coalesce($5, file_type),
+       labels = coalesce($10::text[], labels), metadata = coalesce($11::jsonb, metadata),
+       source = case when $12::boolean then $13::jsonb else source end, filename = coalesce($14, filename),
+       updated_at = clock_timestamp(), indexed_at = null, embedded_at = null
+     where id = (select id from live) and exists (select from charge)
+     returning *
+  ), created as (
+    insert into artifacts
+      (id, drive_id, path, content_type, file_type, size_bytes, hash, version_number, labels, metadata, source, visibility,
+       filename)
+    select $3, $1, $2, coalesce($4, $6), coalesce($5, $7), $8, $9, 1, coalesce($10::text[], '{}'),
+           coalesce($11::jsonb, '{}'), $13::jsonb, 'private', $14
+     where not exists (select from live) and exists (select from charge)
+     returning *
+  ), a as (
+    select *, true as overwrote from updated union all select *, false from created
+  ), v as (${versionRowSql('$15', '$16')}
+  ), p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}
+  ), e as (
+    insert into events ${EVENT_COLUMNS}
+    select $19, drive_id, id, null,
+           case when overwrote then '${EventAction.artifactUpdated}' else '${EventAction.artifactCreated}' end,
+           $15, $20::jsonb || jsonb_build_object('version_number', version_number), $21, $22
+      from a
+  ), q as (${insertRequestsSql('$23', 'a')})
+  select * from a`;
+
+/** Creates or overwrites `input.path` with the inline bytes; 413 when over quota. */
+export async function putSmall(
+  ctx: AppContext,
+  input: PutInput,
+  body: { hash: string; size: number },
+  arrival: { inline: Buffer },
+): Promise<ArtifactRow> {
+  const run = currentRun();
+  const quotaBytes = input.system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  // What the outbox is asked for (the artifact id comes from the row): created and updated queue the same requests.
+  const items = outboxItemsFor(artifactTopics(ctx.config), {
+    driveId: input.driveId,
+    artId: '',
+    action: EventAction.artifactCreated,
+    eventId: null,
+    metadata: { path: input.path },
+  });
+  for (let attempt = 1; ; attempt++) {
+    const eventId = newId('evt');
+    const metadata = { path: input.path, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary };
+    try {
+      const { rows } = await ctx.pool.prepared<ArtifactRow & { overwrote: boolean }>(
+        'put_small',
+        PUT_SMALL,
+        [
+          input.driveId,
+          input.path,
+          newId('art'),
+          input.contentType ?? null,
+          input.contentType === undefined ? null : fileTypeOf(input.path, input.contentType),
+          DEFAULT_CONTENT_TYPE,
+          fileTypeOf(input.path, DEFAULT_CONTENT_TYPE),
+          body.size,
+          body.hash,
+          input.labels ?? null,
+          input.metadata ? JSON.stringify(input.metadata) : null,
+          input.source !== undefined,
+          input.source ? JSON.stringify(input.source) : null,
+          input.filename ?? null,
+          input.actor,
+          input.changeSummary,
+          arrival.inline,
+          quotaBytes,
+          eventId,
+          JSON.stringify(metadata),
+          run?.runId ?? null,
+          run?.credentialKind ?? null,
+          requestItems(items),
+        ],
+        { timestampsAsText: true },
+      );
+      const [row] = rows;
+      if (!row) throw await chargeRefused(ctx.orm.em.fork(), { driveId: input.driveId, bytes: body.size, quotaBytes });
+      const { overwrote, ...artifact } = row;
+      const action = overwrote ? EventAction.artifactUpdated : EventAction.artifactCreated;
+      const failures = await ctx.artifactChanges.publish([
+        {
+          driveId: artifact.drive_id,
+          artId: artifact.id,
+          action,
+          eventId,
+          metadata: { ...metadata, version_number: artifact.version_number },
+        },
+      ]);
+      for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
+      return artifact;
+    } catch (err) {
+      // A concurrent create of the path (then overwrite it), or a deadlock with a multi-statement write: try again.
+      const again = isUniqueViolation(err) || pgCode(err) === '40P01' || pgCode(err) === '40001';
+      if (!again || attempt >= 5) throw err;
+    }
+  }
+}
