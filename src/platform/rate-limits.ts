@@ -115,24 +115,14 @@ export async function chargeRegistration(app: AppContext, ip: string): Promise<v
 /**
  * Charges one write to the drive's and the credential's hourly budgets, both or neither, in one
  * statement: each counter only increments while under its limit, and the credential's only when
- * the drive's did (the drive row's lock orders a drive's writes). When the credential's budget
- * refuses, the drive's increment is given back by a second statement (the only path with two).
+ * the drive's did (the drive row's lock orders a drive's writes). An API key's REST write is
+ * charged by its lookup's own statement instead (authenticate's `chargeWrite`).
  */
 export async function chargeWrite(app: AppContext, principal: Principal, limits: WriteLimits): Promise<HitResult> {
   const { credentialId, driveId } = principal;
   const w = hourWindow();
-  const [r] = await app.orm.em.fork().execute<{ drive: number | null; token: number | null }[]>(
-    // The charge commits without waiting for its WAL flush (ASYNC_COMMIT): a count lost in a crash is harmless, and
-    // the write it charges then waits on one flush, its own.
-    `with d as (
-       insert into rate_counters (bucket, window_start, drive_id, count) select ?, ?, ?, 1 from ${ASYNC_COMMIT}
-       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
-       returning count
-     ), t as (
-       insert into rate_counters (bucket, window_start, drive_id, count) select ?, ?, ?, 1 where exists (select 1 from d)
-       on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ?
-       returning count
-     )
+  const [r] = await app.orm.em.fork().execute<WriteCharge[]>(
+    `with ${writeChargeSql({ driveBucket: '?', window: '?', driveId: '?', perDrive: '?', tokenBucket: '?', perToken: '?' })}
      select (select count from d) as drive, (select count from t) as token`,
     [
       driveWriteBucket(driveId),
@@ -145,6 +135,54 @@ export async function chargeWrite(app: AppContext, principal: Principal, limits:
       limits.perToken,
     ],
   );
+  return settleWriteCharge(app, driveId, r, limits);
+}
+
+/** What a write charge's statement returned: each counter's new count, null where it refused (or was not asked). */
+export interface WriteCharge {
+  drive: number | string | null;
+  token: number | string | null;
+}
+
+/**
+ * The CTEs `d` (the drive's counter) and `t` (the credential's) of a write charge, with the placeholders or expressions
+ * of the caller's choice (`?` in the order drive bucket, window, drive, drive limit, token bucket, window, drive, token
+ * limit). `from` and `when`: a FROM item both read and a condition for charging at all, so a statement can charge for
+ * the credential it has just looked up (src/identity/credential-state.ts). The charge commits without waiting for its
+ * WAL flush (ASYNC_COMMIT): a count lost in a crash is harmless, and the write it charges then waits on one flush, its
+ * own.
+ */
+export function writeChargeSql(p: {
+  driveBucket: string;
+  window: string;
+  driveId: string;
+  perDrive: string;
+  tokenBucket: string;
+  perToken: string;
+  from?: string;
+  when?: string;
+}): string {
+  const upsert = (bucket: string, limit: string, from: string, when: string) =>
+    `insert into rate_counters (bucket, window_start, drive_id, count) select ${bucket}, ${p.window}, ${p.driveId}, 1
+       from ${from} where ${when}
+     on conflict (bucket, window_start) do update set count = rate_counters.count + 1 where rate_counters.count < ${limit}
+     returning count`;
+  const from = p.from ? `, ${p.from}` : '';
+  return `d as (${upsert(p.driveBucket, p.perDrive, `${ASYNC_COMMIT}${from}`, p.when ?? 'true')}),
+    t as (${upsert(p.tokenBucket, p.perToken, p.from ?? '(select) as one', 'exists (select 1 from d)')})`;
+}
+
+/**
+ * A write charge's outcome: refused by the drive's budget, or by the credential's (then the drive's increment is given
+ * back by a second statement, the only path with two), else whichever budget has less left.
+ */
+export async function settleWriteCharge(
+  app: AppContext,
+  driveId: string,
+  r: WriteCharge,
+  limits: WriteLimits,
+): Promise<HitResult> {
+  const w = hourWindow();
   const drive = resultOf(r.drive, limits.perDrive, w);
   if (!drive.allowed) return drive;
   const token = resultOf(r.token, limits.perToken, w);

@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import {
   budgetStatusOf,
   chargeWrite,
+  settleWriteCharge,
   writeBudgetSpent,
   writeLimitsOf,
   type HitResult,
@@ -39,7 +40,10 @@ export function writeBudget(ctx: AppContext): RequestHandler {
       // A read-only credential's write is refused by its route (route(): CREDENTIAL_READ_ONLY) and spends nothing.
       const writeOfReadOnly = auth.readOnly && MUTATING.has(req.method);
       if (isChargedWrite(req.method, path) && !writeOfReadOnly) {
-        const r = await chargeWrite(ctx, auth, limits);
+        // Charged by the credential's lookup (API keys: authenticate's chargeWrite), else by its own statement.
+        const r = auth.writeCharge
+          ? await settleWriteCharge(ctx, auth.driveId, auth.writeCharge, limits)
+          : await chargeWrite(ctx, auth, limits);
         setHeaders(res, r);
         if (!r.allowed) throw spent(r);
       } else {
