@@ -66,8 +66,34 @@ export async function putSmall(
   body: { hash: string; size: number },
   arrival: { inline: Buffer },
 ): Promise<ArtifactRow> {
-  const run = currentRun();
   const quotaBytes = input.system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
+  const eventId = newId('evt');
+  const metadata = { path: input.path, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary };
+  const row = await runPutSmall(ctx, paramsOf(ctx, input, body, arrival, { quotaBytes, eventId, metadata }));
+  if (!row) throw await chargeRefused(ctx.orm.em.fork(), { driveId: input.driveId, bytes: body.size, quotaBytes });
+  const { overwrote, ...artifact } = row;
+  const failures = await ctx.artifactChanges.publish([
+    {
+      driveId: artifact.drive_id,
+      artId: artifact.id,
+      action: overwrote ? EventAction.artifactUpdated : EventAction.artifactCreated,
+      eventId,
+      metadata: { ...metadata, version_number: artifact.version_number },
+    },
+  ]);
+  for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
+  return artifact;
+}
+
+/** PUT_SMALL's parameters, $1 to $23 in order. */
+function paramsOf(
+  ctx: AppContext,
+  input: PutInput,
+  body: { hash: string; size: number },
+  arrival: { inline: Buffer },
+  e: { quotaBytes: number; eventId: string; metadata: Record<string, unknown> },
+): unknown[] {
+  const run = currentRun();
   // What the outbox is asked for (the artifact id comes from the row): created and updated queue the same requests.
   const items = outboxItemsFor(artifactTopics(ctx.config), {
     driveId: input.driveId,
@@ -76,57 +102,46 @@ export async function putSmall(
     eventId: null,
     metadata: { path: input.path },
   });
+  return [
+    input.driveId,
+    input.path,
+    newId('art'),
+    input.contentType ?? null,
+    input.contentType === undefined ? null : fileTypeOf(input.path, input.contentType),
+    DEFAULT_CONTENT_TYPE,
+    fileTypeOf(input.path, DEFAULT_CONTENT_TYPE),
+    body.size,
+    body.hash,
+    input.labels ?? null,
+    input.metadata ? JSON.stringify(input.metadata) : null,
+    input.source !== undefined,
+    input.source ? JSON.stringify(input.source) : null,
+    input.filename ?? null,
+    input.actor,
+    input.changeSummary,
+    arrival.inline,
+    e.quotaBytes,
+    e.eventId,
+    JSON.stringify(e.metadata),
+    run?.runId ?? null,
+    run?.credentialKind ?? null,
+    requestItems(items),
+  ];
+}
+
+/**
+ * Runs PUT_SMALL; undefined when the charge was refused. Runs it again after a unique violation (a concurrent create of
+ * the path: it is overwritten now) or a deadlock with a multi-statement write; each run either wrote everything or
+ * nothing.
+ */
+async function runPutSmall(ctx: AppContext, params: unknown[]) {
   for (let attempt = 1; ; attempt++) {
-    const eventId = newId('evt');
-    const metadata = { path: input.path, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary };
     try {
-      const { rows } = await ctx.pool.prepared<ArtifactRow & { overwrote: boolean }>(
-        'put_small',
-        PUT_SMALL,
-        [
-          input.driveId,
-          input.path,
-          newId('art'),
-          input.contentType ?? null,
-          input.contentType === undefined ? null : fileTypeOf(input.path, input.contentType),
-          DEFAULT_CONTENT_TYPE,
-          fileTypeOf(input.path, DEFAULT_CONTENT_TYPE),
-          body.size,
-          body.hash,
-          input.labels ?? null,
-          input.metadata ? JSON.stringify(input.metadata) : null,
-          input.source !== undefined,
-          input.source ? JSON.stringify(input.source) : null,
-          input.filename ?? null,
-          input.actor,
-          input.changeSummary,
-          arrival.inline,
-          quotaBytes,
-          eventId,
-          JSON.stringify(metadata),
-          run?.runId ?? null,
-          run?.credentialKind ?? null,
-          requestItems(items),
-        ],
-        { timestampsAsText: true },
-      );
-      const [row] = rows;
-      if (!row) throw await chargeRefused(ctx.orm.em.fork(), { driveId: input.driveId, bytes: body.size, quotaBytes });
-      const { overwrote, ...artifact } = row;
-      const action = overwrote ? EventAction.artifactUpdated : EventAction.artifactCreated;
-      const failures = await ctx.artifactChanges.publish([
-        {
-          driveId: artifact.drive_id,
-          artId: artifact.id,
-          action,
-          eventId,
-          metadata: { ...metadata, version_number: artifact.version_number },
-        },
-      ]);
-      for (const err of failures) ctx.logger.error({ err }, 'artifact change listener failed');
-      return artifact;
+      const { rows } = await ctx.pool.prepared<ArtifactRow & { overwrote: boolean }>('put_small', PUT_SMALL, params, {
+        timestampsAsText: true,
+      });
+      return rows[0];
     } catch (err) {
-      // A concurrent create of the path (then overwrite it), or a deadlock with a multi-statement write: try again.
       const again = isUniqueViolation(err) || pgCode(err) === '40P01' || pgCode(err) === '40001';
       if (!again || attempt >= 5) throw err;
     }
