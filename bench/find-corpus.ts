@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import type { Passage } from '../src/search/engine.js';
+import { dotWithBytes } from '../src/search/semantic-signatures.js';
 
 /**
  * The deterministic corpus of bench:find. Real embeddings are clustered by topic and share a common direction;
@@ -158,8 +160,21 @@ function unit(v: number[]): number[] {
   return v.map((x) => x / norm);
 }
 
-/** The semantic leg as it was before signatures: the exact scan, every passage through `search_dot`. */
-export const exactScanQuery = `
-  select p.art_id, p.ord from search_passages p join search_documents d using (drive_id, art_id)
-   where p.drive_id = $1 and p.embedding is not null
-   order by search_dot(p.embedding, $2::real[]) desc, d.path, p.ord limit 20`;
+/**
+ * The semantic leg as it was before signatures: the exact scan, every passage's vector read and scored. (It was a
+ * `search_dot` over the real[] column, which went: the float4 bytes are now a passage's only vector; they are scored
+ * here, as the rerank does.)
+ */
+export async function exactScan(db: pg.Pool, driveId: string, vector: number[]): Promise<string[]> {
+  const { rows } = await db.query<{ art_id: string; ord: number; path: string; bytes: Buffer }>(
+    `select p.art_id, p.ord, d.path, p.embedding_bytes as bytes
+       from search_passages p join search_documents d using (drive_id, art_id)
+      where p.drive_id = $1 and p.embedding_bytes is not null`,
+    [driveId],
+  );
+  return rows
+    .map((r) => ({ r, s: dotWithBytes(vector, r.bytes) }))
+    .sort((a, b) => b.s - a.s || a.r.path.localeCompare(b.r.path) || a.r.ord - b.r.ord)
+    .slice(0, 20)
+    .map(({ r }) => `${r.art_id}#${r.ord}`);
+}

@@ -22,7 +22,7 @@ import { startStack } from '../scripts/stack/index.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { percentile } from './bench-stack.js';
-import { exactScanQuery, FindCorpus } from './find-corpus.js';
+import { exactScan, FindCorpus } from './find-corpus.js';
 import { findAfterIngest } from './find-after-ingest.js';
 
 /**
@@ -33,7 +33,7 @@ import { findAfterIngest } from './find-after-ingest.js';
  * semantic p50, hybrid p50/p95 and the semantic leg's recall@20 against the exact ranking computed in this
  * process over every vector of the drive; then semantic finds filtered to the query's folder (a prefix holding
  * ~2 % of the drive) and their recall against the exact top 20 of that folder. The baseline, in the same process:
- * the exact SQL scan the engine ran before signatures (`search_dot` over every passage), BENCH_EXACT_QUERIES queries
+ * the exact scan the engine ran before signatures (every passage's vector read and scored), BENCH_EXACT_QUERIES queries
  * per size (slow at 100k). A drive from GRAPH_MIN_PASSAGES passages gets its graph index first, built as the worker's
  * workflow builds it (its build time and size are printed); a smaller one is scanned.
  * Vectors and query texts: see bench/find-corpus.ts. Then, on a stack of its own, the same semantic finds right after
@@ -173,7 +173,7 @@ async function main() {
       result.filteredRecall = filteredRecall / QUERIES;
       for (let i = 0; i < EXACT_QUERIES; i++) {
         const query = corpus.nextQuery();
-        const [ms] = await timed(() => admin.query(exactScanQuery, [drive.id, query.vector]));
+        const [ms] = await timed(() => exactScan(admin, drive.id, query.vector));
         result.exactScan.push(ms);
       }
       results.push(result);
@@ -269,7 +269,7 @@ function report(results: SizeResult[], final = false) {
     console.log(
       `[bench] ${r.size} passages: semantic p50 ${ms(percentile(r.semantic, 50))} p95 ${ms(percentile(r.semantic, 95))}, ` +
         `hybrid p50 ${ms(percentile(r.hybrid, 50))} p95 ${ms(percentile(r.hybrid, 95))}, recall@20 ${r.recall.toFixed(3)}; ` +
-        `baseline exact SQL scan p50 ${ms(percentile(r.exactScan, 50))} (${(percentile(r.exactScan, 50) / percentile(r.semantic, 50)).toFixed(1)}× the semantic leg through the API)`,
+        `baseline exact scan p50 ${ms(percentile(r.exactScan, 50))} (${(percentile(r.exactScan, 50) / percentile(r.semantic, 50)).toFixed(1)}× the semantic leg through the API)`,
     );
     console.log(
       `[bench] ${r.size} passages, prefix filter (~2 % of the drive): semantic p50 ${ms(percentile(r.filtered, 50))} ` +

@@ -4,7 +4,8 @@ import type { Passage, PassageSet } from './engine.js';
  * The rows of search_passages as the PostgreSQL engine writes them: one array per column, for a single
  * `insert … select from unnest(…)` (docs/decisions/write-path.md, Ingestion). The semantic leg's signature (one bit per
  * dimension, 1 where the component is positive) and float4 bytes (big-endian, what the rerank and the graph read) are
- * computed here from the vector the worker holds: generated in PostgreSQL they cost a fifth of the insert.
+ * computed here from the vector the worker holds: generated in PostgreSQL they cost a fifth of the insert. The bytes
+ * are the passage's only copy of its vector (migration passage_vector_once).
  */
 export interface PassageColumns {
   driveId: string[];
@@ -19,8 +20,6 @@ export interface PassageColumns {
   pageEnd: (number | null)[];
   timeStartMs: (number | null)[];
   timeEndMs: (number | null)[];
-  /** real[] literals ('{0.1,-0.2,…}'), parsed by PostgreSQL's own float4 input. */
-  embedding: (string | null)[];
   /** bit varying literals ('0110…'). */
   signature: (string | null)[];
   embeddingBytes: (Buffer | null)[];
@@ -46,14 +45,14 @@ export function vectorBytes(vector: number[]): Buffer {
 }
 
 const COLUMNS = `drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end,
-  time_start_ms, time_end_ms, embedding, signature, embedding_bytes`;
+  time_start_ms, time_end_ms, signature, embedding_bytes`;
 
-/** The insert of `passageColumns`' arrays ($1…$15, in PassageColumns' order). */
+/** The insert of `passageColumns`' arrays ($1…$14, in PassageColumns' order). */
 export const INSERT_PASSAGES_SQL = `insert into search_passages (${COLUMNS})
   select t.drive_id, t.art_id, t.ord, t.version_number, t.modality, t.text, t.char_start, t.char_end, t.page_start,
-         t.page_end, t.time_start_ms, t.time_end_ms, t.embedding::real[], t.signature::bit varying, t.embedding_bytes
+         t.page_end, t.time_start_ms, t.time_end_ms, t.signature::bit varying, t.embedding_bytes
     from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                $10::int[], $11::int[], $12::int[], $13::text[], $14::text[], $15::bytea[]) as t(${COLUMNS})`;
+                $10::int[], $11::int[], $12::int[], $13::text[], $14::bytea[]) as t(${COLUMNS})`;
 
 export function passageColumns(sets: PassageSet[]): PassageColumns {
   const c: PassageColumns = {
@@ -69,7 +68,6 @@ export function passageColumns(sets: PassageSet[]): PassageColumns {
     pageEnd: [],
     timeStartMs: [],
     timeEndMs: [],
-    embedding: [],
     signature: [],
     embeddingBytes: [],
   };
@@ -91,7 +89,6 @@ function push(c: PassageColumns, s: PassageSet, p: Passage) {
   c.timeStartMs.push(p.timeStartMs ?? null);
   c.timeEndMs.push(p.timeEndMs ?? null);
   const v = p.embedding;
-  c.embedding.push(v ? `{${v.join(',')}}` : null);
   c.signature.push(v ? signatureOf(v) : null);
   c.embeddingBytes.push(v ? vectorBytes(v) : null);
 }

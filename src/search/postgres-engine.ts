@@ -22,7 +22,7 @@ import { INSERT_PASSAGES_SQL, passageColumns, passageParams, stripNul } from './
 /**
  * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
  * (path A, preview B, metadata C, labels D; see the search migration); passages carry their own
- * tsvector and a real[] embedding (with its signature and float4 bytes for the semantic leg). Queries
+ * tsvector and an embedding (float4 bytes, with its signature, for the semantic leg). Queries
  * use websearch_to_tsquery('english', q), which is exactly the spec's syntax (stemmed words,
  * "phrases", -negation, implicit AND, OR).
  */

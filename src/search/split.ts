@@ -113,11 +113,15 @@ export async function splitWithOffsets(
    * previous chunk's start with at most `overlap` tokens of it (the splitter's own bound). In repetitive text a
    * chunk occurs many times: its first occurrence from the earliest start that bound allows is where the splitter
    * took it (elsewhere there is one occurrence and this finds it), and the last chunk ends where the text does.
-   * The fallback keeps the slice invariant if a future splitter version normalised whitespace.
+   * The fallback keeps the slice invariant if a future splitter version normalised whitespace. A chunk that occurs
+   * once after the previous chunk's start is there whatever that bound says, so the bound (which counts the previous
+   * chunk's tokens again, most of the splitting's CPU) is only computed for repeats.
    */
   function locate(chunk: string, prev: Span | undefined, last: boolean): Span {
     if (last && text.slice(0, textEnd).endsWith(chunk) && textEnd - chunk.length > (prev?.start ?? -1))
       return { start: textEnd - chunk.length, end: textEnd };
+    const once = prev ? text.indexOf(chunk, prev.start + 1) : -1;
+    if (once >= 0 && text.indexOf(chunk, once + 1) < 0) return { start: once, end: once + chunk.length };
     let start = prev ? text.indexOf(chunk, earliestStartAfter(prev)) : text.indexOf(chunk);
     if (prev && start < 0) start = text.indexOf(chunk, prev.start + 1);
     if (start < 0) start = text.indexOf(chunk);

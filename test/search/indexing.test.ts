@@ -245,7 +245,7 @@ describe('the search batch indexer', () => {
     const textsBefore = embeddings.texts.length;
     expect(await indexer.handle([request(a.artId)], progress)).toEqual(new Map());
     const { rows } = await pool.query<{ n: string; missing: string }>(
-      'select count(*) as n, count(*) filter (where embedding is null) as missing from search_passages where art_id = $1',
+      'select count(*) as n, count(*) filter (where embedding_bytes is null) as missing from search_passages where art_id = $1',
       [a.artId],
     );
     expect(Number(rows[0]!.n)).toBeGreaterThan(10);

@@ -29,6 +29,7 @@ import { Migration20261228000000_runs } from './Migration20261228000000_runs.js'
 import { Migration20261228000000_inline_blobs } from './Migration20261228000000_inline_blobs.js';
 import { Migration20261229000000_share_labels } from './Migration20261229000000_share_labels.js';
 import { Migration20261229100000_passage_vectors_written } from './Migration20261229100000_passage_vectors_written.js';
+import { Migration20261230100000_passage_vector_once } from './Migration20261230100000_passage_vector_once.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -66,4 +67,5 @@ export const migrations = [
   { name: 'Migration20261228000000_inline_blobs', class: Migration20261228000000_inline_blobs },
   { name: 'Migration20261229000000_share_labels', class: Migration20261229000000_share_labels },
   { name: 'Migration20261229100000_passage_vectors_written', class: Migration20261229100000_passage_vectors_written },
+  { name: 'Migration20261230100000_passage_vector_once', class: Migration20261230100000_passage_vector_once },
 ];
