@@ -1,7 +1,15 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { describe, expect, it } from 'vitest';
+import { Tiktoken } from 'js-tiktoken';
+import { describe, expect, it, vi } from 'vitest';
 import { classify, extract, parseTimedText, previewOf, PREVIEW_BYTES } from '../../src/lib/extract.js';
-import { CHUNK_TOKENS, countTokens, OVERLAP_TOKENS, passagesOf, splitWithOffsets } from '../../src/search/split.js';
+import {
+  CHUNK_TOKENS,
+  countTokens,
+  MAX_TOKENIZER_INPUT,
+  OVERLAP_TOKENS,
+  passagesOf,
+  splitWithOffsets,
+} from '../../src/search/split.js';
 
 /** A long text of numbered sentences, so every passage is distinguishable. */
 function longText(sentences: number): string {
@@ -90,6 +98,29 @@ describe('passage splitting', () => {
         if (i > 0) expect(s.start).toBeGreaterThan(spans[i - 1]!.start);
       });
       expect(spans.at(-1)!.end).toBe(text.trimEnd().length);
+    }
+  });
+
+  it('hands the tokenizer bounded slices of a file that is one long word, and keeps its spans exact', async () => {
+    // The tokenizer's BPE is quadratic in a pre-token's length: 20,000 letters in one word held the worker for 31 s.
+    const encode = vi.spyOn(Tiktoken.prototype, 'encode');
+    try {
+      for (const text of ['a'.repeat(65_000), '😀'.repeat(30_000), 'xyzzy'.repeat(8_000)]) {
+        encode.mockClear();
+        const spans = await splitWithOffsets(text);
+        const longest = Math.max(...encode.mock.calls.map(([input]) => input.length));
+        expect(longest).toBeLessThanOrEqual(MAX_TOKENIZER_INPUT);
+        expect(spans.length).toBeGreaterThan(10);
+        expect(spans[0]!.start).toBe(0);
+        expect(spans.at(-1)!.end).toBe(text.length);
+        spans.forEach((s, i) => {
+          if (i > 0) expect(s.start).toBeGreaterThan(spans[i - 1]!.start);
+          // Never half of a surrogate pair at either end.
+          expect(text.slice(s.start, s.end)).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
+        });
+      }
+    } finally {
+      encode.mockRestore();
     }
   });
 
