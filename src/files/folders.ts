@@ -8,7 +8,7 @@ import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, likePrefix, one, rows, type Db } from '../db/sql.js';
 import { driveFor, type Capability } from '../access/authorize.js';
-import { currentRun } from '../platform/run-scope.js';
+import { currentRun, runColumns } from '../platform/run-scope.js';
 
 /**
  * Folders (spec 4.3, 3.5): explicit rows with stable ids; a folder's descendants are the live
@@ -186,15 +186,7 @@ async function bulkArtifactEvents(
             ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path), ?, ?
        from changed order by changed.path
      returning id, art_id, metadata`,
-    [
-      ...params,
-      e.driveId,
-      e.action,
-      e.actor,
-      JSON.stringify(e.metadata),
-      run?.runId ?? null,
-      run?.credentialKind ?? null,
-    ],
+    [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata), ...runColumns(run)],
   );
   const changes: ArtifactChange[] = inserted.map((r) => ({
     driveId: e.driveId,

@@ -2,7 +2,7 @@ import type { AppContext } from '../platform/context.js';
 import { newId } from '../lib/ids.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { isUniqueViolation, pgCode } from '../db/sql.js';
-import { currentRun } from '../platform/run-scope.js';
+import { currentRun, runColumns } from '../platform/run-scope.js';
 import { artifactTopics, insertRequestsSql, outboxItemsFor, requestItems } from '../outbox/outbox.js';
 import { fileTypeOf } from './artifact-rules.js';
 import { inlinePinSql, type BlobArrival } from './blobs.js';
@@ -123,8 +123,7 @@ function paramsOf(
     e.quotaBytes,
     e.eventId,
     JSON.stringify(e.metadata),
-    run?.runId ?? null,
-    run?.credentialKind ?? null,
+    ...runColumns(run),
     requestItems(items),
   ];
 }

@@ -3,7 +3,7 @@ import { newId } from '../lib/ids.js';
 import { artifactTopics, enqueue, outboxCte, outboxItemsFor } from '../outbox/outbox.js';
 import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { one, transaction, type Db } from '../db/sql.js';
-import { currentRun, type RunScope } from '../platform/run-scope.js';
+import { currentRun, runColumns, type RunScope } from '../platform/run-scope.js';
 import { chargeRefused, chargeStatement, type StorageCharge } from './quota.js';
 
 /** The columns an event row is written with, in this order. */
@@ -98,8 +98,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
             e.action,
             e.actor ?? null,
             JSON.stringify(metadata),
-            run?.runId ?? null,
-            run?.credentialKind ?? null,
+            ...runColumns(run),
           ],
         );
         if (change) changes.push(change);

@@ -17,6 +17,11 @@ const scope = new AsyncLocalStorage<RunScope>();
 
 export const withRun = <T>(run: RunScope, fn: () => T): T => scope.run(run, fn);
 export const currentRun = (): RunScope | undefined => scope.getStore();
+/** An event row's run columns (run_id, credential_kind) for `run`: both null for the service's own work. */
+export const runColumns = (run: RunScope | undefined): [string | null, string | null] => [
+  run?.runId ?? null,
+  run?.credentialKind ?? null,
+];
 
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** A run idle this long ends; the credential's next change starts a new one. */
