@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { forEachLimited } from '../src/outbox/outbox.js';
 import { notYetIndexed, percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
 import { openSse } from '../test/feed/sse-client.js';
 import { startReceiver } from '../test/feed/receiver.js';
@@ -37,16 +38,14 @@ async function burst(stack: BenchStack, key: string, tag: string): Promise<Burst
   const headers = { authorization: `Bearer ${key}` };
   const putLatencies: number[] = [];
   const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < N) {
-        const i = next++;
-        const sent = performance.now();
-        const done = await putText(agent, `${stack.url}/v0/artifacts/${tag}/${i}.md`, headers, `# ${tag} ${i}\n`);
-        putLatencies.push(done - sent);
-      }
-    }),
+  await forEachLimited(
+    Array.from({ length: N }, (_, i) => i),
+    CLIENTS,
+    async (i) => {
+      const sent = performance.now();
+      const done = await putText(agent, `${stack.url}/v0/artifacts/${tag}/${i}.md`, headers, `# ${tag} ${i}\n`);
+      putLatencies.push(done - sent);
+    },
   );
   return { seconds: (performance.now() - started) / 1000, putLatencies };
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { forEachLimited } from '../src/outbox/outbox.js';
 import { percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
 import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
 
@@ -23,17 +24,15 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 async function puts(stack: BenchStack, key: string, paths: string[], extra: Record<string, string> = {}) {
   const headers = { authorization: `Bearer ${key}`, ...extra };
   const latencies: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < paths.length) {
-        const i = next++;
-        const sent = performance.now();
-        latencies.push(
-          (await putText(agent, `${stack.url}/v0/artifacts/${paths[i]}`, headers, `# ${i} ${Math.random()}\n`)) - sent,
-        );
-      }
-    }),
+  await forEachLimited(
+    Array.from({ length: paths.length }, (_, i) => i),
+    CLIENTS,
+    async (i) => {
+      const sent = performance.now();
+      latencies.push(
+        (await putText(agent, `${stack.url}/v0/artifacts/${paths[i]}`, headers, `# ${i} ${Math.random()}\n`)) - sent,
+      );
+    },
   );
   return latencies;
 }

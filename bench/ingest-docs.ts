@@ -1,4 +1,5 @@
 import type { BenchStack } from './bench-stack.js';
+import { forEachLimited } from '../src/outbox/outbox.js';
 
 /**
  * What bench:ingest puts through the API, shared with bench:find's phase after an ingest: 32 KB Markdown documents of
@@ -61,14 +62,12 @@ export async function putAll(
   concurrency: number,
 ): Promise<string[]> {
   const ids: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < texts.length) {
-        const i = next++;
-        ids[i] = await putText(stack, key, `${prefix}${i}.md`, texts[i]!);
-      }
-    }),
+  await forEachLimited(
+    Array.from({ length: texts.length }, (_, i) => i),
+    concurrency,
+    async (i) => {
+      ids[i] = await putText(stack, key, `${prefix}${i}.md`, texts[i]!);
+    },
   );
   return ids;
 }

@@ -35,6 +35,7 @@ const API_KEY_STATE = `select k.id as key_id, k.read_only, k.drive_id, d.deleted
  * when the key may write there (not read-only; a deleted drive only where `$7` allows it), as the budget middleware
  * would after authentication. `writes` and `drive_writes` are the counts before it.
  */
+const MAY_CHARGE = 'not k.read_only and (not k.drive_deleted or $7::boolean)';
 const API_KEY_STATE_AND_CHARGE = `with k as (${API_KEY_STATE}), ${writeChargeSql({
   driveBucket: '$4 || k.drive_id',
   window: '$1',
@@ -43,9 +44,10 @@ const API_KEY_STATE_AND_CHARGE = `with k as (${API_KEY_STATE}), ${writeChargeSql
   tokenBucket: '$3 || k.key_id',
   perToken: '$6',
   from: 'k',
-  when: 'not k.read_only and (not k.drive_deleted or $7::boolean)',
+  when: MAY_CHARGE,
 })}
-  select k.*, (select count from d) as charged_drive, (select count from t) as charged_token from k`;
+  select k.*, ${MAY_CHARGE} as charged, (select count from d) as charged_drive, (select count from t) as charged_token
+    from k`;
 
 interface ApiKeyRow {
   key_id: string;
@@ -54,7 +56,8 @@ interface ApiKeyRow {
   drive_deleted: boolean;
   writes: number | null;
   drive_writes: number | null;
-  /** The counts after API_KEY_STATE_AND_CHARGE's charge: null where refused or not charged. */
+  /** Whether API_KEY_STATE_AND_CHARGE charged, and the counts after: null where refused. */
+  charged?: boolean;
   charged_drive?: number | null;
   charged_token?: number | null;
 }
@@ -84,7 +87,6 @@ export async function apiKeyState(
       ])
     : await db.query<ApiKeyRow>('auth_api_key_ro', API_KEY_STATE, params);
   if (!row) return undefined;
-  const charged = charge && !row.read_only && (!row.drive_deleted || charge.allowDeletedDrive);
   return {
     keyId: row.key_id,
     readOnly: row.read_only,
@@ -92,7 +94,7 @@ export async function apiKeyState(
     driveDeleted: row.drive_deleted,
     writesThisHour: Number(row.writes ?? 0),
     driveWritesThisHour: Number(row.drive_writes ?? 0),
-    ...(charged ? { writeCharge: { drive: row.charged_drive ?? null, token: row.charged_token ?? null } } : {}),
+    ...(row.charged ? { writeCharge: { drive: row.charged_drive ?? null, token: row.charged_token ?? null } } : {}),
   };
 }
 
