@@ -21,7 +21,7 @@ import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../ac
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
-import { isSmallPut, putSmall } from './small-put.js';
+import { isPlainPut, plainPut } from './plain-put.js';
 
 export { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 
@@ -131,7 +131,7 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
   await checkQuotaEarly(ctx, input.driveId, body.size);
   const arrival = await prepareBlob(ctx, body);
-  if (isSmallPut(input, arrival)) return putSmall(ctx, input, body, arrival);
+  if (isPlainPut(input)) return plainPut(ctx, input, body, arrival);
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
 }
 

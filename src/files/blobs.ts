@@ -1,6 +1,7 @@
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { deleteBlobObject, getBlobStream, putBlob, readBlob, type BlobRange } from '../storage/blob-store.js';
 import { ASYNC_COMMIT, one, rows, transaction, type Db } from '../db/sql.js';
 
@@ -69,18 +70,17 @@ export type BlobArrival = boolean | { inline: Buffer };
 
 /** Makes the bytes of a body available under their hash in S3; writes nothing new when already stored. */
 export function storeBlob(ctx: AppContext, body: IncomingBlob): Promise<{ written: boolean }> {
-  return writeBlobOnce(ctx, body, () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, body.body(), body.size));
+  return writeBlobOnce(ctx, body, () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size));
 }
 
 /**
- * Before a write's transaction: small bytes in memory are kept inline by it (nothing happens now, no round trip);
- * others go to S3 first (storeBlob).
+ * Before a write's transaction: small bytes are kept inline by it (joined here when they arrived in pieces; no round
+ * trip now); others go to S3 first (storeBlob).
  */
 export async function prepareBlob(ctx: AppContext, body: IncomingBlob): Promise<BlobArrival> {
   if (body.size <= ctx.config.limits.inlineBlobMaxBytes) {
     const bytes = body.body();
-    if (Buffer.isBuffer(bytes)) return { inline: bytes };
-    (bytes as Readable).destroy();
+    return { inline: Buffer.isBuffer(bytes) ? bytes : await buffer(bytes) };
   }
   return (await storeBlob(ctx, body)).written;
 }

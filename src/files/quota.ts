@@ -55,11 +55,19 @@ export function chargeStatement(c: StorageCharge) {
  * The charge's SQL with the placeholders of the caller's choice (`?` in this order: drive, bytes, bytes, drive, quota,
  * drive, quota; or numbered ones, each repeated). `after`: a CTE the charge waits for (it is read first), so a
  * statement can lock its artifact row before the drive's counter, the order every multi-statement write takes them in.
+ * `requires`: a CTE that must have a row (also read first), else nothing is charged and the statement writes nothing.
  */
-export function chargeSql(p: { driveId: string; bytes: string; quotaBytes: string; after?: string }): string {
+export function chargeSql(p: {
+  driveId: string;
+  bytes: string;
+  quotaBytes: string;
+  after?: string;
+  requires?: string;
+}): string {
   return `insert into drive_storage as s (drive_id, used_bytes)
     select ${p.driveId}, ${p.bytes}::int8 ${p.after ? `from (select count(*) from ${p.after}) as ${p.after}_first` : ''}
-     where ${p.bytes}::int8 + ${openReservationsSql(p.driveId)} <= ${p.quotaBytes}::int8
+     where ${p.requires ? `exists (select from ${p.requires}) and ` : ''}
+       ${p.bytes}::int8 + ${openReservationsSql(p.driveId)} <= ${p.quotaBytes}::int8
     on conflict (drive_id) do update set used_bytes = s.used_bytes + excluded.used_bytes
     where s.used_bytes + excluded.used_bytes + ${openReservationsSql(p.driveId)} <= ${p.quotaBytes}::int8
     returning s.used_bytes`;

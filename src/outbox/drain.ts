@@ -30,6 +30,21 @@ export interface DrainStats {
 
 export class ShardBusyError extends Error {}
 
+/** A round that found n requests makes the next gather n × this long (indexing drainers, see gatherDelay). */
+const GATHER_PER_REQUEST_MS = 10;
+/** The longest gather, in multiples of `gatherMs` (1 s at the default 100 ms). */
+const GATHER_CEILING = 10;
+
+/**
+ * How long a drainer woken with no backlog lets commits gather: `gatherMs` after a lone write (its freshness does not
+ * change), longer the more the last round found, up to GATHER_CEILING × gatherMs. A steady stream of writes is then
+ * indexed in rounds of tens of requests, each paying the round's fixed statements once, instead of a small round every
+ * 100 ms competing with the writes for the cores (docs/decisions/write-path.md, "Indexing that gives way").
+ */
+export function gatherDelay(gatherMs: number, lastRoundRequests: number): number {
+  return Math.min(GATHER_CEILING * gatherMs, Math.max(gatherMs, lastRoundRequests * GATHER_PER_REQUEST_MS));
+}
+
 /** How often a drainer with work waiting logs the outbox depth. */
 const DEPTH_LOG_EVERY_MS = 30_000;
 
@@ -38,7 +53,7 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
   let lastDepthLog = 0;
   return drainLoop(
     pool,
-    { lock: `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`, channel: 'outbox' },
+    { lock: `outbox:${topic}:${opts.shard.index}/${opts.shard.count}`, channel: 'outbox', gatherGrows: true },
     opts,
     async () => {
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
@@ -87,11 +102,11 @@ export interface OwnDrainer {
  * for the whole run, LISTENs on `lane.channel`, and runs `round` until `runForMs` has passed or the
  * activity is cancelled; idle (nothing done and no backlog), it sleeps until a NOTIFY or `idlePollMs`
  * (backoffs coming due). `settle` (a drainer with work still running between rounds) ends that work
- * before the lock goes.
+ * before the lock goes. `lane.gatherGrows`: gather for gatherDelay (indexing), not always `gatherMs` (deliveries).
  */
 export async function drainLoop(
   pool: SqlPool,
-  lane: { lock: string; channel: string },
+  lane: { lock: string; channel: string; gatherGrows?: boolean },
   opts: DrainOptions,
   round: () => Promise<DrainRound>,
   settle?: () => Promise<DrainRound>,
@@ -117,14 +132,17 @@ export async function drainLoop(
     };
     const end = Date.now() + opts.runForMs;
     let backlog = true;
+    let lastRound = 0;
     while (Date.now() < end && !opts.signal.aborted) {
       // Woken by a commit with no backlog: let the commits of the next moment join the batch, so a
-      // steady stream of writes is handled a few at a time instead of one batch (and its fixed
+      // steady stream of writes is handled many at a time instead of one batch (and its fixed
       // statements) per write.
-      if (!backlog && opts.gatherMs > 0) await pause(opts.gatherMs, opts.signal);
+      const gather = lane.gatherGrows ? gatherDelay(opts.gatherMs, lastRound) : opts.gatherMs;
+      if (!backlog && opts.gatherMs > 0) await pause(gather, opts.signal);
       notified = false;
       const r = await round();
       backlog = r.backlog;
+      lastRound = r.done + r.failed;
       if (!r.done && !r.failed && !r.backlog && !notified) await pause(opts.idlePollMs, opts.signal, (w) => (wake = w));
       count(r);
     }

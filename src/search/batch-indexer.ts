@@ -4,8 +4,13 @@ import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
 import { extract, previewOf, readsContent } from '../lib/extract.js';
-import { passagesOf } from './split.js';
 import type { UsageRecorder } from './usage.js';
+
+/**
+ * The splitter (LangChain and its tokenizer, ~14 MB of heap) is loaded by the first indexing, so the API, which never
+ * indexes, does not carry it: every full garbage collection of the API marks its whole heap.
+ */
+const splitter = () => import('./split.js');
 
 /**
  * The search topic's outbox handler: brings each artifact of a batch to its current state in the
@@ -81,7 +86,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     return {
       record,
       preview: previewOf(extracted),
-      passages: isWiki ? [] : await passagesOf(extracted),
+      passages: isWiki ? [] : await (await splitter()).passagesOf(extracted),
       embed: deps.embedder !== undefined && !isWiki,
     };
   }

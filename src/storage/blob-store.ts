@@ -22,9 +22,25 @@ export async function putBlob(
   s3: S3Client,
   bucket: string,
   hash: string,
-  body: Buffer | Readable,
+  body: Buffer | (() => Buffer | Readable),
   size: number,
 ): Promise<void> {
+  const bytes = typeof body === 'function' ? body() : body;
+  try {
+    await putObject(s3, bucket, hash, bytes, size);
+  } catch (err) {
+    // The SDK retries a buffer itself but never resends a stream it has consumed: a stream gets one fresh try here.
+    if (typeof body !== 'function' || Buffer.isBuffer(bytes)) throw storageFailure(err);
+    bytes.destroy();
+    try {
+      await putObject(s3, bucket, hash, body(), size);
+    } catch (again) {
+      throw storageFailure(again);
+    }
+  }
+}
+
+function putObject(s3: S3Client, bucket: string, hash: string, body: Buffer | Readable, size: number) {
   const put = new PutObjectCommand({
     Bucket: bucket,
     Key: blobKey(hash),
@@ -40,11 +56,7 @@ export async function putBlob(
     },
     { step: 'build', name: 'contentAddressedPayloadHash' },
   );
-  try {
-    await s3.send(put);
-  } catch (err) {
-    throw storageFailure(err);
-  }
+  return s3.send(put);
 }
 
 export interface BlobRange {

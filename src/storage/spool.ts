@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /**
  * Reads an upload body once, hashing (SHA-256) and counting as it goes. Bodies up to
@@ -14,7 +14,11 @@ import type { Readable } from 'node:stream';
 export interface SpooledBody {
   hash: string;
   size: number;
-  /** A fresh stream of the bytes (or the buffer itself when small). */
+  /**
+   * The bytes: the buffer itself when they arrived in one piece, else a fresh stream of them (of the pieces as they
+   * arrived when in memory: joining a megabyte into one more buffer cost the API a full garbage collection every ~20
+   * uploads; docs/decisions/write-path.md, "The megabyte write").
+   */
   body(): Buffer | Readable;
   dispose(): Promise<void>;
 }
@@ -61,13 +65,15 @@ export async function spoolBody(
     await dispose();
     throw err;
   }
-  const buffer = file ? undefined : Buffer.concat(chunks, size);
   const spooled = file;
   return {
     tooLarge: false,
     hash: hasher.digest('hex'),
     size,
-    body: () => buffer ?? createReadStream(spooled!.path),
+    body: () => {
+      if (spooled) return createReadStream(spooled.path);
+      return chunks.length <= 1 ? (chunks[0] ?? Buffer.alloc(0)) : Readable.from(chunks, { objectMode: false });
+    },
     dispose,
   };
 }

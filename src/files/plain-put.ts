@@ -1,11 +1,11 @@
 import type { AppContext } from '../platform/context.js';
 import { newId } from '../lib/ids.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
-import { isUniqueViolation, pgCode } from '../db/sql.js';
+import { isUniqueViolation, one, pgCode } from '../db/sql.js';
 import { currentRun, runColumns } from '../platform/run-scope.js';
 import { artifactTopics, insertRequestsSql, outboxItemsFor, requestItems } from '../outbox/outbox.js';
 import { fileTypeOf } from './artifact-rules.js';
-import { inlinePinSql, type BlobArrival } from './blobs.js';
+import { blobUnavailable, inlinePinSql, type BlobArrival } from './blobs.js';
 import { EventAction } from './events.js';
 import { chargeRefused, chargeSql } from './quota.js';
 import { versionRowSql } from './version-write.js';
@@ -13,23 +13,36 @@ import { EVENT_COLUMNS } from './write-transaction.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 
 /**
- * The write agents make most: a PUT by path of a small body, kept inline, with no precondition (no If-Match, no
- * artifact id, no visibility change). It is the same write as createOrLock + appendVersion in a write transaction,
- * done by ONE autocommitted statement sent as a named prepared statement: no BEGIN and COMMIT round trips, one plan per
- * connection instead of two per write, and the drive's hot rows (storage counter, event seq) held from that
- * statement's charge to its commit, with no client round trip in between (docs/decisions/write-path.md, "Third round").
+ * The write agents make most: a PUT by path with no precondition (no If-Match, no artifact id, no visibility change).
+ * It is the same write as createOrLock + appendVersion in a write transaction, done by ONE autocommitted statement sent
+ * as a named prepared statement: no BEGIN and COMMIT round trips, one plan per connection instead of two per write, and
+ * the drive's hot rows (storage counter, event seq) held from that statement's charge to its commit, with no client
+ * round trip in between (docs/decisions/write-path.md, "Third round" and "The megabyte write").
  *
- * Its order of locks is the transactions' order: the path's live row, then the counter, then the seq row. A refused
- * charge writes nothing (every row hangs on it); a path created by a concurrent request between the snapshot and the
- * insert raises a unique violation, which undoes the whole statement, charge included, and the PUT is tried again as
- * an overwrite.
+ * Its order of locks is the transactions' order: the path's live row, the blob row (bytes in S3), the counter, the seq
+ * row. A refused charge or an unpinned blob writes nothing (every row hangs on them); a path created by a concurrent
+ * request between the snapshot and the insert raises a unique violation, which undoes the whole statement, charge
+ * included, and the PUT is tried again as an overwrite.
  */
-export const isSmallPut = (input: PutInput, arrival: BlobArrival): arrival is { inline: Buffer } =>
-  typeof arrival === 'object' && !input.artId && input.ifMatch === undefined && input.visibility === undefined;
+export const isPlainPut = (input: PutInput): boolean =>
+  !input.artId && input.ifMatch === undefined && input.visibility === undefined;
 
-const PUT_SMALL = `with live as (
+/**
+ * The statement for bytes kept inline by it ($17: the bytes) or in S3 ($17: put there just now, so the blob row is
+ * marked stored; else the row must say stored already, as pinBlob asks). A refused charge keeps that mark (the object
+ * is in S3): no version references the row, so the purge takes both after its grace, as after any failed write.
+ */
+const putStatement = (bytes: 'inline' | 'stored') => `with live as (
     select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null for update
-  ), charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })}
+  ), ${
+    bytes === 'stored'
+      ? `pinned as (
+    update blobs set last_used_at = now(), stored = stored or $17::boolean
+     where hash = $9 and (stored or $17::boolean) and (select count(*) from live) >= 0
+     returning hash
+  ), charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', requires: 'pinned' })}`
+      : `charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })}`
+  }
   ), updated as (
     update artifacts set version_number = version_number + 1, size_bytes = $8, hash = $9,
        content_type = coalesce($4, content_type), file_type = coalesce($5, file_type),
@@ -49,8 +62,7 @@ const PUT_SMALL = `with live as (
   ), a as (
     select *, true as overwrote from updated union all select *, false from created
   ), v as (${versionRowSql('$15', '$16')}
-  ), p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}
-  ), e as (
+  ), ${bytes === 'inline' ? `p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}),` : ''} e as (
     insert into events ${EVENT_COLUMNS}
     select $19, drive_id, id, null,
            case when overwrote then '${EventAction.artifactUpdated}' else '${EventAction.artifactCreated}' end,
@@ -59,18 +71,24 @@ const PUT_SMALL = `with live as (
   ), q as (${insertRequestsSql('$23', 'a')})
   select * from a`;
 
-/** Creates or overwrites `input.path` with the inline bytes; 413 when over quota. */
-export async function putSmall(
+const STATEMENTS = {
+  inline: { name: 'put_inline', sql: putStatement('inline') },
+  stored: { name: 'put_stored', sql: putStatement('stored') },
+};
+
+/** Creates or overwrites `input.path` with the bytes (see BlobArrival); 413 when over quota. */
+export async function plainPut(
   ctx: AppContext,
   input: PutInput,
   body: { hash: string; size: number },
-  arrival: { inline: Buffer },
+  arrival: BlobArrival,
 ): Promise<ArtifactRow> {
   const quotaBytes = input.system ? Number.MAX_SAFE_INTEGER : ctx.config.limits.storageQuotaBytes;
   const eventId = newId('evt');
   const metadata = { path: input.path, size_bytes: body.size, hash: body.hash, change_summary: input.changeSummary };
-  const row = await runPutSmall(ctx, paramsOf(ctx, input, body, arrival, { quotaBytes, eventId, metadata }));
-  if (!row) throw await chargeRefused(ctx.orm.em.fork(), { driveId: input.driveId, bytes: body.size, quotaBytes });
+  const statement = STATEMENTS[typeof arrival === 'object' ? 'inline' : 'stored'];
+  const row = await runPut(ctx, statement, paramsOf(ctx, input, body, arrival, { quotaBytes, eventId, metadata }));
+  if (!row) throw await nothingWritten(ctx, input, body, arrival, quotaBytes);
   const { overwrote, ...artifact } = row;
   const failures = await ctx.artifactChanges.publish([
     {
@@ -85,12 +103,31 @@ export async function putSmall(
   return artifact;
 }
 
-/** PUT_SMALL's parameters, $1 to $23 in order. */
+/**
+ * Why the statement wrote nothing: bytes in S3 whose blob row could not be pinned (purged meanwhile: 503, the caller
+ * retries), else a refused charge (413).
+ */
+async function nothingWritten(
+  ctx: AppContext,
+  input: PutInput,
+  body: { hash: string; size: number },
+  arrival: BlobArrival,
+  quotaBytes: number,
+) {
+  const db = ctx.orm.em.fork();
+  const pinnable =
+    typeof arrival === 'object' ||
+    (await one(db, `select 1 from blobs where hash = ? and (stored or ?)`, [body.hash, arrival]));
+  if (!pinnable) return blobUnavailable();
+  return chargeRefused(db, { driveId: input.driveId, bytes: body.size, quotaBytes });
+}
+
+/** The statement's parameters, $1 to $23 in order. */
 function paramsOf(
   ctx: AppContext,
   input: PutInput,
   body: { hash: string; size: number },
-  arrival: { inline: Buffer },
+  arrival: BlobArrival,
   e: { quotaBytes: number; eventId: string; metadata: Record<string, unknown> },
 ): unknown[] {
   const run = currentRun();
@@ -119,7 +156,7 @@ function paramsOf(
     input.filename ?? null,
     input.actor,
     input.changeSummary,
-    arrival.inline,
+    typeof arrival === 'object' ? arrival.inline : arrival,
     e.quotaBytes,
     e.eventId,
     JSON.stringify(e.metadata),
@@ -129,16 +166,19 @@ function paramsOf(
 }
 
 /**
- * Runs PUT_SMALL; undefined when the charge was refused. Runs it again after a unique violation (a concurrent create of
- * the path: it is overwritten now) or a deadlock with a multi-statement write; each run either wrote everything or
- * nothing.
+ * Runs the statement; undefined when it wrote nothing (nothingWritten says why). Runs it again after a unique violation
+ * (a concurrent create of the path: it is overwritten now) or a deadlock with a multi-statement write; each run either
+ * wrote everything or nothing.
  */
-async function runPutSmall(ctx: AppContext, params: unknown[]) {
+async function runPut(ctx: AppContext, statement: { name: string; sql: string }, params: unknown[]) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { rows } = await ctx.pool.prepared<ArtifactRow & { overwrote: boolean }>('put_small', PUT_SMALL, params, {
-        timestampsAsText: true,
-      });
+      const { rows } = await ctx.pool.prepared<ArtifactRow & { overwrote: boolean }>(
+        statement.name,
+        statement.sql,
+        params,
+        { timestampsAsText: true },
+      );
       return rows[0];
     } catch (err) {
       const again = isUniqueViolation(err) || pgCode(err) === '40P01' || pgCode(err) === '40001';
