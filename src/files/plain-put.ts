@@ -28,22 +28,22 @@ export const isPlainPut = (input: PutInput): boolean =>
   !input.artId && input.ifMatch === undefined && input.visibility === undefined;
 
 /**
- * The statement for bytes kept inline by it ($17: the bytes) or in S3 ($17: put there just now, so the blob row is
- * marked stored; else the row must say stored already, as pinBlob asks). A refused charge keeps that mark (the object
- * is in S3): no version references the row, so the purge takes both after its grace, as after any failed write.
+ * Bytes in S3: the blob row is pinned after the artifact's row, as pinBlob does (stored, or put just now: $17 marks it
+ * stored), and the charge hangs on the pin. A refused charge keeps that mark (the object is in S3): no version
+ * references the row, so the purge takes both after its grace, as after any failed write.
  */
-const putStatement = (bytes: 'inline' | 'stored') => `with live as (
-    select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null for update
-  ), ${
-    bytes === 'stored'
-      ? `pinned as (
+const PIN_THEN_CHARGE = `pinned as (
     update blobs set last_used_at = now(), stored = stored or $17::boolean
      where hash = $9 and (stored or $17::boolean) and (select count(*) from live) >= 0
      returning hash
-  ), charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', requires: 'pinned' })}`
-      : `charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })}`
-  }
-  ), updated as (
+  ), charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', requires: 'pinned' })})`;
+/** Bytes inline ($17): charged after the artifact's row, then kept in the blob row once the version is written. */
+const CHARGE = `charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })})`;
+const KEEP_INLINE = `p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}),`;
+
+const putStatement = (bytes: 'inline' | 'stored') => `with live as (
+    select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null for update
+  ), ${bytes === 'stored' ? PIN_THEN_CHARGE : CHARGE}, updated as (
     update artifacts set version_number = version_number + 1, size_bytes = $8, hash = $9,
        content_type = coalesce($4, content_type), file_type = coalesce($5, file_type),
        labels = coalesce($10::text[], labels), metadata = coalesce($11::jsonb, metadata),
@@ -62,7 +62,7 @@ const putStatement = (bytes: 'inline' | 'stored') => `with live as (
   ), a as (
     select *, true as overwrote from updated union all select *, false from created
   ), v as (${versionRowSql('$15', '$16')}
-  ), ${bytes === 'inline' ? `p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}),` : ''} e as (
+  ), ${bytes === 'inline' ? KEEP_INLINE : ''} e as (
     insert into events ${EVENT_COLUMNS}
     select $19, drive_id, id, null,
            case when overwrote then '${EventAction.artifactUpdated}' else '${EventAction.artifactCreated}' end,
