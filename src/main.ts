@@ -1,3 +1,4 @@
+import './lib/gc-tuning.js';
 import { answerClientErrors } from './edge/client-errors.js';
 import { limitConnections } from './edge/connection-limit.js';
 import { loadConfig } from './lib/config.js';
