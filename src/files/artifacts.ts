@@ -11,12 +11,11 @@ import {
   type ArtifactRow,
 } from '../records/artifact-records.js';
 import { checkNotWiki, checkPath, fileTypeOf, preconditionFailed, type Source } from './artifact-rules.js';
-import { prepareBlob, type BlobArrival } from './blobs.js';
+import { prepareBlob, type BlobArrival, type EarlyQuota } from './blobs.js';
 import { insertArtifactSql, versioned, writeVersioned } from './version-write.js';
 import { EventAction } from './events.js';
 import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, one } from '../db/sql.js';
-import { quotaExceeded, storageCommitted } from './quota.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { applyVisibility } from './visibility.js';
@@ -129,22 +128,16 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
  * version under a row lock.
  */
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
-  await checkQuotaEarly(ctx, input.driveId, body.size);
-  const arrival = await prepareBlob(ctx, body);
+  const arrival = await prepareBlob(ctx, body, earlyQuota(ctx, input.driveId));
   if (isPlainPut(input)) return plainPut(ctx, input, body, arrival);
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
 }
 
-/**
- * Quota is checked again atomically in the transaction; this early check keeps a refused upload out of S3. Bytes kept
- * inline never reach S3, so they skip it (one statement less).
- */
-export async function checkQuotaEarly(ctx: AppContext, driveId: string, size: number): Promise<void> {
-  if (size <= ctx.config.limits.inlineBlobMaxBytes) return;
-  const quota = ctx.config.limits.storageQuotaBytes;
-  const { used, reserved } = await storageCommitted(ctx.orm.em.fork(), driveId);
-  if (used + reserved + size > quota) throw quotaExceeded(used + reserved, quota, size);
-}
+/** The drive's quota, checked before bytes go to S3 (prepareBlob) and again, atomically, by the write. */
+export const earlyQuota = (ctx: AppContext, driveId: string): EarlyQuota => ({
+  driveId,
+  quotaBytes: ctx.config.limits.storageQuotaBytes,
+});
 
 /** Bytes already in object storage under their hash (a spooled body after storeBlob, or a committed large upload). */
 export type StoredBody = Pick<SpooledBody, 'hash' | 'size'>;

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { deleteBlobObject, getBlobStream, putBlob, readBlob, type BlobRange } from '../storage/blob-store.js';
 import { ASYNC_COMMIT, one, rows, transaction, type Db } from '../db/sql.js';
+import { earlyQuotaRefused, fitsQuotaSql } from './quota.js';
 
 /**
  * Content-addressed bytes. A `blobs` row per SHA-256; `stored` says a committed version has
@@ -25,26 +26,40 @@ import { ASYNC_COMMIT, one, rows, transaction, type Db } from '../db/sql.js';
  */
 
 /**
+ * The touch, one named prepared statement: upserts the row, but with an early quota given, only when the bytes fit it
+ * (no row back: refused). Committed without waiting for its WAL flush: visible to the purge at once, and the version's
+ * own commit flushes it; lost in a crash only together with the version, leaving at most that one object unreferenced.
+ */
+const TOUCH_BLOB = `insert into blobs (hash, size_bytes)
+  select $1, $2::int8 from ${ASYNC_COMMIT}
+   where $3::text is null or ${fitsQuotaSql({ driveId: '$3', bytes: '$2', quotaBytes: '$4' })}
+  on conflict (hash) do update set last_used_at = now() returning stored`;
+
+/** The quota a body bound for S3 is checked against before it is written (and again, exactly, by its version). */
+export interface EarlyQuota {
+  driveId: string;
+  quotaBytes: number;
+}
+
+/**
  * The one way bytes become a blob: touch the row, then (unless already stored) run `write`, which
  * puts the object under `hash`; a failed write takes back the touch of a row still not stored.
  * The touch is one autocommitted statement, so the purge sees it before the object is written;
- * the version's transaction then marks the blob stored (see pinBlob). Returns `written`.
+ * the version's transaction then marks the blob stored (see pinBlob). Returns `written`. With `quota`, bytes that
+ * would pass it are refused (413) before anything is touched or written.
  */
 export async function writeBlobOnce(
   ctx: AppContext,
   blob: { hash: string; size: number },
   write: () => Promise<void>,
+  quota?: EarlyQuota,
 ): Promise<{ written: boolean }> {
   const db = ctx.orm.em.fork();
-  const touched = await one<{ stored: boolean }>(
-    db,
-    // Committed without waiting for its WAL flush: visible to the purge at once, and the version's own commit flushes
-    // it; lost in a crash only together with the version, leaving at most that one object unreferenced.
-    `insert into blobs (hash, size_bytes) select ?, ? from ${ASYNC_COMMIT}
-     on conflict (hash) do update set last_used_at = now() returning stored`,
-    [blob.hash, blob.size],
-  );
-  if (touched?.stored) return { written: false };
+  const params = [blob.hash, blob.size, quota?.driveId ?? null, quota?.quotaBytes ?? null];
+  const [touched] = (await ctx.pool.prepared<{ stored: boolean }>('touch_blob', TOUCH_BLOB, params)).rows;
+  if (!touched)
+    throw await earlyQuotaRefused(db, { driveId: quota!.driveId, bytes: blob.size, quotaBytes: quota!.quotaBytes });
+  if (touched.stored) return { written: false };
   try {
     await write();
   } catch (err) {
@@ -69,20 +84,22 @@ export interface IncomingBlob {
 export type BlobArrival = boolean | { inline: Buffer };
 
 /** Makes the bytes of a body available under their hash in S3; writes nothing new when already stored. */
-export function storeBlob(ctx: AppContext, body: IncomingBlob): Promise<{ written: boolean }> {
-  return writeBlobOnce(ctx, body, () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size));
+export function storeBlob(ctx: AppContext, body: IncomingBlob, quota?: EarlyQuota): Promise<{ written: boolean }> {
+  const write = () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size);
+  return writeBlobOnce(ctx, body, write, quota);
 }
 
 /**
  * Before a write's transaction: small bytes are kept inline by it (joined here when they arrived in pieces; no round
- * trip now); others go to S3 first (storeBlob).
+ * trip now, the write's statement charges them exactly); others go to S3 first (storeBlob), unless they would pass
+ * `quota`: that early check keeps a doomed upload out of S3.
  */
-export async function prepareBlob(ctx: AppContext, body: IncomingBlob): Promise<BlobArrival> {
+export async function prepareBlob(ctx: AppContext, body: IncomingBlob, quota?: EarlyQuota): Promise<BlobArrival> {
   if (body.size <= ctx.config.limits.inlineBlobMaxBytes) {
     const bytes = body.body();
     return { inline: Buffer.isBuffer(bytes) ? bytes : await buffer(bytes) };
   }
-  return (await storeBlob(ctx, body)).written;
+  return (await storeBlob(ctx, body, quota)).written;
 }
 
 /**

@@ -16,6 +16,17 @@ const openReservationsSql = (driveId = '?') => `(select coalesce(sum(reserved_by
   where drive_id = ${driveId} and state = 'begun' and expires_at > now())`;
 const OPEN_RESERVATIONS_SQL = openReservationsSql();
 
+/** SQL true when `bytes` more fit the drive's quota: usage plus open reservations (placeholders of the caller). */
+export const fitsQuotaSql = (p: { driveId: string; bytes: string; quotaBytes: string }) =>
+  `coalesce((select used_bytes from drive_storage where drive_id = ${p.driveId}), 0) + ${openReservationsSql(p.driveId)}
+     + ${p.bytes}::int8 <= ${p.quotaBytes}::int8`;
+
+/** The 413 of an early check (usage and reservations read after the miss, for the error's figures). */
+export async function earlyQuotaRefused(db: Db, c: StorageCharge): Promise<AppError> {
+  const { used, reserved } = await storageCommitted(db, c.driveId);
+  return quotaExceeded(used + reserved, c.quotaBytes, c.bytes);
+}
+
 export async function reservedBytes(db: Db, driveId: string): Promise<number> {
   const r = await one<{ bytes: string }>(db, `select ${OPEN_RESERVATIONS_SQL} as bytes`, [driveId]);
   return Number(r?.bytes ?? 0);

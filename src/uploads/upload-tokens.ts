@@ -12,7 +12,7 @@ import {
   checkSource,
   type Source,
 } from '../files/artifact-rules.js';
-import { checkQuotaEarly, DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
+import { DEFAULT_CONTENT_TYPE, earlyQuota, preflightPut, putStoredArtifact } from '../files/artifacts.js';
 import { prepareBlob } from '../files/blobs.js';
 import { writeTransaction } from '../files/write-transaction.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
@@ -160,8 +160,7 @@ export async function uploadWithToken(
   const spooled = await spoolBody(body.stream, { maxBytes, memoryBytes: app.config.limits.uploadSpoolMemoryBytes });
   if (spooled.tooLarge) throw bytesLimit(maxBytes);
   try {
-    await checkQuotaEarly(app, t.drive_id, spooled.size);
-    const arrival = await prepareBlob(app, spooled);
+    const arrival = await prepareBlob(app, spooled, earlyQuota(app, t.drive_id));
     return await writeTransaction(app, async (w) => {
       const spent = await one(
         w.tx,

@@ -31,6 +31,17 @@ describe('a PUT of bytes in object storage, in one statement', () => {
     }
   });
 
+  it('bytes that cannot fit are refused before the touch: 413, no blob row, nothing in S3', async () => {
+    const q = await driveClient(api);
+    await q.put('first', 'a'.repeat(400));
+    const body = `${Math.random()}`.padEnd(700, 'b');
+    const over = await q.put('second', body);
+    expect([over.status, over.code]).toEqual([413, 'STORAGE_QUOTA_EXCEEDED']);
+    expect(over.json.detail.error).toMatchObject({ used_bytes: 400, limit_bytes: 1000, requested_bytes: 700 });
+    expect(await sqlOn(api, `select 1 from blobs where hash = ?`, [sha256(body)])).toHaveLength(0);
+    expect(await objectExistsIn(api, sha256(body))).toBe(false);
+  });
+
   it('overwrites with bytes already stored (no second object write) and creates with fresh ones', async () => {
     const q = await driveClient(api);
     // Unique bytes: suites share the database, and bytes another one keeps inline are never put in S3 here.
