@@ -37,9 +37,14 @@ export class UsageMeter {
     return n;
   }
 
-  /** Writes the pending counts (of one drive, or all); counts that fail to write are kept for the next flush. */
+  /**
+   * Writes the pending counts (of one drive, or all); counts that fail to write are kept for the next flush. Resolves
+   * once every count made before the call is written, also those an earlier flush took and is still writing (the
+   * usage report flushes its drive, then reads the table).
+   */
   flush(driveId?: string): Promise<void> {
-    const write = this.write(driveId);
+    const earlier = [...this.writing];
+    const write = Promise.all([this.write(driveId), Promise.allSettled(earlier)]).then(() => undefined);
     this.writing.add(write);
     const done = () => void this.writing.delete(write);
     write.then(done, done);

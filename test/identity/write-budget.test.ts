@@ -144,6 +144,23 @@ describe('write budget and rate-limit headers', () => {
     expect(await counts(b.driveId)).toEqual({});
   });
 
+  it("a drive's flush waits for counts an earlier flush is still writing (the usage report reads right after)", async () => {
+    const tenant = await createTenant(api.ctx);
+    const meter = new UsageMeter(api.ctx.orm, api.ctx.logger, 3_600_000);
+    meter.count(tenant.driveId, 'indexing_ops');
+    // The interval's flush takes the count and starts writing it; the report's flush of the drive comes next.
+    const interval = meter.flush();
+    await meter.flush(tenant.driveId);
+    const rows = await api.ctx.orm.em
+      .fork()
+      .execute<{ count: string }[]>(`select count from usage_counters where drive_id = ? and kind = 'indexing_ops'`, [
+        tenant.driveId,
+      ]);
+    expect(rows.map((r) => Number(r.count))).toEqual([1]);
+    await interval;
+    await meter.close();
+  });
+
   it('the cleanup drops counters of ended windows and keeps the current one', async () => {
     const tenant = await createTenant(api.ctx);
     await write(tenant.auth);
