@@ -54,16 +54,17 @@ export async function writeBlobOnce(
   write: () => Promise<void>,
   quota?: EarlyQuota,
 ): Promise<{ written: boolean }> {
-  const db = ctx.orm.em.fork();
   const params = [blob.hash, blob.size, quota?.driveId ?? null, quota?.quotaBytes ?? null];
   const [touched] = (await ctx.pool.prepared<{ stored: boolean }>('touch_blob', TOUCH_BLOB, params)).rows;
-  if (!touched)
-    throw await earlyQuotaRefused(db, { driveId: quota!.driveId, bytes: blob.size, quotaBytes: quota!.quotaBytes });
+  // No row only when a quota was given and refused the bytes.
+  if (!touched) throw await earlyQuotaRefused(ctx.orm.em.fork(), { ...quota!, bytes: blob.size });
   if (touched.stored) return { written: false };
   try {
     await write();
   } catch (err) {
-    await rows(db, `delete from blobs where hash = ? and not stored`, [blob.hash]).catch(() => undefined);
+    await rows(ctx.orm.em.fork(), `delete from blobs where hash = ? and not stored`, [blob.hash]).catch(
+      () => undefined,
+    );
     throw err;
   }
   return { written: true };

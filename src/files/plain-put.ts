@@ -17,7 +17,7 @@ import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
  * It is the same write as createOrLock + appendVersion in a write transaction, done by ONE autocommitted statement sent
  * as a named prepared statement: no BEGIN and COMMIT round trips, one plan per connection instead of two per write, and
  * the drive's hot rows (storage counter, event seq) held from that statement's charge to its commit, with no client
- * round trip in between (docs/decisions/write-path.md, "Third round" and "The megabyte write").
+ * round trip in between (docs/decisions/write-path.md, "Third round" and "Fourth round").
  *
  * Its order of locks is the transactions' order: the path's live row, the blob row (bytes in S3), the counter, the seq
  * row. A refused charge or an unpinned blob writes nothing (every row hangs on them); a path created by a concurrent

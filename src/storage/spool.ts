@@ -17,7 +17,7 @@ export interface SpooledBody {
   /**
    * The bytes: the buffer itself when they arrived in one piece, else a fresh stream of them (of the pieces as they
    * arrived when in memory: joining a megabyte into one more buffer cost the API a full garbage collection every ~20
-   * uploads; docs/decisions/write-path.md, "The megabyte write").
+   * uploads; docs/decisions/write-path.md, "What the API did with a megabyte").
    */
   body(): Buffer | Readable;
   dispose(): Promise<void>;
