@@ -69,12 +69,24 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const CATCH_UP_S = 300;
 /** Writes one after another (worker paused) to count the WAL fsyncs on a write's acknowledgement path. */
 const FLUSH_PROBE_WRITES = 40;
+/**
+ * Each PUT case is first run for a tenth of its requests, unmeasured (BENCH_WARM_UP=0: not at all): the first
+ * second of a phase otherwise measures the JIT, the pool's new connections and their prepared statements.
+ */
+const warmUpRequests = (maxRequests: number) => Math.round(maxRequests * Number(process.env.BENCH_WARM_UP ?? 0.1));
+/**
+ * BENCH_PAIRS=n: each PUT case measured n times, direct then API in turn; the rows show the pair with the median
+ * ratio and the summary lists every pair's. This machine's speed drifts between phases (other tenants), so one pair's
+ * ratio moves by ±0.1.
+ */
+const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 1));
 /** BENCH_PUT_ONLY=1: the PUT cases only (no GET phases), for quicker write-path runs. */
 const PUT_ONLY = process.env.BENCH_PUT_ONLY === '1';
+/** BENCH_WRITE_SIZE=1KB or 1MB: that size only (a profile of one case). */
 const SIZES = [
   { label: '1 KB', bytes: 1024, maxRequests: 3000, text: true },
   { label: '1 MB', bytes: 1024 * 1024, maxRequests: 400, text: false },
-];
+].filter((size) => !process.env.BENCH_WRITE_SIZE || size.label.replace(' ', '') === process.env.BENCH_WRITE_SIZE);
 
 interface Result {
   requests: number;
@@ -155,6 +167,15 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
   };
 }
 
+/** API PUT/s over direct PUT/s of one pair, both until their last response. */
+const pairRatio = ([direct, api]: [Result, Result]) =>
+  api.requests / api.answeredSeconds / (direct.requests / direct.answeredSeconds);
+
+/** The pair whose ratio is the median of the case's pairs. */
+function medianPair(pairs: [Result, Result][]): [Result, Result] {
+  return [...pairs].sort((a, b) => pairRatio(a) - pairRatio(b))[Math.floor(pairs.length / 2)]!;
+}
+
 /**
  * Unique content per request (so content addressing cannot skip a write), built cheaply from one
  * random block: binary, or markdown words (letters only, so a note is text and splits into passages).
@@ -233,30 +254,37 @@ async function main() {
       });
       const warmArt = JSON.parse(warm.text) as { art_id: string };
 
-      const directPut = await measure(size.maxRequests, async (i) => {
+      // Round 0 warms both paths up; rounds 1..PAIRS are measured. Keys and contents are unique to their round.
+      const directPutOf = (round: number) => async (i: number) => {
         await s3.send(
           new PutObjectCommand({
             Bucket: bucket,
-            Key: `bench-direct/${tag}/${i}`,
-            Body: make(i),
+            Key: `bench-direct/${tag}/r${round}-${i}`,
+            Body: make(i + round * 1e7),
             ContentLength: size.bytes,
           }),
         );
-      });
+      };
       const putIds: string[] = [];
-      const apiPut = await measure(
-        size.maxRequests,
-        async (i) => {
-          const res = await request(`${url}/v0/artifacts/bench/${tag}/${i}${ext}`, {
-            method: 'PUT',
-            headers: putHeaders,
-            body: make(i + 5e8),
-          });
-          if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
-          putIds[i] = (JSON.parse(res.text) as { art_id: string }).art_id;
-        },
-        driveId,
-      );
+      const apiPutOf = (round: number) => async (i: number) => {
+        const res = await request(`${url}/v0/artifacts/bench/${tag}/r${round}-${i}${ext}`, {
+          method: 'PUT',
+          headers: putHeaders,
+          body: make(i + 5e8 + round * 1e7),
+        });
+        if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
+        if (round === 1) putIds[i] = (JSON.parse(res.text) as { art_id: string }).art_id;
+      };
+      // Steady state, as a running service sees it: each path is warmed by requests of its own first.
+      await measure(warmUpRequests(size.maxRequests), directPutOf(0));
+      await measure(warmUpRequests(size.maxRequests), apiPutOf(0), driveId);
+      const pairs: [Result, Result][] = [];
+      for (let round = 1; round <= PAIRS; round++)
+        pairs.push([
+          await measure(size.maxRequests, directPutOf(round)),
+          await measure(size.maxRequests, apiPutOf(round), driveId),
+        ]);
+      const [directPut, apiPut] = medianPair(pairs);
       const flushes = await flushesPerWrite(stack.admin, stack.pids.worker, FLUSH_PROBE_WRITES, async (i) => {
         const res = await request(`${url}/v0/artifacts/bench/${tag}/flush/${i}${ext}`, {
           method: 'PUT',
@@ -265,13 +293,13 @@ async function main() {
         });
         if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
       });
-      writeRows.push(writeRow(size, directPut, apiPut, flushes));
+      writeRows.push(writeRow(size, directPut, apiPut, flushes, pairs.map(pairRatio)));
       const cases: [string, Result, Result][] = [['PUT', directPut, apiPut]];
       if (!PUT_ONLY) {
         // Each object read once: nothing is in the API's blob cache (the gateway's page cache as cold as it gets).
         const distinct = Math.min(directPut.requests, putIds.length);
         const directGetEach = await measure(distinct, async (i) => {
-          const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/${i}` }));
+          const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `bench-direct/${tag}/r1-${i}` }));
           if ((await drain(out.Body)) !== size.bytes) throw new Error('short direct GET');
         });
         const apiGetEach = await measure(distinct, async (i) => {

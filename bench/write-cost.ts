@@ -83,6 +83,8 @@ export interface WriteRow {
   api: PhaseCost;
   /** WAL fsyncs on one write's acknowledgement path (flushesPerWrite). */
   ackFlushes: number;
+  /** Every measured pair's API-over-direct ratio (BENCH_PAIRS). */
+  pairRatios: number[];
   load: string;
 }
 
@@ -92,13 +94,22 @@ export const loadAverage = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-export function writeRow(size: { label: string }, direct: PhaseCost, api: PhaseCost, ackFlushes: number): WriteRow {
-  return { label: size.label, direct, api, ackFlushes, load: loadAverage() };
+export function writeRow(
+  size: { label: string },
+  direct: PhaseCost,
+  api: PhaseCost,
+  ackFlushes: number,
+  pairRatios: number[],
+): WriteRow {
+  return { label: size.label, direct, api, ackFlushes, pairRatios, load: loadAverage() };
 }
 
 const rate = (r: PhaseCost, sustained = false) => r.requests / (sustained ? r.seconds : r.answeredSeconds);
 const ratio = (w: WriteRow) => rate(w.api) / rate(w.direct);
-const pct = (r: PhaseCost) => `${percentile(r.latencies, 50).toFixed(1)}/${percentile(r.latencies, 99).toFixed(1)}`;
+const pct = (r: PhaseCost) => {
+  const [p50, p99] = [percentile(r.latencies, 50), percentile(r.latencies, 99)];
+  return `${p50.toFixed(1)}/${p99.toFixed(1)} (${(p99 / p50).toFixed(1)}x)`;
+};
 
 /**
  * The write path's summary, ending with the one line the issue asks for:
@@ -123,6 +134,10 @@ export function printWriteSummary(rows: WriteRow[], concurrency: number): void {
         `(${(w.api.wal.write / Math.max(1, w.api.requests)).toFixed(2)} WAL writes/write)`,
     );
     console.log(`  latency p50/p99 ms: direct ${pct(w.direct)}, API ${pct(w.api)}`);
+    if (w.pairRatios.length > 1)
+      console.log(
+        `  ratio of each pair: ${w.pairRatios.map((r) => `${r.toFixed(2)}x`).join(', ')} (the median one above)`,
+      );
   }
   const kb = rows.find((w) => w.label === '1 KB');
   const mb = rows.find((w) => w.label === '1 MB');
