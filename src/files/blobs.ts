@@ -74,6 +74,8 @@ export async function writeBlobOnce(
 export interface IncomingBlob {
   hash: string;
   size: number;
+  /** CRC-32 computed with the hash, over the same bytes: S3 checks the arrival against it instead of the SHA-256. */
+  crc32?: number;
   /** The bytes: a Buffer when they are in memory, else a fresh stream. */
   body(): Buffer | Readable;
 }
@@ -86,7 +88,7 @@ export type BlobArrival = boolean | { inline: Buffer };
 
 /** Makes the bytes of a body available under their hash in S3; writes nothing new when already stored. */
 export function storeBlob(ctx: AppContext, body: IncomingBlob, quota?: EarlyQuota): Promise<{ written: boolean }> {
-  const write = () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size);
+  const write = () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size, body.crc32);
   return writeBlobOnce(ctx, body, write, quota);
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
@@ -36,7 +37,7 @@ export async function storeSystemText(rc: RequestContext, text: string): Promise
   const bytes = Buffer.from(text, 'utf8');
   const hash = createHash('sha256').update(bytes).digest('hex');
   const ctx = rc.app;
-  const arrival = await prepareBlob(ctx, { hash, size: bytes.length, body: () => bytes });
+  const arrival = await prepareBlob(ctx, { hash, size: bytes.length, crc32: crc32(bytes), body: () => bytes });
   return { hash, size: bytes.length, arrival, bytes };
 }
 

@@ -4,9 +4,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 
 /**
- * Reads an upload body once, hashing (SHA-256) and counting as it goes. Bodies up to
+ * Reads an upload body once, hashing (SHA-256 and CRC-32) and counting as it goes. Bodies up to
  * `memoryBytes` stay in memory; a larger one spills to a temp file, so memory never holds more
  * than the body and a 50 MB upload costs at most `memoryBytes` of RAM. Over `maxBytes` it stops
  * reading, removes what it wrote and reports `tooLarge`: nothing reaches object storage.
@@ -14,6 +15,8 @@ import { Readable } from 'node:stream';
 export interface SpooledBody {
   hash: string;
   size: number;
+  /** CRC-32 of the same pieces the hash saw: what S3 checks the bytes against on arrival (putBlob). */
+  crc32: number;
   /**
    * The bytes: the buffer itself when they arrived in one piece, else a fresh stream of them (of the pieces as they
    * arrived when in memory: joining a megabyte into one more buffer cost the API a full garbage collection every ~20
@@ -30,6 +33,7 @@ export async function spoolBody(
   opts: { maxBytes: number; memoryBytes: number },
 ): Promise<SpoolResult> {
   const hasher = createHash('sha256');
+  let checksum = 0;
   const chunks: Buffer[] = [];
   let size = 0;
   let file: { path: string; stream: WriteStream } | undefined;
@@ -46,6 +50,7 @@ export async function spoolBody(
         return { tooLarge: true };
       }
       hasher.update(chunk);
+      checksum = crc32(chunk, checksum);
       if (file) {
         if (!file.stream.write(chunk)) await new Promise<void>((r) => file!.stream.once('drain', () => r()));
       } else {
@@ -70,6 +75,7 @@ export async function spoolBody(
     tooLarge: false,
     hash: hasher.digest('hex'),
     size,
+    crc32: checksum,
     body: () => {
       if (spooled) return createReadStream(spooled.path);
       return chunks.length <= 1 ? (chunks[0] ?? Buffer.alloc(0)) : Readable.from(chunks, { objectMode: false });

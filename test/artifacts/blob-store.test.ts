@@ -1,8 +1,10 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { blobKey, putBlob, readBlob } from '../../src/storage/blob-store.js';
+import { spoolBody } from '../../src/storage/spool.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi } from './client.js';
 
@@ -53,5 +55,32 @@ describe('content-addressed writes', () => {
       code: 'STORAGE_FAILURE',
     });
     expect(await exists(wrongHash)).toBe(false);
+  });
+
+  it('with a CRC-32 taken with the hash, S3 checks the arrival against it and refuses other bytes', async () => {
+    const { s3, config } = api.ctx;
+    const bytes = randomBytes(300_000);
+    // The spool takes both from the same pieces, in the same pass.
+    const spooled = await spoolBody(Readable.from([bytes.subarray(0, 70_000), bytes.subarray(70_000)]), {
+      maxBytes: 1e6,
+      memoryBytes: 1e6,
+    });
+    if (spooled.tooLarge) throw new Error('not too large');
+    expect(spooled.hash).toBe(sha256(bytes));
+    expect(spooled.crc32).toBe(crc32(bytes));
+    await putBlob(s3, config.s3.bucket, spooled.hash, () => spooled.body(), spooled.size, spooled.crc32);
+    expect(Buffer.compare(await readBlob(s3, config.s3.bucket, spooled.hash), bytes)).toBe(0);
+
+    // Other bytes of the same length under another hash, sent with the first bytes' CRC: refused, nothing stored.
+    const other = randomBytes(bytes.length);
+    await expect(
+      putBlob(s3, config.s3.bucket, sha256(other), () => Readable.from([other]), other.length, spooled.crc32),
+    ).rejects.toMatchObject({ code: 'STORAGE_FAILURE' });
+    await expect(
+      putBlob(s3, config.s3.bucket, sha256(other), other, other.length, spooled.crc32),
+    ).rejects.toMatchObject({
+      code: 'STORAGE_FAILURE',
+    });
+    expect(await exists(sha256(other))).toBe(false);
   });
 });
