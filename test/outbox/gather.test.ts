@@ -8,9 +8,10 @@ describe('how long an indexing drainer gathers commits', () => {
   });
 
   it('gathers longer the more the last round found, up to ten times the setting', () => {
-    expect(gatherDelay(100, 30)).toBe(300);
-    expect(gatherDelay(100, 70)).toBe(700);
-    expect(gatherDelay(100, 100)).toBe(1000);
+    expect(gatherDelay(100, 3)).toBe(100);
+    expect(gatherDelay(100, 10)).toBe(300);
+    expect(gatherDelay(100, 20)).toBe(600);
+    expect(gatherDelay(100, 34)).toBe(1000);
     expect(gatherDelay(100, 5000)).toBe(1000);
     expect(gatherDelay(50, 5000)).toBe(500);
   });
