@@ -31,9 +31,9 @@ export interface DrainStats {
 export class ShardBusyError extends Error {}
 
 /**
- * A round that found n requests makes the next gather n × this long (indexing drainers, see gatherDelay). Above 1 / this
- * many writes per ms and shard (~33 a second), gathering finds more than it waited for, so the rounds grow to the
- * ceiling; 10 ms left a stream of megabyte writes (~40 a second a shard) in rounds of ~7 (write-path.md, "Fifth round").
+ * A round that found n requests makes the next gather n × this long (indexing drainers, see gatherDelay). Above ~33
+ * writes a second per shard, gathering finds more than it waited for, so the rounds grow to the ceiling; 10 ms left a
+ * stream of megabyte writes (~40 a second a shard) in rounds of ~7 (docs/decisions/write-path.md, "Fifth round").
  */
 const GATHER_PER_REQUEST_MS = 30;
 /** The longest gather, in multiples of `gatherMs` (1 s at the default 100 ms). */
