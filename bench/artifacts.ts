@@ -32,6 +32,7 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/lib/config.js';
 import { createS3Client } from '../src/storage/s3.js';
@@ -55,6 +56,7 @@ import {
   timed,
   walDelta,
   writeRow,
+  pairRatio,
   type WalCounts,
   type WriteRow,
 } from './write-cost.js';
@@ -82,6 +84,11 @@ const warmUpRequests = (maxRequests: number) => Math.round(maxRequests * Number(
 const PAIRS = Math.min(10, Math.max(1, Number(process.env.BENCH_PAIRS ?? 1)));
 /** BENCH_PUT_ONLY=1: the PUT cases only (no GET phases), for quicker write-path runs. */
 const PUT_ONLY = process.env.BENCH_PUT_ONLY === '1';
+/**
+ * BENCH_TRACE=<file>: each measured PUT phase appends a line `{ phase, requests: [[start epoch ms, latency ms]] }`,
+ * to set slow requests beside the server's logs (how the 1 KB tail was traced to indexing's statements).
+ */
+const TRACE_FILE = process.env.BENCH_TRACE;
 /** BENCH_WRITE_SIZE=1KB or 1MB: that size only (a profile of one case). */
 const SIZES = [
   { label: '1 KB', bytes: 1024, maxRequests: 3000, text: true },
@@ -117,7 +124,12 @@ let idleMsPerS = 0;
  * work it caused has finished: every artifact of `indexedDrive` searchable (when given) and the
  * stack idle. Polls for indexing only after the stack has gone idle, so the polling costs next to nothing.
  */
-async function measure(maxRequests: number, op: (i: number) => Promise<void>, indexedDrive?: string): Promise<Result> {
+async function measure(
+  maxRequests: number,
+  op: (i: number) => Promise<void>,
+  indexedDrive?: string,
+  traceAs?: string,
+): Promise<Result> {
   let next = 0;
   await settle(stack.pids);
   await resetStatements(stack.admin);
@@ -125,6 +137,7 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
   // WAL counts take 11 s each to read (write-cost.ts): only for the API's PUT phases, the ones given a drive to index.
   const walBefore = indexedDrive ? await readWal(stack.admin) : undefined;
   const latencies: number[] = [];
+  const trace: [number, number][] = [];
   const cpuBefore = stack.cpu();
   const started = performance.now();
   const deadline = Date.now() + SECONDS * 1000;
@@ -132,11 +145,13 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < maxRequests && Date.now() < deadline) {
         const i = next++;
-        await timed(latencies, () => op(i));
+        const startedAt = Date.now();
+        trace.push([startedAt, await timed(latencies, () => op(i))]);
       }
     }),
   );
   const answeredSeconds = (performance.now() - started) / 1000;
+  if (TRACE_FILE && traceAs) appendFileSync(TRACE_FILE, JSON.stringify({ phase: traceAs, requests: trace }) + '\n');
   // The phase ends when the work it caused has finished, including what runs after the responses.
   let busyUntil = performance.now();
   let behind = 0;
@@ -166,10 +181,6 @@ async function measure(maxRequests: number, op: (i: number) => Promise<void>, in
     wal,
   };
 }
-
-/** API PUT/s over direct PUT/s of one pair, both until their last response. */
-const pairRatio = ([direct, api]: [Result, Result]) =>
-  api.requests / api.answeredSeconds / (direct.requests / direct.answeredSeconds);
 
 /** The pair whose ratio is the median of the case's pairs. */
 function medianPair(pairs: [Result, Result][]): [Result, Result] {
@@ -281,8 +292,8 @@ async function main() {
       const pairs: [Result, Result][] = [];
       for (let round = 1; round <= PAIRS; round++)
         pairs.push([
-          await measure(size.maxRequests, directPutOf(round)),
-          await measure(size.maxRequests, apiPutOf(round), driveId),
+          await measure(size.maxRequests, directPutOf(round), undefined, `PUT ${size.label} direct, pair ${round}`),
+          await measure(size.maxRequests, apiPutOf(round), driveId, `PUT ${size.label} API, pair ${round}`),
         ]);
       const [directPut, apiPut] = medianPair(pairs);
       const flushes = await flushesPerWrite(stack.admin, stack.pids.worker, FLUSH_PROBE_WRITES, async (i) => {
@@ -293,7 +304,7 @@ async function main() {
         });
         if (res.status !== 200) throw new Error(`API PUT ${res.status}: ${res.text}`);
       });
-      writeRows.push(writeRow(size, directPut, apiPut, flushes, pairs.map(pairRatio)));
+      writeRows.push(writeRow(size, directPut, apiPut, flushes, pairs));
       const cases: [string, Result, Result][] = [['PUT', directPut, apiPut]];
       if (!PUT_ONLY) {
         // Each object read once: nothing is in the API's blob cache (the gateway's page cache as cold as it gets).

@@ -36,11 +36,13 @@ export const walDelta = (a: WalCounts, b: WalCounts): WalCounts => ({
   write: b.write - a.write,
 });
 
-/** Runs `op` and records its latency in ms into `into`. */
-export async function timed(into: number[], op: () => Promise<void>): Promise<void> {
+/** Runs `op`, records its latency in ms into `into` and returns it. */
+export async function timed(into: number[], op: () => Promise<void>): Promise<number> {
   const t = performance.now();
   await op();
-  into.push(performance.now() - t);
+  const ms = performance.now() - t;
+  into.push(ms);
+  return ms;
 }
 
 /**
@@ -85,6 +87,8 @@ export interface WriteRow {
   ackFlushes: number;
   /** Every measured pair's API-over-direct ratio (BENCH_PAIRS). */
   pairRatios: number[];
+  /** Every measured pair's p99/p50, API and direct: one pair's tail moves with the machine as much as its ratio. */
+  pairTails: { api: number; direct: number }[];
   load: string;
 }
 
@@ -94,18 +98,28 @@ export const loadAverage = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
+const rate = (r: PhaseCost, sustained = false) => r.requests / (sustained ? r.seconds : r.answeredSeconds);
+const ratio = (w: WriteRow) => rate(w.api) / rate(w.direct);
+/** API PUT/s over direct PUT/s of one pair, both until their last response. */
+export const pairRatio = ([direct, api]: [PhaseCost, PhaseCost]) => rate(api) / rate(direct);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** p99 over p50 of a phase's latencies. */
+const tail = (r: PhaseCost) => percentile(r.latencies, 99) / percentile(r.latencies, 50);
+
 export function writeRow(
   size: { label: string },
   direct: PhaseCost,
   api: PhaseCost,
   ackFlushes: number,
-  pairRatios: number[],
+  pairs: [PhaseCost, PhaseCost][],
 ): WriteRow {
-  return { label: size.label, direct, api, ackFlushes, pairRatios, load: loadAverage() };
+  const pairRatios = pairs.map(pairRatio);
+  const pairTails = pairs.map(([d, a]) => ({ api: tail(a), direct: tail(d) }));
+  return { label: size.label, direct, api, ackFlushes, pairRatios, pairTails, load: loadAverage() };
 }
 
-const rate = (r: PhaseCost, sustained = false) => r.requests / (sustained ? r.seconds : r.answeredSeconds);
-const ratio = (w: WriteRow) => rate(w.api) / rate(w.direct);
 const pct = (r: PhaseCost) => {
   const [p50, p99] = [percentile(r.latencies, 50), percentile(r.latencies, 99)];
   return `${p50.toFixed(1)}/${p99.toFixed(1)} (${(p99 / p50).toFixed(1)}x)`;
@@ -134,10 +148,15 @@ export function printWriteSummary(rows: WriteRow[], concurrency: number): void {
         `(${(w.api.wal.write / Math.max(1, w.api.requests)).toFixed(2)} WAL writes/write)`,
     );
     console.log(`  latency p50/p99 ms: direct ${pct(w.direct)}, API ${pct(w.api)}`);
-    if (w.pairRatios.length > 1)
+    if (w.pairRatios.length > 1) {
+      const list = (xs: number[]) => xs.map((x) => `${x.toFixed(2)}x`).join(', ');
+      const apiTails = w.pairTails.map((t) => t.api);
+      console.log(`  ratio of each pair: ${list(w.pairRatios)} (the median one above)`);
       console.log(
-        `  ratio of each pair: ${w.pairRatios.map((r) => `${r.toFixed(2)}x`).join(', ')} (the median one above)`,
+        `  p99/p50 of each pair: API ${list(apiTails)} (median ${median(apiTails).toFixed(2)}x), ` +
+          `direct ${list(w.pairTails.map((t) => t.direct))}`,
       );
+    }
   }
   const kb = rows.find((w) => w.label === '1 KB');
   const mb = rows.find((w) => w.label === '1 MB');

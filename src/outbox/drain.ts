@@ -1,6 +1,7 @@
 import type { SqlPool } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
 import { outboxRequests, outboxSettleDelay } from '../platform/metrics.js';
+import { noteWaits, noteWrite } from './give-way.js';
 import { claimBatch, outboxDepth, settleBatch, type OutboxHandler, type BatchProgress } from './outbox.js';
 
 /**
@@ -65,6 +66,7 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
       const failures = await handler.handle(batch.requests, opts.progress);
       const ages = await settleBatch(pool, topic, batch, failures);
       for (const age of ages) outboxSettleDelay.observe({ topic }, age);
+      noteWaits(topic, ages);
       outboxRequests.inc({ topic, result: 'done' }, batch.requests.length - failures.size);
       if (failures.size) outboxRequests.inc({ topic, result: 'failed' }, failures.size);
       for (const [artId, err] of failures)
@@ -124,7 +126,8 @@ export async function drainLoop(
 
     let notified = false;
     let wake = () => {};
-    session.onNotification(() => ((notified = true), wake()));
+    // A NOTIFY is a write's commit: while they arrive, indexing rounds may take turns (give-way.ts).
+    session.onNotification(() => ((notified = true), noteWrite(), wake()));
     await session.query(`listen ${lane.channel}`);
 
     const stats: DrainStats = { batches: 0, requests: 0, failed: 0 };

@@ -1,3 +1,4 @@
+import { takingTurns } from '../outbox/give-way.js';
 import { forEachLimited, type BatchProgress, type OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
@@ -18,8 +19,9 @@ const splitter = () => import('./split.js');
  * changed artifact, 4 at a time: read, extract and split; the lexical documents in one statement;
  * then the passages of the whole batch are embedded together (cached texts skipped, the
  * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then all
- * passages in one transaction and every `indexed_at` in one statement. A failure fails only its own artifact, which the
- * outbox retries.
+ * passages in one transaction and every `indexed_at` in one statement. While writes arrive and indexing keeps up, the
+ * rounds of the worker's drainers take turns (give-way.ts). A failure fails only its own artifact, which the outbox
+ * retries.
  */
 export interface SearchIndexerDeps {
   engine: SearchEngine;
@@ -181,7 +183,8 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
         } else changed.push(record);
       }
 
-      for (const round of roundsOf(changed, roundBytes)) await indexRound(round, failures, progress);
+      for (const round of roundsOf(changed, roundBytes))
+        await takingTurns('search', () => indexRound(round, failures, progress));
       await deps.afterBatch?.(batch.map((req) => req.driveId));
       return failures;
     },

@@ -11,6 +11,8 @@ import { createSearchIndexer } from '../../src/search/batch-indexer.js';
 import { EmbeddingCache } from '../../src/search/embedding-cache.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
+import type { SearchDocument, SearchEngine } from '../../src/search/engine.js';
+import { noteWrite } from '../../src/outbox/give-way.js';
 import { CHUNK_TOKENS } from '../../src/search/split.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
@@ -221,6 +223,47 @@ describe('the search batch indexer', () => {
     expect(peak).toBeLessThanOrEqual(budget);
     expect(roundSizes).toEqual([2, 2, 2]); // the binary rides along with the last text
     for (let i = 0; i < 5; i++) expect(await searchIds(`meadow ${i} survey`)).toContain(`art_round${i}`);
+  });
+
+  it('while writes arrive, the rounds of two drainers take turns, and index everything', async () => {
+    let running = 0;
+    let most = 0;
+    const counting: SearchEngine = Object.assign(Object.create(engine) as PostgresSearchEngine, {
+      upsertDocuments: async (docs: SearchDocument[]) => {
+        most = Math.max(most, ++running);
+        try {
+          await engine.upsertDocuments(docs);
+          await new Promise((resolve) => setTimeout(resolve, 20)); // long enough for the other round to start
+        } finally {
+          running--;
+        }
+      },
+    });
+    const turns = createSearchIndexer({ engine: counting, source, usage: { record: async () => {} } });
+    const drive = (await createDrive(orm.em.fork())).id;
+    const requestsOf = (from: number) =>
+      Array.from({ length: 10 }, (_, i) => {
+        const a = source.put(drive, `art_turn${from + i}`, `turns/${from + i}.md`, `Note ${from + i} on herons.`);
+        return { ...request(a.artId), driveId: drive };
+      });
+    const [first, second] = [requestsOf(0), requestsOf(10)];
+
+    // No write arriving: the two drainers' rounds run side by side.
+    await Promise.all([turns.handle(first, progress), turns.handle(second, progress)]);
+    expect(most).toBe(2);
+
+    // Commits arriving (what a drainer hears as NOTIFYs): one round at a time.
+    most = 0;
+    noteWrite();
+    const writes = setInterval(() => noteWrite(), 50);
+    try {
+      const done = await Promise.all([turns.handle(first, progress), turns.handle(second, progress)]);
+      expect(done).toEqual([new Map(), new Map()]);
+    } finally {
+      clearInterval(writes);
+    }
+    expect(most).toBe(1);
+    expect((await engine.search(drive, 'herons', { limit: 50 })).length).toBe(20);
   });
 
   it('a failing artifact fails alone; a provider outage leaves the lexical document up and publishes no half-embedded passages', async () => {
