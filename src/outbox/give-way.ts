@@ -5,8 +5,8 @@
  * small writes take 20-75 ms of one PostgreSQL backend. The search topic has two shards, woken by the same commits
  * and gathering for the same time, so their rounds tend to run together: on a machine with two cores both are then
  * indexing, and the writes answered meanwhile wait for a core. So while commits keep arriving, the rounds of a topic
- * run one at a time in this process. Not when the topic falls behind (its last round finished requests that waited
- * more than KEEPING_UP_S: an ingest's backlog), nor with no write arriving: then they run side by side, as fast as the
+ * run one at a time in this process. Not when the topic falls behind (its last round finished a request that waited
+ * KEEPING_UP_S or more: an ingest's backlog), nor with no write arriving: then they run side by side, as fast as the
  * cores allow, so giving way never costs more than a few seconds of freshness.
  *
  * Process-wide: every drainer of the worker hears the commits (drainLoop), and every indexing round asks.
