@@ -26,18 +26,18 @@ export function noteWaits(topic: string, ages: number[]): void {
 }
 
 /** Whether the last round of `topic` finished requests that had waited KEEPING_UP_S or more. */
-export const fallenBehind = (topic: string): boolean => (lastWait.get(topic) ?? 0) >= KEEPING_UP_S;
+const fallenBehind = (topic: string): boolean => (lastWait.get(topic) ?? 0) >= KEEPING_UP_S;
 
 let lastWriteAt = Number.NEGATIVE_INFINITY;
 
 /** A commit's NOTIFY reached a drainer: a write has just been made. */
-export function noteWrite(now = Date.now()): void {
-  lastWriteAt = now;
+export function noteWrite(): void {
+  lastWriteAt = Date.now();
 }
 
 /** Whether a write was made within the last ARRIVING_WITHIN_MS. */
-export function writesArriving(now = Date.now()): boolean {
-  return now - lastWriteAt < ARRIVING_WITHIN_MS;
+export function writesArriving(): boolean {
+  return Date.now() - lastWriteAt < ARRIVING_WITHIN_MS;
 }
 
 /** Per topic, the end of the last round that took a turn. */

@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { checksumWireForm } from './crc32c.js';
 import { presignerFor } from './s3.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../lib/errors.js';
@@ -47,13 +48,6 @@ export async function putBlob(
   }
 }
 
-/** The checksum header's value: the CRC's four bytes, big-endian, in base64. */
-function crc32Header(crc32: number): string {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32BE(crc32 >>> 0);
-  return bytes.toString('base64');
-}
-
 function putObject(
   s3: S3Client,
   bucket: string,
@@ -66,7 +60,7 @@ function putObject(
     Body: body,
     ContentLength: content.size,
     ContentType: 'application/octet-stream',
-    ChecksumCRC32: content.crc32 === undefined ? undefined : crc32Header(content.crc32),
+    ChecksumCRC32: content.crc32 === undefined ? undefined : checksumWireForm(content.crc32),
   });
   const payloadHash = content.crc32 === undefined ? content.hash : 'UNSIGNED-PAYLOAD';
   put.middlewareStack.add(

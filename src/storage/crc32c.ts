@@ -48,12 +48,17 @@ export class Crc32c {
     return (this.crc ^ 0xffffffff) >>> 0;
   }
 
-  /** The checksum in the S3/GCS wire form: base64 of the big-endian bytes. */
+  /** The checksum in the S3/GCS wire form (checksumWireForm). */
   base64(): string {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(this.value());
-    return b.toString('base64');
+    return checksumWireForm(this.value());
   }
+}
+
+/** A 32-bit checksum (CRC-32 or CRC-32C) as S3 and GCS send it: base64 of its four big-endian bytes. */
+export function checksumWireForm(value: number): string {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(value >>> 0);
+  return b.toString('base64');
 }
 
 /** A base64-encoded 4-byte CRC-32C (8 characters ending in `==`). */
