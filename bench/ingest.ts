@@ -1,6 +1,6 @@
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { percentile, resetStatements, startBenchStack, type BenchStack } from './bench-stack.js';
-import { cpuPerRequest } from './process-cpu.js';
+import { cpuPerRequest, stackCpuMs } from './process-cpu.js';
 import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { DOC_BYTES, documentText, embeddingsEnv, putAll, putText, sleep, waitEmbedded } from './ingest-docs.js';
 
@@ -11,7 +11,8 @@ import { DOC_BYTES, documentText, embeddingsEnv, putAll, putText, sleep, waitEmb
  * OpenAI-compatible embeddings server (256 dimensions), and times it until every document is findable by the
  * semantic leg (the indexer marks it embedded once its passages, and so their signatures, are written: polled in
  * PostgreSQL; then no passage lacks a signature, and a semantic find restricted to the path finds a sample). Prints
- * MB/s end to end, the CPU per MB of each process and PostgreSQL's costliest statements. Then the freshness of one
+ * MB/s end to end, the CPU per MB of each process, how many cores were busy on average (near all of them, only
+ * less CPU per MB goes faster) and PostgreSQL's costliest statements. Then the freshness of one
  * new text alone (PUT to its first semantic hit), BENCH_FRESH_SAMPLES times.
  */
 const MB = process.env.BENCH_INGEST_MB ? Number(process.env.BENCH_INGEST_MB) : undefined;
@@ -85,6 +86,13 @@ async function main() {
     );
     const mb = bytes / 1024 ** 2;
     console.log(`[ingest] ${passages[0]!.n} passages; CPU per MB: ${cpuPerRequest(cpu0, cpu1, mb)}`);
+    // Near the machine's count of cores, the MB/s is what the CPU per MB allows: only less CPU per MB goes faster.
+    const clientMs = (cpu1.get('bench client') ?? 0) - (cpu0.get('bench client') ?? 0);
+    const stackCores = stackCpuMs(cpu0, cpu1) / 1000 / seconds;
+    console.log(
+      `[ingest] cores busy on average: ${(stackCores + clientMs / 1000 / seconds).toFixed(2)} of ${availableParallelism()} ` +
+        `(the stack ${stackCores.toFixed(2)}, this bench's client ${(clientMs / 1000 / seconds).toFixed(2)})`,
+    );
     const wal = await walBytes(stack);
     console.log(
       `[ingest] WAL per MB: ${((wal.bytes - wal0.bytes) / 1024 ** 2 / mb).toFixed(1)} MB, ` +
