@@ -87,11 +87,12 @@ async function main() {
     const mb = bytes / 1024 ** 2;
     console.log(`[ingest] ${passages[0]!.n} passages; CPU per MB: ${cpuPerRequest(cpu0, cpu1, mb)}`);
     // Near the machine's count of cores, the MB/s is what the CPU per MB allows: only less CPU per MB goes faster.
-    const clientMs = (cpu1.get('bench client') ?? 0) - (cpu0.get('bench client') ?? 0);
-    const stackCores = stackCpuMs(cpu0, cpu1) / 1000 / seconds;
+    const coresOf = (cpuMs: number) => cpuMs / 1000 / seconds;
+    const stackCores = coresOf(stackCpuMs(cpu0, cpu1));
+    const clientCores = coresOf((cpu1.get('bench client') ?? 0) - (cpu0.get('bench client') ?? 0));
     console.log(
-      `[ingest] cores busy on average: ${(stackCores + clientMs / 1000 / seconds).toFixed(2)} of ${availableParallelism()} ` +
-        `(the stack ${stackCores.toFixed(2)}, this bench's client ${(clientMs / 1000 / seconds).toFixed(2)})`,
+      `[ingest] cores busy on average: ${(stackCores + clientCores).toFixed(2)} of ${availableParallelism()} ` +
+        `(the stack ${stackCores.toFixed(2)}, this bench's client ${clientCores.toFixed(2)})`,
     );
     const wal = await walBytes(stack);
     console.log(
