@@ -8,8 +8,10 @@ import { documentText, embeddingsEnv, putAll, sentence, sleep, waitEmbedded } fr
  * right after an ingest, against 22-33 ms after a direct build): a stack as in production (API and worker processes,
  * the local embeddings server), `docs` 32 KB documents PUT by 4 clients, one semantic find every `probeMs` meanwhile
  * (someone searching the drive while it fills: the API process opens its graph as soon as there is one); then, the
- * moment every document is embedded, `queries` semantic finds (p50/p95), and the same again after `settleS` seconds.
- * The drive's graph state is printed each time: what the stored graph holds, and what was written since its build.
+ * moment every document is embedded, `queries` finds of each mode (p50/p95), and the same again after `settleS`
+ * seconds. Semantic finds ask a sentence; lexical and hybrid ones a word of the documents (a sentence's words rarely
+ * all meet in one passage, and a query matching nothing never ranks). The drive's graph state is printed each time:
+ * what the stored graph holds, and what was written since its build.
  */
 export interface AfterIngestOptions {
   base: number;
@@ -19,10 +21,13 @@ export interface AfterIngestOptions {
   probeMs: number;
 }
 
+export const FIND_MODES = ['semantic', 'lexical', 'hybrid'] as const;
+export type FindTimes = Record<(typeof FIND_MODES)[number], number[]>;
+
 export interface AfterIngestResult {
   passages: number;
-  right: number[];
-  settled: number[];
+  right: FindTimes;
+  settled: FindTimes;
 }
 
 async function graphState(stack: BenchStack, driveId: string): Promise<string> {
@@ -38,6 +43,13 @@ async function graphState(stack: BenchStack, driveId: string): Promise<string> {
     : `${r.passages} passages, the stored graph holds ${r.graph}, ${r.since} written since its build`;
 }
 
+/** Each mode's p50 and p95, as `semantic p50 … ms p95 … ms, lexical …`. */
+export const findTimes = (times: FindTimes) =>
+  FIND_MODES.map(
+    (mode) =>
+      `${mode} p50 ${percentile(times[mode], 50).toFixed(1)} ms p95 ${percentile(times[mode], 95).toFixed(1)} ms`,
+  ).join(', ');
+
 export async function findAfterIngest(opts: AfterIngestOptions): Promise<AfterIngestResult> {
   const embeddings = await startEmbeddingsServer({ keepTexts: false });
   const stack = await startBenchStack({
@@ -48,9 +60,10 @@ export async function findAfterIngest(opts: AfterIngestOptions): Promise<AfterIn
   });
   try {
     const { driveId, key } = await stack.driveWithKey();
-    const find = async () => {
+    const find = async (mode: (typeof FIND_MODES)[number] = 'semantic') => {
+      const q = mode === 'semantic' ? sentence() : sentence().split(' ')[1]!.replace('.', '');
       const t = performance.now();
-      const res = await fetch(`${stack.url}/v0/find?mode=semantic&limit=20&q=${encodeURIComponent(sentence())}`, {
+      const res = await fetch(`${stack.url}/v0/find?mode=${mode}&limit=20&q=${encodeURIComponent(q)}`, {
         headers: { authorization: `Bearer ${key}` },
       });
       if (res.status !== 200) throw new Error(`find answered ${res.status}: ${await res.text()}`);
@@ -58,11 +71,12 @@ export async function findAfterIngest(opts: AfterIngestOptions): Promise<AfterIn
       return performance.now() - t;
     };
     const measure = async () => {
-      const out: number[] = [];
-      for (let i = 0; i < opts.queries + 5; i++) {
-        const ms = await find();
-        if (i >= 5) out.push(ms);
-      }
+      const out: FindTimes = { semantic: [], lexical: [], hybrid: [] };
+      for (const mode of FIND_MODES)
+        for (let i = 0; i < opts.queries + 5; i++) {
+          const ms = await find(mode);
+          if (i >= 5) out[mode].push(ms);
+        }
       return out;
     };
     const texts = Array.from({ length: opts.docs }, (_, i) => documentText(i));
@@ -84,12 +98,11 @@ export async function findAfterIngest(opts: AfterIngestOptions): Promise<AfterIn
         `${await graphState(stack, driveId)}`,
     );
     const right = await measure();
-    const ms = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms p95 ${percentile(xs, 95).toFixed(1)} ms`;
-    console.log(`[bench] right after the ingest: semantic ${ms(right)} (${load()})`);
+    console.log(`[bench] right after the ingest: ${findTimes(right)} (${load()})`);
     await sleep(opts.settleS * 1000);
     const settled = await measure();
     console.log(
-      `[bench] ${opts.settleS} s later (${await graphState(stack, driveId)}): semantic ${ms(settled)} (${load()})`,
+      `[bench] ${opts.settleS} s later (${await graphState(stack, driveId)}): ${findTimes(settled)} (${load()})`,
     );
     const { rows } = await stack.admin.query<{ n: number }>(
       'select count(*)::int as n from search_passages where drive_id = $1',

@@ -23,7 +23,7 @@ import { startEmbeddingsServer } from '../test/helpers/embeddings-server.js';
 import { testStackEnv } from '../test/stack-env.js';
 import { percentile } from './bench-stack.js';
 import { exactScan, FindCorpus } from './find-corpus.js';
-import { findAfterIngest } from './find-after-ingest.js';
+import { findAfterIngest, findTimes } from './find-after-ingest.js';
 
 /**
  * `npm run bench:find`: builds one drive per size (BENCH_SIZES, default 10,000 and 100,000 passages of 256
@@ -200,10 +200,9 @@ async function main() {
       settleS: SETTLE_S,
       probeMs: 2000,
     });
-    const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
     console.log(
-      `bench:find after ingest: ${after.passages} passages, semantic right after p50 ${p(after.right, 50)} ms p95 ${p(after.right, 95)} ms, ` +
-        `settled p50 ${p(after.settled, 50)} ms p95 ${p(after.settled, 95)} ms`,
+      `bench:find after ingest: ${after.passages} passages, right after: ${findTimes(after.right)}; ` +
+        `settled: ${findTimes(after.settled)}`,
     );
   }
 }

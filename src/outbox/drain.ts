@@ -62,7 +62,10 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
     opts,
     async () => {
       const batch = await claimBatch(pool, topic, opts.shard, opts.batchSize);
-      if (!batch.requests.length) return { done: 0, failed: 0, backlog: false };
+      if (!batch.requests.length) {
+        await tidyUp(handler, opts.logger);
+        return { done: 0, failed: 0, backlog: false };
+      }
       const failures = await handler.handle(batch.requests, opts.progress);
       const ages = await settleBatch(pool, topic, batch, failures);
       for (const age of ages) outboxSettleDelay.observe({ topic }, age);
@@ -85,6 +88,15 @@ export async function drainOutbox(pool: SqlPool, handler: OutboxHandler, opts: D
       };
     },
   );
+}
+
+/** A drainer with nothing to claim lets its handler tidy up (`idle`); a failure is logged and the drainer goes on. */
+async function tidyUp(handler: OutboxHandler, logger: Logger): Promise<void> {
+  try {
+    await handler.idle?.();
+  } catch (err) {
+    logger.warn({ topic: handler.topic, err: (err as Error).message }, 'outbox: tidying up after a burst failed');
+  }
 }
 
 /** What one round of a drainer did: requests finished and failed, and whether more are due at once. */

@@ -47,6 +47,8 @@ export interface OutboxHandler {
    * done.
    */
   handle(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>>;
+  /** Called when a drainer of the topic finds nothing to do: the moment to tidy up after work done in a burst. */
+  idle?(): Promise<void>;
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time (how handlers work through a batch). */

@@ -1,5 +1,5 @@
 import { takingTurns } from '../outbox/give-way.js';
-import { forEachLimited, type BatchProgress, type OutboxHandler } from '../outbox/outbox.js';
+import { forEachLimited, type BatchProgress, type OutboxHandler, type OutboxRequest } from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
@@ -162,31 +162,60 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     for (const { record } of done) await deps.usage.record(record.driveId, 'indexing_ops');
   }
 
+  /** Indexes one batch: removals, record-only patches, and the changed contents in rounds. */
+  async function indexBatch(batch: OutboxRequest[], progress: BatchProgress): Promise<Map<string, Error>> {
+    const failures = new Map<string, Error>();
+    const records = await deps.source.records(batch);
+    const changed: IndexableRecord[] = [];
+    for (const req of batch) {
+      const record = records.get(req.artId);
+      // Trashed, purged, or its drive deleted: never returned again.
+      if (!record) await deps.engine.removeArtifact(req.driveId, req.artId);
+      // Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything.
+      else if (!req.ops.includes('content') && !req.ops.includes('remove')) {
+        await deps.engine.patchArtifact(req.driveId, req.artId, {
+          path: record.path,
+          labels: record.labels,
+          metadata: record.metadata,
+          updatedAt: record.updatedAt,
+        });
+      } else changed.push(record);
+    }
+
+    for (const round of roundsOf(changed, roundBytes))
+      await takingTurns('search', () => indexRound(round, failures, progress));
+    await deps.afterBatch?.(batch.map((req) => req.driveId));
+    return failures;
+  }
+
+  // Whether this process wrote to the engine since it last merged the engine's pending entries, and that merge.
+  let wroteSinceMerge = false;
+  let merging: Promise<void> | undefined;
+
   return {
     topic: 'search',
     async handle(batch, progress) {
-      const failures = new Map<string, Error>();
-      const records = await deps.source.records(batch);
-      const changed: IndexableRecord[] = [];
-      for (const req of batch) {
-        const record = records.get(req.artId);
-        // Trashed, purged, or its drive deleted: never returned again.
-        if (!record) await deps.engine.removeArtifact(req.driveId, req.artId);
-        // Record-only changes (rename, labels, metadata) patch the document; content and removal re-read everything.
-        else if (!req.ops.includes('content') && !req.ops.includes('remove')) {
-          await deps.engine.patchArtifact(req.driveId, req.artId, {
-            path: record.path,
-            labels: record.labels,
-            metadata: record.metadata,
-            updatedAt: record.updatedAt,
-          });
-        } else changed.push(record);
+      try {
+        return await indexBatch(batch, progress);
+      } finally {
+        // After the writes: a merge that began while they ran may not hold them.
+        wroteSinceMerge = true;
       }
-
-      for (const round of roundsOf(changed, roundBytes))
-        await takingTurns('search', () => indexRound(round, failures, progress));
-      await deps.afterBatch?.(batch.map((req) => req.driveId));
-      return failures;
+    },
+    /**
+     * A shard ran out of work: merges what the process indexed since the last merge. A merge under way (the other
+     * shard's) is waited for first, since writes that ended after it began are not in it.
+     */
+    async idle() {
+      while (merging) await merging.catch(() => {});
+      if (!wroteSinceMerge) return;
+      wroteSinceMerge = false;
+      merging = deps.engine.mergePendingEntries();
+      try {
+        await merging;
+      } finally {
+        merging = undefined;
+      }
     },
   };
 }

@@ -127,6 +127,11 @@ export interface SearchEngine {
   search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]>;
   findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]>;
   findSemantic(driveId: string, query: SemanticQuery, filters: FindFilters): Promise<PassageHit[]>;
+  /**
+   * Indexing has gone quiet: fold what it just wrote into the engine's main structures, so queries stop paying for it
+   * separately (PostgreSQL: the GIN indexes' pending lists).
+   */
+  mergePendingEntries(): Promise<void>;
 }
 
 /** System-generated wiki pages: searchable, never embedded, never returned by find (SPEC 1, 4.2). */

@@ -229,6 +229,19 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
+   * The tsvector GIN indexes take new entries into a pending list and merge it into their tree only every ~4 MB
+   * (`fastupdate`): cheap inserts, but every lexical query scans the whole list. Right after an ingest it was full, and
+   * find's lexical leg took ~450 ms instead of ~35 until autovacuum came by (docs/decisions/search.md, "The pending
+   * lists after an ingest"). Merged once indexing goes quiet, the work is the same and no query pays for it.
+   */
+  async mergePendingEntries(): Promise<void> {
+    await this.pool.query(
+      `select gin_clean_pending_list('search_passages_tsv_idx'::regclass),
+              gin_clean_pending_list('search_documents_tsv_idx'::regclass)`,
+    );
+  }
+
+  /**
    * Three levels: the candidates (matches in recency order, at most `rankCandidates`, carrying only
    * what ranking needs, so the sort stays small), ranked to the top `limit`, joined back for the hit
    * fields and headlined (ts_headline is costly, so only for the rows returned). The tsquery is

@@ -240,6 +240,9 @@ export class TypesenseSearchEngine implements SearchEngine {
       .update(fields, { filter_by: `drive_id:=${quote(driveId)} && art_id:=${quote(artId)}` });
   }
 
+  /** Typesense indexes each document in place as it is written: nothing is left pending. */
+  async mergePendingEntries(): Promise<void> {}
+
   async removeArtifact(driveId: string, artId: string): Promise<void> {
     await this.ready();
     const filter_by = `drive_id:=${quote(driveId)} && art_id:=${quote(artId)}`;

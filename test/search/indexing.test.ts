@@ -6,7 +6,6 @@ import { createLogger } from '../../src/lib/logger.js';
 import { SqlPool } from '../../src/db/pool.js';
 import { drainOutbox, ShardBusyError } from '../../src/outbox/drain.js';
 import { enqueueArtifacts, type OutboxHandler, type OutboxRequest, type OutboxTopic } from '../../src/outbox/outbox.js';
-import type { ArtifactSource, IndexableRecord } from '../../src/search/artifact-source.js';
 import { createSearchIndexer } from '../../src/search/batch-indexer.js';
 import { EmbeddingCache } from '../../src/search/embedding-cache.js';
 import { EmbeddingsClient } from '../../src/search/embeddings.js';
@@ -16,6 +15,7 @@ import { noteWrite } from '../../src/outbox/give-way.js';
 import { CHUNK_TOKENS } from '../../src/search/split.js';
 import type { SearchUsageKind } from '../../src/search/usage.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
+import { MemorySource } from '../helpers/memory-source.js';
 
 /**
  * The search topic's batch indexer against the real PostgreSQL engine and an embeddings server on
@@ -23,51 +23,6 @@ import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/emb
  * tables and S3); then the outbox drainer itself on a private topic, so the stack's worker (which
  * drains `search`) never takes these rows.
  */
-class MemorySource implements ArtifactSource {
-  readonly artifacts = new Map<string, IndexableRecord & { bytes: Buffer }>();
-  readonly marked: { artId: string; versionNumber: number; embedded: boolean }[] = [];
-  readonly broken = new Set<string>();
-
-  put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableRecord> = {}) {
-    const previous = this.artifacts.get(artId);
-    const a = {
-      driveId,
-      artId,
-      path: p,
-      contentType: 'text/plain',
-      fileType: 'text',
-      labels: [],
-      metadata: {},
-      hash: `h-${artId}`,
-      updatedAt: new Date(),
-      versionNumber: (previous?.versionNumber ?? 0) + 1,
-      bytes: Buffer.from(text),
-      sizeBytes: Buffer.byteLength(text),
-      ...extra,
-    };
-    this.artifacts.set(artId, a);
-    return a;
-  }
-
-  async records(targets: { artId: string }[]) {
-    return new Map(
-      targets.flatMap((t) => {
-        const a = this.artifacts.get(t.artId);
-        return a ? [[t.artId, a] as const] : [];
-      }),
-    );
-  }
-
-  async bytes(record: IndexableRecord) {
-    if (this.broken.has(record.artId)) throw new Error(`S3 read of ${record.artId} failed`);
-    return this.artifacts.get(record.artId)!.bytes;
-  }
-
-  async markIndexed(versions: { artId: string; versionNumber: number; embedded: boolean }[]) {
-    this.marked.push(...versions.map(({ artId, versionNumber, embedded }) => ({ artId, versionNumber, embedded })));
-  }
-}
-
 let orm: Orm;
 let pool: SqlPool;
 let engine: PostgresSearchEngine;
