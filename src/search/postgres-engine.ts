@@ -230,9 +230,9 @@ export class PostgresSearchEngine implements SearchEngine {
 
   /**
    * The tsvector GIN indexes take new entries into a pending list and merge it into their tree only every ~4 MB
-   * (`fastupdate`): cheap inserts, but every lexical query scans the whole list. Right after an ingest it was full, and
-   * find's lexical leg took ~450 ms instead of ~35 until autovacuum came by (docs/decisions/search.md, "The pending
-   * lists after an ingest"). Merged once indexing goes quiet, the work is the same and no query pays for it.
+   * (`fastupdate`): cheap inserts, but every lexical query scans the whole list. After an ingest it was near full, and
+   * find's lexical leg took p50 ~400 ms instead of ~30 until autovacuum came by (docs/decisions/search.md, "The
+   * pending lists after an ingest"). Merged once indexing goes quiet, the work is the same and no query pays for it.
    */
   async mergePendingEntries(): Promise<void> {
     await this.pool.query(

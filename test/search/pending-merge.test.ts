@@ -13,7 +13,7 @@ import { MemorySource } from '../helpers/memory-source.js';
 
 /**
  * The lexical GIN indexes' pending lists (fastupdate) are merged when indexing goes quiet: a query scans the whole
- * list, and right after an ingest a full one made find's lexical leg ~13x slower (docs/decisions/search.md, "The
+ * list, and after an ingest a near-full one made find's lexical leg ~15x slower (docs/decisions/search.md, "The
  * pending lists after an ingest"). Against the real PostgreSQL engine; the drainer on a private topic.
  */
 let orm: Orm;
