@@ -73,8 +73,9 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       const page = await searchPage(rc, env.search, { q: args.q, filters: filtersOf(args) });
       const hits = page.items.map((h) => searchHitOut(config, h));
       return fitHits(cap, hits, (items, dropped) => ({
-        structured: { items, next_cursor: null, truncated: dropped > 0 },
+        structured: { items, next_cursor: null, truncated: dropped > 0, match: page.match },
         text:
+          (page.match === 'any' ? 'No file matched every word; these match some of them.\n' : '') +
           `${items.length} hit(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}  (${h.art_id})  ${h.snippet.replace(/\s+/g, ' ').slice(0, 200)}`).join('\n')}` +
           (dropped ? `\n(${dropped} more hits cut to fit the result size cap; lower limit or narrow the query)` : ''),
       }));

@@ -24,6 +24,7 @@ function recordOf(a: ArtifactRow): IndexableRecord {
     driveId: a.drive_id,
     artId: a.id,
     path: a.path,
+    filename: a.filename,
     contentType: a.content_type,
     fileType: a.file_type,
     labels: a.labels,

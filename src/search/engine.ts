@@ -19,6 +19,8 @@ export interface ArtifactFields {
   metadata: Record<string, unknown>;
   updatedAt: Date;
   versionNumber: number;
+  /** The kept original file name (X-Drive-Filename), searchable beside the path. */
+  filename?: string | null;
 }
 
 /** The lexical document of one artifact: what `/v0/search` ranks. */
@@ -69,6 +71,11 @@ export interface SearchFilters {
   updatedAfter?: Date;
   updatedBefore?: Date;
   limit: number;
+  /**
+   * Search only: `all` (the default, the spec's implicit AND) or `any` (any word may match; the service's fallback when
+   * `all` finds nothing).
+   */
+  match?: 'all' | 'any';
 }
 
 export interface FindFilters extends SearchFilters {

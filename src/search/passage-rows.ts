@@ -23,6 +23,10 @@ export interface PassageColumns {
   /** bit varying literals ('0110…'). */
   signature: (string | null)[];
   embeddingBytes: (Buffer | null)[];
+  /** Characters (code points) of `text` that are the passage's own: the lexical index covers only these. */
+  ownChars: (number | null)[];
+  /** Words of the own stretch: BM25's length of the row. */
+  lexLen: number[];
 }
 
 /** PostgreSQL text cannot hold NUL. */
@@ -45,14 +49,44 @@ export function vectorBytes(vector: number[]): Buffer {
 }
 
 const COLUMNS = `drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end,
-  time_start_ms, time_end_ms, signature, embedding_bytes`;
+  time_start_ms, time_end_ms, signature, embedding_bytes, own_chars, lex_len`;
 
-/** The insert of `passageColumns`' arrays ($1…$14, in PassageColumns' order). */
+/** The insert of `passageColumns`' arrays ($1…$16, in PassageColumns' order). */
 export const INSERT_PASSAGES_SQL = `insert into search_passages (${COLUMNS})
   select t.drive_id, t.art_id, t.ord, t.version_number, t.modality, t.text, t.char_start, t.char_end, t.page_start,
-         t.page_end, t.time_start_ms, t.time_end_ms, t.signature::bit varying, t.embedding_bytes
+         t.page_end, t.time_start_ms, t.time_end_ms, t.signature::bit varying, t.embedding_bytes, t.own_chars, t.lex_len
     from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                $10::int[], $11::int[], $12::int[], $13::text[], $14::bytea[]) as t(${COLUMNS})`;
+                $10::int[], $11::int[], $12::int[], $13::text[], $14::bytea[], $15::int[], $16::int[]) as t(${COLUMNS})`;
+
+/** Words as BM25 counts a row's length (close to what the text search parser keeps). */
+export function wordCount(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(/[\p{L}\p{N}]+/gu)) n++;
+  return n;
+}
+
+/**
+ * The passage's own stretch: from its start to where the next passage of the set starts (consecutive passages overlap
+ * by ~400 tokens), in UTF-16 units of `text`; the whole text when spans are not character offsets (pages, times).
+ */
+export function ownStretch(p: Passage, next: Passage | undefined): number {
+  if (!next || p.charStart === undefined || next.charStart === undefined) return p.text.length;
+  const own = next.charStart - p.charStart;
+  return own > 0 && own < p.text.length ? own : p.text.length;
+}
+
+/** Code points in the first `units` UTF-16 units of `text` (PostgreSQL's left() counts characters). */
+function codePoints(text: string, units: number): number {
+  let n = units;
+  for (let i = 0; i < units; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < units) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
 
 export function passageColumns(sets: PassageSet[]): PassageColumns {
   const c: PassageColumns = {
@@ -70,18 +104,24 @@ export function passageColumns(sets: PassageSet[]): PassageColumns {
     timeEndMs: [],
     signature: [],
     embeddingBytes: [],
+    ownChars: [],
+    lexLen: [],
   };
-  for (const s of sets) for (const p of s.passages) push(c, s, p);
+  for (const s of sets) {
+    const byOrd = [...s.passages].sort((a, b) => a.ord - b.ord);
+    byOrd.forEach((p, i) => push(c, s, p, ownStretch(p, byOrd[i + 1])));
+  }
   return c;
 }
 
-function push(c: PassageColumns, s: PassageSet, p: Passage) {
+function push(c: PassageColumns, s: PassageSet, p: Passage, ownUnits: number) {
   c.driveId.push(s.driveId);
   c.artId.push(s.artId);
   c.ord.push(p.ord);
   c.versionNumber.push(s.versionNumber);
   c.modality.push(p.modality);
-  c.text.push(stripNul(p.text));
+  const text = stripNul(p.text);
+  c.text.push(text);
   c.charStart.push(p.charStart ?? null);
   c.charEnd.push(p.charEnd ?? null);
   c.pageStart.push(p.pageStart ?? null);
@@ -91,6 +131,9 @@ function push(c: PassageColumns, s: PassageSet, p: Passage) {
   const v = p.embedding;
   c.signature.push(v ? signatureOf(v) : null);
   c.embeddingBytes.push(v ? vectorBytes(v) : null);
+  const units = Math.min(ownUnits, text.length);
+  c.ownChars.push(units === text.length ? null : codePoints(text, units));
+  c.lexLen.push(wordCount(units === text.length ? text : text.slice(0, units)));
 }
 
 /** The columns' arrays as the statement's parameters, `from`…`to` rows. */

@@ -13,28 +13,28 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
+import { bm25Sql, LexicalStats, operatorSql, TS_CONFIG, type LexicalPlan } from './bm25.js';
 import type { SemanticGraphCache } from './semantic-graph-cache.js';
 import { rankSemantic, type SemanticScan } from './semantic-leg.js';
 import { COARSE_CANDIDATES, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
 import { addParam, documentFilters, passageFilters, type Where } from './sql-filters.js';
-import { INSERT_PASSAGES_SQL, passageColumns, passageParams, stripNul } from './passage-rows.js';
+import { INSERT_PASSAGES_SQL, passageColumns, passageParams, stripNul, wordCount } from './passage-rows.js';
 
 /**
- * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector
- * (path A, preview B, metadata C, labels D; see the search migration); passages carry their own
- * tsvector and an embedding (float4 bytes, with its signature, for the semantic leg). Queries
- * use websearch_to_tsquery('english', q), which is exactly the spec's syntax (stemmed words,
- * "phrases", -negation, implicit AND, OR).
+ * The default engine: PostgreSQL full-text search. Documents carry a generated, weighted tsvector (path and kept file
+ * name A, preview B, metadata C, labels D); passages carry a tsvector of their own stretch and an embedding (float4
+ * bytes, with its signature, for the semantic leg). Every tsvector and tsquery uses the `search_english`
+ * configuration (english, accents folded). Both lexical queries rank with BM25 (bm25.ts): search's candidates match
+ * websearch_to_tsquery, which is exactly the spec's syntax (stemmed words, "phrases", -negation, implicit AND, OR);
+ * find's lexical leg lets any word match.
  */
 
 /**
- * At most this many matches are ranked by one lexical query (search, and find's lexical leg): the
- * most recently updated ones (updated_at desc, then art_id desc; for passages then ord), found by
- * walking search_documents_recent_idx newest first or by sorting the GIN matches, whichever the
- * planner finds cheaper. ts_rank reads each match's whole tsvector (a TOAST fetch), so ranking
- * every match of a common word grew with the drive; capped, a broad query costs about the same at
- * 10k and 100k artifacts. A query with fewer matches ranks them all, exactly as before.
- * Why 1,000 and what it trades: docs/decisions.md, Search ("Ranking cost").
+ * At most this many matches are scored by one lexical query (search, and find's lexical leg): the most recently
+ * updated ones (updated_at desc, then art_id desc; for passages then ord). Find reaches them through its rarest terms
+ * (bm25.ts, CANDIDATES), so the cut binds only when even the rarest term is common. Scoring reads each candidate's
+ * tsvector (a TOAST fetch), so scoring every match of a common word grew with the drive; capped, a broad query costs
+ * about the same at 10k and 100k artifacts. Why 1,000 and what it trades: docs/decisions/search.md ("Ranking cost").
  */
 export const RANK_CANDIDATES = 1000;
 
@@ -108,6 +108,7 @@ export class PostgresSearchEngine implements SearchEngine {
   private readonly rankCandidates: number;
   private readonly semantic: SemanticScan;
   private readonly graphs: Pick<SemanticGraphCache, 'nearest' | 'close'> | undefined;
+  private readonly lexical: LexicalStats;
 
   /**
    * `db` is the process's shared pool (src/db/pool.ts); a URL gives the engine a pool of its own
@@ -135,6 +136,7 @@ export class PostgresSearchEngine implements SearchEngine {
       graphs: opts.graphs,
     };
     this.graphs = opts.graphs;
+    this.lexical = new LexicalStats(this.pool);
   }
 
   /** Tables come from the migration; nothing to create at run time. */
@@ -155,14 +157,18 @@ export class PostgresSearchEngine implements SearchEngine {
     if (!docs.length) return;
     await this.pool.query(
       `insert into search_documents
-         (drive_id, art_id, path, content_type, file_type, labels, metadata, updated_at, version_number, preview, indexed_at)
-       select d.drive_id, d.art_id, d.path, d.content_type, d.file_type, d.labels, d.metadata, d.updated_at, d.version_number, d.preview, now()
-         from jsonb_to_recordset($1::jsonb) as d(drive_id text, art_id text, path text, content_type text, file_type text,
-              labels text[], metadata jsonb, updated_at timestamptz, version_number int, preview text)
+         (drive_id, art_id, path, filename, content_type, file_type, labels, metadata, updated_at, version_number, preview,
+          lex_len, indexed_at)
+       select d.drive_id, d.art_id, d.path, d.filename, d.content_type, d.file_type, d.labels, d.metadata, d.updated_at,
+              d.version_number, d.preview, d.lex_len, now()
+         from jsonb_to_recordset($1::jsonb) as d(drive_id text, art_id text, path text, filename text, content_type text,
+              file_type text, labels text[], metadata jsonb, updated_at timestamptz, version_number int, preview text,
+              lex_len int)
        on conflict (drive_id, art_id) do update set
-         path = excluded.path, content_type = excluded.content_type, file_type = excluded.file_type,
-         labels = excluded.labels, metadata = excluded.metadata, updated_at = excluded.updated_at,
-         version_number = excluded.version_number, preview = excluded.preview, indexed_at = now()
+         path = excluded.path, filename = excluded.filename, content_type = excluded.content_type,
+         file_type = excluded.file_type, labels = excluded.labels, metadata = excluded.metadata,
+         updated_at = excluded.updated_at, version_number = excluded.version_number, preview = excluded.preview,
+         lex_len = excluded.lex_len, indexed_at = now()
        where search_documents.version_number <= excluded.version_number`,
       [
         JSON.stringify(
@@ -170,6 +176,7 @@ export class PostgresSearchEngine implements SearchEngine {
             drive_id: d.driveId,
             art_id: d.artId,
             path: d.path,
+            filename: d.filename ?? null,
             content_type: d.contentType,
             file_type: d.fileType,
             labels: d.labels,
@@ -177,6 +184,7 @@ export class PostgresSearchEngine implements SearchEngine {
             updated_at: d.updatedAt.toISOString(),
             version_number: d.versionNumber,
             preview: stripNul(d.preview),
+            lex_len: wordCount(`${d.path} ${d.filename ?? ''} ${d.preview}`),
           })),
         ),
       ],
@@ -242,27 +250,30 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   /**
-   * Three levels: the candidates (matches in recency order, at most `rankCandidates`, carrying only
-   * what ranking needs, so the sort stays small), ranked to the top `limit`, joined back for the hit
-   * fields and headlined (ts_headline is costly, so only for the rows returned). The tsquery is
-   * written inline (not joined from a CTE) so the planner sees it and uses the GIN index.
+   * BM25 over the drive's documents (bm25.ts). The spec's syntax picks the candidates (words ANDed, "phrases",
+   * -negation, OR: websearch_to_tsquery), at most `rankCandidates` of them, newest first; with `match: 'any'` (the
+   * service's fallback when that finds nothing) any word may match, as in find's lexical leg. Headlines only for the
+   * rows returned (ts_headline is costly).
    */
   async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
-    const w: Where = { sql: [], params: [driveId, q] };
+    const plan = await this.lexical.plan('search_documents', driveId, q);
+    if (!plan) return [];
+    const w: Where = { sql: [], params: [driveId] };
+    const param = (v: unknown) => addParam(w, v);
+    const match =
+      filters.match === 'any'
+        ? anyWordMatch(param, plan, 'd')
+        : [`d.tsv @@ websearch_to_tsquery('${TS_CONFIG}', ${param(q)})`];
     documentFilters(w, filters);
-    const cap = addParam(w, this.rankCandidates);
-    const limit = addParam(w, filters.limit);
+    const candidates = `select d.art_id, d.path, d.tsv, d.lex_len from search_documents d
+       where d.drive_id = $1 and ${[...match, ...w.sql].join(' and ')}
+       order by d.updated_at desc, d.art_id desc limit ${param(this.rankCandidates)}`;
+    const scored = bm25Sql(param, plan, candidates, ['art_id', 'path']);
     const { rows } = await this.pool.query<DocRow>(
       `select ${DOC_COLUMNS}, r.score,
-              ts_headline('english', case when d.preview <> '' then d.preview else search_path_words(d.path) end,
-                          websearch_to_tsquery('english', $2), '${HEADLINE_OPTS}') as snippet
-       from (select c.art_id, c.path, ts_rank(c.tsv, websearch_to_tsquery('english', $2)) as score
-             from (select d.art_id, d.path, d.tsv from search_documents d
-                   where d.drive_id = $1 and d.tsv @@ websearch_to_tsquery('english', $2) ${w.sql.map((s) => `and ${s}`).join(' ')}
-                   order by d.updated_at desc, d.art_id desc
-                   limit ${cap}) c
-             order by score desc, c.path
-             limit ${limit}) r
+              ts_headline('${TS_CONFIG}', case when d.preview <> '' then d.preview else search_path_words(d.path) end,
+                          ${param(plan.highlight)}::tsquery, '${HEADLINE_OPTS}') as snippet
+       from (select * from (${scored}) s order by s.score desc, s.path limit ${param(filters.limit)}) r
        join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
        order by r.score desc, r.path`,
       w.params,
@@ -270,13 +281,32 @@ export class PostgresSearchEngine implements SearchEngine {
     return rows.map(toSearchHit);
   }
 
+  /**
+   * Find's lexical leg: BM25 over the passages' own stretches, any word of the query may match (operators keep their
+   * meaning: bm25.ts), the candidates found through the rarest terms, at most `rankCandidates` of them, newest first.
+   */
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
-    const tq = "websearch_to_tsquery('english', $2)";
-    return this.findPassages(driveId, q, filters, {
-      input: 'p.tsv',
-      score: `ts_rank(c.rank_input, ${tq})`,
-      match: `p.tsv @@ ${tq}`,
-    });
+    const plan = await this.lexical.plan('search_passages', driveId, q);
+    if (!plan) return [];
+    const w: Where = { sql: [], params: [driveId] };
+    const param = (v: unknown) => addParam(w, v);
+    const match = anyWordMatch(param, plan, 'p');
+    passageFilters(w, filters);
+    const candidates = `select p.art_id, p.ord, d.path, p.tsv, p.lex_len
+       from search_passages p join search_documents d using (drive_id, art_id)
+       where p.drive_id = $1 and ${[...match, ...w.sql].join(' and ')}
+       order by d.updated_at desc, d.art_id desc, p.ord limit ${param(this.rankCandidates)}`;
+    const scored = bm25Sql(param, plan, candidates, ['art_id', 'ord', 'path']);
+    const { rows } = await this.pool.query<PassageRow>(
+      `select ${PASSAGE_COLUMNS}, r.score,
+              ts_headline('${TS_CONFIG}', p.text, ${param(plan.highlight)}::tsquery, '${PASSAGE_HEADLINE_OPTS}') as snippet
+       from (select * from (${scored}) s order by s.score desc, s.path, s.ord limit ${param(filters.limit)}) r
+       join search_passages p on p.drive_id = $1 and p.art_id = r.art_id and p.ord = r.ord
+       join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
+       order by r.score desc, r.path, r.ord`,
+      w.params,
+    );
+    return rows.map(toPassageHit);
   }
 
   /**
@@ -288,7 +318,7 @@ export class PostgresSearchEngine implements SearchEngine {
     if (!top.length) return [];
     const { rows } = await this.pool.query<PassageRow>(
       `select ${PASSAGE_COLUMNS}, r.score,
-              ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
+              ts_headline('${TS_CONFIG}', p.text, websearch_to_tsquery('${TS_CONFIG}', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
        from unnest($3::text[], $4::int[], $5::float8[]) as r(art_id, ord, score)
        join search_passages p on p.drive_id = $1 and p.art_id = r.art_id and p.ord = r.ord
        join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
@@ -298,37 +328,13 @@ export class PostgresSearchEngine implements SearchEngine {
     );
     return rows.map(toPassageHit);
   }
+}
 
-  /**
-   * Find's lexical leg, in search's three levels: rank passages by `score` (over `c.rank_input`, which
-   * is `input`) among those matching `match`; `q` drives the snippet. Only the most recent
-   * `rankCandidates` matches are ranked (updated_at desc, art_id desc, ord).
-   */
-  private async findPassages(
-    driveId: string,
-    q: string,
-    filters: FindFilters,
-    leg: { input: string; score: string; match: string },
-  ) {
-    const w: Where = { sql: [], params: [driveId, q] };
-    passageFilters(w, filters);
-    const candidates = `order by d.updated_at desc, d.art_id desc, p.ord limit ${addParam(w, this.rankCandidates)}`;
-    const limit = addParam(w, filters.limit);
-    const { rows } = await this.pool.query<PassageRow>(
-      `select ${PASSAGE_COLUMNS}, r.score,
-              ts_headline('english', p.text, websearch_to_tsquery('english', $2), '${PASSAGE_HEADLINE_OPTS}') as snippet
-       from (select c.art_id, c.ord, c.path, ${leg.score} as score
-             from (select p.art_id, p.ord, d.path, ${leg.input} as rank_input
-                   from search_passages p join search_documents d using (drive_id, art_id)
-                   where p.drive_id = $1 and ${leg.match} ${w.sql.map((s) => `and ${s}`).join(' ')}
-                   ${candidates}) c
-             order by score desc, c.path, c.ord
-             limit ${limit}) r
-       join search_passages p on p.drive_id = $1 and p.art_id = r.art_id and p.ord = r.ord
-       join search_documents d on d.drive_id = $1 and d.art_id = r.art_id
-       order by r.score desc, r.path, r.ord`,
-      w.params,
-    );
-    return rows.map(toPassageHit);
-  }
+/**
+ * An any-word match: the operators (phrases and OR groups that must match, exclusions) and, when no operator narrows
+ * the candidates, the plan's rarest terms.
+ */
+function anyWordMatch(param: (value: unknown) => string, plan: LexicalPlan, alias: string): string[] {
+  const operators = operatorSql(param, plan, alias);
+  return plan.required.length ? operators : [`${alias}.tsv @@ ${param(plan.candidates)}::tsquery`, ...operators];
 }

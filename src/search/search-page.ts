@@ -1,7 +1,7 @@
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchFilters, SearchHit } from './engine.js';
 import { pageWindow, queryFingerprint, rankedPage } from './paging.js';
-import type { FindInput, FusedPassageHit, SearchService } from './service.js';
+import type { FindInput, FusedPassageHit, SearchMatch, SearchService } from './service.js';
 
 /**
  * One page of ranked hits for the caller's drive (GET /v0/search and /v0/find, MCP search and find). With `paging`
@@ -30,15 +30,19 @@ async function rankedHits<H>(
   return rankedPage(await fetch(fetchLimit), offset, limit, fingerprint);
 }
 
-/** Lexical full-text search: one hit per file. */
-export function searchPage(
+/** Lexical full-text search: one hit per file; `match` says whether every word matched or, as a fallback, any. */
+export async function searchPage(
   rc: RequestContext,
   service: SearchService,
   input: { q: string; filters: SearchFilters; paging?: Paging },
-): Promise<HitPage<SearchHit>> {
-  return rankedHits(input.filters.limit, input.paging, (limit) =>
-    service.search(rc.driveId, input.q, { ...input.filters, limit }),
-  );
+): Promise<HitPage<SearchHit> & { match: SearchMatch }> {
+  let match: SearchMatch = 'all';
+  const page = await rankedHits(input.filters.limit, input.paging, async (limit) => {
+    const found = await service.search(rc.driveId, input.q, { ...input.filters, limit });
+    match = found.match;
+    return found.hits;
+  });
+  return { ...page, match };
 }
 
 /** Passage retrieval (hybrid, lexical or semantic): several hits may come from one file. */

@@ -16,6 +16,8 @@ import type { UsageRecorder } from './usage.js';
  * fusion and usage counting. Engines only store and query.
  */
 export type FindMode = 'hybrid' | 'lexical' | 'semantic';
+/** How a search matched: every word (the spec's syntax) or, when that found nothing, any word. */
+export type SearchMatch = 'all' | 'any';
 
 export interface FindInput extends Omit<FindFilters, 'excludePrefix'> {
   q: string;
@@ -47,10 +49,19 @@ export class SearchService {
     return this.deps.embedder !== undefined;
   }
 
-  async search(driveId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
-    const hits = await this.deps.engine.search(driveId, q, filters);
+  /**
+   * The spec's syntax (every word must match); when that finds nothing, any word may match, ranked the same way, and
+   * `match` says so (docs/decisions/search.md, "BM25").
+   */
+  async search(driveId: string, q: string, filters: SearchFilters): Promise<{ hits: SearchHit[]; match: SearchMatch }> {
+    let hits = await this.deps.engine.search(driveId, q, filters);
+    let match: SearchMatch = filters.match ?? 'all';
+    if (!hits.length && match === 'all') {
+      hits = await this.deps.engine.search(driveId, q, { ...filters, match: 'any' });
+      if (hits.length) match = 'any';
+    }
     await this.deps.usage.record(driveId, 'retrieval_queries');
-    return hits;
+    return { hits, match };
   }
 
   async find(driveId: string, input: FindInput): Promise<FusedPassageHit[]> {

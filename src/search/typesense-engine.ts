@@ -260,6 +260,7 @@ export class TypesenseSearchEngine implements SearchEngine {
       driveId,
       filters,
       'preview',
+      filters.match === 'any',
     );
     return hits.map(({ doc, score, snippet }) => ({
       ...hitOf(doc),
@@ -270,7 +271,7 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async findLexical(driveId: string, q: string, filters: FindFilters): Promise<PassageHit[]> {
     await this.ready();
-    const hits = await this.textSearch(this.passages, 'text', '1', q, driveId, filters, 'text');
+    const hits = await this.textSearch(this.passages, 'text', '1', q, driveId, filters, 'text', true);
     return hits.map(({ doc, score, snippet }) => passageHitOf(doc, score, snippet || String(doc.text).slice(0, 240)));
   }
 
@@ -292,7 +293,10 @@ export class TypesenseSearchEngine implements SearchEngine {
     });
   }
 
-  /** One search per OR branch, merged by best text_match, best first. */
+  /**
+   * One search per OR branch, merged by best text_match, best first. `anyWord`: words may be dropped from either side
+   * until a page is full (find's lexical leg and search's fallback let any word match; Typesense's own text_match ranks).
+   */
   private async textSearch(
     collection: string,
     queryBy: string,
@@ -301,6 +305,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     driveId: string,
     filters: FindFilters,
     snippetField: string,
+    anyWord = false,
   ) {
     const parsed = parseQuery(q);
     const negations = parsed.excluded.map((a) => `-${renderAtom(a)}`).join(' ');
@@ -314,7 +319,8 @@ export class TypesenseSearchEngine implements SearchEngine {
       per_page: filters.limit,
       num_typos: 0,
       prefix: false,
-      drop_tokens_threshold: 0,
+      drop_tokens_threshold: anyWord ? filters.limit : 0,
+      ...(anyWord ? { drop_tokens_mode: 'both_sides:3' as const } : {}),
       typo_tokens_threshold: 0,
       highlight_fields: snippetField,
       highlight_start_tag: SNIPPET_MARK.start,

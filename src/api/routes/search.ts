@@ -64,8 +64,14 @@ export function searchRouter(routes: RouteRegistry, ctx: AppContext, service: Se
       query: searchQuery,
       responses: {
         200: {
-          description: 'ranked hits, best first; next_cursor pages on (to a depth of 200 hits)',
-          schema: page(searchHitSchema),
+          description:
+            'ranked hits (BM25), best first; next_cursor pages on (to a depth of 200 hits). `match` is `all` when ' +
+            'every word matched (the syntax: implicit AND) and `any` when that found nothing and hits match any word',
+          schema: page(searchHitSchema).extend({
+            match: z
+              .enum(['all', 'any'])
+              .describe('all: every word matched; any: nothing matched every word, so any word may match'),
+          }),
         },
       },
     },
@@ -75,7 +81,7 @@ export function searchRouter(routes: RouteRegistry, ctx: AppContext, service: Se
         filters: filtersOf(query),
         paging: { cursor: query.cursor, query },
       });
-      return { items: page.items.map(base), next_cursor: page.next_cursor };
+      return { items: page.items.map(base), next_cursor: page.next_cursor, match: page.match };
     },
   );
 
