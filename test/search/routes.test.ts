@@ -58,7 +58,7 @@ async function seed(driveId: string) {
       }),
       passages: [
         { text: 'The red car needs new tyres.', modality: 'text', charStart: 0, charEnd: 28 },
-        { text: 'Book the garage for the tyres on Monday.', modality: 'text', charStart: 20, charEnd: 60 },
+        { text: 'Book the garage for the tyres on Monday.', modality: 'text', charStart: 29, charEnd: 69 },
       ],
     },
     art_pets: {
@@ -162,6 +162,15 @@ describe('GET /v0/search', () => {
     expect(hit.snippet).toContain('<mark>tyres</mark>');
     expect(typeof hit.score).toBe('number');
     expect(body.items[0].art_id).toBe('art_wiki'); // path match (weight A) first
+  });
+
+  it('says match=all when every word matched, and falls back to any word (match=any) when that finds nothing', async () => {
+    const all = await get(plain, '/v0/search?q=red%20tyres');
+    expect(all.body.match).toBe('all');
+    expect(all.body.items.map((h: any) => h.art_id)).toEqual(['art_cars']);
+    const any = await get(plain, '/v0/search?q=kitten%20zeppelin');
+    expect(any.body.match).toBe('any');
+    expect(any.body.items.map((h: any) => h.art_id)).toEqual(['art_pets']);
   });
 
   it('applies repeatable labels (AND), file_type, prefix and inclusive time bounds', async () => {
