@@ -294,8 +294,8 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   /**
-   * One search per OR branch, merged by best text_match, best first. `anyWord`: words may be dropped from either side
-   * until a page is full (find's lexical leg and search's fallback let any word match; Typesense's own text_match ranks).
+   * One search per OR branch, merged by best text_match, best first. `anyWord`: words may be dropped from either
+   * side until a page is full (find's lexical leg and search's fallback let any word match; text_match ranks).
    */
   private async textSearch(
     collection: string,

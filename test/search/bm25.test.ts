@@ -106,10 +106,15 @@ describe('BM25 lexical leg', () => {
     // Passage 0 covers [0, 40) and passage 1 [30, 70): "marmoset" (30-38) is in both texts, but it is passage 1's own.
     const text = `${'aardvark '.repeat(3)}bee ${'marmoset '}${'pangolin '.repeat(4)}x`;
     expect(text.indexOf('marmoset')).toBe(31);
-    await put(drive, 'art_overlap', [text.slice(0, 40), text.slice(30, 70)], [
-      [0, 40],
-      [30, 70],
-    ]);
+    await put(
+      drive,
+      'art_overlap',
+      [text.slice(0, 40), text.slice(30, 70)],
+      [
+        [0, 40],
+        [30, 70],
+      ],
+    );
     expect(await lexical(drive, 'marmoset')).toEqual(['art_overlap#1']);
     expect(await lexical(drive, 'aardvark')).toEqual(['art_overlap#0']);
   });

@@ -22,13 +22,17 @@ export class Migration20261231000000_bm25 extends Migration {
     end $$;`);
     this.addSql('drop index if exists search_passages_tsv_idx;');
     this.addSql('alter table search_passages drop column tsv;');
-    this.addSql('alter table search_passages add column own_chars integer null, add column lex_len integer not null default 0;');
+    this.addSql(
+      'alter table search_passages add column own_chars integer null, add column lex_len integer not null default 0;',
+    );
     this.addSql(`alter table search_passages add column tsv tsvector generated always as
       (to_tsvector('search_english'::regconfig, left(text, coalesce(own_chars, length(text))))) stored;`);
     this.addSql('create index search_passages_tsv_idx on search_passages using gin (tsv);');
     this.addSql('drop index if exists search_documents_tsv_idx;');
     this.addSql('alter table search_documents drop column tsv;');
-    this.addSql('alter table search_documents add column filename text null, add column lex_len integer not null default 0;');
+    this.addSql(
+      'alter table search_documents add column filename text null, add column lex_len integer not null default 0;',
+    );
     this.addSql(`alter table search_documents add column tsv tsvector generated always as (
       setweight(to_tsvector('search_english'::regconfig, search_path_words(path) || ' ' || coalesce(filename, '')), 'A') ||
       setweight(to_tsvector('search_english'::regconfig, preview), 'B') ||
@@ -36,7 +40,9 @@ export class Migration20261231000000_bm25 extends Migration {
       setweight(to_tsvector('search_english'::regconfig, search_labels_text(labels)), 'D')) stored;`);
     this.addSql('create index search_documents_tsv_idx on search_documents using gin (tsv);');
     // Rows indexed before have no length: the words of what they index, once.
-    this.addSql(`update search_passages set lex_len = coalesce(array_length(regexp_split_to_array(trim(text), '\\s+'), 1), 0);`);
+    this.addSql(
+      `update search_passages set lex_len = coalesce(array_length(regexp_split_to_array(trim(text), '\\s+'), 1), 0);`,
+    );
     this.addSql(`update search_documents set lex_len =
       coalesce(array_length(regexp_split_to_array(trim(search_path_words(path) || ' ' || preview), '\\s+'), 1), 0);`);
   }
