@@ -11,7 +11,7 @@ import type { Principal } from './request-context.js';
 export interface RunScope {
   runId: string;
   credentialKind: Principal['kind'];
-  /** The drive of the credential that asked; a change it makes on another drive (a grant) is filed apart (runColumns). */
+  /** The drive of the credential that asked: its changes on another drive (a grant) are filed apart (runColumns). */
   home?: string;
 }
 
