@@ -18,6 +18,7 @@ import { writeTransaction, type WriteTx } from './write-transaction.js';
 import { isUniqueViolation, one } from '../db/sql.js';
 import { authorize, driveFor, permissionDenied, roleCan, type Role } from '../access/authorize.js';
 import { checkUploadFields, type UploadFields } from './upload-fields.js';
+import { keptFilename } from './file-names.js';
 import { applyVisibility } from './visibility.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 import { isPlainPut, plainPut } from './plain-put.js';
@@ -96,8 +97,9 @@ export async function uploadArtifactById(
   );
 }
 
-async function uploadWith(rc: RequestContext, input: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
+async function uploadWith(rc: RequestContext, given: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
   const ctx = rc.app;
+  const input = { ...given, filename: keptFilename(given.path, given.filename) };
   await preflightPut(ctx, input);
   const maxBytes = ctx.config.limits.maxUploadBytes;
   if ((incoming.declaredBytes ?? 0) > maxBytes) throw tooLarge(maxBytes);

@@ -29,11 +29,15 @@ import { earlyQuotaRefused, fitsQuotaSql } from './quota.js';
  * The touch, one named prepared statement: upserts the row, but with an early quota given, only when the bytes fit it
  * (no row back: refused). Committed without waiting for its WAL flush: visible to the purge at once, and the version's
  * own commit flushes it; lost in a crash only together with the version, leaving at most that one object unreferenced.
+ * `reuse`: the object is stored and a version of this same drive already references it. Dedup is per drive for the
+ * write path's work (docs/decisions/write-path.md, "Dedup per drive"): bytes another drive holds are written again
+ * (the same object, the same key), so how long an upload takes never tells whether any other tenant has those bytes.
  */
 const TOUCH_BLOB = `insert into blobs (hash, size_bytes)
   select $1, $2::int8 from ${ASYNC_COMMIT}
-   where $3::text is null or ${fitsQuotaSql({ driveId: '$3', bytes: '$2', quotaBytes: '$4' })}
-  on conflict (hash) do update set last_used_at = now() returning stored`;
+   where $4::int8 is null or ${fitsQuotaSql({ driveId: '$3', bytes: '$2', quotaBytes: '$4' })}
+  on conflict (hash) do update set last_used_at = now()
+  returning stored and exists (select from artifact_versions v where v.hash = $1 and v.drive_id = $3) as reuse`;
 
 /** The quota a body bound for S3 is checked against before it is written (and again, exactly, by its version). */
 export interface EarlyQuota {
@@ -41,24 +45,27 @@ export interface EarlyQuota {
   quotaBytes: number;
 }
 
+/** The drive bytes are written for (dedup is per drive), with its quota when it is checked early. */
+export type BlobOwner = { driveId: string; quotaBytes?: number };
+
 /**
- * The one way bytes become a blob: touch the row, then (unless already stored) run `write`, which
+ * The one way bytes become a blob: touch the row, then (unless this drive already holds them) run `write`, which
  * puts the object under `hash`; a failed write takes back the touch of a row still not stored.
  * The touch is one autocommitted statement, so the purge sees it before the object is written;
- * the version's transaction then marks the blob stored (see pinBlob). Returns `written`. With `quota`, bytes that
+ * the version's transaction then marks the blob stored (see pinBlob). Returns `written`. With a quota, bytes that
  * would pass it are refused (413) before anything is touched or written.
  */
 export async function writeBlobOnce(
   ctx: AppContext,
   blob: { hash: string; size: number },
   write: () => Promise<void>,
-  quota?: EarlyQuota,
+  owner: BlobOwner,
 ): Promise<{ written: boolean }> {
-  const params = [blob.hash, blob.size, quota?.driveId ?? null, quota?.quotaBytes ?? null];
-  const [touched] = (await ctx.pool.prepared<{ stored: boolean }>('touch_blob', TOUCH_BLOB, params)).rows;
+  const params = [blob.hash, blob.size, owner.driveId, owner.quotaBytes ?? null];
+  const [touched] = (await ctx.pool.prepared<{ reuse: boolean }>('touch_blob_per_drive', TOUCH_BLOB, params)).rows;
   // No row only when a quota was given and refused the bytes.
-  if (!touched) throw await earlyQuotaRefused(ctx.orm.em.fork(), { ...quota!, bytes: blob.size });
-  if (touched.stored) return { written: false };
+  if (!touched) throw await earlyQuotaRefused(ctx.orm.em.fork(), { ...(owner as EarlyQuota), bytes: blob.size });
+  if (touched.reuse) return { written: false };
   try {
     await write();
   } catch (err) {
@@ -86,23 +93,23 @@ export interface IncomingBlob {
  */
 export type BlobArrival = boolean | { inline: Buffer };
 
-/** Makes the bytes of a body available under their hash in S3; writes nothing new when already stored. */
-export function storeBlob(ctx: AppContext, body: IncomingBlob, quota?: EarlyQuota): Promise<{ written: boolean }> {
+/** Makes the bytes of a body available under their hash in S3; writes nothing new when the drive holds them. */
+export function storeBlob(ctx: AppContext, body: IncomingBlob, owner: BlobOwner): Promise<{ written: boolean }> {
   const write = () => putBlob(ctx.s3, ctx.config.s3.bucket, body.hash, () => body.body(), body.size, body.crc32);
-  return writeBlobOnce(ctx, body, write, quota);
+  return writeBlobOnce(ctx, body, write, owner);
 }
 
 /**
  * Before a write's transaction: small bytes are kept inline by it (joined here when they arrived in pieces; no round
  * trip now, the write's statement charges them exactly); others go to S3 first (storeBlob), unless they would pass
- * `quota`: that early check keeps a doomed upload out of S3.
+ * the owner's quota: that early check keeps a doomed upload out of S3.
  */
-export async function prepareBlob(ctx: AppContext, body: IncomingBlob, quota?: EarlyQuota): Promise<BlobArrival> {
+export async function prepareBlob(ctx: AppContext, body: IncomingBlob, owner: BlobOwner): Promise<BlobArrival> {
   if (body.size <= ctx.config.limits.inlineBlobMaxBytes) {
     const bytes = body.body();
     return { inline: Buffer.isBuffer(bytes) ? bytes : await buffer(bytes) };
   }
-  return (await storeBlob(ctx, body, quota)).written;
+  return (await storeBlob(ctx, body, owner)).written;
 }
 
 /**

@@ -50,15 +50,43 @@ const numbered = (path: string, n: number) => {
   return dot > slash + 1 ? `${path.slice(0, dot)}-${n}${path.slice(dot)}` : `${path}-${n}`;
 };
 
-/** The original name kept beside the path (X-Drive-Filename): 1-255 characters, no control character, no slash. */
-export function checkFilename(name: string): string {
+/**
+ * The original name kept beside the path (X-Drive-Filename): NFC, 1-255 characters, no control character, no slash, no
+ * Unicode format character (Cf: bidi overrides such as U+202E turn `invoice\u202Efdp.exe` into what reads as
+ * `invoiceexe.pdf`, zero-width characters hide a difference).
+ */
+export function checkFilename(given: string): string {
+  const name = given.normalize('NFC');
   if (name.length < 1 || name.length > 255 || /[\u0000-\u001f\u007f/\\]/.test(name))
     throw new AppError('INVALID_FILENAME', 'the file name must be 1-255 characters with no slash or control character');
+  if (/\p{Cf}/u.test(name))
+    throw new AppError(
+      'INVALID_FILENAME',
+      'the file name must have no invisible or bidi format character (Unicode Cf)',
+    );
   return name;
+}
+
+const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/**
+ * Whether an original name still describes `path`: the name rule maps it to the path's last segment. A download names
+ * the file with it only then, and a write keeps it only then (keptFilename), so the uploader never picks the name a
+ * downloader's file gets (`report.md` sent as `.bashrc`).
+ */
+const describes = (path: string, filename: string) => segmentForName(filename) === lastSegment(path);
+
+/**
+ * The name a write keeps for `path` (docs/decisions/artifacts.md, "The original name"): the checked name while it maps
+ * to the path's last segment, else none (a name numbered apart in a batch, `a b.md` at `a-b-2.md`, is not kept either).
+ */
+export function keptFilename(path: string, given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  const name = checkFilename(given);
+  return describes(path, name) ? name : undefined;
 }
 
 /** The name a download carries: the original one while it still describes the path's last segment, else the segment. */
 export function downloadName(path: string, filename: string | null | undefined): string {
-  const segment = path.slice(path.lastIndexOf('/') + 1);
-  return filename && segmentForName(filename) === segment ? filename : segment;
+  return filename && describes(path, filename) ? filename : lastSegment(path);
 }

@@ -186,7 +186,7 @@ async function bulkArtifactEvents(
             ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path), ?, ?
        from changed order by changed.path
      returning id, art_id, metadata`,
-    [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata), ...runColumns(run)],
+    [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata), ...runColumns(run, e.driveId)],
   );
   const changes: ArtifactChange[] = inserted.map((r) => ({
     driveId: e.driveId,

@@ -160,7 +160,7 @@ function paramsOf(
     e.quotaBytes,
     e.eventId,
     JSON.stringify(e.metadata),
-    ...runColumns(run),
+    ...runColumns(run, input.driveId),
     requestItems(items),
   ];
 }

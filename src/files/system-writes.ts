@@ -37,7 +37,8 @@ export async function storeSystemText(rc: RequestContext, text: string): Promise
   const bytes = Buffer.from(text, 'utf8');
   const hash = createHash('sha256').update(bytes).digest('hex');
   const ctx = rc.app;
-  const arrival = await prepareBlob(ctx, { hash, size: bytes.length, crc32: crc32(bytes), body: () => bytes });
+  const body = { hash, size: bytes.length, crc32: crc32(bytes), body: () => bytes };
+  const arrival = await prepareBlob(ctx, body, { driveId: rc.driveId });
   return { hash, size: bytes.length, arrival, bytes };
 }
 

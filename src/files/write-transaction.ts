@@ -98,7 +98,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
             e.action,
             e.actor ?? null,
             JSON.stringify(metadata),
-            ...runColumns(run),
+            ...runColumns(run, e.driveId),
           ],
         );
         if (change) changes.push(change);

@@ -32,7 +32,7 @@ export interface RunRow {
 }
 
 const RUN_SUMMARY = `select run_id,
-    (array_agg(actor_name order by seq desc) filter (where actor_name is not null))[1] as actor_name,
+    (array_agg(actor_name order by seq) filter (where actor_name is not null))[1] as actor_name,
     (array_agg(credential_kind order by seq))[1] as credential_kind,
     min(seq) as first_seq, max(seq) as last_seq, min(created_at) as started_at, max(created_at) as ended_at,
     count(*) filter (where action in ('artifact.created', 'artifact.copied', 'folder.created')) as created,

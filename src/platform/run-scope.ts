@@ -11,17 +11,26 @@ import type { Principal } from './request-context.js';
 export interface RunScope {
   runId: string;
   credentialKind: Principal['kind'];
+  /** The drive of the credential that asked: its changes on another drive (a grant) are filed apart (runColumns). */
+  home?: string;
 }
 
 const scope = new AsyncLocalStorage<RunScope>();
 
 export const withRun = <T>(run: RunScope, fn: () => T): T => scope.run(run, fn);
 export const currentRun = (): RunScope | undefined => scope.getStore();
-/** An event row's run columns (run_id, credential_kind) for `run`: both null for the service's own work. */
-export const runColumns = (run: RunScope | undefined): [string | null, string | null] => [
-  run?.runId ?? null,
-  run?.credentialKind ?? null,
-];
+/**
+ * An event row's run columns (run_id, credential_kind) for `run` on `driveId`: both null for the service's own work.
+ * Run ids are per principal (issue 54): a grantee writing on someone else's drive files its changes under its run id
+ * qualified by its own drive (`<id>:<last 12 of its drive id>`), so `X-Drive-Run-Id: <the owner's run>` cannot join
+ * the owner's run or rename its actor; the owner's own runs keep their plain ids.
+ */
+export function runColumns(run: RunScope | undefined, driveId: string): [string | null, string | null] {
+  if (!run) return [null, null];
+  if (!run.home || run.home === driveId) return [run.runId, run.credentialKind];
+  const tag = `:${run.home.slice(-12)}`;
+  return [`${run.runId.slice(0, 64 - tag.length)}${tag}`, run.credentialKind];
+}
 
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** A run idle this long ends; the credential's next change starts a new one. */
@@ -49,10 +58,11 @@ export function runFor(
   now = Date.now(),
 ): RunScope {
   const credentialKind = principal.kind;
-  if (opts.header !== undefined) return { runId: checkRunId(opts.header.trim()), credentialKind };
+  const home = principal.driveId || undefined;
+  if (opts.header !== undefined) return { runId: checkRunId(opts.header.trim()), credentialKind, home };
   if (opts.mcpSession) {
     const tag = opts.mcpSession.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 40);
-    return { runId: `mcp_${principal.credentialId.slice(-12)}.${tag}`.slice(0, 64), credentialKind };
+    return { runId: `mcp_${principal.credentialId.slice(-12)}.${tag}`.slice(0, 64), credentialKind, home };
   }
   const key = `${principal.driveId}/${principal.credentialId}`;
   const last = idleRuns.get(key);
@@ -61,7 +71,7 @@ export function runFor(
   idleRuns.set(key, { runId, at: now });
   // Oldest first in insertion order: drop the longest idle once the map is full.
   if (idleRuns.size > MAX_TRACKED) idleRuns.delete(idleRuns.keys().next().value!);
-  return { runId, credentialKind };
+  return { runId, credentialKind, home };
 }
 
 /** A run id made by the service for its own work (a revert, a rewind). */

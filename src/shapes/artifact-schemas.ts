@@ -22,7 +22,7 @@ export const artifactOutSchema = z.object({
     .string()
     .nullable()
     .describe(
-      'the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given',
+      'the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment',
     ),
   url: z.string(),
   permalink: z.string(),
@@ -203,5 +203,5 @@ export const filenameHeader = z
   .string()
   .optional()
   .describe(
-    "the file's original name, RFC 8187 (UTF-8''Meeting%20notes%20%28draft%29.md) or plain ASCII; kept as filename (400 INVALID_FILENAME otherwise)",
+    "the file's original name, RFC 8187 (UTF-8''Meeting%20notes%20%28draft%29.md) or plain ASCII, normalised to NFC; kept as filename only while the name rule (GET /v0/paths/suggest) maps it to the path's last segment, else not kept; 400 INVALID_FILENAME for a slash, a control or a Unicode format (Cf) character",
   );

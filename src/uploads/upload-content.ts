@@ -145,19 +145,21 @@ function sizeMismatch(expected: number, uploaded: number) {
 
 /**
  * Makes the verified bytes available under their hash by a server-side copy, through the blob
- * protocol of src/files/blobs.ts (touch, write, take the touch back on failure). Returns
+ * protocol of src/files/blobs.ts (touch, write, take the touch back on failure), dedup per drive. Returns
  * `written`: the commit's transaction then pins the blob under its row lock and marks it stored.
  */
 export function storeUploadedBlob(
   ctx: AppContext,
+  driveId: string,
   objectKey: string,
   v: VerifiedUpload,
 ): Promise<{ written: boolean }> {
-  return writeBlobOnce(ctx, v, async () => {
+  const copy = async () => {
     try {
       await copyUploadToBlob(ctx.s3, ctx.config.s3.bucket, { key: objectKey, etag: v.etag, size: v.size }, v.hash);
     } catch (err) {
       throw isPreconditionFailed(err) ? changedDuringCommit() : err;
     }
-  });
+  };
+  return writeBlobOnce(ctx, v, copy, { driveId });
 }

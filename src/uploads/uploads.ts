@@ -17,7 +17,7 @@ import {
   checkSource,
   type Source,
 } from '../files/artifact-rules.js';
-import { checkFilename } from '../files/file-names.js';
+import { keptFilename } from '../files/file-names.js';
 import { DEFAULT_CONTENT_TYPE, preflightPut, putStoredArtifact } from '../files/artifacts.js';
 import { writeTransaction } from '../files/write-transaction.js';
 import { storageCommitted } from '../files/quota.js';
@@ -98,7 +98,7 @@ function validateBegin(ctx: AppContext, b: BeginInput) {
     metadata: b.metadata == null ? null : checkMetadata(b.metadata),
     source: b.source == null ? null : (checkSource(b.source) as Source),
     actor: checkActorName(b.actorName),
-    filename: b.filename !== undefined ? checkFilename(b.filename) : null,
+    filename: keptFilename(b.path, b.filename) ?? null,
   };
 }
 
@@ -214,7 +214,7 @@ export async function commitUpload(rc: RequestContext, uploadId: string): Promis
       crc32c: s.crc32c,
       multipart: s.multipart_upload_id ? { uploadId: s.multipart_upload_id, partBytes: Number(s.part_bytes) } : null,
     });
-    ({ written } = await storeUploadedBlob(ctx, s.object_key, verified));
+    ({ written } = await storeUploadedBlob(ctx, driveId, s.object_key, verified));
   } catch (err) {
     // The session may have ended meanwhile (its expiry deletes the object we were reading).
     const again = await endedOutcome(ctx, await getUploadSession(ctx.orm.em.fork(), driveId, uploadId));

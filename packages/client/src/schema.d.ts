@@ -1984,7 +1984,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -2542,7 +2542,7 @@ export interface operations {
                             art_id: string;
                             drive_id: string;
                             path: string;
-                            /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                            /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                             filename: string | null;
                             url: string;
                             permalink: string;
@@ -3530,7 +3530,7 @@ export interface operations {
                             art_id: string;
                             drive_id: string;
                             path: string;
-                            /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                            /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                             filename: string | null;
                             url: string;
                             permalink: string;
@@ -3769,7 +3769,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -4018,7 +4018,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -4452,7 +4452,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -4689,7 +4689,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -4942,7 +4942,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -5182,7 +5182,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -5419,7 +5419,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -5668,7 +5668,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -6847,7 +6847,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;
@@ -14436,7 +14436,7 @@ export interface operations {
                         art_id: string;
                         drive_id: string;
                         path: string;
-                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given */
+                        /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
                         filename: string | null;
                         url: string;
                         permalink: string;

@@ -31,6 +31,7 @@ import { Migration20261229000000_share_labels } from './Migration20261229000000_
 import { Migration20261229100000_passage_vectors_written } from './Migration20261229100000_passage_vectors_written.js';
 import { Migration20261230100000_passage_vector_once } from './Migration20261230100000_passage_vector_once.js';
 import { Migration20261231000000_bm25 } from './Migration20261231000000_bm25.js';
+import { Migration20261231054000_blob_owner_index } from './Migration20261231054000_blob_owner_index.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -70,4 +71,5 @@ export const migrations = [
   { name: 'Migration20261229100000_passage_vectors_written', class: Migration20261229100000_passage_vectors_written },
   { name: 'Migration20261230100000_passage_vector_once', class: Migration20261230100000_passage_vector_once },
   { name: 'Migration20261231000000_bm25', class: Migration20261231000000_bm25 },
+  { name: 'Migration20261231054000_blob_owner_index', class: Migration20261231054000_blob_owner_index },
 ];

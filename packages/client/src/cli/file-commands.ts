@@ -1,4 +1,4 @@
-import { createWriteStream, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +13,7 @@ import type { ArtifactOut } from '../types.js';
 import { uploadBytes, uploadFile } from '../uploads.js';
 import { collectLabels, contentTypeOf, globals, nonNegativeInt, parseMetadata, positiveInt } from './command-kit.js';
 import { emit, humanSize, progressBar, table } from './output.js';
+import { dispositionName, fileExists, safeLocalName, writeNewFile } from './local-file.js';
 import { driveClient, resolveArtifact } from './session.js';
 
 type FileType = NonNullable<NonNullable<paths['/v0/artifacts']['get']['parameters']['query']>['file_type']>;
@@ -90,22 +91,33 @@ export function addFileCommands(program: Command): void {
           'USAGE',
           `${artifact.path} is ${artifact.content_type}, not text: use get to save it, or cat --force`,
         );
-      await download(client, artifact, '-', opts.version);
+      await saveDownload(await openDownload(client, artifact, opts.version), artifact, '-');
     });
 
   program
     .command('get')
-    .description('download an artifact to a local file')
+    .description('download an artifact to a local file (an existing file is kept unless --force)')
     .argument('<artifact>', 'path or art_ id')
-    .argument('[file]', 'local file (default: the artifact name; - for stdout)')
+    .argument('[file]', "local file (default: the server's download name; - for stdout)")
     .option('--version <n>', 'download this earlier version', positiveInt)
-    .action(async (ref: string, file: string | undefined, opts: { version?: number }, cmd: Command) => {
+    .option('--force', 'replace an existing local file')
+    .action(async (ref: string, file: string | undefined, opts: GetOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
       const artifact = await resolveArtifact(client, ref);
-      // The name the file had when it was put (its original name), in a directory when the target is one.
-      const name = artifact.filename ?? basename(artifact.path);
-      const target = file === undefined ? name : isDirectoryTarget(file) ? join(file, name) : file;
-      await download(client, artifact, target, opts.version);
+      const res = await openDownload(client, artifact, opts.version);
+      // The server names the bytes by its one rule (the original name only while it maps to the path); that name,
+      // chosen by whoever uploaded, must still be a plain visible file name here.
+      const named = () =>
+        join(
+          file ?? '',
+          safeLocalName(dispositionName(res.headers.get('content-disposition')) ?? basename(artifact.path)),
+        );
+      const target = file === undefined || (file !== '-' && isDirectoryTarget(file)) ? named() : file;
+      if (target !== '-' && !opts.force && existsSync(target)) {
+        await res.body?.cancel();
+        throw fileExists(target);
+      }
+      await saveDownload(res, artifact, target, opts.force);
       if (target !== '-') emit(globals(cmd).json, { ...artifact, file: target }, () => `${artifact.path} → ${target}`);
     });
 
@@ -287,11 +299,16 @@ async function readStdin(): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** Streams an artifact's bytes to a file or stdout ('-'), with progress when large. */
-async function download(client: DriveClient, artifact: ArtifactOut, target: string, version?: number): Promise<void> {
+/** Asks for an artifact's bytes (a version's with `version`); the answer's headers name them. */
+async function openDownload(client: DriveClient, artifact: ArtifactOut, version?: number): Promise<Response> {
   const at = version !== undefined ? `/versions/${version}` : '';
   const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}${at}/download`);
   if (!res.ok || !res.body) throw await DriveError.fromResponse(res);
+  return res;
+}
+
+/** Streams a download to stdout ('-') or a new local file (writeNewFile), with progress when large. */
+async function saveDownload(res: Response, artifact: ArtifactOut, target: string, force?: boolean): Promise<void> {
   const bar = target === '-' ? undefined : progressBar(`get ${artifact.path}`, artifact.size_bytes);
   let done = 0;
   const count = new Transform({
@@ -300,8 +317,14 @@ async function download(client: DriveClient, artifact: ArtifactOut, target: stri
       next(null, chunk);
     },
   });
-  const sink = target === '-' ? process.stdout : createWriteStream(target);
-  await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), count, sink, { end: target !== '-' });
+  const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  if (target === '-') return pipeline(body, count, process.stdout, { end: false });
+  await writeNewFile(target, body, count, { force });
+}
+
+interface GetOptions {
+  version?: number;
+  force?: boolean;
 }
 
 interface RestoreOptions {
