@@ -163,13 +163,15 @@ function parseDocument(clientId: string, body: string): MetadataClient {
  * number of client addresses turns the service into a fetcher of other people's URLs (the per-IP count is in
  * PostgreSQL; this bound is per process).
  */
-const recentFetches: number[] = [];
+const recentFetches = new WeakMap<AppContext, number[]>(); // by AppContext: one per process (and per test API)
 
 function chargeProcessFetch(app: AppContext): void {
   const now = Date.now();
-  while (recentFetches.length && recentFetches[0]! <= now - 60_000) recentFetches.shift();
-  if (recentFetches.length >= app.config.oauthClients.cimdFetchesPerMinute) {
-    const retryAfterS = Math.max(1, Math.ceil((recentFetches[0]! + 60_000 - now) / 1000));
+  let recent = recentFetches.get(app);
+  if (!recent) recentFetches.set(app, (recent = []));
+  while (recent.length && recent[0]! <= now - 60_000) recent.shift();
+  if (recent.length >= app.config.oauthClients.cimdFetchesPerMinute) {
+    const retryAfterS = Math.max(1, Math.ceil((recent[0]! + 60_000 - now) / 1000));
     throw new OAuthError(
       'rate_limited',
       `too many client metadata documents fetched right now; retry after ${retryAfterS} s`,
@@ -177,7 +179,7 @@ function chargeProcessFetch(app: AppContext): void {
       retryAfterS,
     );
   }
-  recentFetches.push(now);
+  recent.push(now);
 }
 
 /**
