@@ -27,8 +27,9 @@ export type AccountSignUp = { ok: true } | { ok: false; reason: 'invalid_email' 
 /**
  * Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each costs an scrypt and may send a mail); over it,
  * 429 RATE_LIMITED. Both outcomes hash a password and try one insert before answering; the mail (a confirmation, or
- * for a taken address at most one password link a day) goes out after the answer, so they cost alike. `returnTo` (a same-site path)
- * rides in the confirmation link, so the person lands where they were going (a claim, an OAuth consent).
+ * for a taken address at most one password link a day) goes out after the answer, so they cost alike. `returnTo` (a
+ * same-site path) rides in the confirmation link, so the person lands where they were going (a claim, an OAuth
+ * consent).
  */
 export async function signUpAccount(
   app: AppContext,

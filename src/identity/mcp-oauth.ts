@@ -46,7 +46,7 @@ export async function registerClient(
   if (!redirectUrisAllowed(uris)) {
     throw new OAuthError(
       'invalid_redirect_uri',
-      'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment',
+      'redirect_uris must be 1-10 absolute URIs: https to a host name, http on localhost, or an app scheme; no fragment or credentials',
     );
   }
   if (meta.token_endpoint_auth_method !== undefined && meta.token_endpoint_auth_method !== 'none') {
