@@ -1,10 +1,13 @@
 import type { AppContext } from '../platform/context.js';
 import { listUserDrives, type DriveRow } from '../drives/drives.js';
 import { hitThrottle, rateLimited, reserveAttempts, type ThrottleKind } from '../platform/rate-limits.js';
+import { mailInBackground } from '../mail/mailer.js';
 import { listApiKeys, mintApiKey, revokeApiKey } from './api-keys.js';
 import { decideClaim, findPendingClaim, USER_CODE_RE, type DecideResult, type PendingClaim } from './claims.js';
 import { confirmEmail, linkAccount, sendVerificationMail } from './email-verification.js';
 import { signIn, signUp } from './users.js';
+import { mintDeviceToken, reserveSignIn } from './sign-in-guard.js';
+import { hashSecret } from '../lib/secrets.js';
 import { requestPasswordLink } from './password-reset.js';
 
 /**
@@ -23,8 +26,10 @@ export type AccountSignUp = { ok: true } | { ok: false; reason: 'invalid_email' 
 
 /**
  * Every attempt counts per client IP (SIGNUPS_PER_IP_PER_HOUR: each costs an scrypt and may send a mail); over it,
- * 429 RATE_LIMITED. Both outcomes hash a password and send one mail, so they cost alike. `returnTo` (a same-site path)
- * rides in the confirmation link, so the person lands where they were going (a claim, an OAuth consent).
+ * 429 RATE_LIMITED. Both outcomes hash a password and try one insert before answering; the mail (a confirmation, or
+ * for a taken address at most one password link a day) goes out after the answer, so they cost alike. `returnTo` (a
+ * same-site path) rides in the confirmation link, so the person lands where they were going (a claim, an OAuth
+ * consent).
  */
 export async function signUpAccount(
   app: AppContext,
@@ -34,39 +39,35 @@ export async function signUpAccount(
   const counted = await hitThrottle(em, 'signup', input.ip, app.config.limits.signupsPerIpPerHour);
   if (!counted.allowed) throw rateLimited('too many sign-ups from this address', counted.retryAfterS);
   const result = await signUp(em, input.email, input.password);
-  if (result.ok) await sendVerificationMail(app, result.user.id, input.returnTo);
-  else if (result.reason === 'exists') await requestPasswordLink(app, input.email, input.ip, false);
+  // Either mail is sent after the answer (the same time whether the address was taken or not, issue 54).
+  if (result.ok)
+    mailInBackground(app, 'verification mail', () => sendVerificationMail(app, result.user.id, input.returnTo));
+  else if (result.reason === 'exists') await requestPasswordLink(app, input.email, input.ip, 'signup');
   else return { ok: false, reason: result.reason };
   return { ok: true };
 }
 
-export type AccountSignIn = { ok: true; user: Account; driveId: string | null } | { ok: false; reason: 'wrong' };
+export type AccountSignIn =
+  { ok: true; user: Account; driveId: string | null; device?: string } | { ok: false; reason: 'wrong' };
 
 /**
- * Failed sign-ins are limited per client IP and per account address (LOGIN_FAILURES_PER_IP_PER_HOUR each; the
- * address's counter exists whether or not it has an account, so the throttle reveals nothing); over either, 429
- * RATE_LIMITED. The attempt is reserved before the password is compared and given back when it matches. A password
- * signs in only once the address is confirmed (the mailed link does that): else whoever signed up could learn, by
- * signing in, that the address had no account before.
+ * Failed sign-ins are counted per client IP, per account and address, and per account (src/identity/sign-in-guard.ts:
+ * a guesser's address is refused, the account is only slowed, a browser that signed in before passes). The attempt is
+ * reserved before the password is compared and given back when it matches; a success returns a fresh known-device
+ * token for the browser. A password signs in only once the address is confirmed (the mailed link does that): else
+ * whoever signed up could learn, by signing in, that the address had no account before.
  */
 export async function signInAccount(
   app: AppContext,
-  email: string,
-  password: string,
-  ip: string,
+  input: { email: string; password: string; ip: string; device?: string },
 ): Promise<AccountSignIn> {
   const em = app.orm.em.fork();
-  const limit = app.config.limits.loginFailuresPerIpPerHour;
-  const checks: [ThrottleKind, string, number][] = [
-    ['login_failure', ip, limit],
-    ['login_failure_account', email.trim().toLowerCase().slice(0, 320), limit],
-  ];
-  const attempt = await reserveAttempts(em, checks, 'too many failed sign-ins from this address or for this account');
-  const user = await signIn(em, email, password);
+  const attempt = await reserveSignIn(app, input.email, input.ip, input.device);
+  const user = await signIn(em, input.email, input.password);
   if (!user?.emailVerifiedAt) return { ok: false, reason: 'wrong' };
   await attempt.giveBack();
   const [drive] = await listUserDrives(em, user.id);
-  return { ok: true, user, driveId: drive?.id ?? null };
+  return { ok: true, user, driveId: drive?.id ?? null, device: mintDeviceToken(app, user.email) };
 }
 
 /**
@@ -82,12 +83,12 @@ export async function confirmAndSignIn(
   const em = app.orm.em.fork();
   const owner = await linkAccount(app, input.token);
   if (!owner) return { ok: false, reason: 'wrong' };
-  // Only the link's holder can guess here, so the account's counter is the one that counts.
-  const limit = app.config.limits.loginFailuresPerIpPerHour;
+  // Only the link's holder can guess here, so the link's own counter is the one that counts (not the account's,
+  // which anyone who knows the address can fill).
   const attempt = await reserveAttempts(
     em,
-    [['login_failure_account', owner.email, limit]],
-    'too many failed sign-ins for this account',
+    [['confirm_link_failure', hashSecret(input.token), app.config.limits.loginFailuresPerIpPerHour]],
+    'too many failed sign-ins with this link',
   );
   const user = await signIn(em, owner.email, input.password);
   if (!user || user.id !== owner.id || (await confirmEmail(app, user.id, input.token)) !== 'verified')

@@ -33,6 +33,14 @@ export const isClientIdUrl = (clientId: string) => /^https?:\/\//i.test(clientId
 
 const refused = (why: string) => new OAuthError('invalid_client', `the client_id metadata document is refused: ${why}`);
 
+/**
+ * Why a fetched document is refused, kept for the log only: what the network said (a name that does not resolve, a
+ * private address, a certificate's names, the remote's status) must not reach the caller, who could probe with it.
+ */
+class DocumentRefused extends Error {}
+const unusable = (why: string) => new DocumentRefused(why);
+export const DOCUMENT_REFUSED = 'the client_id metadata document could not be fetched or is not a valid client';
+
 /** The draft's rules for the URL itself (https, a path, no dot segments, fragment or credentials). */
 function checkClientIdUrl(raw: string, allowHttpLoopback: boolean): URL {
   let url: URL;
@@ -81,17 +89,17 @@ async function fetchDocument(url: URL, policy: AddressPolicy): Promise<Fetched> 
   try {
     await checkWebhookUrl(url.href, policy);
   } catch (err) {
-    if (err instanceof AppError) throw refused(err.message);
+    if (err instanceof AppError) throw unusable(err.message);
     throw err;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) ? refusedAddress(host, policy) : null;
-  if (literal) throw refused(`${host} is ${literal}`);
+  if (literal) throw unusable(`${host} is ${literal}`);
   return new Promise<Fetched>((resolve, reject) => {
     const fail = (why: string) => {
       clearTimeout(deadline);
       req.destroy();
-      reject(refused(why));
+      reject(unusable(why));
     };
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: 'GET',
@@ -134,15 +142,15 @@ function parseDocument(clientId: string, body: string): MetadataClient {
   try {
     doc = JSON.parse(body);
   } catch {
-    throw refused('it is not valid JSON');
+    throw unusable('it is not valid JSON');
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw refused('it is not a JSON object');
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw unusable('it is not a JSON object');
   const d = doc as Record<string, unknown>;
-  if (d.client_id !== clientId) throw refused('its client_id differs from the URL it was fetched from');
+  if (d.client_id !== clientId) throw unusable('its client_id differs from the URL it was fetched from');
   if (!redirectUrisAllowed(d.redirect_uris))
-    throw refused('redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment');
+    throw unusable('redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment');
   if ('client_secret' in d || (d.token_endpoint_auth_method ?? 'none') !== 'none')
-    throw refused('only public clients are supported: no client_secret, token_endpoint_auth_method "none"');
+    throw unusable('only public clients are supported: no client_secret, token_endpoint_auth_method "none"');
   return {
     client_id: clientId,
     client_name: typeof d.client_name === 'string' ? d.client_name.slice(0, 200) : null,
@@ -151,11 +159,36 @@ function parseDocument(clientId: string, body: string): MetadataClient {
 }
 
 /**
- * The client a metadata URL names: the kept copy while fresh, else fetched again (and kept). A fetch that `clientIp`
- * asks for without any credential (the authorization page) counts on the per-IP registration limit, as a
- * registration does. Any problem is `invalid_client` with the reason.
+ * Fetches started by this process in the last minute, whoever asked: OAUTH_CIMD_FETCHES_PER_MINUTE caps them, so no
+ * number of client addresses turns the service into a fetcher of other people's URLs (the per-IP count is in
+ * PostgreSQL; this bound is per process).
  */
-export async function metadataClient(app: AppContext, clientId: string, clientIp?: string): Promise<MetadataClient> {
+const recentFetches = new WeakMap<AppContext, number[]>(); // by AppContext: one per process (and per test API)
+
+function chargeProcessFetch(app: AppContext): void {
+  const now = Date.now();
+  let recent = recentFetches.get(app);
+  if (!recent) recentFetches.set(app, (recent = []));
+  while (recent.length && recent[0]! <= now - 60_000) recent.shift();
+  if (recent.length >= app.config.oauthClients.cimdFetchesPerMinute) {
+    const retryAfterS = Math.max(1, Math.ceil((recent[0]! + 60_000 - now) / 1000));
+    throw new OAuthError(
+      'rate_limited',
+      `too many client metadata documents fetched right now; retry after ${retryAfterS} s`,
+      429,
+      retryAfterS,
+    );
+  }
+  recent.push(now);
+}
+
+/**
+ * The client a metadata URL names: the kept copy while fresh, else fetched again (and kept). Every fetch counts on the
+ * per-IP registration limit of `clientIp` (as a registration does) and on the process's cap. A URL that breaks the
+ * draft's rules is refused with the rule; any problem with the fetch or the document is one generic `invalid_client`,
+ * its reason logged.
+ */
+export async function metadataClient(app: AppContext, clientId: string, clientIp: string): Promise<MetadataClient> {
   const allowHttpLoopback = app.config.oauthClients.cimdAllowHttpLoopback;
   const url = checkClientIdUrl(clientId, allowHttpLoopback);
   const db = app.orm.em.fork();
@@ -165,13 +198,22 @@ export async function metadataClient(app: AppContext, clientId: string, clientIp
     [clientId],
   );
   if (kept) return kept;
-  if (clientIp !== undefined) await countRegistration(app, clientIp);
-  const fetched = await fetchDocument(url, {
-    allowLoopback: allowHttpLoopback,
-    requireHttps: !allowHttpLoopback,
-    extraPorts: [],
-  });
-  const client = parseDocument(clientId, fetched.body);
+  await countRegistration(app, clientIp);
+  chargeProcessFetch(app);
+  let fetched: Fetched;
+  let client: MetadataClient;
+  try {
+    fetched = await fetchDocument(url, {
+      allowLoopback: allowHttpLoopback,
+      requireHttps: !allowHttpLoopback,
+      extraPorts: [],
+    });
+    client = parseDocument(clientId, fetched.body);
+  } catch (err) {
+    if (!(err instanceof DocumentRefused)) throw err;
+    app.logger.warn({ clientId, clientIp, reason: err.message }, 'client ID metadata document refused');
+    throw new OAuthError('invalid_client', DOCUMENT_REFUSED);
+  }
   await one(
     db,
     `insert into oauth_clients (client_id, client_name, redirect_uris, metadata_fresh_until)
@@ -181,4 +223,13 @@ export async function metadataClient(app: AppContext, clientId: string, clientIp
     [clientId, client.client_name, client.redirect_uris, fetched.freshS],
   );
   return client;
+}
+
+/**
+ * A metadata-document client named by a live code or grant (`named`, read first): its kept copy, fetched again only
+ * once stale (counted on `clientIp`). An id no live code or grant names is never fetched (issue 54, finding 2): the
+ * token endpoint needs no credential, so it must not fetch whatever URL it is sent.
+ */
+export async function publishedClient(app: AppContext, named: string | undefined, clientId: string, clientIp: string) {
+  return named === clientId && isClientIdUrl(clientId) ? metadataClient(app, clientId, clientIp) : undefined;
 }

@@ -8,7 +8,7 @@ import { isOurResource } from './mcp-resource.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { DRIVE_READ_SCOPE, DRIVE_SCOPES, driveScopeOf, requestedReadOnly } from './scopes.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
-import { isClientIdUrl, metadataClient } from './client-metadata.js';
+import { isClientIdUrl, metadataClient, publishedClient } from './client-metadata.js';
 import { countRegistration, redirectUriRegistered, redirectUrisAllowed } from './oauth-client-rules.js';
 
 /**
@@ -46,7 +46,7 @@ export async function registerClient(
   if (!redirectUrisAllowed(uris)) {
     throw new OAuthError(
       'invalid_redirect_uri',
-      'redirect_uris must be 1-10 absolute URIs: https, http on localhost, or an app scheme; no fragment',
+      'redirect_uris must be 1-10 absolute URIs: https to a host name, http on localhost, or an app scheme; no fragment or credentials',
     );
   }
   if (meta.token_endpoint_auth_method !== undefined && meta.token_endpoint_auth_method !== 'none') {
@@ -76,13 +76,13 @@ export async function registerClient(
 }
 
 /**
- * A client by its id: a registered one, or one whose id is the URL of its metadata document (client-metadata.ts;
- * `clientIp` given where no credential is presented, so that fetches count on the registration limit).
+ * A client by its id: a registered one, or one whose id is the URL of its metadata document (client-metadata.ts; a
+ * fetch counts on `clientIp`'s registration limit).
  */
 export async function findClient(
   app: AppContext,
   clientId: string,
-  clientIp?: string,
+  clientIp: string,
 ): Promise<OAuthClient | undefined> {
   if (isClientIdUrl(clientId)) return metadataClient(app, clientId, clientIp);
   return one<OAuthClient>(
@@ -246,10 +246,15 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
  */
 export async function exchangeAuthorizationCode(
   app: AppContext,
-  f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string },
+  f: { code: string; clientId: string; redirectUri?: string; codeVerifier: string; clientIp: string },
 ) {
-  // A metadata-document client's document must still be there, and still list the redirect URI (checked below).
-  const published = isClientIdUrl(f.clientId) ? await metadataClient(app, f.clientId) : undefined;
+  // A metadata-document client's document must still list the redirect URI (checked below).
+  const named = await one<{ client_id: string }>(
+    app.orm.em.fork(),
+    `select client_id from oauth_codes where code_hash = ? and used_at is null and expires_at > now()`,
+    [hashSecret(f.code)],
+  );
+  const published = await publishedClient(app, named?.client_id, f.clientId, f.clientIp);
   const outcome = await transaction(app, async (tx) => {
     const codeHash = hashSecret(f.code);
     const c = await one<{
@@ -305,8 +310,19 @@ export async function exchangeAuthorizationCode(
  * grant_type=refresh_token: rotates; a spent refresh token presented again revokes the chain (its revocation is
  * committed even though the call fails).
  */
-export async function refreshMcpToken(app: AppContext, f: { refreshToken: string; clientId: string }) {
-  if (isClientIdUrl(f.clientId)) await metadataClient(app, f.clientId); // its document must still be there
+export async function refreshMcpToken(
+  app: AppContext,
+  f: { refreshToken: string; clientId: string; clientIp: string },
+) {
+  // A metadata-document client's document must still be there.
+  const named = await one<{ client_id: string }>(
+    app.orm.em.fork(),
+    `select g.client_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+      where t.token_hash = ? and t.kind = 'refresh' and t.used_at is null and t.revoked_at is null
+        and t.expires_at > now() and g.revoked_at is null`,
+    [hashSecret(f.refreshToken)],
+  );
+  await publishedClient(app, named?.client_id, f.clientId, f.clientIp);
   const outcome = await transaction(app, async (tx) => {
     const t = await one<{
       grant_id: string;

@@ -9,7 +9,27 @@ import { OAuthError } from './oauth-error.js';
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 export const MAX_REDIRECT_URIS = 10;
 
-/** https anywhere, http only to a loopback host (native clients), custom schemes for desktop apps; never fragments. */
+/** A host name of DNS labels (or an IPv4 address): what a CSP source can name exactly. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+/** Schemes that are no app's own (RFC 8252 7.1 private-use schemes name an app; these name the web or the machine). */
+const NOT_PRIVATE_USE = [
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'ftp:',
+  'ws:',
+  'wss:',
+];
+
+/**
+ * https to a host name, http only to a loopback host (native clients, RFC 8252 7.3), or an app's private-use scheme
+ * (7.1) whose host, if it has one, is a host name too; never fragments or credentials (issue 54, finding 9: an odd
+ * host made the consent page's CSP allow any).
+ */
 export function redirectUriAllowed(uri: string): boolean {
   let u: URL;
   try {
@@ -17,11 +37,13 @@ export function redirectUriAllowed(uri: string): boolean {
   } catch {
     return false;
   }
-  if (u.hash || uri.length > 2000) return false;
-  if (u.protocol === 'https:') return true;
+  if (u.hash || u.username || u.password || uri.length > 2000) return false;
+  if (u.protocol === 'https:') return HOST_NAME.test(u.hostname);
   if (u.protocol === 'http:') return LOOPBACK_HOSTS.includes(u.hostname);
   return (
-    /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol)
+    /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) &&
+    !NOT_PRIVATE_USE.includes(u.protocol) &&
+    (u.host === '' || HOST_NAME.test(u.hostname))
   );
 }
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../platform/context.js';
 import { one, rows, transaction } from '../db/sql.js';
-import { sendMail } from '../mail/mailer.js';
-import { hitThrottle, rateLimited } from '../platform/rate-limits.js';
+import { mailInBackground, sendMail } from '../mail/mailer.js';
+import { hitDailyThrottle, hitThrottle, rateLimited } from '../platform/rate-limits.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { newId } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -20,21 +20,49 @@ import { listUserDrives } from '../drives/drives.js';
  */
 export const RESET_TOKEN_PREFIX = 'adrs_';
 
-/** Mails a reset link when `email` has an account; the caller answers the same either way. */
-export async function requestPasswordLink(app: AppContext, email: string, ip: string, count = true): Promise<void> {
+/**
+ * Who asked for the link: the owner ("forgot password", its own hourly budget per account) or a sign-up with a taken
+ * address (at most one such mail a day per account, SIGNUP_RESET_MAILS_PER_DAY), so nobody who signs up with an
+ * address can spend the mails its owner asks for (issue 54, finding 3).
+ */
+export type LinkOrigin = 'owner' | 'signup';
+const SIGNUP_RESET_MAILS_PER_DAY = 1;
+
+/**
+ * Mails a reset link when `email` has an account; the caller answers the same either way. The owner's request counts
+ * against the per-IP sign-up limit here (a sign-up has counted already); the rest runs after the answer.
+ */
+export async function requestPasswordLink(
+  app: AppContext,
+  email: string,
+  ip: string,
+  origin: LinkOrigin = 'owner',
+): Promise<void> {
+  if (origin === 'owner') {
+    const counted = await hitThrottle(app.orm.em.fork(), 'signup', ip, app.config.limits.signupsPerIpPerHour);
+    if (!counted.allowed) throw rateLimited('too many requests from this address', counted.retryAfterS);
+  }
+  mailInBackground(app, 'password link', () => mailPasswordLink(app, email, origin));
+}
+
+/** Charges the link's budget for `origin`; false when it is spent. */
+async function chargeLinkMail(app: AppContext, userId: string, origin: LinkOrigin): Promise<boolean> {
   const em = app.orm.em.fork();
-  // Sign-up has counted its attempt already; "forgot password" counts here, against the same per-IP limit.
-  const counted = count ? await hitThrottle(em, 'signup', ip, app.config.limits.signupsPerIpPerHour) : undefined;
-  if (counted && !counted.allowed) throw rateLimited('too many requests from this address', counted.retryAfterS);
+  const r =
+    origin === 'owner'
+      ? await hitThrottle(em, 'reset_mail', userId, app.config.limits.verificationMailsPerAccountPerHour)
+      : await hitDailyThrottle(em, 'signup_reset_mail', userId, SIGNUP_RESET_MAILS_PER_DAY);
+  return r.allowed;
+}
+
+async function mailPasswordLink(app: AppContext, email: string, origin: LinkOrigin): Promise<void> {
+  const em = app.orm.em.fork();
   const normalised = email.trim().toLowerCase();
   if (normalised.length > 320 || !EMAIL_RE.test(normalised)) return;
   const user = await one<{ id: string; email: string }>(em, 'select id, email from human_users where email = ?', [
     normalised,
   ]);
-  if (!user) return;
-  // Shared with the verification mails: an address receives at most this many links an hour, whoever asks.
-  const perAccount = app.config.limits.verificationMailsPerAccountPerHour;
-  if (!(await hitThrottle(em, 'verification_mail', user.id, perAccount)).allowed) return;
+  if (!user || !(await chargeLinkMail(app, user.id, origin))) return;
   const token = newSecret(RESET_TOKEN_PREFIX);
   const ttlS = app.config.durations.emailVerificationS;
   await rows(
@@ -43,19 +71,15 @@ export async function requestPasswordLink(app: AppContext, email: string, ip: st
     [hashSecret(token), user.id, user.email, ttlS],
   );
   const link = `${app.config.http.webUrl}/auth/reset?token=${token}`;
-  try {
-    await sendMail(app, {
-      to: user.email,
-      subject: 'Set your password for Agent Artifact Drive',
-      text:
-        `Someone (we hope you) asked to sign up or to set a new password with this address.\n\n` +
-        `To choose a new password, open this link:\n\n${link}\n\n` +
-        `The link works once, within ${Math.round(ttlS / 3600)} hours. Setting a password signs out every session ` +
-        `of the account. If you did not ask, ignore this mail: nothing changes.\n`,
-    });
-  } catch (err) {
-    app.logger.error({ err, user: user.id }, 'password link could not be sent');
-  }
+  await sendMail(app, {
+    to: user.email,
+    subject: 'Set your password for Agent Artifact Drive',
+    text:
+      `Someone (we hope you) asked to sign up or to set a new password with this address.\n\n` +
+      `To choose a new password, open this link:\n\n${link}\n\n` +
+      `The link works once, within ${Math.round(ttlS / 3600)} hours. Setting a password signs out every session ` +
+      `of the account. If you did not ask, ignore this mail: nothing changes.\n`,
+  });
 }
 
 export type ResetOutcome =

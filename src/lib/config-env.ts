@@ -166,6 +166,8 @@ export const envSchema = z.object({
   MCP_OAUTH_REFRESH_TTL_S: positiveInt(30 * DAY),
   /** Client ID metadata documents served over http from a loopback host (tests only); elsewhere https is required. */
   OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: bool(false),
+  /** Client ID metadata document fetches one API process starts per minute, whoever asks (issue 54). */
+  OAUTH_CIMD_FETCHES_PER_MINUTE: positiveInt(60),
 
   // Limits
   MAX_UPLOAD_BYTES: positiveInt(50 * MB),

@@ -187,7 +187,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       openPerAnonymousDrive: e.COMPILE_OPEN_PER_ANONYMOUS_DRIVE,
       enginePath: e.COMPILE_PATH ?? env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
-    oauthClients: { cimdAllowHttpLoopback: e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK },
+    oauthClients: {
+      cimdAllowHttpLoopback: e.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK,
+      cimdFetchesPerMinute: e.OAUTH_CIMD_FETCHES_PER_MINUTE,
+    },
     workerMetrics: {
       host: e.WORKER_METRICS_HOST,
       port: e.WORKER_METRICS_PORT,

@@ -53,3 +53,14 @@ export async function sendMail(app: { config: Config; logger: Logger }, mail: Ma
   });
   return 'sent';
 }
+
+/**
+ * Runs a mail's work (the budget check, the link row, the send) after the request has answered, so the answer takes
+ * the same time whether a mail goes out or not (issue 54, finding 7: sign-up timing told a taken address from a new
+ * one). A failure is only logged: the caller's answer never depended on it.
+ */
+export function mailInBackground(app: { logger: Logger }, what: string, work: () => Promise<unknown>): void {
+  void Promise.resolve()
+    .then(work)
+    .catch((err: unknown) => app.logger.error({ err }, `${what} could not be sent`));
+}

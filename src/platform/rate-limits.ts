@@ -9,6 +9,7 @@ import { ASYNC_COMMIT } from '../db/sql.js';
  * atomic upsert that only increments while under the limit: a refused hit is not counted.
  */
 const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export interface Window {
   start: Date;
@@ -20,6 +21,16 @@ export function hourWindow(now = Date.now()): Window {
   const start = Math.floor(now / HOUR_MS) * HOUR_MS;
   return { start: new Date(start), resetS: (start + HOUR_MS) / 1000 };
 }
+
+/**
+ * A calendar day's window (UTC), for the few counters that are daily (a sign-up's reset mail to a taken address). Its
+ * buckets start with DAY_BUCKET_PREFIX, so the cleanup run keeps them for the whole day.
+ */
+export function dayWindow(now = Date.now()): Window {
+  const start = Math.floor(now / DAY_MS) * DAY_MS;
+  return { start: new Date(start), resetS: (start + DAY_MS) / 1000 };
+}
+const DAY_BUCKET_PREFIX = 'day:';
 
 /** Seconds until the current window ends: a spent counter's Retry-After. */
 export const windowRetryAfterS = () => Math.max(1, Math.ceil(hourWindow().resetS - Date.now() / 1000));
@@ -33,8 +44,13 @@ export interface HitResult {
   retryAfterS: number;
 }
 
-async function hit(em: EntityManager, bucket: string, driveId: string | null, limit: number): Promise<HitResult> {
-  const w = hourWindow();
+async function hit(
+  em: EntityManager,
+  bucket: string,
+  driveId: string | null,
+  limit: number,
+  w: Window = hourWindow(),
+): Promise<HitResult> {
   const rows = await em.execute<{ count: number }[]>(
     `insert into rate_counters (bucket, window_start, drive_id, count) values (?, ?, ?, 1)
      on conflict (bucket, window_start) do update set count = rate_counters.count + 1
@@ -229,28 +245,40 @@ export type ThrottleKind =
   | 'signup'
   | 'login_failure'
   | 'login_failure_account'
+  | 'login_failure_account_ip'
+  | 'login_failure_device'
+  | 'confirm_link_failure'
   | 'claim_code_miss'
   | 'claim_code_miss_account'
   | 'share_password_ip'
   | 'share_password_link'
-  | 'verification_mail';
+  | 'verification_mail'
+  | 'reset_mail'
+  | 'signup_reset_mail';
 
 export function hitThrottle(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
   return hit(em, `${kind}:${key}`, null, limit);
+}
+
+/** As hitThrottle, on a calendar day's window instead of an hour's. */
+export function hitDailyThrottle(em: EntityManager, kind: ThrottleKind, key: string, limit: number) {
+  return hit(em, `${DAY_BUCKET_PREFIX}${kind}:${key}`, null, limit, dayWindow());
 }
 
 /**
  * Reserve first, give back on success (issue 37): one attempt is taken on every counter of `checks` before the secret
  * is even compared, each increment atomic and only under its limit, so N concurrent guesses count N however they
  * interleave. Over any limit, what was taken is given back and the answer is 429. A correct guess gives its
- * attempts back with `giveBack`, so only failures stay counted.
+ * attempts back with `giveBack`, so only failures stay counted. A check marked `soft` never refuses: over its limit the
+ * attempt goes on uncounted there, and `softSpent` says so (the caller slows it down instead, issue 54).
  */
 export async function reserveAttempts(
   em: EntityManager,
-  checks: [ThrottleKind, string, number][],
+  checks: [ThrottleKind, string, number, 'soft'?][],
   message: string,
-): Promise<{ giveBack(): Promise<void> }> {
+): Promise<{ giveBack(): Promise<void>; softSpent: boolean }> {
   const taken: string[] = [];
+  let softSpent = false;
   const giveBack = async () => {
     const w = hourWindow();
     for (const bucket of taken.splice(0))
@@ -259,22 +287,24 @@ export async function reserveAttempts(
         [bucket, w.start],
       );
   };
-  for (const [kind, key, limit] of checks) {
+  for (const [kind, key, limit, soft] of checks) {
     const r = await hitThrottle(em, kind, key, limit);
-    if (!r.allowed) {
+    if (r.allowed) taken.push(`${kind}:${key}`);
+    else if (soft) softSpent = true;
+    else {
       await giveBack();
       throw rateLimited(message, windowRetryAfterS());
     }
-    taken.push(`${kind}:${key}`);
   }
-  return { giveBack };
+  return { giveBack, softSpent };
 }
 
 /** Drops counters of windows that have ended (run by the cleanup schedule); returns how many went. */
 export async function purgeEndedWindows(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ bucket: string }[]>(
-    'delete from rate_counters where window_start < ? returning bucket',
-    [hourWindow().start],
+    `delete from rate_counters where window_start < ? and (bucket not like '${DAY_BUCKET_PREFIX}%' or window_start < ?)
+     returning bucket`,
+    [hourWindow().start, dayWindow().start],
   );
   return rows.length;
 }

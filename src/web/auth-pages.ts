@@ -5,7 +5,15 @@ import { csrfField, html, type Html } from './html.js';
 import { go, show, type AnyoneCall } from './kit/call.js';
 import { form as webForm, page, type Declaration } from './kit/declare.js';
 import { checkMail } from './reset-pages.js';
-import { signOutEverywhere, signOutSession, startSignedInSession, writeSession } from './session.js';
+import {
+  DEVICE_COOKIE,
+  readCookie,
+  signOutEverywhere,
+  signOutSession,
+  startSignedInSession,
+  writeDeviceCookie,
+  writeSession,
+} from './session.js';
 
 /**
  * Human sign-in: sign-up and sign-in are separate pages (email + password), so a typo in an
@@ -98,8 +106,11 @@ export const authPages: Declaration[] = [
   page({ path: '/auth/signup', who: 'anyone' }, async (c) => formPage(c, 'signup')),
   webForm({ path: '/auth/login', who: 'anyone', expired: expired('login') }, async (c) => {
     const { email, ip } = posted(c);
-    const result = await signInAccount(c.ctx, email, c.field('password'), ip);
-    return result.ok ? signedIn(c, result) : retry(c, 'login', 401, MESSAGES.wrong);
+    const device = readCookie(c.req, DEVICE_COOKIE);
+    const result = await signInAccount(c.ctx, { email, password: c.field('password'), ip, device });
+    if (!result.ok) return retry(c, 'login', 401, MESSAGES.wrong);
+    if (result.device) writeDeviceCookie(c.ctx.config, c.req, c.res, result.device);
+    return signedIn(c, result);
   }),
   webForm({ path: '/auth/signup', who: 'anyone', expired: expired('signup') }, async (c) => {
     // The same answer whether or not the address has an account: the mailed link finishes (issue 37).

@@ -35,14 +35,24 @@ function back(r: AuthorizeRequest, params: Record<string, string>) {
 
 /**
  * The CSP source for where the consent form's answer goes, the validated redirect URI (Chromium applies `form-action`
- * to the 303 that answers the post): its origin; for a host CSP cannot spell (an IPv6 literal such as [::1]) any host
- * on that scheme and port; for an app scheme, the scheme.
+ * to the 303 that answers the post): exactly its origin; for an app scheme, the scheme. Undefined for the one host CSP
+ * cannot spell, the IPv6 loopback [::1]: that answer leaves by a page instead (`handBack`), so no wildcard is needed.
  */
-export function redirectSource(redirectUri: string): string {
+export function redirectSource(redirectUri: string): string | undefined {
   const u = new URL(redirectUri);
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return u.protocol;
-  if (/^[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(u.hostname)) return u.origin;
-  return `${u.protocol}//*:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  return /^[a-z0-9.-]+$/i.test(u.hostname) ? u.origin : undefined;
+}
+
+/**
+ * The answer of the consent form: a 303 to the client, or, where the form's CSP cannot name the redirect URI, a page
+ * that moves on by its Refresh header (a navigation of its own, which `form-action` does not govern).
+ */
+function handBack(c: AnyoneCall | SignedInCall, r: AuthorizeRequest, params: Record<string, string>) {
+  const to = back(r, params);
+  if (redirectSource(r.redirectUri) !== undefined) return to;
+  c.res.setHeader('Refresh', `0; url=${to.to}`);
+  return show('Connect an app', html`<p role="status">Returning you to the app: <a href="${to.to}">continue</a>.</p>`);
 }
 
 /** Who asks: the client's name, and for a metadata-document client the host that publishes it. */
@@ -59,7 +69,7 @@ function clientLabel(r: AuthorizeRequest) {
  */
 function refused(c: AnyoneCall | SignedInCall, err: unknown) {
   if (err instanceof AuthorizeRefused)
-    return back(err.request, { error: err.code, error_description: err.description });
+    return handBack(c, err.request, { error: err.code, error_description: err.description });
   if (!(err instanceof OAuthError)) throw err;
   if (err.retryAfterS !== undefined) c.res.setHeader('Retry-After', String(err.retryAfterS));
   return show(
@@ -145,7 +155,7 @@ export const oauthConsentPages: Declaration[] = [
         c.session.uid,
         answer,
       );
-      return back(request, params);
+      return handBack(c, request, params);
     } catch (err) {
       return refused(c, err);
     }

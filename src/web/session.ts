@@ -163,6 +163,24 @@ export async function signOutEverywhere(ctx: AppContext, req: Request, res: Resp
   return ended;
 }
 
+/**
+ * The known-device cookie (src/identity/sign-in-guard.ts): set when a password sign-in succeeds, sent back only to the
+ * sign-in form, so a browser that signed in before is neither slowed nor refused by anyone else's guesses.
+ */
+export const DEVICE_COOKIE = 'ad_device';
+const DEVICE_MAX_AGE_MS = 400 * 24 * 3600_000; // the longest a browser keeps a cookie
+
+export function writeDeviceCookie(config: Config, req: Request, res: Response, token: string): void {
+  res.cookie(DEVICE_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: req.secure || config.http.webUrl.startsWith('https:'),
+    path: '/auth/login',
+    maxAge: DEVICE_MAX_AGE_MS,
+    encode: (v) => v,
+  });
+}
+
 /** The current session, or a fresh anonymous one (so every form can carry a CSRF token). */
 export function ensureSession(config: Config, req: Request, res: Response): Session {
   return readSession(req) ?? writeSession(config, req, res, {});

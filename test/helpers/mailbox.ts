@@ -40,7 +40,8 @@ export function attachMailbox(apiUrl: string, smtpUrl: string): Mailbox | undefi
 
 export const detachMailbox = (apiUrl: string) => byApi.delete(apiUrl);
 
-export async function startMailbox(): Promise<Mailbox> {
+/** `delayMs`: the server takes that long to accept each message (a slow relay). */
+export async function startMailbox(opts: { delayMs?: number } = {}): Promise<Mailbox> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -49,11 +50,13 @@ export async function startMailbox(): Promise<Mailbox> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
-        messages.push({ to, text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
+      stream.on('end', () =>
+        setTimeout(() => {
+          const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
+          messages.push({ to, text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) });
+          callback();
+        }, opts.delayMs ?? 0),
+      );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -118,11 +118,15 @@ export class WebClient {
       const pair = c.split(';')[0];
       if (pair.startsWith('ad_session=')) this.cookie = pair;
       if (pair.startsWith('ad_flash=')) this.flash = pair === 'ad_flash=' ? '' : pair;
+      if (pair.startsWith('ad_device=')) this.device = pair;
     }
   }
 
+  /** The known-device cookie a password sign-in leaves (src/identity/sign-in-guard.ts). */
+  device = '';
+
   private cookies(): Record<string, string> {
-    const all = [this.cookie, this.flash].filter(Boolean).join('; ');
+    const all = [this.cookie, this.flash, this.device].filter(Boolean).join('; ');
     return all ? { cookie: all } : {};
   }
 

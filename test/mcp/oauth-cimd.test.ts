@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { freshnessS } from '../../src/identity/client-metadata.js';
+import { DOCUMENT_REFUSED, freshnessS } from '../../src/identity/client-metadata.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { startIdentityApi, uniqueEmail, WebClient } from '../identity/helpers.js';
 import { authorizeQuery, pkce, postForm } from './oauth-helpers.js';
@@ -103,11 +103,26 @@ describe('client ID metadata documents', () => {
       ],
       [`${host.base}/missing.json`, 'a missing document', /answered HTTP 404/],
     ];
-    for (const [clientId, what, reason] of cases) {
-      const page = await authorize(clientId);
-      expect(page.res.status, what).toBe(400);
-      expect(page.res.headers.get('location'), what).toBeNull();
-      expect(refusal(page.body), what).toMatch(reason);
+    // What the network or the document said is logged, never shown (issue 54: the refusal must be no oracle); the
+    // rules of the URL itself and of the request are said on the page.
+    const said = (why: RegExp) =>
+      /redirect_uri is not registered|must be an https URL|must have a path/.test(why.source);
+    const warn = vi.spyOn(api.ctx.logger, 'warn');
+    try {
+      for (const [clientId, what, reason] of cases) {
+        warn.mockClear();
+        const page = await authorize(clientId);
+        expect(page.res.status, what).toBe(400);
+        expect(page.res.headers.get('location'), what).toBeNull();
+        if (said(reason)) expect(refusal(page.body), what).toMatch(reason);
+        else {
+          expect(refusal(page.body), what).toBe(`This sign-in link is not valid: ${DOCUMENT_REFUSED}.`);
+          const logged = warn.mock.calls.map(([fields]) => (fields as { reason?: string }).reason).join(' ');
+          expect(logged, what).toMatch(reason);
+        }
+      }
+    } finally {
+      warn.mockRestore();
     }
   });
 
@@ -145,14 +160,15 @@ describe('client ID metadata documents', () => {
       error: 'invalid_grant',
       error_description: "the client's metadata document no longer lists the redirect_uri",
     });
-    // A document that is gone: the token endpoint says invalid_client, with the reason.
-    const gone = host.publish('/live.json', () => ({ status: 410, body: 'gone' }));
+    // A refresh token nobody was issued: no fetch at all (issue 54), the token is simply unknown.
+    const before = host.hits('/live.json');
     const refused = await postForm(api, '/oauth2/token', {
       grant_type: 'refresh_token',
       refresh_token: 'adrt_whatever',
-      client_id: gone,
+      client_id: id,
     });
-    expect([refused.status, (await refused.json()).error]).toEqual([400, 'invalid_client']);
+    expect([refused.status, (await refused.json()).error]).toEqual([400, 'invalid_grant']);
+    expect(host.hits('/live.json')).toBe(before);
 
     // max-age: kept; the next uses within it fetch nothing.
     cacheControl = 'max-age=120';
@@ -176,7 +192,7 @@ describe('client ID metadata documents', () => {
       const plain = await ask(host.publish('/strict.json', (url) => ({ body: doc(url) })));
       expect(refusal(plain.body)).toMatch(/client_id must be an https URL/);
       const loop = await ask('https://127.0.0.1/client.json');
-      expect(refusal(loop.body)).toMatch(/127\.0\.0\.1 resolves to a loopback address/);
+      expect(refusal(loop.body)).toBe(`This sign-in link is not valid: ${DOCUMENT_REFUSED}.`);
       // A URL refused as such costs nothing; each fetch attempt counts (refused by its address too): the limit is 2.
       expect((await ask('https://10.9.9.9/client.json')).res.status).toBe(400);
       const third = await ask('https://10.9.9.9/other.json');
@@ -185,6 +201,43 @@ describe('client ID metadata documents', () => {
       expect(refusal(third.body)).toMatch(/too many client registrations from this address/);
     } finally {
       await strict.close();
+    }
+  });
+
+  it('the token endpoint fetches no document that no live code or grant names; fetches are capped per process', async () => {
+    // Issue 54, finding 2: 30 fresh ids at the token endpoint, without a credential, made 30 fetches.
+    const ids = Array.from({ length: 30 }, (_, i) => host.publish(`/probe-${i}.json`, (url) => ({ body: doc(url) })));
+    const answers = await Promise.all(
+      ids.map(async (client_id, i) => {
+        const fields: Record<string, string> =
+          i % 2
+            ? { grant_type: 'refresh_token', refresh_token: `adrt_probe${i}`, client_id }
+            : { grant_type: 'authorization_code', code: `adac_probe${i}`, client_id, code_verifier: 'v'.repeat(43) };
+        const res = await postForm(api, '/oauth2/token', fields);
+        return [res.status, ((await res.json()) as { error: string }).error];
+      }),
+    );
+    expect(new Set(answers.map((a) => a.join(' ')))).toEqual(new Set(['400 invalid_grant']));
+    expect(ids.reduce((n, _, i) => n + host.hits(`/probe-${i}.json`), 0)).toBe(0);
+
+    // Whoever asks, from however many addresses: OAUTH_CIMD_FETCHES_PER_MINUTE fetches a minute per process.
+    const capped = await startIdentityApi({ OAUTH_CIMD_FETCHES_PER_MINUTE: '3' });
+    try {
+      const visitor = new WebClient(capped.url);
+      await visitor.signUp(uniqueEmail('cimd-cap'));
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const id = host.publish(`/cap-${i}.json`, (url) => ({
+          headers: { 'cache-control': 'no-store' },
+          body: doc(url),
+        }));
+        visitor.headers['x-forwarded-for'] = `203.0.113.${100 + i}`;
+        statuses.push((await visitor.get(`/oauth2/authorize?${authorizeQuery(id, pkce().challenge)}`)).res.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      expect([3, 4].map((i) => host.hits(`/cap-${i}.json`))).toEqual([0, 0]);
+    } finally {
+      await capped.close();
     }
   });
 

@@ -312,4 +312,42 @@ describe('MCP OAuth', () => {
     });
     expect([bad.status, (await bad.json()).error]).toEqual([400, 'invalid_redirect_uri']);
   });
+
+  it('accepts only https, loopback http and app schemes with a valid host, and names exactly that origin in form-action', async () => {
+    // Issue 54, finding 9: an odd host was accepted and the consent page's form-action then allowed any host.
+    const registered = async (uri: string) => {
+      const res = await fetch(`${api.url}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Stock MCP client', redirect_uris: [uri] }),
+      });
+      return res.status === 201 ? ((await res.json()) as { client_id: string }).client_id : res.status;
+    };
+    for (const odd of [
+      'https://app_x.example/cb',
+      'https://a..example/cb',
+      'https://[2001:db8::1]/cb',
+      'https://user:pw@app.example/cb',
+      'http://app.example/cb',
+      'wss://app.example/cb',
+      'myapp://a_b/cb',
+      'javascript://app.example/%0aalert(1)',
+    ])
+      expect([odd, await registered(odd)]).toEqual([odd, 400]);
+
+    for (const [uri, source] of [
+      ['https://app.example:8443/oauth/cb?x=1', 'https://app.example:8443'],
+      ['http://localhost:7777/cb', 'http://localhost:7777'],
+      ['com.example.app:/oauth2redirect', 'com.example.app:'],
+      ['cursor://anysphere.cursor-mcp/oauth/callback', 'cursor:'],
+    ]) {
+      const clientId = await registered(uri);
+      expect(typeof clientId, uri).toBe('string');
+      const qs = authorizeQuery(clientId as string, pkce().challenge, { redirect_uri: uri });
+      const page = await web.get(`/oauth2/authorize?${qs}`);
+      expect(page.res.status, page.body).toBe(200);
+      const csp = page.res.headers.get('content-security-policy')!;
+      expect(/form-action ([^;]*);/.exec(csp)?.[1], uri).toBe(`'self' ${source}`);
+    }
+  });
 });

@@ -1295,6 +1295,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: too many client ID metadata documents fetched for this address or this process (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
             /** @description HEADERS_TOO_LARGE */
             431: {
                 headers: {

@@ -74,6 +74,11 @@ const TOKEN_ROUTE = {
         'RFC 6749 error: invalid_request, invalid_grant, invalid_client, invalid_scope, unsupported_grant_type, authorization_pending, expired_token, access_denied',
       schema: oauthErrorOut,
     },
+    429: {
+      description:
+        'rate_limited: too many client ID metadata documents fetched for this address or this process (Retry-After)',
+      schema: oauthErrorOut,
+    },
     503: { description: 'temporarily_unavailable: agent auth is not configured', schema: oauthErrorOut },
   },
 } as AnyRouteSpec;
@@ -143,11 +148,13 @@ export function oauthTokenRouter(routes: RouteRegistry, ctx: AppContext): Router
             clientId: required(body, 'client_id'),
             redirectUri: field(body, 'redirect_uri'),
             codeVerifier: required(body, 'code_verifier'),
+            clientIp: req.ip ?? 'unknown',
           });
         } else if (grantType === 'refresh_token') {
           result = await refreshMcpToken(ctx, {
             refreshToken: required(body, 'refresh_token'),
             clientId: required(body, 'client_id'),
+            clientIp: req.ip ?? 'unknown',
           });
         } else
           throw new OAuthError('unsupported_grant_type', `grant_type '${grantType.slice(0, 100)}' is not supported`);
