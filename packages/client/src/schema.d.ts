@@ -16595,7 +16595,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ranked hits, best first; next_cursor pages on (to a depth of 200 hits) */
+            /** @description ranked hits (BM25), best first; next_cursor pages on (to a depth of 200 hits). `match` is `all` when every word matched (the syntax: implicit AND) and `any` when that found nothing and hits match any word */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16620,6 +16620,11 @@ export interface operations {
                             score: number;
                         }[];
                         next_cursor: string | null;
+                        /**
+                         * @description all: every word matched; any: nothing matched every word, so any word may match
+                         * @enum {string}
+                         */
+                        match: "all" | "any";
                     };
                 };
             };
