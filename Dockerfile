@@ -8,6 +8,11 @@ COPY package.json package-lock.json ./
 # The lockfile names the client workspace (packages/client); npm ci wants its manifest, not its sources.
 COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --ignore-scripts && npm install --no-save tsx
+# The embedded embedding model (all-MiniLM-L6-v2), fetched at build time with its hashes checked, as scripts/bootstrap.sh
+# does for a checkout; the running container fetches nothing. Copied alone so a source change reuses this layer.
+COPY src/search/local-model-files.ts ./src/search/
+COPY scripts/fetch-model.ts ./scripts/
+RUN node --import tsx scripts/fetch-model.ts
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts

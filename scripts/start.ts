@@ -9,6 +9,7 @@ import { spawnManaged, startupTimeoutMs, waitForPort, type ManagedProcess } from
 import { createTemporalClient } from '../src/temporal/client.js';
 import { CLEANUP_SCHEDULE_ID } from '../src/temporal/schedules.js';
 import { engineSummary } from '../src/projects/engine-availability.js';
+import { embeddingsSummary } from '../src/search/index.js';
 import { BUNDLE_PATH, buildWorkflowBundle } from './build-workflows.js';
 
 /**
@@ -125,6 +126,7 @@ try {
       `  mail-inbox ${stack.mailInboxUrl ?? (config.mail.smtpUrl ? '(external SMTP)' : '(none: mail goes to the API log)')}`,
   );
   console.log(engineSummary(config.compile.enginePath));
+  console.log(embeddingsSummary(config));
 } catch (err) {
   console.error(`[start] failed: ${(err as Error).stack ?? String(err)}`);
   await stopAll(1);

@@ -23,7 +23,15 @@ export default async function setup(_project: TestProject) {
   rmSync(stackEnv.DATA_DIR, { recursive: true, force: true });
   // Drives of a few hundred passages get a semantic graph at once, so suites exercise it (the benches, which share
   // testStackEnv, keep the defaults): test/search/semantic-graph.test.ts.
-  Object.assign(process.env, stackEnv, { SEARCH_GRAPH_MIN_PASSAGES: '300', SEARCH_GRAPH_DELAY_S: '0' });
+  // The shared worker and the suites' in-process APIs run with no embeddings provider (the spec's "off" behaviour,
+  // which suites such as test/search/routes.test.ts check): the embedded model would embed every suite's writes on
+  // the worker and load ~0.4 GB into each suite process that finds. Suites that need vectors start the fake provider
+  // (test/helpers/embeddings-server.ts); the real model has its own suites (test/search/local-*.test.ts).
+  Object.assign(process.env, stackEnv, {
+    SEARCH_GRAPH_MIN_PASSAGES: '300',
+    SEARCH_GRAPH_DELAY_S: '0',
+    EMBEDDINGS_PROVIDER: 'off',
+  });
   const config = loadConfig(process.env);
 
   ensureTexLive((m) => console.log(`[tex] ${m}`));

@@ -128,7 +128,13 @@ export const envSchema = z.object({
   TYPESENSE_URL: optionalUrl,
   TYPESENSE_API_KEY: z.string().optional(),
 
-  // Embeddings provider (OpenAI-compatible); absent means no semantic search
+  // Embeddings provider: EMBEDDINGS_URL selects any OpenAI-compatible one; without it EMBEDDINGS_PROVIDER says
+  // `local` (the embedded all-MiniLM-L6-v2, the default) or `off` (no semantic search)
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'off']).default('local'),
+  /** Where the embedded model's files are (default .tools/models/all-minilm-l6-v2, put there at install time). */
+  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  /** ONNX Runtime threads of the embedded model per process. */
+  EMBEDDINGS_THREADS: positiveInt(1),
   EMBEDDINGS_URL: optionalUrl,
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),

@@ -74,6 +74,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
           dimensions: e.EMBEDDINGS_DIMENSIONS,
         }
       : undefined,
+    /** The embedded model, used when no EMBEDDINGS_URL is set and EMBEDDINGS_PROVIDER is not `off`. */
+    localEmbeddings:
+      !e.EMBEDDINGS_URL && e.EMBEDDINGS_PROVIDER === 'local'
+        ? { modelDir: e.EMBEDDINGS_MODEL_DIR, threads: e.EMBEDDINGS_THREADS }
+        : undefined,
     llm: e.LLM_URL
       ? {
           url: e.LLM_URL.replace(/\/$/, ''),

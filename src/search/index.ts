@@ -5,6 +5,8 @@ import type { ArtifactSource } from './artifact-source.js';
 import { createSearchIndexer } from './batch-indexer.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { EmbeddingsClient, type Embedder } from './embeddings.js';
+import { LocalEmbedder } from './local-embedder.js';
+import { DEFAULT_MODEL_DIR, LOCAL_MODEL, missingModelFiles } from './local-model-files.js';
 import type { SearchEngine } from './engine.js';
 import { PostgresSearchEngine } from './postgres-engine.js';
 import { SemanticGraphCache } from './semantic-graph-cache.js';
@@ -23,16 +25,33 @@ export function createSearchEngine(
   graphs?: { objects: GraphObjects; onError: (err: unknown) => void },
 ): SearchEngine & { close(): Promise<void> } {
   if (config.typesense) {
-    return new TypesenseSearchEngine({ ...config.typesense, dimensions: config.embeddings?.dimensions ?? 256 });
+    const dimensions = config.embeddings?.dimensions ?? (config.localEmbeddings ? LOCAL_MODEL.dimensions : 256);
+    return new TypesenseSearchEngine({ ...config.typesense, dimensions });
   }
   return new PostgresSearchEngine(pool, {
     graphs: graphs && new SemanticGraphCache(pool, graphs.objects, { onError: graphs.onError }),
   });
 }
 
-/** The embeddings client, or undefined when no provider is configured (semantic find is then 500). */
+/**
+ * The embeddings provider: the OpenAI-compatible one EMBEDDINGS_URL names, else the embedded model
+ * (EMBEDDINGS_PROVIDER=local, the default), else none (`off`: semantic find is then 500).
+ */
 export function createEmbedder(config: Config): Embedder | undefined {
-  return config.embeddings ? new EmbeddingsClient(config.embeddings) : undefined;
+  if (config.embeddings) return new EmbeddingsClient(config.embeddings);
+  if (config.localEmbeddings) return new LocalEmbedder(config.localEmbeddings);
+  return undefined;
+}
+
+/** The start-up line: `embeddings: all-MiniLM-L6-v2 (local, 384 dims)`, the provider's URL and model, or `off`. */
+export function embeddingsSummary(config: Config): string {
+  if (config.embeddings)
+    return `embeddings: ${config.embeddings.url} (${config.embeddings.model}, ${config.embeddings.dimensions} dims)`;
+  if (!config.localEmbeddings) return 'embeddings: off';
+  const dir = config.localEmbeddings.modelDir ?? DEFAULT_MODEL_DIR;
+  const missing = missingModelFiles(dir);
+  const state = missing.length ? ` ✗ (not installed in ${dir}: run scripts/bootstrap.sh)` : '';
+  return `embeddings: ${LOCAL_MODEL.name} (local, ${LOCAL_MODEL.dimensions} dims)${state}`;
 }
 
 /**

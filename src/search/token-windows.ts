@@ -1,0 +1,44 @@
+/**
+ * How a passage longer than the model's window is embedded (docs/decisions/search.md, "The embedded embedding
+ * model"). all-MiniLM-L6-v2 reads at most 256 word pieces, [CLS] and [SEP] included, and was trained on short
+ * texts; a passage here is ~1,200 cl100k tokens (split.ts), about five windows. `windows`: the passage is cut into
+ * windows of up to 254 pieces that overlap by `overlap` pieces (the last one ends at the passage's end, so no
+ * window is a short tail), each window is embedded and normalised, and the passage's vector is their average
+ * weighted by the pieces each window adds (a piece counts once), normalised. `first-window`: only the first 254
+ * pieces count (what a plain truncating encoder does); the quality bench compares the two.
+ */
+export type LongPassageMode = 'windows' | 'first-window';
+
+export interface Window {
+  /** Word-piece ids without [CLS]/[SEP]. */
+  ids: number[];
+  /** The pieces this window adds to the passage (its weight). */
+  weight: number;
+}
+
+export function windowsOf(ids: number[], size: number, overlap: number, mode: LongPassageMode): Window[] {
+  if (ids.length <= size) return [{ ids, weight: Math.max(ids.length, 1) }];
+  if (mode === 'first-window') return [{ ids: ids.slice(0, size), weight: size }];
+  const step = Math.max(1, size - overlap);
+  const out: Window[] = [];
+  let covered = 0;
+  for (let start = 0; covered < ids.length; start += step) {
+    const from = Math.min(start, ids.length - size);
+    const to = from + size;
+    out.push({ ids: ids.slice(from, to), weight: to - covered });
+    covered = to;
+  }
+  return out;
+}
+
+/** The weighted average of unit window vectors, normalised to unit length. */
+export function combineWindows(vectors: Float32Array[], weights: number[], dimensions: number): number[] {
+  const sum = new Float64Array(dimensions);
+  vectors.forEach((v, i) => {
+    const norm = Math.hypot(...v) || 1;
+    const w = weights[i]! / norm;
+    for (let d = 0; d < dimensions; d++) sum[d]! += v[d]! * w;
+  });
+  const norm = Math.hypot(...sum) || 1;
+  return Array.from(sum, (x) => x / norm);
+}
