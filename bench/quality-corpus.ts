@@ -7,7 +7,8 @@ import { gunzipSync } from 'node:zlib';
  * The corpus of bench:quality: installed manual pages (real text none of us wrote), turned from roff into plain text
  * by the small converter below (no groff: its output depends on the terminal width, the locale and its version; this
  * one is the same on every machine for the same page). A page's query is its one-line NAME description (the text after
- * `name \- `, or mdoc's `.Nd`), the page its one right answer.
+ * `name \- `, or mdoc's `.Nd`), the page its one right answer; the page's text leaves its NAME section out (unless
+ * `keepName`), so the query must be answered from the rest of the page.
  *
  * The sample is deterministic: every page of the folder ordered by the sha256 of its file name, then taken in that
  * order, skipping a page that is an alias (`.so`, a symbolic link or the same bytes as one taken), has no NAME
@@ -28,6 +29,11 @@ export interface CorpusOptions {
   docs: number;
   minChars: number;
   maxChars: number;
+  /**
+   * Keep the NAME section in the text. Off by default: the query is that section's description, so a page holding it
+   * would be found by its own words, verbatim (a lookup, not retrieval).
+   */
+  keepName?: boolean;
   /** File names to leave out (bench:quality leaves out the generated Google Cloud CLI pages). */
   exclude?: RegExp;
 }
@@ -85,7 +91,7 @@ export function sampleManPages(opts: CorpusOptions): Corpus {
       continue;
     }
     bodies.add(digest);
-    const { text, description } = roffToText(roff);
+    const { text, description } = roffToText(roff, { keepName: opts.keepName });
     if (!description) {
       skipped.noName++;
       continue;
@@ -151,7 +157,10 @@ export function unescapeRoff(line: string): string {
   let s = line.replace(/\\".*$/, ''); // comment to the end of the line
   s = s.replace(/\\\((..)/g, (_, c: string) => SPECIALS[c] ?? '');
   s = s.replace(/\\\[([^\]]*)\]/g, (_, c: string) => SPECIALS[c] ?? '');
-  s = s.replace(/\\\*(?:\((..)|\[([^\]]*)\]|(.))/g, (_, a?: string, b?: string, c?: string) => STRINGS[a ?? b ?? c ?? ''] ?? '');
+  s = s.replace(
+    /\\\*(?:\((..)|\[([^\]]*)\]|(.))/g,
+    (_, a?: string, b?: string, c?: string) => STRINGS[a ?? b ?? c ?? ''] ?? '',
+  );
   s = s.replace(/\\f(?:\(..|\[[^\]]*\]|.)/g, ''); // fonts
   s = s.replace(/\\s(?:[+-]?\d{1,2}|\([+-]?\d\d|\[[^\]]*\])/g, ''); // sizes
   s = s.replace(/\\[nkgVYm](?:\(..|\[[^\]]*\]|.)/g, ''); // registers, marks, colours
@@ -202,7 +211,7 @@ function macroArgs(rest: string, mdoc: boolean): string {
  * .B, .BR, .IP, .Nm, .Fl …) kept as words, inline escapes removed or mapped; definitions (.de … ..) and ignored blocks
  * (.ig … ..) dropped, tables kept as their cells. Also the NAME description, the query.
  */
-export function roffToText(roff: string): { text: string; description: string } {
+export function roffToText(roff: string, opts: { keepName?: boolean } = {}): { text: string; description: string } {
   const out: string[] = [];
   const mdoc = /^\.(Dd|Sh)\b/m.test(roff);
   let skipUntilDots = false;
@@ -239,7 +248,7 @@ export function roffToText(roff: string): { text: string; description: string } 
       if (name === 'SH' || name === 'Sh') {
         section = unescapeRoff(macroArgs(rest, false)).trim().toUpperCase();
         nameOpen = section === 'NAME';
-        out.push('', section);
+        if (section !== 'NAME' || opts.keepName) out.push('', section);
         continue;
       }
       if (name === 'Nd') nd = unescapeRoff(macroArgs(rest, true)).trim();
@@ -248,14 +257,21 @@ export function roffToText(roff: string): { text: string; description: string } 
       if (name === 'TP' || name === 'HP' || name === 'PD') continue;
       if (name === 'IP' || name === 'TQ') line = macroArgs(rest, false).split(' ')[0] ?? '';
       // `.BR ls (1)`: alternating fonts joined without spaces in roff.
-      if (/^(BR|RB|BI|IB|IR|RI)$/.test(name)) line = [...rest.matchAll(/"((?:[^"]|"")*)"|(\S+)/g)].map((m) => m[1] ?? m[2]).join('');
+      if (/^(BR|RB|BI|IB|IR|RI)$/.test(name))
+        line = [...rest.matchAll(/"((?:[^"]|"")*)"|(\S+)/g)].map((m) => m[1] ?? m[2]).join('');
     }
     const text = unescapeRoff(line.replace(/\t/g, ' ')).replace(/\s+/g, ' ').trim();
     if (!text) continue;
     if (nameOpen) nameLines.push(line);
-    out.push(text);
+    if (section !== 'NAME' || opts.keepName) out.push(text);
   }
-  return { text: out.join('\n').replace(/\n{3,}/g, '\n\n').trim(), description: nd || nameDescription(nameLines) };
+  return {
+    text: out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    description: nd || nameDescription(nameLines),
+  };
 }
 
 /** The description of a man(7) NAME section: the text after the first `\-` (or ` - `). */

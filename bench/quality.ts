@@ -12,7 +12,7 @@ import { Bm25, dedupe, metrics, rankOf, rrf, type Metrics } from './quality-metr
  * `npm run bench:quality`: retrieval quality on real text none of us wrote, through the API (issue 53, part 3).
  * Corpus: BENCH_QUALITY_DOCS (default 500) manual pages of BENCH_QUALITY_DIR (default /usr/share/man/man1), a
  * deterministic sample as plain text (bench/quality-corpus.ts); each page's one-line NAME description is a query, the
- * page its one right answer. The pages are PUT as text artifacts into one drive of a bench stack (API and worker
+ * page its one right answer (its NAME section left out of its text). The pages are PUT as text artifacts into one drive of a bench stack (API and worker
  * processes), and once every one is indexed (and embedded, when the stack has an embeddings provider) each query is
  * asked of `/v0/find` in modes lexical, semantic and hybrid and of `/v0/search` (limit BENCH_QUALITY_LIMIT, default
  * 20; hits deduplicated by art_id, in order). Beside them, in the same run: a plain BM25 computed here (k1 1.2, b 0.75,
@@ -34,6 +34,8 @@ const LIMIT = Number(process.env.BENCH_QUALITY_LIMIT ?? 20);
 const EXCLUDE = new RegExp(process.env.BENCH_QUALITY_EXCLUDE ?? '^gcloud_');
 const MIN_CHARS = Number(process.env.BENCH_QUALITY_MIN_CHARS ?? 1024);
 const MAX_CHARS = Number(process.env.BENCH_QUALITY_MAX_CHARS ?? 64 * 1024);
+/** BENCH_QUALITY_KEEP_NAME=1 leaves each page's NAME line (its query, verbatim) in its text. */
+const KEEP_NAME = process.env.BENCH_QUALITY_KEEP_NAME === '1';
 const WAIT_S = Number(process.env.BENCH_QUALITY_WAIT_S ?? 3600);
 const EMBEDDINGS = process.env.BENCH_QUALITY_EMBEDDINGS;
 const OUT = process.env.BENCH_QUALITY_OUT ?? '.data/bench-quality.json';
@@ -78,14 +80,23 @@ interface QueryResult {
 async function main() {
   const base = Number(process.env.BENCH_PORT_BASE ?? process.env.TEST_PORT_BASE ?? 19980);
   const t0 = performance.now();
-  const corpus = sampleManPages({ dir: DIR, docs: DOCS, minChars: MIN_CHARS, maxChars: MAX_CHARS, exclude: EXCLUDE });
+  const corpus = sampleManPages({
+    dir: DIR,
+    docs: DOCS,
+    minChars: MIN_CHARS,
+    maxChars: MAX_CHARS,
+    exclude: EXCLUDE,
+    keepName: KEEP_NAME,
+  });
   const pages = corpus.pages;
   const bytes = pages.reduce((s, p) => s + Buffer.byteLength(p.text), 0);
   log(
     `${pages.length} pages of ${DIR} (${(bytes / 1024 ** 2).toFixed(1)} MB of text; ${corpus.seen} looked at, ` +
       `skipped ${Object.entries(corpus.skipped)
         .map(([k, v]) => `${v} ${k}`)
-        .join(', ')}; excluded /${EXCLUDE.source}/) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        .join(
+          ', ',
+        )}; excluded /${EXCLUDE.source}/; NAME sections ${KEEP_NAME ? 'kept' : 'left out'}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   if (pages.length < DOCS) log(`only ${pages.length} pages qualify (BENCH_QUALITY_DOCS=${DOCS})`);
 
@@ -133,7 +144,8 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   else log(`semantic leg on: ${provider}`);
 
   // PUT every page as a text artifact.
-  const paths = pages.map((p) => `man/${p.name}.txt`);
+  // The service's paths are [A-Za-z0-9_./-]: `c++filt.1` becomes `c__filt.1`; the index keeps two alike apart.
+  const paths = pages.map((p, i) => `man/${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}-${i}.txt`);
   const artIds: string[] = [];
   let put = 0;
   const tPut = performance.now();
@@ -258,10 +270,7 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   const measured = new Map<string, Metrics>();
   for (const leg of order) {
     if ((leg === 'semantic' || leg === 'rrf') && semanticOff) continue;
-    measured.set(
-      leg,
-      metrics(results.map((r) => r.ranks[leg] ?? null)),
-    );
+    measured.set(leg, metrics(results.map((r) => r.ranks[leg] ?? null)));
   }
   const reference = measured.get('bm25')!.mrr10;
   const ratio = (leg: string) => measured.get(leg)!.mrr10 / reference;
@@ -281,7 +290,8 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   );
   if (semanticOff) console.log(`semantic leg: UNAVAILABLE (find mode=semantic answered ${semanticOff})`);
   console.log(
-    `relevance: a query is a page's NAME description, the page its one right answer; limit ${LIMIT} hits, ` +
+    `relevance: a query is a page's NAME description, the page its one right answer (its NAME section ` +
+      `${KEEP_NAME ? 'kept in' : 'left out of'} its text); limit ${LIMIT} hits, ` +
       'deduplicated by art_id; ratios are MRR@10 against the in-bench BM25 over the service’s passages\n',
   );
   mkdirSync('.data', { recursive: true });
@@ -293,6 +303,7 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
         queries: results.length,
         limit: LIMIT,
         provider,
+        keepName: KEEP_NAME,
         semantic: semanticOff ? `unavailable: ${semanticOff}` : 'on',
         passages: bm25Passages.units,
         metrics: Object.fromEntries(measured),
