@@ -123,6 +123,7 @@ async function main() {
 }
 
 async function run(stack: BenchStack, pages: ManPage[], provider: string) {
+  const started = performance.now();
   const { driveId, key } = await stack.driveWithKey();
   const headers = { authorization: `Bearer ${key}` };
   const get = async (pathAndQuery: string) => {
@@ -313,7 +314,7 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
       1,
     ),
   );
-  log(`per-query results: ${OUT}`);
+  log(`per-query results: ${OUT}; ${((performance.now() - started) / 1000).toFixed(0)} s since the stack was up`);
   const semantic = semanticOff ? 'semantic unavailable' : `semantic ${ratio('semantic').toFixed(2)}x BM25`;
   console.log(
     `bench:quality: ${pages.length} docs, ${results.length} queries; lexical ${ratio('lexical').toFixed(2)}x BM25, ` +
