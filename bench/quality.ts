@@ -9,22 +9,22 @@ import { sampleManPages, type ManPage } from './quality-corpus.js';
 import { Bm25, dedupe, metrics, rankOf, rrf, type Metrics } from './quality-metrics.js';
 
 /**
- * `npm run bench:quality`: retrieval quality on real text none of us wrote, through the API (issue 53, part 3).
- * Corpus: BENCH_QUALITY_DOCS (default 500) manual pages of BENCH_QUALITY_DIR (default /usr/share/man/man1), a
- * deterministic sample as plain text (bench/quality-corpus.ts); each page's one-line NAME description is a query, the
- * page its one right answer (its NAME section left out of its text). The pages are PUT as text artifacts into one drive of a bench stack (API and worker
- * processes), and once every one is indexed (and embedded, when the stack has an embeddings provider) each query is
- * asked of `/v0/find` in modes lexical, semantic and hybrid and of `/v0/search` (limit BENCH_QUALITY_LIMIT, default
- * 20; hits deduplicated by art_id, in order). Beside them, in the same run: a plain BM25 computed here (k1 1.2, b 0.75,
- * no stemming; bench/quality-metrics.ts) over the whole pages and over the passages the service indexed (read back from
- * search_passages; a page scores by its best passage), and the RRF (k = 60) of that passage BM25 with the service's
- * semantic leg: what hybrid could reach. Prints MRR@10, recall@1, recall@10 and nDCG@10 per leg, and the line
- * `bench:quality: N docs, M queries; lexical …x BM25, semantic …x BM25, hybrid …x BM25 (MRR@10; BM25 …)` (ratios to the
- * passage BM25); the per-query results go to .data/bench-quality.json.
+ * `npm run bench:quality`: retrieval quality on real text none of us wrote, through the API (issue 53, part 3). Corpus:
+ * BENCH_QUALITY_DOCS (default 500) manual pages of BENCH_QUALITY_DIR (default /usr/share/man/man1), a deterministic
+ * sample as plain text (bench/quality-corpus.ts); each page's one-line NAME description is a query, the page its one
+ * right answer (its NAME section left out of its text). The pages are PUT as text artifacts into one drive of a bench
+ * stack (API and worker processes), and once every one is indexed (and embedded, when the stack has an embeddings
+ * provider) each query is asked of `/v0/find` in modes lexical, semantic and hybrid and of `/v0/search` (limit
+ * BENCH_QUALITY_LIMIT, default 20; hits deduplicated by art_id, in order). Beside them, in the same run: a plain BM25
+ * computed here (k1 1.2, b 0.75, no stemming; bench/quality-metrics.ts) over the whole pages and over the passages the
+ * service indexed (read back from search_passages; a page scores by its best passage), and the RRF (k = 60) of that
+ * passage BM25 with the service's semantic leg: what hybrid could reach. Prints MRR@10, recall@1, recall@10 and nDCG@10
+ * per leg, and the line `bench:quality: N docs, M queries; lexical …x BM25, semantic …x BM25, hybrid …x BM25 (MRR@10;
+ * BM25 …)` (ratios to the passage BM25); the per-query results go to .data/bench-quality.json.
  *
  * Embeddings: the stack's own provider (EMBEDDINGS_URL of the environment, else the service's default);
- * BENCH_QUALITY_EMBEDDINGS=test uses the tests' deterministic server instead (a hashed bag of words: exercises the legs,
- * measures no model). Without a provider the semantic leg is reported unavailable, and hybrid is what the service
+ * BENCH_QUALITY_EMBEDDINGS=test uses the tests' deterministic server instead (a hashed bag of words: exercises the
+ * legs, measures no model). Without a provider the semantic leg is reported unavailable, and hybrid is what the service
  * answers then.
  */
 const DOCS = Number(process.env.BENCH_QUALITY_DOCS ?? 500);
