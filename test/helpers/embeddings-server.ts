@@ -26,7 +26,8 @@ const CONCEPTS: Record<string, string> = {
 export function deterministicVector(text: string, dimensions: number): number[] {
   const v = new Array<number>(dimensions).fill(0);
   for (const raw of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    const word = CONCEPTS[raw] ?? raw;
+    // Own keys only: a text may say `constructor`.
+    const word = Object.hasOwn(CONCEPTS, raw) ? CONCEPTS[raw]! : raw;
     const h = createHash('sha256').update(word).digest();
     v[h.readUInt32BE(0) % dimensions]! += h[4]! & 1 ? 1 : -1;
   }
