@@ -7,6 +7,7 @@ import { percentile, startBenchStack, type BenchStack } from './bench-stack.js';
 import { embeddingsEnv, sleep } from './ingest-docs.js';
 import { sampleManPages, type ManPage } from './quality-corpus.js';
 import { Bm25, dedupe, metrics, rankOf, rrf, type Metrics } from './quality-metrics.js';
+import { windowComparison } from './quality-windows.js';
 
 /**
  * `npm run bench:quality`: retrieval quality on real text none of us wrote, through the API (issue 53, part 3). Corpus:
@@ -43,7 +44,7 @@ const PROGRESS_MS = 15_000;
 
 const LEGS = ['lexical', 'search', 'semantic', 'hybrid'] as const;
 type Leg = (typeof LEGS)[number];
-const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf', string> = {
+const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf' | 'windows' | 'firstWindow', string> = {
   bm25Docs: 'BM25, whole pages (in bench)',
   bm25: 'BM25, the service’s passages (in bench)',
   lexical: 'find mode=lexical',
@@ -51,7 +52,11 @@ const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf', string> = {
   semantic: 'find mode=semantic',
   hybrid: 'find mode=hybrid',
   rrf: 'RRF k=60: BM25 + semantic (in bench)',
+  windows: 'semantic, every window averaged (service vectors, exact, in bench)',
+  firstWindow: 'semantic, first window only (in bench)',
 };
+/** The long-passage comparison needs the embedded model; BENCH_QUALITY_WINDOWS=0 skips it. */
+const WINDOWS = process.env.BENCH_QUALITY_WINDOWS !== '0' && !process.env.EMBEDDINGS_URL;
 
 const log = (m: string) => console.log(`[bench] ${m}`);
 
@@ -265,12 +270,20 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
     stop();
   }
   log(`${results.length} queries × ${legs.length} legs in ${((performance.now() - tQuery) / 1000).toFixed(1)} s`);
+  if (!semanticOff && WINDOWS && !EMBEDDINGS) {
+    const w = await windowComparison(stack.admin, driveId, pages.map((p) => p.description), LIMIT, log);
+    results.forEach((r, i) => {
+      r.ranks.windows = rankOf(w.windows[i]!, r.art_id);
+      r.ranks.firstWindow = rankOf(w.firstWindow[i]!, r.art_id);
+    });
+  }
 
   // Report.
-  const order = ['bm25Docs', 'bm25', 'lexical', 'search', 'semantic', 'hybrid', 'rrf'] as const;
+  const order = ['bm25Docs', 'bm25', 'lexical', 'search', 'semantic', 'hybrid', 'rrf', 'windows', 'firstWindow'] as const;
   const measured = new Map<string, Metrics>();
   for (const leg of order) {
     if ((leg === 'semantic' || leg === 'rrf') && semanticOff) continue;
+    if ((leg === 'windows' || leg === 'firstWindow') && results[0]?.ranks[leg] === undefined) continue;
     measured.set(leg, metrics(results.map((r) => r.ranks[leg] ?? null)));
   }
   const reference = measured.get('bm25')!.mrr10;
@@ -318,7 +331,11 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   const semantic = semanticOff ? 'semantic unavailable' : `semantic ${ratio('semantic').toFixed(2)}x BM25`;
   console.log(
     `bench:quality: ${pages.length} docs, ${results.length} queries; lexical ${ratio('lexical').toFixed(2)}x BM25, ` +
-      `${semantic}, hybrid ${ratio('hybrid').toFixed(2)}x BM25 (MRR@10; BM25 ${reference.toFixed(3)})`,
+      `${semantic}, hybrid ${ratio('hybrid').toFixed(2)}x BM25 (MRR@10; BM25 ${reference.toFixed(3)})` +
+      (measured.has('firstWindow')
+        ? `; long passages: windows ${measured.get('windows')!.mrr10.toFixed(3)} vs first window ` +
+          `${measured.get('firstWindow')!.mrr10.toFixed(3)}`
+        : ''),
   );
 }
 
