@@ -89,8 +89,8 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Find passages',
       description:
         'Passages from whole files (hybrid, lexical or semantic), each with its text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens the surroundings. The last line (and `semantic`) says what the ' +
-        'semantic leg did: off, catching up (passages not embedded yet) or unavailable means fewer matches by meaning.',
+        'pages for PDF); read(offset=char_start) opens the surroundings. The last line says if the semantic leg was ' +
+        'off or behind.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),

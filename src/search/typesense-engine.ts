@@ -17,13 +17,7 @@ import {
   type SemanticQuery,
 } from './engine.js';
 import { branchesOf, parseQuery, type Atom } from './query-syntax.js';
-import {
-  AWAITING_FIELD,
-  ensureAwaitingField,
-  typesenseAwaiting,
-  typesenseCountAwaiting,
-  typesenseSetVectors,
-} from './typesense-vectors.js';
+import * as vectors from './typesense-vectors.js';
 
 /**
  * Typesense engine (TYPESENSE_URL). Two collections: documents (id = art_id) and passages
@@ -150,7 +144,7 @@ export class TypesenseSearchEngine implements SearchEngine {
           { name: 'text', type: 'string', stem: true },
           ...PASSAGE_SPAN_FIELDS.map((name) => ({ name, type: 'int32' as const, optional: true })),
           { name: 'embedding', type: 'float[]', num_dim: this.settings.dimensions, optional: true },
-          { ...AWAITING_FIELD },
+          { ...vectors.AWAITING_FIELD },
         ],
       },
     ];
@@ -158,7 +152,7 @@ export class TypesenseSearchEngine implements SearchEngine {
       const exists = await this.client.collections(schema.name).exists();
       if (!exists) await this.client.collections().create(schema);
     }
-    await ensureAwaitingField(this.client, this.passages);
+    await vectors.ensureAwaitingField(this.client, this.passages);
   }
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
@@ -254,17 +248,22 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async passagesAwaitingVectors(targets: { driveId: string; artId: string }[]): Promise<PassageAwaitingVector[]> {
     await this.ready();
-    return typesenseAwaiting(this.client, this.passages, targets);
+    return vectors.typesenseAwaiting(this.client, this.passages, targets);
   }
 
-  async setPassageVectors(vectors: PassageVector[]): Promise<void> {
+  async setPassageVectors(passageVectors: PassageVector[]): Promise<void> {
     await this.ready();
-    await typesenseSetVectors(this.client, this.passages, vectors);
+    await vectors.typesenseSetVectors(this.client, this.passages, passageVectors);
   }
 
   async countAwaitingVectors(driveId: string, filters: Omit<FindFilters, 'limit'>, cap: number): Promise<number> {
     await this.ready();
-    return typesenseCountAwaiting(this.client, this.passages, filterOf(driveId, { ...filters, limit: cap }), cap);
+    return vectors.typesenseCountAwaiting(
+      this.client,
+      this.passages,
+      filterOf(driveId, { ...filters, limit: cap }),
+      cap,
+    );
   }
 
   /** Typesense indexes each document in place as it is written: nothing is left pending. */
