@@ -8,7 +8,7 @@ import { loadConfig } from './lib/config.js';
 import { closeContext, createContext } from './platform/context.js';
 import { bindSearchToArtifacts } from './search/artifact-hook-binding.js';
 import { createArtifactSource } from './search/artifact-source-db.js';
-import { createConfiguredSearchIndexer, createSearchEngine } from './search/index.js';
+import { createConfiguredSearchHandlers, createSearchEngine } from './search/index.js';
 import { sweepSearchIndex } from './search/sweep.js';
 import { dropOrphanGraphs, graphBuilder, graphMaintenance } from './search/semantic-graph-build.js';
 import { usageRecorderFor } from './search/usage.js';
@@ -54,7 +54,7 @@ const engine = createSearchEngine(config, ctx.pool);
 // Large drives get a graph index for find's semantic leg (PostgreSQL engine only; Typesense indexes its vectors).
 const graphUpkeep = config.typesense ? undefined : graphMaintenance(ctx);
 const outboxHandlers: (OutboxHandler | OwnDrainer)[] = [
-  createConfiguredSearchIndexer(
+  ...createConfiguredSearchHandlers(
     config,
     ctx.pool,
     engine,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { grepArtifacts, type GrepResult } from '../files/grep.js';
 import { MODALITIES } from '../search/engine.js';
 import { findPage, searchPage } from '../search/search-page.js';
-import { findHitOut, searchHitOut } from '../shapes/search.js';
+import { findHitOut, searchHitOut, semanticOut } from '../shapes/search.js';
 import {
   cursorArg,
   defineTool,
@@ -90,7 +90,8 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Find passages',
       description:
         'Passages from whole files (hybrid, lexical or semantic), each with its text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens the surroundings.',
+        'pages for PDF); read(offset=char_start) opens the surroundings. The last line says if the semantic leg was ' +
+        'off or behind.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
@@ -105,11 +106,14 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
         find: { q: args.q, mode: args.mode, modalities: args.modality ?? [], ...filtersOf(args) },
       });
       const hits = page.items.map((h) => findHitOut(config, h));
+      const semantic = semanticOut(page.semantic);
+      // The semantic leg's state is always the last line, so a lexical-only answer never passes for a full one.
       return fitHits(cap, hits, (items, dropped) => ({
-        structured: { items, next_cursor: null, truncated: dropped > 0 },
+        structured: { items, next_cursor: null, truncated: dropped > 0, semantic },
         text:
           `${items.length} passage(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}#${h.ord} [${h.char_start ?? h.page_start ?? ''}-${h.char_end ?? h.page_end ?? ''}]  ${h.text.replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}` +
-          (dropped ? `\n(${dropped} more passages cut to fit the result size cap; lower limit)` : ''),
+          (dropped ? `\n(${dropped} more passages cut to fit the result size cap; lower limit)` : '') +
+          `\nsemantic: ${semantic.status} — ${semantic.note}`,
       }));
     },
   );

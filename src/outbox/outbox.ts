@@ -10,7 +10,7 @@ import { changeKindOf, type ArtifactChange } from './artifact-changes.js';
  * rolled-back one never causes any. Drainers (src/outbox/drain.ts) claim the requests of a topic in
  * batches, hand them to the topic's handler and delete what it finished; failures wait out a backoff.
  */
-export type OutboxTopic = 'search' | 'wiki' | 'compile';
+export type OutboxTopic = 'search' | 'wiki' | 'compile' | 'embed';
 
 /**
  * What changed: the bytes (or what is derived from them), only the record (path, labels, metadata), or the artifact
@@ -121,6 +121,15 @@ export function outboxCte(items: (OutboxItem & { topic: OutboxTopic })[]): { sql
 /** Queues topic-tagged `items` (from outboxItemsFor) inside the caller's transaction. */
 export async function enqueue(tx: Db, items: (OutboxItem & { topic: OutboxTopic })[]): Promise<void> {
   if (items.length) await rows(tx, INSERT_REQUESTS, requestParams(items));
+}
+
+/**
+ * Queues `items` for `topic` in a statement of their own: a topic's handler handing work on to another (search →
+ * embed). Queued before the handler's own requests are settled, so a crash in between repeats the handler's work and
+ * loses nothing.
+ */
+export async function queueRequests(db: Sql, topic: OutboxTopic, items: OutboxItem[]): Promise<void> {
+  if (items.length) await db.query(insertRequestsSql('$1'), [requestItems(items.map((i) => ({ ...i, topic })))]);
 }
 
 /** Queues `items` for each of `topics` inside the caller's transaction (backfills, the consistency check). */

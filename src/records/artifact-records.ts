@@ -132,3 +132,17 @@ export async function markArtifactsIndexed(
     ],
   );
 }
+
+/** The `embed` topic's receipt: these versions' passages have all their vectors (a newer version keeps its null). */
+export async function markArtifactsEmbedded(
+  ctx: AppContext,
+  versions: { driveId: string; artId: string; versionNumber: number }[],
+): Promise<void> {
+  if (!versions.length) return;
+  await ctx.pool.query(
+    `update artifacts a set embedded_at = now()
+       from unnest($1::text[], $2::text[], $3::int[]) as v(drive_id, art_id, version_number)
+      where a.id = v.art_id and a.drive_id = v.drive_id and a.version_number = v.version_number`,
+    [versions.map((v) => v.driveId), versions.map((v) => v.artId), versions.map((v) => v.versionNumber)],
+  );
+}

@@ -1,5 +1,10 @@
 import type { AppContext } from '../platform/context.js';
-import { findLiveArtifactRecords, markArtifactsIndexed, type ArtifactRow } from '../records/artifact-records.js';
+import {
+  findLiveArtifactRecords,
+  markArtifactsEmbedded,
+  markArtifactsIndexed,
+  type ArtifactRow,
+} from '../records/artifact-records.js';
 import { readContentBytes } from '../files/versions.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
 
@@ -16,6 +21,7 @@ export function createArtifactSource(ctx: AppContext): ArtifactSource {
     },
     bytes: async (record) => record.inline ?? readContentBytes(ctx, record.hash, record.sizeBytes),
     markIndexed: (versions) => markArtifactsIndexed(ctx, versions),
+    markEmbedded: (versions) => markArtifactsEmbedded(ctx, versions),
   };
 }
 

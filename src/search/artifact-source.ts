@@ -35,4 +35,6 @@ export interface ArtifactSource {
    * (one statement). An artifact that has moved on to a newer version keeps its nulls.
    */
   markIndexed(versions: IndexedVersion[]): Promise<void>;
+  /** Records that these versions' passages all have their vectors now (`embedded_at`; the `embed` topic's receipt). */
+  markEmbedded(versions: (IndexTarget & { versionNumber: number })[]): Promise<void>;
 }

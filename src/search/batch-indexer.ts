@@ -1,9 +1,16 @@
 import { takingTurns } from '../outbox/give-way.js';
-import { forEachLimited, type BatchProgress, type OutboxHandler, type OutboxRequest } from '../outbox/outbox.js';
+import {
+  forEachLimited,
+  type BatchProgress,
+  type OutboxHandler,
+  type OutboxItem,
+  type OutboxRequest,
+} from '../outbox/outbox.js';
 import type { ArtifactSource, IndexableRecord } from './artifact-source.js';
-import { EmbeddingCache, type CacheKey } from './embedding-cache.js';
+import type { EmbeddingCache } from './embedding-cache.js';
 import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
+import { embedWanted, wantedOf } from './passage-embedding.js';
 import { extract, previewOf, readsContent } from '../lib/extract.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -18,8 +25,9 @@ const splitter = () => import('./split.js');
  * engine. The batch's live records in one query (gone → remove; record-only change → patch); per
  * changed artifact, 4 at a time: read, extract and split; the lexical documents in one statement;
  * then the passages of the whole batch are embedded together (cached texts skipped, the
- * rest in as few provider requests as `embedBatchSize` allows, identical texts once); then all
- * passages in one transaction and every `indexed_at` in one statement. While writes arrive and indexing keeps up, the
+ * rest in as few provider requests as `embedBatchSize` allows, identical texts once) for at most `inlineEmbedMs`;
+ * then all passages in one transaction, those still without a vector queued for the `embed` topic
+ * (vector-filler.ts), and every `indexed_at` in one statement. While writes arrive and indexing keeps up, the
  * rounds of the worker's drainers take turns (give-way.ts). A failure fails only its own artifact, which the outbox
  * retries.
  */
@@ -38,6 +46,13 @@ export interface SearchIndexerDeps {
   roundBytes?: number;
   /** Called with the drives of each batch once it is written (the semantic graphs' upkeep). */
   afterBatch?: (driveIds: string[]) => Promise<void>;
+  /**
+   * Queues artifacts whose passages were written without (all) their vectors for the `embed` topic
+   * (vector-filler.ts). Absent: a round waits for every vector and an artifact whose embedding failed fails.
+   */
+  queueVectors?: (items: OutboxItem[]) => Promise<void>;
+  /** How long a round waits for the provider before writing the rest of its passages without vectors (5 s). */
+  inlineEmbedMs?: number;
 }
 
 /** Splits artifacts into rounds of at most `budget` bytes of content read (content never read costs nothing). */
@@ -59,13 +74,6 @@ function roundsOf(records: IndexableRecord[], budget: number): IndexableRecord[]
   return rounds;
 }
 
-/** One text of one drive that needs a vector, and the passages waiting for it. */
-interface Wanted {
-  key: CacheKey;
-  passages: Passage[];
-  owners: Set<string>;
-}
-
 interface Prepared {
   record: IndexableRecord;
   preview: string;
@@ -77,6 +85,7 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
   const embedBatchSize = deps.embedBatchSize ?? 64;
   const concurrency = deps.concurrency ?? 4;
   const roundBytes = deps.roundBytes ?? 32 * 1024 * 1024;
+  const inlineEmbedMs = deps.inlineEmbedMs ?? 5_000;
 
   /** Reads and extracts one artifact whose content changed, and splits it into passages. */
   async function prepare(record: IndexableRecord): Promise<Prepared> {
@@ -94,47 +103,30 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
   }
 
   /**
-   * Gives every passage of the batch that needs one its vector: from the cache where the drive paid
-   * for the text before, else from the provider, each distinct text once, `embedBatchSize` per
-   * request, each answer cached at once. A failed request fails only the artifacts waiting on it.
+   * Gives the round's passages their vectors for as long as `inlineEmbedMs` allows (from the cache, else the
+   * provider, passage-embedding.ts). What is not embedded by then, or whose provider call failed, is written without a
+   * vector and queued for the `embed` topic: lexical find never waits for a slow provider.
    */
-  async function embedAll(prepared: Prepared[], failures: Map<string, Error>, progress: BatchProgress): Promise<void> {
-    const embedder = deps.embedder;
-    if (!embedder) return;
-    const wanted = new Map<string, Wanted>();
-    for (const p of prepared.filter((x) => x.embed)) {
-      for (const passage of p.passages) {
-        const key = { driveId: p.record.driveId, text: passage.text };
-        const id = EmbeddingCache.keyOf(key);
-        const entry = wanted.get(id) ?? { key, passages: [], owners: new Set<string>() };
-        entry.passages.push(passage);
-        entry.owners.add(p.record.artId);
-        wanted.set(id, entry);
-      }
-    }
-    const cached = deps.cache
-      ? await deps.cache.lookup([...wanted.values()].map((w) => w.key))
-      : new Map<string, number[]>();
-    const byText = new Map<string, Wanted[]>();
-    for (const [id, entry] of wanted) {
-      const vector = cached.get(id);
-      if (vector) entry.passages.forEach((passage) => (passage.embedding = vector));
-      else byText.set(entry.key.text, [...(byText.get(entry.key.text) ?? []), entry]);
-    }
-    const texts = [...byText.keys()];
-    for (let i = 0; i < texts.length; i += embedBatchSize) {
-      const chunk = texts.slice(i, i + embedBatchSize);
-      const entries = chunk.flatMap((text) => byText.get(text)!);
-      try {
-        const vectors = await embedder.embed(chunk);
-        const fresh = chunk.flatMap((text, j) => byText.get(text)!.map((entry) => ({ entry, embedding: vectors[j]! })));
-        await deps.cache?.store(fresh.map(({ entry, embedding }) => ({ ...entry.key, embedding })));
-        for (const { entry, embedding } of fresh) entry.passages.forEach((passage) => (passage.embedding = embedding));
-      } catch (err) {
-        for (const entry of entries) for (const artId of entry.owners) failures.set(artId, err as Error);
-      }
-      progress.heartbeat({ embedded: Math.min(i + embedBatchSize, texts.length), of: texts.length });
-    }
+  async function embedInline(prepared: Prepared[], progress: BatchProgress): Promise<Error | undefined> {
+    if (!deps.embedder) return;
+    let lastError: Error | undefined;
+    const passages = prepared.filter((p) => p.embed).flatMap((p) => p.passages.map((passage) => ({ p, passage })));
+    const wanted = wantedOf(passages, ({ p, passage }) => ({
+      driveId: p.record.driveId,
+      artId: p.record.artId,
+      text: passage.text,
+    }));
+    await embedWanted({ embedder: deps.embedder, cache: deps.cache, batchSize: embedBatchSize }, wanted, {
+      apply: async (vectors) => {
+        for (const { entry, embedding } of vectors)
+          for (const { passage } of entry.items) passage.embedding = embedding;
+      },
+      failed: (_owners, err) => void (lastError = err),
+      progress: (embedded, of) => progress.heartbeat({ embedded, of }),
+      // Without the embed topic, the round waits for every vector (and a failure fails the artifact).
+      deadline: deps.queueVectors ? Date.now() + inlineEmbedMs : undefined,
+    });
+    return lastError;
   }
 
   /** Reads, extracts, embeds and writes one round of changed artifacts. */
@@ -154,11 +146,27 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     });
     // The lexical documents are searchable before embedding starts.
     await deps.engine.upsertDocuments(prepared.map(({ record, preview }) => ({ ...record, preview })));
-    await embedAll(prepared, failures, progress);
+    const embedError = await embedInline(prepared, progress);
 
+    const awaiting = (p: Prepared) => p.embed && p.passages.some((passage) => !passage.embedding);
+    if (!deps.queueVectors) {
+      const err = embedError ?? new Error('embeddings incomplete');
+      for (const p of prepared.filter(awaiting)) failures.set(p.record.artId, err);
+    }
     const done = prepared.filter((p) => !failures.has(p.record.artId));
     await deps.engine.replacePassageSets(done.map(({ record, passages }) => ({ ...record, passages })));
-    await deps.source.markIndexed(done.map(({ record, embed }) => ({ ...record, embedded: embed })));
+    const queued = done.filter(awaiting);
+    if (queued.length) {
+      await deps.queueVectors?.(
+        queued.map(({ record }) => ({
+          driveId: record.driveId,
+          artId: record.artId,
+          op: 'content',
+          paths: [record.path],
+        })),
+      );
+    }
+    await deps.source.markIndexed(done.map((p) => ({ ...p.record, embedded: p.embed && !awaiting(p) })));
     for (const { record } of done) await deps.usage.record(record.driveId, 'indexing_ops');
   }
 

@@ -4,6 +4,11 @@
  * /embeddings is used as is). Inputs go in batches; 429, 5xx and network errors are retried
  * with backoff; anything else fails at once with a message that names the provider and status.
  * Vectors are normalised to unit length so engines rank by dot product (= cosine).
+ *
+ * Always progresses on a slow provider (docs/decisions/indexing.md, "Vectors that catch up"): a request's timeout is
+ * `timeoutMs + timeoutPerInputMs` per input, and a batch that times out or is refused as too large (413) is split in
+ * halves and retried, down to one input; the client then keeps the smaller size and grows it back after a run of
+ * successes, so a provider that manages 10 inputs a second is not sent 64 again and again.
  */
 export interface EmbeddingsSettings {
   url: string;
@@ -16,6 +21,8 @@ export class EmbeddingsError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** A timeout or a 413: the same inputs in smaller batches may pass. */
+    readonly tooBig = false,
   ) {
     super(message);
     this.name = 'EmbeddingsError';
@@ -33,8 +40,13 @@ export interface EmbeddingsClientOptions {
   batchSize?: number;
   attempts?: number;
   backoffMs?: number;
+  /** The timeout of a request of one input; each further input adds `timeoutPerInputMs`. */
   timeoutMs?: number;
+  timeoutPerInputMs?: number;
 }
+
+/** Successful requests at the reduced size before the client tries twice as many inputs again. */
+const GROW_AFTER = 8;
 
 export function endpointOf(url: string): string {
   const base = url.replace(/\/+$/, '');
@@ -54,6 +66,10 @@ export class EmbeddingsClient implements Embedder {
   private readonly attempts: number;
   private readonly backoffMs: number;
   private readonly timeoutMs: number;
+  private readonly timeoutPerInputMs: number;
+  /** The batch size the provider last managed (at most `batchSize`), and the successes at it since. */
+  private size: number;
+  private streak = 0;
 
   constructor(
     private readonly settings: EmbeddingsSettings,
@@ -65,24 +81,58 @@ export class EmbeddingsClient implements Embedder {
     this.batchSize = opts.batchSize ?? 64;
     this.attempts = opts.attempts ?? 3;
     this.backoffMs = opts.backoffMs ?? 250;
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    // 10 s + 0.5 s per input: 64 inputs may take 42 s (a CPU provider managing 1.6 a second needs 40).
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.timeoutPerInputMs = opts.timeoutPerInputMs ?? 500;
+    this.size = this.batchSize;
+  }
+
+  /** The batch size the next request will use (smaller than the configured one after a provider was too slow). */
+  get currentBatchSize(): number {
+    return this.size;
   }
 
   async embed(texts: string[]): Promise<number[][]> {
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize)
-      out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize))));
+    for (let i = 0; i < texts.length;) {
+      const size = this.size;
+      out.push(...(await this.embedBatch(texts.slice(i, i + size))));
+      i += size;
+    }
     return out;
   }
 
+  /** One batch, split in halves (and the client's size lowered) when it times out or is too large. */
   private async embedBatch(input: string[]): Promise<number[][]> {
+    try {
+      const vectors = await this.withRetries(input);
+      this.succeeded(input.length);
+      return vectors;
+    } catch (err) {
+      if (!(err instanceof EmbeddingsError) || !err.tooBig || input.length === 1) throw err;
+      // Half of what failed, and never more than the size learned meanwhile; then on at that size.
+      this.size = Math.min(this.size, Math.ceil(input.length / 2));
+      this.streak = 0;
+      return this.embed(input);
+    }
+  }
+
+  private succeeded(inputs: number): void {
+    if (this.size >= this.batchSize || inputs < this.size) return;
+    if (++this.streak < GROW_AFTER) return;
+    this.size = Math.min(this.batchSize, this.size * 2);
+    this.streak = 0;
+  }
+
+  /** Retries what may pass the next time (429, 5xx, network); a timeout or a 413 goes back to be split instead. */
+  private async withRetries(input: string[]): Promise<number[][]> {
     let last: EmbeddingsError | undefined;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
       try {
         return await this.request(input);
       } catch (err) {
         last = err instanceof EmbeddingsError ? err : new EmbeddingsError(String(err), true);
-        if (!last.retryable || attempt === this.attempts) break;
+        if (!last.retryable || (last.tooBig && input.length > 1) || attempt === this.attempts) break;
         await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
       }
     }
@@ -90,6 +140,8 @@ export class EmbeddingsClient implements Embedder {
   }
 
   private async request(input: string[]): Promise<number[][]> {
+    const timeout = this.timeoutMs + this.timeoutPerInputMs * (input.length - 1);
+    const signal = AbortSignal.timeout(timeout);
     let res: Response;
     try {
       res = await fetch(this.endpoint, {
@@ -104,18 +156,36 @@ export class EmbeddingsClient implements Embedder {
           dimensions: this.settings.dimensions,
           encoding_format: 'float',
         }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal,
       });
     } catch (err) {
+      if (signal.aborted) {
+        throw new EmbeddingsError(
+          `embeddings provider at ${this.endpoint} did not answer ${input.length} inputs within ${timeout} ms`,
+          true,
+          true,
+        );
+      }
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
       throw new EmbeddingsError(`embeddings provider unreachable at ${this.endpoint}: ${cause}`, true);
     }
     if (!res.ok) {
       const body = (await res.text().catch(() => '')).slice(0, 300);
       const retryable = res.status === 429 || res.status >= 500;
-      throw new EmbeddingsError(`embeddings provider at ${this.endpoint} answered ${res.status}: ${body}`, retryable);
+      throw new EmbeddingsError(
+        `embeddings provider at ${this.endpoint} answered ${res.status}: ${body}`,
+        retryable || res.status === 413,
+        res.status === 413,
+      );
     }
-    const json = (await res.json()) as { data?: { index: number; embedding: number[] }[] };
+    let json: { data?: { index: number; embedding: number[] }[] };
+    try {
+      json = (await res.json()) as typeof json;
+    } catch (err) {
+      // The timeout also covers reading the answer.
+      if (!signal.aborted) throw err;
+      throw new EmbeddingsError(`embeddings provider at ${this.endpoint} timed out answering`, true, true);
+    }
     const data = json.data;
     if (!Array.isArray(data) || data.length !== input.length) {
       throw new EmbeddingsError(

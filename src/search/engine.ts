@@ -43,8 +43,24 @@ export interface Passage extends PassageSpans {
   ord: number;
   text: string;
   modality: Modality;
-  /** Unit-length embedding, or null when no embeddings provider is configured. */
+  /**
+   * Unit-length embedding, or null: no embeddings provider is configured, or its vector is still to come (the `embed`
+   * topic fills it in; the semantic leg skips the passage until then).
+   */
   embedding: number[] | null;
+}
+
+/** A stored passage without a vector: what the `embed` topic works on. */
+export interface PassageAwaitingVector {
+  driveId: string;
+  artId: string;
+  versionNumber: number;
+  ord: number;
+  text: string;
+}
+
+export interface PassageVector extends Omit<PassageAwaitingVector, 'text'> {
+  embedding: number[];
 }
 
 /** One artifact's passages at one version. */
@@ -139,6 +155,15 @@ export interface SearchEngine {
    * separately (PostgreSQL: the GIN indexes' pending lists).
    */
   mergePendingEntries(): Promise<void>;
+  /** The passages of these artifacts stored without a vector, by artifact and ord. */
+  passagesAwaitingVectors(targets: { driveId: string; artId: string }[]): Promise<PassageAwaitingVector[]>;
+  /**
+   * Gives stored passages their vectors. A passage replaced since it was read (another version) or given one already
+   * is left as it is.
+   */
+  setPassageVectors(vectors: PassageVector[]): Promise<void>;
+  /** How many passages find would search with these filters are stored without a vector, counted up to `cap`. */
+  countAwaitingVectors(driveId: string, filters: Omit<FindFilters, 'limit'>, cap: number): Promise<number>;
 }
 
 /** System-generated wiki pages: searchable, never embedded, never returned by find (SPEC 1, 4.2). */

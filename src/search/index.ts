@@ -1,6 +1,6 @@
 import type { Config } from '../lib/config.js';
 import type { SqlPool } from '../db/pool.js';
-import type { OutboxHandler } from '../outbox/outbox.js';
+import { queueRequests, type OutboxHandler } from '../outbox/outbox.js';
 import type { ArtifactSource } from './artifact-source.js';
 import { createSearchIndexer } from './batch-indexer.js';
 import { EmbeddingCache } from './embedding-cache.js';
@@ -13,6 +13,7 @@ import { SemanticGraphCache } from './semantic-graph-cache.js';
 import type { GraphObjects } from '../storage/graph-objects.js';
 import { TypesenseSearchEngine } from './typesense-engine.js';
 import type { UsageRecorder } from './usage.js';
+import { createVectorFiller, VECTOR_TOPIC } from './vector-filler.js';
 
 /**
  * The configured engine: Typesense when TYPESENSE_URL is set, else PostgreSQL (the default), on the
@@ -55,25 +56,30 @@ export function embeddingsSummary(config: Config): string {
 }
 
 /**
- * The search topic's outbox handler with the configured engine and embedder; the two bindings that
- * belong to other domains come from the worker: the ArtifactSource (artifacts) and the UsageRecorder (usage).
+ * The search topic's outbox handler with the configured engine and embedder, and with an embedder the `embed`
+ * topic's (vector-filler.ts), sharing it: the two bindings that belong to other domains come from the worker: the
+ * ArtifactSource (artifacts) and the UsageRecorder (usage).
  */
-export function createConfiguredSearchIndexer(
+export function createConfiguredSearchHandlers(
   config: Config,
   pool: SqlPool,
   engine: SearchEngine,
   source: ArtifactSource,
   usage: UsageRecorder,
   afterBatch?: (driveIds: string[]) => Promise<void>,
-): OutboxHandler {
+): OutboxHandler[] {
   const embedder = createEmbedder(config);
-  return createSearchIndexer({
+  const cache = embedder && new EmbeddingCache(pool, embedder.space);
+  const indexer = createSearchIndexer({
     engine,
     source,
     embedder,
-    cache: embedder && new EmbeddingCache(pool, embedder.space),
+    cache,
     usage,
     roundBytes: config.outbox.searchRoundBytes,
     afterBatch,
+    queueVectors: embedder && ((items) => queueRequests(pool, VECTOR_TOPIC, items)),
   });
+  if (!embedder) return [indexer];
+  return [indexer, createVectorFiller({ engine, source, embedder, cache, batchSize: 64, afterBatch })];
 }

@@ -5,7 +5,9 @@ import {
   type FindFilters,
   type Modality,
   type Passage,
+  type PassageAwaitingVector,
   type PassageHit,
+  type PassageVector,
   type PassageSet,
   type SearchDocument,
   type SearchEngine,
@@ -18,6 +20,7 @@ import type { SemanticGraphCache } from './semantic-graph-cache.js';
 import { rankSemantic, type SemanticScan } from './semantic-leg.js';
 import { COARSE_CANDIDATES, SEMANTIC_CANDIDATES } from './semantic-signatures.js';
 import { addParam, documentFilters, passageFilters, type Where } from './sql-filters.js';
+import { countAwaitingVectors, passagesAwaitingVectors, setPassageVectors } from './postgres-vectors.js';
 import { INSERT_PASSAGES_SQL, passageColumns, passageParams, stripNul, wordCount } from './passage-rows.js';
 
 /**
@@ -247,6 +250,18 @@ export class PostgresSearchEngine implements SearchEngine {
       `select gin_clean_pending_list('search_passages_tsv_idx'::regclass),
               gin_clean_pending_list('search_documents_tsv_idx'::regclass)`,
     );
+  }
+
+  passagesAwaitingVectors(targets: { driveId: string; artId: string }[]): Promise<PassageAwaitingVector[]> {
+    return passagesAwaitingVectors(this.pool, targets);
+  }
+
+  setPassageVectors(vectors: PassageVector[]): Promise<void> {
+    return setPassageVectors(this.pool, vectors);
+  }
+
+  countAwaitingVectors(driveId: string, filters: Omit<FindFilters, 'limit'>, cap: number): Promise<number> {
+    return countAwaitingVectors(this.pool, driveId, filters, cap);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../platform/request-context.js';
 import type { SearchFilters, SearchHit } from './engine.js';
 import { pageWindow, queryFingerprint, rankedPage } from './paging.js';
+import type { SemanticReport } from './semantic-report.js';
 import type { FindInput, FusedPassageHit, SearchMatch, SearchService } from './service.js';
 
 /**
@@ -45,17 +46,25 @@ export async function searchPage(
   return { ...page, match };
 }
 
+/** A page of find: its hits and what the semantic leg did (never a silent lexical-only answer). */
+export interface FindPage extends HitPage<FusedPassageHit> {
+  semantic: SemanticReport;
+}
+
 /** Passage retrieval (hybrid, lexical or semantic): several hits may come from one file. */
-export function findPage(
+export async function findPage(
   rc: RequestContext,
   service: SearchService,
   input: { find: FindInput; paging?: Paging },
-): Promise<HitPage<FusedPassageHit>> {
-  return rankedHits(input.find.limit, input.paging, async (limit) => {
-    const hits = await service.find(rc.driveId, { ...input.find, limit });
-    rc.app.logger.debug({ mode: input.find.mode, hits: hits.length }, 'find');
-    return hits;
+): Promise<FindPage> {
+  let semantic: SemanticReport | undefined;
+  const page = await rankedHits(input.find.limit, input.paging, async (limit) => {
+    const found = await service.find(rc.driveId, { ...input.find, limit });
+    rc.app.logger.debug({ mode: input.find.mode, hits: found.hits.length, semantic: found.semantic.status }, 'find');
+    semantic = found.semantic;
+    return found.hits;
   });
+  return { ...page, semantic: semantic! };
 }
 
 /**
@@ -67,10 +76,10 @@ export async function searchAndFind(
   service: SearchService,
   q: string,
   limit = 20,
-): Promise<{ files: SearchHit[]; passages: FusedPassageHit[] }> {
+): Promise<{ files: SearchHit[]; passages: FusedPassageHit[]; semantic: SemanticReport }> {
   const [files, passages] = await Promise.all([
     searchPage(rc, service, { q, filters: { limit } }),
     findPage(rc, service, { find: { q, mode: 'hybrid', limit: Math.min(limit, 10) } }),
   ]);
-  return { files: files.items, passages: passages.items };
+  return { files: files.items, passages: passages.items, semantic: passages.semantic };
 }

@@ -9,6 +9,7 @@ import {
   type SearchHit,
 } from './engine.js';
 import { reciprocalRankFusion } from './rrf.js';
+import { PENDING_CAP, semanticReport, type SemanticReport } from './semantic-report.js';
 import type { UsageRecorder } from './usage.js';
 
 /**
@@ -27,6 +28,12 @@ export interface FindInput extends Omit<FindFilters, 'excludePrefix'> {
 export interface FusedPassageHit extends PassageHit {
   rankLexical: number | null;
   rankSemantic: number | null;
+}
+
+/** Find's hits and what its semantic leg did (semantic-report.ts). */
+export interface FindResult {
+  hits: FusedPassageHit[];
+  semantic: SemanticReport;
 }
 
 export interface SearchServiceDeps {
@@ -64,10 +71,10 @@ export class SearchService {
     return { hits, match };
   }
 
-  async find(driveId: string, input: FindInput): Promise<FusedPassageHit[]> {
+  async find(driveId: string, input: FindInput): Promise<FindResult> {
     const { q, mode, ...rest } = input;
     const filters: FindFilters = { ...rest, excludePrefix: WIKI_PREFIX };
-    let hits: FusedPassageHit[];
+    let result: FindResult;
     if (mode === 'semantic') {
       if (!this.deps.embedder) {
         throw new AppError(
@@ -76,15 +83,30 @@ export class SearchService {
         );
       }
       const vector = await this.embedQuery(q);
-      const semantic = await this.deps.engine.findSemantic(driveId, { vector, q }, filters);
-      hits = semantic.map((h, i) => ({ ...h, rankLexical: null, rankSemantic: i + 1 }));
+      const [semantic, pending] = await Promise.all([
+        this.deps.engine.findSemantic(driveId, { vector, q }, filters),
+        this.pendingVectors(driveId, filters),
+      ]);
+      result = {
+        hits: semantic.map((h, i) => ({ ...h, rankLexical: null, rankSemantic: i + 1 })),
+        semantic: semanticReport(mode, { configured: true, pending }),
+      };
     } else if (mode === 'lexical' || !this.deps.embedder) {
-      hits = await this.lexicalOnly(driveId, q, filters);
+      result = {
+        hits: await this.lexicalOnly(driveId, q, filters),
+        semantic: semanticReport(mode, { configured: this.semanticAvailable }),
+      };
     } else {
-      hits = await this.hybrid(driveId, q, filters);
+      result = await this.hybrid(driveId, q, filters);
     }
     await this.deps.usage.record(driveId, 'retrieval_queries');
-    return hits;
+    return result;
+  }
+
+  /** Passages in the query's scope the semantic leg cannot see yet (no vector): one probe of a partial index. */
+  private pendingVectors(driveId: string, filters: FindFilters): Promise<number> {
+    const { limit: _limit, ...scope } = filters;
+    return this.deps.engine.countAwaitingVectors(driveId, scope, PENDING_CAP);
   }
 
   private async lexicalOnly(driveId: string, q: string, filters: FindFilters): Promise<FusedPassageHit[]> {
@@ -92,24 +114,36 @@ export class SearchService {
     return lexical.map((h, i) => ({ ...h, rankLexical: i + 1, rankSemantic: null }));
   }
 
-  /** Both legs in parallel, fused with RRF (k = 60). If the provider fails, the lexical leg answers alone. */
-  private async hybrid(driveId: string, q: string, filters: FindFilters): Promise<FusedPassageHit[]> {
+  /**
+   * Both legs in parallel, fused with RRF (k = 60), beside the count of passages still without a vector. If the
+   * provider fails, the lexical leg answers alone, and the report says so.
+   */
+  private async hybrid(driveId: string, q: string, filters: FindFilters): Promise<FindResult> {
     const wide = { ...filters, limit: hybridCandidates(filters.limit) };
+    let failed = false;
     const semanticLeg = this.embedQuery(q)
       .then((vector) => this.deps.engine.findSemantic(driveId, { vector, q }, wide))
       .catch((err: unknown) => {
         if (!(err instanceof AppError) || err.code !== 'EMBEDDINGS_UNAVAILABLE') throw err;
         this.deps.onWarning?.('hybrid find fell back to lexical: embeddings provider failed', err);
+        failed = true;
         return [] as PassageHit[];
       });
-    const [lexical, semantic] = await Promise.all([this.deps.engine.findLexical(driveId, q, wide), semanticLeg]);
+    const [lexical, semantic, pending] = await Promise.all([
+      this.deps.engine.findLexical(driveId, q, wide),
+      semanticLeg,
+      this.pendingVectors(driveId, filters),
+    ]);
     const fused = reciprocalRankFusion([lexical, semantic], (h) => `${h.artId}#${h.ord}`);
-    return fused.slice(0, filters.limit).map(({ item, score, ranks }) => ({
-      ...item,
-      score,
-      rankLexical: ranks[0] ?? null,
-      rankSemantic: ranks[1] ?? null,
-    }));
+    return {
+      hits: fused.slice(0, filters.limit).map(({ item, score, ranks }) => ({
+        ...item,
+        score,
+        rankLexical: ranks[0] ?? null,
+        rankSemantic: ranks[1] ?? null,
+      })),
+      semantic: semanticReport('hybrid', { configured: true, failed, pending }),
+    };
   }
 
   private async embedQuery(q: string): Promise<number[]> {

@@ -6,7 +6,9 @@ import {
   type ArtifactPatch,
   type FindFilters,
   type Passage,
+  type PassageAwaitingVector,
   type PassageHit,
+  type PassageVector,
   type PassageSet,
   type SearchDocument,
   type SearchEngine,
@@ -15,6 +17,7 @@ import {
   type SemanticQuery,
 } from './engine.js';
 import { branchesOf, parseQuery, type Atom } from './query-syntax.js';
+import * as vectors from './typesense-vectors.js';
 
 /**
  * Typesense engine (TYPESENSE_URL). Two collections: documents (id = art_id) and passages
@@ -141,6 +144,7 @@ export class TypesenseSearchEngine implements SearchEngine {
           { name: 'text', type: 'string', stem: true },
           ...PASSAGE_SPAN_FIELDS.map((name) => ({ name, type: 'int32' as const, optional: true })),
           { name: 'embedding', type: 'float[]', num_dim: this.settings.dimensions, optional: true },
+          { ...vectors.AWAITING_FIELD },
         ],
       },
     ];
@@ -148,6 +152,7 @@ export class TypesenseSearchEngine implements SearchEngine {
       const exists = await this.client.collections(schema.name).exists();
       if (!exists) await this.client.collections().create(schema);
     }
+    await vectors.ensureAwaitingField(this.client, this.passages);
   }
 
   async upsertDocument(doc: SearchDocument): Promise<void> {
@@ -214,6 +219,7 @@ export class TypesenseSearchEngine implements SearchEngine {
       time_start_ms: p.timeStartMs,
       time_end_ms: p.timeEndMs,
       ...(p.embedding ? { embedding: p.embedding } : {}),
+      awaiting_vector: !p.embedding,
     }));
     // Typesense has no transactions: upsert the new set, then drop passages beyond it.
     if (rows.length) await this.client.collections<Doc>(this.passages).documents().import(rows, { action: 'upsert' });
@@ -238,6 +244,26 @@ export class TypesenseSearchEngine implements SearchEngine {
       .collections<Doc>(this.passages)
       .documents()
       .update(fields, { filter_by: `drive_id:=${quote(driveId)} && art_id:=${quote(artId)}` });
+  }
+
+  async passagesAwaitingVectors(targets: { driveId: string; artId: string }[]): Promise<PassageAwaitingVector[]> {
+    await this.ready();
+    return vectors.typesenseAwaiting(this.client, this.passages, targets);
+  }
+
+  async setPassageVectors(passageVectors: PassageVector[]): Promise<void> {
+    await this.ready();
+    await vectors.typesenseSetVectors(this.client, this.passages, passageVectors);
+  }
+
+  async countAwaitingVectors(driveId: string, filters: Omit<FindFilters, 'limit'>, cap: number): Promise<number> {
+    await this.ready();
+    return vectors.typesenseCountAwaiting(
+      this.client,
+      this.passages,
+      filterOf(driveId, { ...filters, limit: cap }),
+      cap,
+    );
   }
 
   /** Typesense indexes each document in place as it is written: nothing is left pending. */

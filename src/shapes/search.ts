@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../lib/config.js';
 import { MODALITIES, type PassageHit, type SearchHit } from '../search/engine.js';
+import type { SemanticReport } from '../search/semantic-report.js';
 import type { FusedPassageHit } from '../search/service.js';
 import { artifactPermalink, artifactUrl } from './artifacts.js';
 
@@ -77,3 +78,30 @@ export const findHitSchema = z.object({
   time_start_ms: span,
   time_end_ms: span,
 });
+
+/** What find's semantic leg did for this answer (src/search/semantic-report.ts). */
+export function semanticOut(r: SemanticReport) {
+  return {
+    status: r.status,
+    ...(r.pendingPassages !== undefined ? { pending_passages: r.pendingPassages } : {}),
+    note: r.note,
+  };
+}
+
+export const semanticSchema = z
+  .object({
+    status: z
+      .enum(['ok', 'catching_up', 'off', 'unavailable', 'not_used'])
+      .describe(
+        'ok: both legs ran over every passage in scope; catching_up: some passages in scope have no vector yet ' +
+          '(found by words only, or by semantic not at all); off: no embeddings provider, the answer is lexical only; ' +
+          'unavailable: the provider failed to embed the query, the answer is lexical only; not_used: mode=lexical',
+      ),
+    pending_passages: z
+      .number()
+      .int()
+      .optional()
+      .describe('with catching_up: passages in scope not embedded yet (counted up to 10000)'),
+    note: z.string().describe('the same in one sentence, for a person or an agent'),
+  })
+  .describe('what the semantic leg did for this answer: never a silent lexical-only answer');

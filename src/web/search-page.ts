@@ -74,6 +74,7 @@ export const searchPages = (search: SearchService): Declaration[] => [
       `Results for “${q}”`,
       html`<section data-testid="search-files" aria-labelledby="files-h">
         <h2 id="files-h">${icon('search')} ${entries.length} file${entries.length === 1 ? '' : 's'}</h2>
+        ${found.semantic.status === 'ok' ? '' : html`<p class="muted" data-testid="search-semantic">${found.semantic.note}</p>`}
         ${entries.length ? html`<ul class="hits">${entries}</ul>` : html`<p class="muted">No file matches these words.</p>`}
       </section>`,
     );

@@ -133,6 +133,10 @@ describe('file commands', () => {
     while (!(await fetchMeta(put.art_id)).indexed_at) await new Promise((r) => setTimeout(r, 250));
     const hits = await json(['find', word, '--mode', 'lexical']);
     expect(hits.map((h: { art_id: string }) => h.art_id)).toContain(put.art_id);
+    // Hybrid without an embeddings provider: the hits on stdout, and a note on stderr that they are lexical only.
+    const hybrid = await cli(['find', word]);
+    expect(hybrid.stdout).toContain('found/it.md');
+    expect(hybrid.stderr).toMatch(/note: semantic off: .*lexical only/);
     const human = await cli(['search', word]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain('found/it.md');

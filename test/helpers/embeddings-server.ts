@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
  * synonyms onto one concept, so "automobile" lands near "car" (semantic match without a shared
  * word) while unrelated texts stay apart. It can be stopped and started again on the same port to
  * simulate a provider outage, accept several API keys (to tell callers apart), and hold a request
- * unanswered (to kill its caller while the request is in flight).
+ * unanswered (to kill its caller while the request is in flight). It can also be slow (`delayPerInputMs`: a CPU
+ * provider working through one request at a time) and refuse batches above `maxBatch` with 413.
  */
 const CONCEPTS: Record<string, string> = {
   automobile: 'car',
@@ -78,6 +79,15 @@ export interface EmbeddingsTestServer {
   stopAfter(n: number): void;
   /** Resolves once the server is down. */
   stopped(): Promise<void>;
+  /**
+   * Milliseconds of work per input (0: instant). Requests are worked through one at a time, like a CPU provider, and a
+   * request its caller gave up on still costs its time (the provider does not notice).
+   */
+  delayPerInputMs: number;
+  /** Batches with more inputs are refused with 413 (Infinity: none). */
+  maxBatch: number;
+  /** Requests whose caller went away before the answer (timed out). */
+  abandoned: number;
   close(): Promise<void>;
 }
 
@@ -92,6 +102,8 @@ export async function startEmbeddingsServer(
     port?: number;
     vectorOf?: (text: string, dimensions: number) => number[];
     keepTexts?: boolean;
+    delayPerInputMs?: number;
+    maxBatch?: number;
   } = {},
 ): Promise<EmbeddingsTestServer> {
   const vectorOf = opts.vectorOf ?? deterministicVector;
@@ -105,6 +117,8 @@ export async function startEmbeddingsServer(
   let holding: { accept: (key: string) => boolean; resolve: (held: HeldRequest) => void } | undefined;
   /** The key being held and its unanswered responses. */
   let held: { key: string; responses: ServerResponse[] } | undefined;
+  /** When the one-at-a-time provider is free again (delayPerInputMs). */
+  let busyUntil = 0;
   const state: EmbeddingsTestServer = {
     url: '',
     apiKey,
@@ -112,6 +126,9 @@ export async function startEmbeddingsServer(
     inputs: 0,
     texts: [],
     delivered: [],
+    delayPerInputMs: opts.delayPerInputMs ?? 0,
+    maxBatch: opts.maxBatch ?? Infinity,
+    abandoned: 0,
     async start() {
       remaining = Infinity;
       server = createServer((req, res) => {
@@ -153,17 +170,25 @@ export async function startEmbeddingsServer(
             state.texts.push(...inputs);
             state.delivered.push({ apiKey: key, texts: inputs });
           });
+          if (inputs.length > state.maxBatch)
+            return send(413, { error: { message: `at most ${state.maxBatch} inputs per request` } });
           if (--remaining <= 0) res.on('finish', () => void (down = state.stop()));
-          send(200, {
-            object: 'list',
-            model,
-            data: inputs.map((text, index) => ({
-              object: 'embedding',
-              index,
-              embedding: vectorOf(text, dims),
-            })),
-            usage: { prompt_tokens: 0, total_tokens: 0 },
-          });
+          const answer = () => {
+            if (res.destroyed || req.socket.destroyed) return void state.abandoned++;
+            send(200, {
+              object: 'list',
+              model,
+              data: inputs.map((text, index) => ({
+                object: 'embedding',
+                index,
+                embedding: vectorOf(text, dims),
+              })),
+              usage: { prompt_tokens: 0, total_tokens: 0 },
+            });
+          };
+          if (!state.delayPerInputMs) return answer();
+          busyUntil = Math.max(busyUntil, Date.now()) + state.delayPerInputMs * inputs.length;
+          setTimeout(answer, busyUntil - Date.now());
         });
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));

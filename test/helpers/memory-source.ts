@@ -9,6 +9,8 @@ export class MemorySource implements ArtifactSource {
   readonly artifacts = new Map<string, IndexableRecord & { bytes: Buffer }>();
   readonly marked: { artId: string; versionNumber: number; embedded: boolean }[] = [];
   readonly broken = new Set<string>();
+  /** What the embed topic marked embedded. */
+  readonly embedded: { artId: string; versionNumber: number }[] = [];
 
   put(driveId: string, artId: string, p: string, text: string, extra: Partial<IndexableRecord> = {}) {
     const previous = this.artifacts.get(artId);
@@ -47,5 +49,9 @@ export class MemorySource implements ArtifactSource {
 
   async markIndexed(versions: { artId: string; versionNumber: number; embedded: boolean }[]) {
     this.marked.push(...versions.map(({ artId, versionNumber, embedded }) => ({ artId, versionNumber, embedded })));
+  }
+
+  async markEmbedded(versions: { artId: string; versionNumber: number }[]) {
+    this.embedded.push(...versions.map(({ artId, versionNumber }) => ({ artId, versionNumber })));
   }
 }

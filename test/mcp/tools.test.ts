@@ -334,6 +334,10 @@ describe('MCP endpoint', () => {
       return f.items.length > 0 && f;
     });
     expect(found.items[0].path).toBe('g/one.txt');
+    // Hybrid without a provider: lexical only, and the answer's last line says so.
+    const hybrid = await a.ok<{ semantic: { status: string } }>('find', { q: 'zebra crossing', prefix: 'g/' });
+    expect(hybrid.semantic.status).toBe('off');
+    expect(hybrid._text.split('\n').at(-1)).toMatch(/^semantic: off — No embeddings provider .*lexical only/);
     expect((await a.fail('find', { q: 'zebra', mode: 'semantic' })).code).toBe('EMBEDDINGS_NOT_CONFIGURED');
     expect((await a.fail('search', { q: 'x', updated_after: 'yesterday' })).code).toBe('VALIDATION_ERROR');
   });

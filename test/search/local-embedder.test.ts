@@ -143,8 +143,9 @@ describe('find with the embedded model', () => {
   it('answers "how long do we store bills" with the invoices first', async () => {
     const service = new SearchService({ engine, usage, embedder });
     for (const mode of ['semantic', 'hybrid'] as const) {
-      const hits = await service.find(driveId, { q: 'how long do we store bills', mode, limit: 3 });
+      const { hits, semantic } = await service.find(driveId, { q: 'how long do we store bills', mode, limit: 3 });
       expect(hits[0]?.artId, mode).toBe('art_invoices');
+      expect(semantic.status, mode).toBe('ok');
     }
   });
 });

@@ -270,6 +270,9 @@ describe('GET /v0/find', () => {
       lexical.body.items.map((h: any) => `${h.art_id}#${h.ord}`),
     );
     expect(hybrid.body.items.every((h: any) => h.rank_semantic === null)).toBe(true);
+    // …and says so: never a silent lexical-only answer.
+    expect(hybrid.body.semantic).toEqual({ status: 'off', note: expect.stringMatching(/lexical only/) });
+    expect(lexical.body.semantic.status).toBe('not_used');
   });
 
   it('semantic mode finds meaning without shared words (real embeddings server)', async () => {
@@ -295,10 +298,20 @@ describe('GET /v0/find', () => {
     }
     const scores = body.items.map((h: any) => h.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(body.semantic).toEqual({ status: 'ok', note: expect.any(String) });
   });
 
   it('is listed in the OpenAPI document', async () => {
     const { body } = await get(plain, '/openapi.json', {});
     expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v0/search', '/v0/find']));
+    const page = body.paths['/v0/find'].get.responses['200'].content['application/json'].schema;
+    expect(page.required).toEqual(expect.arrayContaining(['items', 'next_cursor', 'semantic']));
+    expect(page.properties.semantic.properties.status.enum).toEqual([
+      'ok',
+      'catching_up',
+      'off',
+      'unavailable',
+      'not_used',
+    ]);
   });
 });

@@ -71,14 +71,45 @@ describe('search service', () => {
       { attempts: 1 },
     );
     const service = new SearchService({ engine, usage, embedder, onWarning: (m) => void warnings.push(m) });
-    const hits = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
+    const { hits, semantic } = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
     expect(hits.map((h) => [h.artId, h.rankLexical, h.rankSemantic])).toEqual([['art_svc', 1, null]]);
+    expect(semantic.status).toBe('unavailable');
+    expect(semantic.note).toMatch(/lexical only/);
     expect(warnings).toHaveLength(1);
     const err = (await service
       .find(driveId, { q: 'boats', mode: 'semantic', limit: 5 })
       .catch((e: unknown) => e)) as AppError;
     expect([err.status, err.code]).toEqual([502, 'EMBEDDINGS_UNAVAILABLE']);
     await embeddings.start();
+  });
+
+  it('says what the semantic leg did: off without a provider, not used for lexical, catching up while passages wait', async () => {
+    const off = await new SearchService({ engine, usage }).find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
+    expect(off.semantic).toEqual({ status: 'off', note: expect.stringMatching(/lexical only/) });
+    expect(off.hits.length).toBe(1);
+    const embedder = new EmbeddingsClient({
+      url: embeddings.url,
+      apiKey: embeddings.apiKey,
+      model: 'm',
+      dimensions: 16,
+    });
+    const service = new SearchService({ engine, usage, embedder });
+    const lexical = await service.find(driveId, { q: 'boats', mode: 'lexical', limit: 5 });
+    expect(lexical.semantic.status).toBe('not_used');
+    // art_svc's one passage was stored without a vector.
+    for (const mode of ['hybrid', 'semantic'] as const) {
+      const behind = await service.find(driveId, { q: 'boats', mode, limit: 5 });
+      expect(behind.semantic).toMatchObject({ status: 'catching_up', pendingPassages: 1 });
+      expect(behind.semantic.note).toMatch(/1 passage in scope is not embedded yet/);
+    }
+    // Out of scope (another prefix): nothing waits there.
+    const elsewhere = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5, prefix: 'b/' });
+    expect(elsewhere.semantic.status).toBe('ok');
+    const [vector] = await embedder.embed(['Sailing boats in the harbour.']);
+    await engine.setPassageVectors([{ driveId, artId: 'art_svc', versionNumber: 1, ord: 0, embedding: vector! }]);
+    const caughtUp = await service.find(driveId, { q: 'boats', mode: 'hybrid', limit: 5 });
+    expect(caughtUp.semantic).toEqual({ status: 'ok', note: expect.any(String) });
+    expect(caughtUp.hits[0]).toMatchObject({ artId: 'art_svc', rankLexical: 1, rankSemantic: 1 });
   });
 
   it('widens each hybrid leg before fusion', () => {

@@ -16803,7 +16803,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description passage hits, best first; next_cursor pages on (to a depth of 200 hits) */
+            /** @description passage hits, best first; next_cursor pages on (to a depth of 200 hits); semantic says what the semantic leg did (off, catching up, unavailable) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16840,6 +16840,18 @@ export interface operations {
                             time_end_ms?: number;
                         }[];
                         next_cursor: string | null;
+                        /** @description what the semantic leg did for this answer: never a silent lexical-only answer */
+                        semantic: {
+                            /**
+                             * @description ok: both legs ran over every passage in scope; catching_up: some passages in scope have no vector yet (found by words only, or by semantic not at all); off: no embeddings provider, the answer is lexical only; unavailable: the provider failed to embed the query, the answer is lexical only; not_used: mode=lexical
+                             * @enum {string}
+                             */
+                            status: "ok" | "catching_up" | "off" | "unavailable" | "not_used";
+                            /** @description with catching_up: passages in scope not embedded yet (counted up to 10000) */
+                            pending_passages?: number;
+                            /** @description the same in one sentence, for a person or an agent */
+                            note: string;
+                        };
                     };
                 };
             };

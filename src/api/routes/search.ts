@@ -4,7 +4,14 @@ import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { MODALITIES, type SearchHit } from '../../search/engine.js';
 import type { FusedPassageHit, SearchService } from '../../search/service.js';
-import { findHitOut, findHitSchema, searchHitOut, searchHitSchema } from '../../shapes/search.js';
+import {
+  findHitOut,
+  findHitSchema,
+  searchHitOut,
+  searchHitSchema,
+  semanticOut,
+  semanticSchema,
+} from '../../shapes/search.js';
 import { route, RouteRegistry } from '../http/route.js';
 import { findPage, searchPage } from '../../search/search-page.js';
 import { cursorParam } from '../../shapes/artifact-schemas.js';
@@ -96,8 +103,10 @@ export function searchRouter(routes: RouteRegistry, ctx: AppContext, service: Se
       query: findQuery,
       responses: {
         200: {
-          description: 'passage hits, best first; next_cursor pages on (to a depth of 200 hits)',
-          schema: page(findHitSchema),
+          description:
+            'passage hits, best first; next_cursor pages on (to a depth of 200 hits); semantic says what the ' +
+            'semantic leg did (off, catching up, unavailable)',
+          schema: page(findHitSchema).extend({ semantic: semanticSchema }),
         },
         500: { description: 'mode=semantic without an embeddings provider (EMBEDDINGS_NOT_CONFIGURED)' },
         502: { description: 'mode=semantic and the embeddings provider failed (EMBEDDINGS_UNAVAILABLE)' },
@@ -108,7 +117,7 @@ export function searchRouter(routes: RouteRegistry, ctx: AppContext, service: Se
         find: { q: query.q, mode: query.mode, modalities: query.modality, ...filtersOf(query) },
         paging: { cursor: query.cursor, query },
       });
-      return { items: page.items.map(findHit), next_cursor: page.next_cursor };
+      return { items: page.items.map(findHit), next_cursor: page.next_cursor, semantic: semanticOut(page.semantic) };
     },
   );
 

@@ -32,6 +32,7 @@ import { Migration20261229100000_passage_vectors_written } from './Migration2026
 import { Migration20261230100000_passage_vector_once } from './Migration20261230100000_passage_vector_once.js';
 import { Migration20261231000000_bm25 } from './Migration20261231000000_bm25.js';
 import { Migration20261231054000_blob_owner_index } from './Migration20261231054000_blob_owner_index.js';
+import { Migration20261231153000_passages_awaiting_vectors } from './Migration20261231153000_passages_awaiting_vectors.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -72,4 +73,8 @@ export const migrations = [
   { name: 'Migration20261230100000_passage_vector_once', class: Migration20261230100000_passage_vector_once },
   { name: 'Migration20261231000000_bm25', class: Migration20261231000000_bm25 },
   { name: 'Migration20261231054000_blob_owner_index', class: Migration20261231054000_blob_owner_index },
+  {
+    name: 'Migration20261231153000_passages_awaiting_vectors',
+    class: Migration20261231153000_passages_awaiting_vectors,
+  },
 ];

@@ -47,6 +47,9 @@ export function addDriveCommands(program: Command): void {
           return `${hit.path ?? hit.art_id}#${hit.ord}  ${text}`;
         }),
       );
+      // A lexical-only answer (no provider, passages not embedded yet, provider down) says so, on stderr.
+      const { status, note } = page.semantic;
+      if (status !== 'ok' && status !== 'not_used') process.stderr.write(`note: semantic ${status}: ${note}\n`);
     });
 
   program
