@@ -8,7 +8,8 @@ import { DOC_BYTES, documentText, embeddingsEnv, putAll, putText, sleep, waitEmb
  * `npm run bench:ingest`: puts BENCH_INGEST_DOCS (default 6,000, as the outside run of issue 40; or BENCH_INGEST_MB)
  * 32 KB text documents through the API (PUT /v0/artifacts/ingest/<i>.md, BENCH_INGEST_CONCURRENCY at a time, default
  * 4 clients as that run) of a stack with its worker and the local
- * OpenAI-compatible embeddings server (256 dimensions), and times it until every document is findable by the
+ * OpenAI-compatible embeddings server (256 dimensions; BENCH_INGEST_EMBEDDINGS=local: the embedded all-MiniLM-L6-v2),
+ * and times it until every document is findable by the
  * semantic leg (the indexer marks it embedded once its passages, and so their signatures, are written: polled in
  * PostgreSQL; then no passage lacks a signature, and a semantic find restricted to the path finds a sample). Prints
  * MB/s end to end, the CPU per MB of each process, how many cores were busy on average (near all of them, only
@@ -19,6 +20,8 @@ const MB = process.env.BENCH_INGEST_MB ? Number(process.env.BENCH_INGEST_MB) : u
 const DOCS = Number(process.env.BENCH_INGEST_DOCS ?? 6000);
 const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 const FRESH_SAMPLES = Number(process.env.BENCH_FRESH_SAMPLES ?? 10);
+/** `local`: the embedded all-MiniLM-L6-v2 (the default provider of `npm start`) instead of the fast local server. */
+const LOCAL_MODEL = process.env.BENCH_INGEST_EMBEDDINGS === 'local';
 
 /** WAL written by the cluster so far (pg_stat_wal; a backend reports within a second, an idle one within ten). */
 async function walBytes(stack: { admin: { query: BenchStack['admin']['query'] } }) {
@@ -29,14 +32,14 @@ async function walBytes(stack: { admin: { query: BenchStack['admin']['query'] } 
 }
 
 async function main() {
-  const embeddings = await startEmbeddingsServer({ keepTexts: false });
+  const embeddings = LOCAL_MODEL ? undefined : await startEmbeddingsServer({ keepTexts: false });
   const base = Number(process.env.BENCH_PORT_BASE ?? 19460);
   const stack = await startBenchStack({
     base,
     dataDir: `.data/bench-ingest-${base}`,
     worker: true,
     env: {
-      ...embeddingsEnv(embeddings),
+      ...(embeddings ? embeddingsEnv(embeddings) : { EMBEDDINGS_PROVIDER: 'local' }),
       STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
     },
   });
@@ -123,11 +126,11 @@ async function main() {
         `[ingest] a new text alone, PUT to semantic hit: p50 ${percentile(fresh, 50).toFixed(0)} ms, max ${Math.max(...fresh).toFixed(0)} ms`,
       );
     console.log(
-      `bench:ingest: ${mb.toFixed(1)} MB in ${seconds.toFixed(1)} s (PUTs ${putSeconds.toFixed(1)} s), ${(mb / seconds).toFixed(2)} MB/s until findable by the semantic leg, ${passages[0]!.n} passages`,
+      `bench:ingest: ${mb.toFixed(1)} MB in ${seconds.toFixed(1)} s (PUTs ${putSeconds.toFixed(1)} s), ${(mb / seconds).toFixed(2)} MB/s (${((mb / seconds) * 60).toFixed(1)} MB per minute) until findable by the semantic leg, ${passages[0]!.n} passages, embeddings: ${LOCAL_MODEL ? 'all-MiniLM-L6-v2 (local)' : 'the local test server'}`,
     );
   } finally {
     await stack.stop();
-    await embeddings.close();
+    await embeddings?.close();
   }
 }
 

@@ -271,7 +271,13 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   }
   log(`${results.length} queries × ${legs.length} legs in ${((performance.now() - tQuery) / 1000).toFixed(1)} s`);
   if (!semanticOff && WINDOWS && !EMBEDDINGS) {
-    const w = await windowComparison(stack.admin, driveId, pages.map((p) => p.description), LIMIT, log);
+    const w = await windowComparison(
+      stack.admin,
+      driveId,
+      pages.map((p) => p.description),
+      LIMIT,
+      log,
+    );
     results.forEach((r, i) => {
       r.ranks.windows = rankOf(w.windows[i]!, r.art_id);
       r.ranks.firstWindow = rankOf(w.firstWindow[i]!, r.art_id);
@@ -279,7 +285,17 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   }
 
   // Report.
-  const order = ['bm25Docs', 'bm25', 'lexical', 'search', 'semantic', 'hybrid', 'rrf', 'windows', 'firstWindow'] as const;
+  const order = [
+    'bm25Docs',
+    'bm25',
+    'lexical',
+    'search',
+    'semantic',
+    'hybrid',
+    'rrf',
+    'windows',
+    'firstWindow',
+  ] as const;
   const measured = new Map<string, Metrics>();
   for (const leg of order) {
     if ((leg === 'semantic' || leg === 'rrf') && semanticOff) continue;
