@@ -142,15 +142,3 @@ export async function deleteFolderForUndo(
     metadata: { path: f.path, recursive: false, n_subfolders_deleted: 0, n_artifacts_deleted: 0, cause },
   });
 }
-
-export async function folderHasLiveContent(w: WriteTx, f: FolderRow): Promise<boolean> {
-  const like = likePrefix(`${f.path}/`);
-  return Boolean(
-    await one(
-      w.tx,
-      `select 1 where exists (select 1 from artifacts where drive_id = ? and deleted_at is null and path like ? escape '\\')
-          or exists (select 1 from folders where drive_id = ? and deleted_at is null and path like ? escape '\\')`,
-      [f.drive_id, like, f.drive_id, like],
-    ),
-  );
-}

@@ -30,6 +30,7 @@ import { Migration20261228000000_inline_blobs } from './Migration20261228000000_
 import { Migration20261229000000_share_labels } from './Migration20261229000000_share_labels.js';
 import { Migration20261229100000_passage_vectors_written } from './Migration20261229100000_passage_vectors_written.js';
 import { Migration20261230100000_passage_vector_once } from './Migration20261230100000_passage_vector_once.js';
+import { Migration20261231000000_history_checkpoints } from './Migration20261231000000_history_checkpoints.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -68,4 +69,5 @@ export const migrations = [
   { name: 'Migration20261229000000_share_labels', class: Migration20261229000000_share_labels },
   { name: 'Migration20261229100000_passage_vectors_written', class: Migration20261229100000_passage_vectors_written },
   { name: 'Migration20261230100000_passage_vector_once', class: Migration20261230100000_passage_vector_once },
+  { name: 'Migration20261231000000_history_checkpoints', class: Migration20261231000000_history_checkpoints },
 ];
