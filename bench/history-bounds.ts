@@ -159,11 +159,13 @@ async function asOf(stack: BenchStack) {
   // The rest of the history straight into the events table: renames of those files (the trigger gives the seqs).
   const [, fillMs] = await timed(() =>
     stack.admin.query(
-      `insert into events (id, drive_id, art_id, action, metadata)
-       select 'evt_bench' || g, $1, a.id, 'artifact.renamed',
-              jsonb_build_object('from', a.path, 'to', a.path || '.' || g, 'path', a.path || '.' || g)
-         from generate_series(1, $2::int) g
-         join lateral (select id, path from artifacts where drive_id = $1 order by id offset (g % $3) limit 1) a on true`,
+      `with a as (select array_agg(id order by id) as ids, array_agg(path order by id) as paths
+                   from artifacts where drive_id = $1)
+       insert into events (id, drive_id, art_id, action, metadata)
+       select 'evt_bench' || g, $1, a.ids[1 + g % $3],  'artifact.renamed',
+              jsonb_build_object('from', a.paths[1 + g % $3], 'to', a.paths[1 + g % $3] || '.' || g,
+                                 'path', a.paths[1 + g % $3] || '.' || g)
+         from generate_series(1, $2::int) g, a order by g`,
       [d.driveId, EVENTS - files, files],
     ),
   );

@@ -9,9 +9,17 @@ import { driveState, headSeq, runHeader } from './drive-state.js';
  * per drive at a time, lock timeouts, replays from checkpoints, and history reads counted in usage.
  */
 let api: TestApi;
-useTestApi({ HISTORY_LOCK_TIMEOUT_MS: '400', HISTORY_CHECKPOINT_EVERY: '40' }, (a) => {
-  api = a;
-});
+useTestApi(
+  {
+    HISTORY_LOCK_TIMEOUT_MS: '400',
+    HISTORY_CHECKPOINT_EVERY: '40',
+    WRITE_BUDGET_PER_HOUR: '100000',
+    WRITE_BUDGET_PER_DRIVE_PER_HOUR: '100000',
+  },
+  (a) => {
+    api = a;
+  },
+);
 
 const artIdOf = async (d: DriveClient, path: string) =>
   (await d.call('GET', `/v0/artifacts/${path}/meta`)).json.art_id as string;
@@ -54,7 +62,7 @@ describe('history with bounds', () => {
     expect(done.json.changes).toEqual(preview.json.changes);
     expect(await driveState(d)).toEqual(before);
     // One rename event per file: the plan moved each once, in order.
-    const revertEvents = await d.events(`?run_id=${done.json.revert_run_id}&limit=500`);
+    const revertEvents = await d.events(`?run_id=${done.json.revert_run_id}&limit=200`);
     expect(revertEvents.filter((e) => e.action === 'artifact.renamed')).toHaveLength(n);
 
     // A swap through a third path: each waits for the other, reported as before (nothing moves).
@@ -117,7 +125,8 @@ describe('history with bounds', () => {
     expect(statuses).toContain(429);
     const refused = mine.find((r) => r.status === 429)!;
     expect(refused.code).toBe('RATE_LIMITED');
-    expect(refused.json.error.message).toMatch(/already running/);
+    expect(refused.json.detail.error.message).toMatch(/already running/);
+    expect(refused.json.detail.error.retry_after).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(theirs.status).toBe(200);
     // A rewind of the drive is refused the same way while a revert runs.
