@@ -3,6 +3,7 @@ import type { FolderRow } from '../files/folders.js';
 import { likePrefix, one, rows, type Db } from '../db/sql.js';
 import type { ArtState, FolderState } from './replay.js';
 import { historyPurged, rowsAsOf } from './as-of.js';
+import type { Placement } from './undo-ops.js';
 
 /**
  * What an undo will do, computed from reads alone (issue 54): the preview is this plan, and the undo itself is this
@@ -40,7 +41,7 @@ export type UndoStep =
   | { kind: 'undelete_folder' | 'move_folder'; folder: FolderRow; path: string }
   | { kind: 'delete_folder'; folder: FolderRow }
   | { kind: 'trash'; row: ArtifactRow }
-  | { kind: 'place'; row: ArtifactRow; path: string; how: 'restore' | 'move' }
+  | { kind: 'place'; places: Placement[] }
   | { kind: 'version'; row: ArtifactRow; goal: ArtifactRow };
 
 export interface UndoPlan {
@@ -228,11 +229,14 @@ async function planArtifacts(
     pending.push({ c, row, goal: was });
   }
   const movers = pending.filter((p) => p.c.steps[0] === 'restore' || p.c.steps[0] === 'move');
+  const places: Placement[] = [];
   for (const p of await orderMoves(db, driveId, movers, trashed)) {
-    plan.steps.push({ kind: 'place', row: p.row, path: p.goal.path, how: p.c.steps[0] as 'restore' | 'move' });
+    places.push({ row: p.row, path: p.goal.path, how: p.c.steps[0] as 'restore' | 'move' });
     after.set(p.row.id, p.goal.path);
     p.c.outcome = 'reverted';
   }
+  // One step for them all, in dependency order (src/history/undo-ops.ts writes them in three statements).
+  if (places.length) plan.steps.push({ kind: 'place', places });
   for (const p of pending) {
     if (p.c.outcome === 'conflict' || !p.c.steps.includes('version')) continue;
     plan.steps.push({ kind: 'version', row: { ...p.row, path: after.get(p.row.id)! }, goal: p.goal });

@@ -8,7 +8,7 @@ import { planUndo, type UndoChange, type UndoPlan, type UndoTarget } from './und
 import {
   deleteFolderForUndo,
   moveFolderForUndo,
-  placeForUndo,
+  placeAllForUndo,
   trashForUndo,
   undeleteFolder,
   versionForUndo,
@@ -79,7 +79,7 @@ async function runPlan(rc: RequestContext, w: WriteTx, plan: UndoPlan, cause: st
         await trashForUndo(rc.app, w, s.row, actor, cause);
         break;
       case 'place':
-        await placeForUndo(w, s.row, s.path, s.how, actor, cause);
+        await placeAllForUndo(w, rc.driveId, s.places, actor, cause);
         break;
       case 'version':
         await versionForUndo(rc.app, w, s.row, s.goal, actor, cause);
