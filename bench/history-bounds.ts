@@ -145,6 +145,8 @@ async function renames(stack: BenchStack) {
       `(${(busy.health / idle.health).toFixed(2)}x), another tenant's PUT p95 ${idle.put.toFixed(1)} → ` +
       `${busy.put.toFixed(1)} ms (${(busy.put / idle.put).toFixed(2)}x)`,
   );
+  // A drive's previews are spaced (HISTORY_PREVIEW_SPACING_MS): the timed one comes after the spacing.
+  await new Promise((r) => setTimeout(r, 1100));
   const [dry, dryMs] = await timed(() => ok(stack, d.key, 'POST', '/v0/runs/shift/revert', { dry_run: true }));
   const [done, revertMs] = await timed(() => ok(stack, d.key, 'POST', '/v0/runs/shift/revert', {}));
   const reverted = (done.changes as { outcome: string }[]).filter((c) => c.outcome === 'reverted').length;

@@ -13,16 +13,25 @@ import { one, pgCode, transaction, type Db } from '../db/sql.js';
 
 const RETRY_AFTER_S = 2;
 
-/** Drives with an undo, rewind or preview running, per app (tests run several apps in one process). */
-const running = new WeakMap<AppContext, Set<string>>();
+/** Per app (tests run several apps in one process): drives with an undo, rewind or preview running; previews' ends. */
+interface GateState {
+  running: Set<string>;
+  previewEnded: Map<string, number>;
+}
+const states = new WeakMap<AppContext, GateState>();
+
+function stateOf(app: AppContext): GateState {
+  let s = states.get(app);
+  if (!s) states.set(app, (s = { running: new Set(), previewEnded: new Map() }));
+  return s;
+}
 
 const busy = (why: string) => rateLimited(why, RETRY_AFTER_S);
 const driveBusy = () => busy('an undo, rewind or preview of this drive is already running');
 
 /** Runs `fn` as the drive's one history job of this process, or refuses with 429. */
 export async function historyJob<T>(rc: RequestContext, fn: () => Promise<T>): Promise<T> {
-  let set = running.get(rc.app);
-  if (!set) running.set(rc.app, (set = new Set()));
+  const set = stateOf(rc.app).running;
   if (set.has(rc.driveId)) throw driveBusy();
   if (set.size >= rc.app.config.runs.jobsPerProcess) throw busy('this server runs its most undos and rewinds now');
   set.add(rc.driveId);
@@ -65,11 +74,30 @@ function timeoutOf(err: unknown): AppError | undefined {
  * and takes no row lock.
  */
 export function readOnlyHistory<T>(rc: RequestContext, fn: (db: Db) => Promise<T>): Promise<T> {
-  return historyJob(rc, () =>
-    transaction(rc.app, async (tx) => {
-      await tx.execute('set transaction isolation level repeatable read, read only');
-      await boundHistoryTx(rc.app, tx, rc.driveId);
-      return fn(tx);
-    }),
-  );
+  spacePreviews(rc);
+  return historyJob(rc, async () => {
+    try {
+      return await transaction(rc.app, async (tx) => {
+        await tx.execute('set transaction isolation level repeatable read, read only');
+        await boundHistoryTx(rc.app, tx, rc.driveId);
+        return fn(tx);
+      });
+    } finally {
+      stateOf(rc.app).previewEnded.set(rc.driveId, Date.now());
+    }
+  });
+}
+
+/**
+ * A drive's next preview starts `HISTORY_PREVIEW_SPACING_MS` (1 s) after its last one ended (this process): one at a
+ * time alone still lets a client that loops on previews keep a core busy; spaced, it keeps a small share of one.
+ */
+function spacePreviews(rc: RequestContext): void {
+  const spacing = rc.app.config.runs.previewSpacingMs;
+  const ended = stateOf(rc.app).previewEnded;
+  const now = Date.now();
+  const wait = (ended.get(rc.driveId) ?? -Infinity) + spacing - now;
+  if (wait > 0) throw rateLimited('the previous preview of this drive ended just now', Math.ceil(wait / 1000));
+  // Bounded: ends older than the spacing say nothing any more.
+  if (ended.size > 10_000) for (const [drive, t] of ended) if (t + spacing <= now) ended.delete(drive);
 }

@@ -108,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       lockTimeoutMs: e.HISTORY_LOCK_TIMEOUT_MS,
       statementTimeoutMs: e.HISTORY_STATEMENT_TIMEOUT_MS,
       jobsPerProcess: e.HISTORY_JOBS_PER_PROCESS,
+      previewSpacingMs: e.HISTORY_PREVIEW_SPACING_MS,
       checkpointEvery: e.HISTORY_CHECKPOINT_EVERY,
     },
     webhooks: {

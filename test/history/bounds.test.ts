@@ -129,6 +129,11 @@ describe('history with bounds', () => {
     expect(refused.json.detail.error.retry_after).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(theirs.status).toBe(200);
+    // A preview right after the drive's last one ended waits its spacing (1 s): a loop of previews keeps no core busy.
+    const again = await d.call('POST', '/v0/runs/busy/revert', { json: { dry_run: true } });
+    expect(again.status).toBe(429);
+    expect(again.json.detail.error.message).toMatch(/ended just now/);
+    expect(again.headers.get('retry-after')).toBe('1');
     // A rewind of the drive is refused the same way while a revert runs.
     const [revert, rewind] = await Promise.all([
       d.call('POST', '/v0/runs/busy/revert', { json: {} }),
