@@ -2,6 +2,7 @@ import http from 'node:http';
 import { forEachLimited } from '../src/outbox/outbox.js';
 import { percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
 import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
+import { historyBounds } from './history-bounds.js';
 
 /**
  * `npm run bench:history` (issue 38): what runs, revert and as_of cost, through the API process.
@@ -13,6 +14,9 @@ import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
  *    one X-Drive-Run-Id); then:
  *    - `as_of` listing of the 10,000-file drive at the seq before the run: first page (median of 5) and every page;
  *    - the revert of the 1,000-change run: dry run, then the revert itself (one transaction).
+ * 3. The bounds of issue 54 (bench/history-bounds.ts): a 1,000-rename chain's dry run and revert, 20 concurrent
+ *    previews against /healthz and another tenant's PUTs, `as_of` at 100,000 events. BENCH_HISTORY_ONLY_BOUNDS=1 runs
+ *    only this part (on one stack).
  */
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 19960);
 const WRITES = Number(process.env.BENCH_HISTORY_WRITES ?? 1000);
@@ -129,12 +133,22 @@ async function history(stack: BenchStack) {
 }
 
 async function main() {
+  if (process.env.BENCH_HISTORY_ONLY_BOUNDS === '1') {
+    const stack = await startBenchStack({ base: BASE + 20, dataDir: '.data/bench-history-bounds' });
+    try {
+      await historyBounds(stack);
+    } finally {
+      await stack.stop();
+    }
+    return;
+  }
   console.log(`bench:history (${WRITES} writes per phase, ${CLIENTS} clients)`);
   const off = await writePath(false, BASE);
   await off.stop();
   const on = await writePath(true, BASE + 20);
   try {
     await history(on);
+    await historyBounds(on);
   } finally {
     await on.stop();
   }

@@ -12,7 +12,8 @@ import { downloadName } from '../files/file-names.js';
 import type { BlobRange } from '../storage/blob-store.js';
 import { latestSeq } from '../files/events.js';
 import { rows, type Db } from '../db/sql.js';
-import { stateAt, type ArtState, type DriveState } from './replay.js';
+import type { ArtState, DriveState } from './replay.js';
+import { keeperOf, stateAt } from './checkpoints.js';
 
 /** Listing, records and reads of the drive as it was right after one event (`as_of=<seq>`). */
 
@@ -77,7 +78,7 @@ export async function rowsAsOf(db: Db, driveId: string, arts: ArtState[]): Promi
 
 async function driveAt(rc: RequestContext, seq: number): Promise<{ db: Db; state: DriveState }> {
   const db = rc.app.orm.em.fork();
-  const state = await stateAt(db, rc.driveId, seq, await latestSeq(db, rc.driveId));
+  const state = await stateAt(db, rc.driveId, seq, await latestSeq(db, rc.driveId), keeperOf(rc.app));
   return { db, state };
 }
 

@@ -1,4 +1,3 @@
-import { AppError } from '../lib/errors.js';
 import { rows, type Db } from '../db/sql.js';
 
 /**
@@ -119,22 +118,19 @@ function applyArtifact(s: DriveState, e: ReplayEvent, seq: number): void {
   }
 }
 
-/** The drive's artifact and folder events with `after < seq <= upTo`, oldest first. */
-export async function replayEvents(db: Db, driveId: string, after: number, upTo: number): Promise<ReplayEvent[]> {
+/** The drive's artifact and folder events with `after < seq <= upTo`, oldest first (at most `limit`). */
+export async function replayEvents(
+  db: Db,
+  driveId: string,
+  after: number,
+  upTo: number,
+  limit = 1_000_000_000,
+): Promise<ReplayEvent[]> {
   return rows<ReplayEvent>(
     db,
     `select ${REPLAY_COLUMNS} from events e
       where e.drive_id = ? and e.seq > ?::int8 and e.seq <= ?::int8 and (e.art_id is not null or e.fld_id is not null)
-      order by e.seq`,
-    [driveId, String(after), String(upTo)],
+      order by e.seq limit ?`,
+    [driveId, String(after), String(upTo), limit],
   );
-}
-
-/** The drive right after event `seq`. 400 past the drive's newest seq. */
-export async function stateAt(db: Db, driveId: string, seq: number, head: number): Promise<DriveState> {
-  if (seq > head) throw new AppError('INVALID_ARGUMENT', `as_of ${seq} is after the drive's newest seq ${head}`);
-  const s = emptyState();
-  for (const e of await replayEvents(db, driveId, 0, seq)) apply(s, e);
-  s.seq = seq;
-  return s;
 }

@@ -2,15 +2,9 @@ import type { RequestContext } from '../platform/request-context.js';
 import { AppError } from '../lib/errors.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
 import { one, rows, type Db } from '../db/sql.js';
-import {
-  apply,
-  emptyState,
-  replayEvents,
-  REPLAY_COLUMNS,
-  type DriveState,
-  type FolderState,
-  type ReplayEvent,
-} from './replay.js';
+import { latestSeq } from '../files/events.js';
+import { REPLAY_COLUMNS, type DriveState, type FolderState, type ReplayEvent } from './replay.js';
+import { keeperOf, replayInto, stateAt, type CheckpointKeeper } from './checkpoints.js';
 import { applyUndo, type UndoResult, type UndoTarget } from './undo.js';
 
 /** Runs (issue 38): the drive's changes grouped by the run that made them, and undoing one run. */
@@ -101,35 +95,38 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 /**
  * What undoing one run means: every artifact and folder it changed goes back to its state right before the run's
  * first change. Folders moved or deleted with a folder the run changed count too. Something another run changed
- * after the run began is a conflict.
+ * after the run began is a conflict. The state before the run comes from the nearest checkpoint (issue 54).
  */
-export async function revertTarget(db: Db, driveId: string, runId: string): Promise<UndoTarget> {
-  const head = Number(
-    (await one<{ event_seq: string }>(db, 'select event_seq from drives where id = ?', [driveId]))!.event_seq,
-  );
+export async function revertTarget(
+  db: Db,
+  driveId: string,
+  runId: string,
+  keep?: CheckpointKeeper,
+): Promise<UndoTarget> {
+  const head = await latestSeq(db, driveId);
   const first = await one<{ seq: string }>(db, `select min(seq) as seq from events where drive_id = ? and run_id = ?`, [
     driveId,
     runId,
   ]);
   if (!first?.seq) throw runNotFound(runId);
-  const start = Number(first.seq);
-  const before = emptyState();
-  for (const e of await replayEvents(db, driveId, 0, start - 1)) apply(before, e);
+  const before = await stateAt(db, driveId, Number(first.seq) - 1, head, keep);
   const now = copyState(before);
   const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };
   // Each thing goes back to its state right before the run first changed it (another run may have changed it
   // between the run's first change and that one).
   const folderThen = new Map<string, FolderState | null>();
-  for (const e of await replayEvents(db, driveId, start - 1, head)) {
-    const id = e.art_id ?? e.fld_id!;
-    if (e.run_id === runId) {
-      if (e.art_id && !target.arts.has(id)) target.arts.set(id, copyOf(now.arts.get(id)));
-      if (!e.art_id && !folderThen.has(id)) folderThen.set(id, copyOf(now.folders.get(id)));
-    } else if (target.arts.has(id) || folderThen.has(id)) {
-      target.conflicted.add(id);
-    }
-    apply(now, e);
-  }
+  await replayInto(db, driveId, now, head, {
+    keep,
+    each: (e) => {
+      const id = e.art_id ?? e.fld_id!;
+      if (e.run_id === runId) {
+        if (e.art_id && !target.arts.has(id)) target.arts.set(id, copyOf(now.arts.get(id)));
+        if (!e.art_id && !folderThen.has(id)) folderThen.set(id, copyOf(now.folders.get(id)));
+      } else if (target.arts.has(id) || folderThen.has(id)) {
+        target.conflicted.add(id);
+      }
+    },
+  });
   for (const [id, then] of folderThen) {
     target.folders.set(id, then);
     const n = now.folders.get(id);
@@ -144,14 +141,15 @@ export async function revertTarget(db: Db, driveId: string, runId: string): Prom
   return target;
 }
 
-/** POST /v0/runs/{run_id}/revert */
+/** POST /v0/runs/{run_id}/revert (and its preview, `dryRun`). */
 export async function revertRun(
   rc: RequestContext,
   runId: string,
   opts: { dryRun: boolean; force: boolean },
 ): Promise<UndoResult & { run_id: string }> {
-  const target = await revertTarget(rc.app.orm.em.fork(), rc.driveId, runId);
-  return { run_id: runId, ...(await applyUndo(rc, target, { ...opts, cause: 'revert' })) };
+  const keep = keeperOf(rc.app);
+  const r = await applyUndo(rc, (db) => revertTarget(db, rc.driveId, runId, keep), { ...opts, cause: 'revert' });
+  return { run_id: runId, ...r };
 }
 
 /** MCP `runs`: the recent runs, or one run with its changes. */

@@ -1,9 +1,10 @@
 import type { RequestContext } from '../platform/request-context.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { one, rows, transaction } from '../db/sql.js';
+import { one, rows, transaction, type Db } from '../db/sql.js';
 import { latestSeq } from '../files/events.js';
-import { apply, emptyState, replayEvents } from './replay.js';
+import { replayEvents } from './replay.js';
+import { keeperOf, stateAt, type CheckpointKeeper } from './checkpoints.js';
 import { applyUndo, type UndoResult, type UndoTarget } from './undo.js';
 
 /**
@@ -69,31 +70,22 @@ export interface RewindInput {
 const under = (path: string, prefix: string) => path.startsWith(prefix);
 
 /**
- * POST /v0/drives/me/rewind: everything (under `prefix`) changed after the point goes back to its state then, by new
- * versions, deletes and restores, as one run.
+ * What rewinding means: everything (under `prefix`) changed after `seq` goes back to its state then. The state at
+ * `seq` comes from the nearest checkpoint (issue 54).
  */
-export async function rewindDrive(rc: RequestContext, input: RewindInput): Promise<UndoResult & { to_seq: number }> {
-  const db = rc.app.orm.em.fork();
-  if ((input.toSeq === undefined) === (input.toSnapshot === undefined))
-    throw new AppError('INVALID_ARGUMENT', 'give exactly one of to_seq, to_snapshot');
-  let seq = input.toSeq;
-  if (input.toSnapshot !== undefined) {
-    const s = await one<SnapshotRow>(db, 'select * from snapshots where id = ? and drive_id = ?', [
-      input.toSnapshot,
-      rc.driveId,
-    ]);
-    if (!s) throw snapshotNotFound();
-    seq = Number(s.seq);
-  }
-  if (seq === undefined) throw new AppError('INVALID_ARGUMENT', 'give to_seq or to_snapshot');
-  const head = await latestSeq(db, rc.driveId);
+async function rewindTarget(
+  db: Db,
+  driveId: string,
+  seq: number,
+  prefix: string,
+  keep: CheckpointKeeper,
+): Promise<UndoTarget> {
+  const head = await latestSeq(db, driveId);
   if (seq > head) throw new AppError('INVALID_ARGUMENT', `to_seq ${seq} is after the drive's newest seq ${head}`);
-  const then = emptyState();
-  for (const e of await replayEvents(db, rc.driveId, 0, seq)) apply(then, e);
+  const then = await stateAt(db, driveId, seq, head, keep);
   const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };
-  const prefix = input.prefix ?? '';
   const folderPrefix = prefix.replace(/\/$/, '');
-  for (const e of await replayEvents(db, rc.driveId, seq, head)) {
+  for (const e of await replayEvents(db, driveId, seq, head)) {
     const before = e.art_id ? then.arts.get(e.art_id) : then.folders.get(e.fld_id!);
     const paths = [before?.path, e.path, e.from_path, e.to_path].filter((p): p is string => Boolean(p));
     if (!paths.some((p) => under(p, prefix) || (e.fld_id && folderPrefix && under(p, folderPrefix)))) continue;
@@ -105,8 +97,32 @@ export async function rewindDrive(rc: RequestContext, input: RewindInput): Promi
     if (target.folders.has(id) || !under(f.path, folderPrefix)) continue;
     if ([...target.folders.values()].some((t) => t && f.path.startsWith(`${t.path}/`))) target.folders.set(id, f);
   }
-  return {
-    to_seq: seq,
-    ...(await applyUndo(rc, target, { dryRun: input.dryRun, force: input.force, cause: 'rewind' })),
-  };
+  return target;
+}
+
+/**
+ * POST /v0/drives/me/rewind: everything (under `prefix`) changed after the point goes back to its state then, by new
+ * versions, deletes and restores, as one run.
+ */
+export async function rewindDrive(rc: RequestContext, input: RewindInput): Promise<UndoResult & { to_seq: number }> {
+  if ((input.toSeq === undefined) === (input.toSnapshot === undefined))
+    throw new AppError('INVALID_ARGUMENT', 'give exactly one of to_seq, to_snapshot');
+  let seq = input.toSeq;
+  if (input.toSnapshot !== undefined) {
+    const s = await one<SnapshotRow>(rc.app.orm.em.fork(), 'select * from snapshots where id = ? and drive_id = ?', [
+      input.toSnapshot,
+      rc.driveId,
+    ]);
+    if (!s) throw snapshotNotFound();
+    seq = Number(s.seq);
+  }
+  if (seq === undefined) throw new AppError('INVALID_ARGUMENT', 'give to_seq or to_snapshot');
+  const to = seq;
+  const keep = keeperOf(rc.app);
+  const r = await applyUndo(rc, (db) => rewindTarget(db, rc.driveId, to, input.prefix ?? '', keep), {
+    dryRun: input.dryRun,
+    force: input.force,
+    cause: 'rewind',
+  });
+  return { to_seq: to, ...r };
 }

@@ -5,7 +5,9 @@ import { EventAction } from '../files/events.js';
 import { writeVersioned } from '../files/version-write.js';
 import { fileTypeOf } from '../files/artifact-rules.js';
 import { trashRow } from '../files/trash.js';
-import type { WriteTx } from '../files/write-transaction.js';
+import { EVENT_COLUMNS, type WriteTx } from '../files/write-transaction.js';
+import { currentRun, runColumns } from '../platform/run-scope.js';
+import { newId } from '../lib/ids.js';
 import { likePrefix, one } from '../db/sql.js';
 
 /** The single writes an undo is made of, each with its event (so the undo is itself a run of the feed). */
@@ -13,35 +15,76 @@ import { likePrefix, one } from '../db/sql.js';
 export const trashForUndo = (ctx: AppContext, w: WriteTx, row: ArtifactRow, actor: string | null, cause: string) =>
   trashRow(ctx, w, row, actor, cause);
 
+/** One artifact the undo puts at `path`: out of the trash (artifact.restored) or moved there (artifact.renamed). */
+export interface Placement {
+  row: ArtifactRow;
+  path: string;
+  how: 'restore' | 'move';
+}
+
 /**
- * Puts an artifact at `path`: out of the trash (artifact.restored) or moved there (artifact.renamed).
+ * Puts every placement's artifact at its path in three statements whatever their number (issue 54): the live ones
+ * step aside to a path of their own id first (so no move meets another still in its way; the unique index on live
+ * paths is checked per row), then one UPDATE puts them all in place, then one INSERT writes their events in the
+ * plan's order (each after the one that freed its path), so a reader of the feed never sees two at one path.
  */
-export async function placeForUndo(
+export async function placeAllForUndo(
   w: WriteTx,
-  row: ArtifactRow,
-  path: string,
-  how: 'restore' | 'move',
+  driveId: string,
+  places: Placement[],
   actor: string | null,
   cause: string,
-) {
-  const restore = how === 'restore';
-  const placed = (await one<ArtifactRow>(
-    w.tx,
-    `update artifacts set path = ?, file_type = ?, updated_at = clock_timestamp()${
-      restore ? ', deleted_at = null, purge_at = null, indexed_at = null, embedded_at = null' : ''
-    } where id = ? returning *`,
-    [path, fileTypeOf(path, row.content_type), row.id],
-  ))!;
-  await w.event({
-    driveId: row.drive_id,
-    artId: row.id,
-    action: restore ? EventAction.artifactRestored : EventAction.artifactRenamed,
-    actor,
-    metadata: restore
-      ? { path, from_path: row.path, overwrite: false, displaced_art_id: null, cause }
-      : { from: row.path, to: path, path, cause },
-  });
-  return placed;
+): Promise<void> {
+  if (!places.length) return;
+  const moving = places.filter((p) => p.how === 'move').map((p) => p.row.id);
+  if (moving.length > 1)
+    await w.tx.execute(`update artifacts set path = '.undo-in-progress/' || id where id = any(array[?]::text[])`, [
+      moving,
+    ]);
+  const col = <T>(f: (p: Placement) => T) => places.map(f);
+  await w.tx.execute(
+    `update artifacts a set path = t.path, file_type = t.file_type, updated_at = clock_timestamp(),
+        deleted_at = case when t.restore then null else a.deleted_at end,
+        purge_at = case when t.restore then null else a.purge_at end,
+        indexed_at = case when t.restore then null else a.indexed_at end,
+        embedded_at = case when t.restore then null else a.embedded_at end
+       from unnest(array[?]::text[], array[?]::text[], array[?]::text[], array[?]::boolean[]) as t(id, path, file_type, restore)
+      where a.id = t.id`,
+    [
+      col((p) => p.row.id),
+      col((p) => p.path),
+      col((p) => fileTypeOf(p.path, p.row.content_type)),
+      col((p) => p.how === 'restore'),
+    ],
+  );
+  const events = places.map((p) => ({
+    id: newId('evt'),
+    artId: p.row.id,
+    action: p.how === 'restore' ? EventAction.artifactRestored : EventAction.artifactRenamed,
+    metadata:
+      p.how === 'restore'
+        ? { path: p.path, from_path: p.row.path, overwrite: false, displaced_art_id: null, cause }
+        : { from: p.row.path, to: p.path, path: p.path, cause },
+  }));
+  await w.tx.execute(
+    `insert into events ${EVENT_COLUMNS}
+     select t.id, ?, t.art_id, null, t.action, ?, t.metadata::jsonb, ?, ?
+       from unnest(array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[]) with ordinality
+            as t(id, art_id, action, metadata, ord)
+      order by t.ord`,
+    [
+      driveId,
+      actor,
+      ...runColumns(currentRun()),
+      events.map((e) => e.id),
+      events.map((e) => e.artId),
+      events.map((e) => e.action),
+      events.map((e) => JSON.stringify(e.metadata)),
+    ],
+  );
+  await w.noteArtifactChanges(
+    events.map((e) => ({ driveId, artId: e.artId, action: e.action, eventId: e.id, metadata: e.metadata })),
+  );
 }
 
 /** A new version carrying the bytes, labels and metadata the artifact had at the target point. */
@@ -141,16 +184,4 @@ export async function deleteFolderForUndo(
     actor,
     metadata: { path: f.path, recursive: false, n_subfolders_deleted: 0, n_artifacts_deleted: 0, cause },
   });
-}
-
-export async function folderHasLiveContent(w: WriteTx, f: FolderRow): Promise<boolean> {
-  const like = likePrefix(`${f.path}/`);
-  return Boolean(
-    await one(
-      w.tx,
-      `select 1 where exists (select 1 from artifacts where drive_id = ? and deleted_at is null and path like ? escape '\\')
-          or exists (select 1 from folders where drive_id = ? and deleted_at is null and path like ? escape '\\')`,
-      [f.drive_id, like, f.drive_id, like],
-    ),
-  );
 }

@@ -97,6 +97,15 @@ export const envSchema = z.object({
   WEBHOOK_ALLOW_LOOPBACK: bool(false),
   // false only for bench:history's baseline: changes then carry no run (docs/decisions/runs.md).
   RUN_RECORDING: bool(true),
+  /** Undo, rewind and their previews (docs/decisions/runs.md, "Bounds"): waits for a row lock, and each statement. */
+  HISTORY_LOCK_TIMEOUT_MS: positiveInt(3000),
+  HISTORY_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
+  /** Undos, rewinds and previews one API process runs at once (one per drive always); past it 429. */
+  HISTORY_JOBS_PER_PROCESS: positiveInt(4),
+  /** A drive's next preview (dry run) starts at least this long after its last one ended; 0: no spacing. */
+  HISTORY_PREVIEW_SPACING_MS: z.coerce.number().int().min(0).default(1000),
+  /** A replay that passes this many events (or the state's size, if larger) since its checkpoint keeps a new one. */
+  HISTORY_CHECKPOINT_EVERY: positiveInt(1000),
   /** Ports a webhook URL may name besides 80 and 443, comma-separated (e.g. "8443,9000"). */
   WEBHOOK_PORTS: z
     .string()

@@ -108,7 +108,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       streamBufferBytes: e.FEED_STREAM_BUFFER_BYTES,
       catchUpMax: e.FEED_CATCH_UP_MAX,
     },
-    runs: { record: e.RUN_RECORDING },
+    runs: {
+      record: e.RUN_RECORDING,
+      lockTimeoutMs: e.HISTORY_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: e.HISTORY_STATEMENT_TIMEOUT_MS,
+      jobsPerProcess: e.HISTORY_JOBS_PER_PROCESS,
+      previewSpacingMs: e.HISTORY_PREVIEW_SPACING_MS,
+      checkpointEvery: e.HISTORY_CHECKPOINT_EVERY,
+    },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
       requireHttps: e.NODE_ENV === 'production',

@@ -161,14 +161,19 @@ export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   RATE_LIMITED: {
     status: 429,
-    meaning: 'a write or rate budget is exhausted, or too many open event streams; see Retry-After',
+    meaning:
+      'a write or rate budget is exhausted, too many open event streams, or an undo, rewind or preview of the drive is already running; see Retry-After',
   },
   // 5xx: the server or a dependency
   INTERNAL: { status: 500, meaning: 'unexpected error; the message carries a logged error id' },
   EMBEDDINGS_NOT_CONFIGURED: { status: 500, meaning: 'find mode=semantic without an embeddings provider (spec 7)' },
   EMBEDDINGS_UNAVAILABLE: { status: 502, meaning: 'the embeddings provider failed' },
   AGENT_AUTH_NOT_CONFIGURED: { status: 503, meaning: 'agent registration unavailable; retry later' },
-  SERVICE_BUSY: { status: 503, meaning: 'the server holds its most open connections; retry after Retry-After' },
+  SERVICE_BUSY: {
+    status: 503,
+    meaning:
+      'the server holds its most open connections, or an undo or rewind hit its lock or statement timeout; retry after Retry-After',
+  },
   NOT_READY: { status: 503, meaning: 'a dependency is unreachable (readiness probe)' },
   DATABASE_UNAVAILABLE: { status: 503, meaning: 'PostgreSQL is unreachable; retry after Retry-After' },
   STORAGE_FAILURE: { status: 503, meaning: 'object storage unavailable' },

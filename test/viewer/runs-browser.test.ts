@@ -32,6 +32,10 @@ describe('runs and snapshots in a real browser', () => {
     expect(await run.textContent()).toMatch(/coder-bot\s+changed 2 files/);
     await run.getByRole('link', { name: 'Undo this run…' }).click();
     await page.waitForURL('**/activity/agent-task-7/undo');
+    // The GET page computes nothing: the preview is a form post, charged like a write.
+    expect(await page.getByTestId('preview').count()).toBe(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.waitForURL('**/activity/agent-task-7/undo/preview');
     const preview = await page.getByTestId('preview').textContent();
     expect(preview).toContain('plan.md');
     expect(preview).toContain('junk.md');
@@ -72,6 +76,8 @@ describe('runs and snapshots in a real browser', () => {
     await put(api, key, 'extra.md', '# extra', 'text/markdown');
     await page.reload();
     await page.getByRole('link', { name: 'Rewind to this…' }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.waitForURL('**/rewind/preview');
     expect(await page.getByTestId('preview').textContent()).toContain('extra.md');
     expect((await read(key, 'extra.md')).hash).toBeTruthy();
     await page.getByRole('button', { name: 'Rewind the drive' }).click();

@@ -771,7 +771,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undo exactly this run's changes, all or nothing, as a new run (revert_run_id); 409 RUN_CONFLICT lists later changes by other runs (force skips them); dry_run changes nothing */
+        /** Undo exactly this run's changes, all or nothing, as a new run (revert_run_id); 409 RUN_CONFLICT lists later changes by other runs (force skips them); dry_run changes nothing and takes no lock; one undo, rewind or preview per drive at a time (429 with Retry-After) */
         post: operations["post_v0_runs_run_id_revert"];
         delete?: never;
         options?: never;
@@ -10816,6 +10816,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     get_v0_snapshots: {
@@ -11372,6 +11381,15 @@ export interface operations {
             };
             /** @description INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

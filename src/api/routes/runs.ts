@@ -70,12 +70,13 @@ export function runsRouter(routes: RouteRegistry, ctx: AppContext): Router {
       path: '/v0/runs/:run_id/revert',
       summary:
         "Undo exactly this run's changes, all or nothing, as a new run (revert_run_id); 409 RUN_CONFLICT lists " +
-        'later changes by other runs (force skips them); dry_run changes nothing',
+        'later changes by other runs (force skips them); dry_run changes nothing and takes no lock; one undo, rewind ' +
+        'or preview per drive at a time (429 with Retry-After)',
       tags,
       auth: true,
       params: runIdParams,
       body: undoBody,
-      errors: ['RUN_NOT_FOUND', 'RUN_CONFLICT', 'HISTORY_PURGED', 'STORAGE_QUOTA_EXCEEDED'],
+      errors: ['RUN_NOT_FOUND', 'RUN_CONFLICT', 'HISTORY_PURGED', 'STORAGE_QUOTA_EXCEEDED', 'SERVICE_BUSY'],
       responses: { 200: { description: 'every change with its outcome', schema: revertOutSchema } },
     },
     async ({ params, body, req }) => {
@@ -147,7 +148,14 @@ export function runsRouter(routes: RouteRegistry, ctx: AppContext): Router {
         })
         // Exactly one of to_seq and to_snapshot: the domain says so (400 INVALID_ARGUMENT), as the document can.
         .describe('give exactly one of to_seq and to_snapshot'),
-      errors: ['SNAPSHOT_NOT_FOUND', 'RUN_CONFLICT', 'HISTORY_PURGED', 'STORAGE_QUOTA_EXCEEDED', 'INVALID_ARGUMENT'],
+      errors: [
+        'SNAPSHOT_NOT_FOUND',
+        'RUN_CONFLICT',
+        'HISTORY_PURGED',
+        'STORAGE_QUOTA_EXCEEDED',
+        'INVALID_ARGUMENT',
+        'SERVICE_BUSY',
+      ],
       responses: { 200: { description: 'every change with its outcome', schema: rewindOutSchema } },
     },
     async ({ body, req }) => {

@@ -33,6 +33,7 @@ import { Migration20261230100000_passage_vector_once } from './Migration20261230
 import { Migration20261231000000_bm25 } from './Migration20261231000000_bm25.js';
 import { Migration20261231054000_blob_owner_index } from './Migration20261231054000_blob_owner_index.js';
 import { Migration20261231153000_passages_awaiting_vectors } from './Migration20261231153000_passages_awaiting_vectors.js';
+import { Migration20261231000000_history_checkpoints } from './Migration20261231000000_history_checkpoints.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -77,4 +78,5 @@ export const migrations = [
     name: 'Migration20261231153000_passages_awaiting_vectors',
     class: Migration20261231153000_passages_awaiting_vectors,
   },
+  { name: 'Migration20261231000000_history_checkpoints', class: Migration20261231000000_history_checkpoints },
 ];

@@ -9,7 +9,9 @@ import { confirmButton } from '../confirm.js';
 
 /**
  * Activity by run ("agent X changed 14 files, 3 minutes ago") with "Undo this run", which shows the dry run first,
- * and Snapshots (make, list, rewind to one, again after a preview). Issue 38; docs/decisions/runs.md.
+ * and Snapshots (make, list, rewind to one, again after a preview). Issue 38; docs/decisions/runs.md. A preview is a
+ * form that writes (issue 54): it is charged to the write budget like the undo, and a link or a prefetch computes
+ * nothing; its GET page only offers the button.
  */
 const ago = (t: Date) => {
   const m = Math.round((Date.now() - new Date(t).getTime()) / 60_000);
@@ -65,6 +67,14 @@ function preview(csrf: string, r: UndoResult, action: string, label: string): Ht
     </form>`;
 }
 
+/** The GET page of an undo or a rewind: what it is, and the button that computes its preview. */
+const askPreview = (csrf: string, action: string, what: string): Html =>
+  html`<p>${what} The preview computes what it would change, and changes nothing.</p>
+    <form method="post" action="${action}/preview">
+      ${csrfField(csrf)}
+      <button type="submit">Preview</button>
+    </form>`;
+
 /** Where an undo or a rewind lands: back on its list, saying what it did. */
 const done = (back: string, r: UndoResult) => {
   const n = r.changes.filter((c) => c.outcome === 'reverted').length;
@@ -90,11 +100,25 @@ export const runsPages: Declaration[] = [
   }),
 
   // The dry run first: the preview is exactly what the undo would do, and its form does it.
-  page({ path: '/activity/:runId/undo', who: 'owner', refusalTitle: 'Could not preview the undo' }, async (c) => {
-    const r = await revertRun(c.rc, runIdOf(c), { dryRun: true, force: true });
+  page({ path: '/activity/:runId/undo', who: 'owner' }, async (c) => {
     const action = `/activity/${encodeURIComponent(runIdOf(c))}/undo`;
-    return show(`Undo run ${runIdOf(c)}`, preview(c.session.csrf, r, action, 'Undo this run'));
+    return show(`Undo run ${runIdOf(c)}`, askPreview(c.session.csrf, action, 'Undo every change of this run.'));
   }),
+
+  form(
+    {
+      path: '/activity/:runId/undo/preview',
+      who: 'owner',
+      writes: true,
+      back: '/activity',
+      refusalTitle: 'Could not preview the undo',
+    },
+    async (c) => {
+      const r = await revertRun(c.rc, runIdOf(c), { dryRun: true, force: true });
+      const action = `/activity/${encodeURIComponent(runIdOf(c))}/undo`;
+      return show(`Undo run ${runIdOf(c)}`, preview(c.session.csrf, r, action, 'Undo this run'));
+    },
+  ),
 
   form({ path: '/activity/:runId/undo', who: 'owner', writes: true, back: '/activity' }, async (c) =>
     done('/activity', await revertRun(c.rc, runIdOf(c), { dryRun: false, force: !!c.field('force') })),
@@ -144,10 +168,27 @@ export const runsPages: Declaration[] = [
     return go('/snapshots', { notice: `Snapshot “${s.label}” deleted.` });
   }),
 
-  page({ path: '/snapshots/:id/rewind', who: 'owner', refusalTitle: 'Could not preview the rewind' }, async (c) => {
+  page({ path: '/snapshots/:id/rewind', who: 'owner' }, async (c) => {
     const action = `/snapshots/${encodeURIComponent(String(c.req.params.id))}/rewind`;
-    return show('Rewind the drive', preview(c.session.csrf, await rewindTo(c, true), action, 'Rewind the drive'));
+    return show(
+      'Rewind the drive',
+      askPreview(c.session.csrf, action, 'Put the drive back as it was at this snapshot.'),
+    );
   }),
+
+  form(
+    {
+      path: '/snapshots/:id/rewind/preview',
+      who: 'owner',
+      writes: true,
+      back: '/snapshots',
+      refusalTitle: 'Could not preview the rewind',
+    },
+    async (c) => {
+      const action = `/snapshots/${encodeURIComponent(String(c.req.params.id))}/rewind`;
+      return show('Rewind the drive', preview(c.session.csrf, await rewindTo(c, true), action, 'Rewind the drive'));
+    },
+  ),
 
   form({ path: '/snapshots/:id/rewind', who: 'owner', writes: true, back: '/snapshots' }, async (c) =>
     done('/snapshots', await rewindTo(c, false)),
