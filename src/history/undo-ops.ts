@@ -75,7 +75,7 @@ export async function placeAllForUndo(
     [
       driveId,
       actor,
-      ...runColumns(currentRun()),
+      ...runColumns(currentRun(), driveId),
       events.map((e) => e.id),
       events.map((e) => e.artId),
       events.map((e) => e.action),
