@@ -11,6 +11,8 @@ import { dedupe } from './quality-metrics.js';
 export interface WindowLists {
   windows: string[][];
   firstWindow: string[][];
+  /** The two added, then normalised: the first window counted twice beside the rest. */
+  blend: string[][];
   /** Passages longer than one window: where the two differ. */
   longPassages: number;
 }
@@ -50,7 +52,13 @@ export async function windowComparison(
           .sort((a, b) => b.score - a.score)
           .map((x) => x.doc),
       ).slice(0, limit);
+    const blended = served.map((v, i) => {
+      const sum = v.map((x, d) => x + firstVectors[i]![d]!);
+      const norm = Math.sqrt(dot(sum, sum)) || 1;
+      return sum.map((x) => x / norm);
+    });
     return {
+      blend: queryVectors.map((q) => rank(blended, q)),
       windows: queryVectors.map((q) => rank(served, q)),
       firstWindow: queryVectors.map((q) => rank(firstVectors, q)),
       longPassages,

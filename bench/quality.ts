@@ -44,7 +44,7 @@ const PROGRESS_MS = 15_000;
 
 const LEGS = ['lexical', 'search', 'semantic', 'hybrid'] as const;
 type Leg = (typeof LEGS)[number];
-const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf' | 'windows' | 'firstWindow', string> = {
+const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf' | 'windows' | 'firstWindow' | 'blend', string> = {
   bm25Docs: 'BM25, whole pages (in bench)',
   bm25: 'BM25, the service’s passages (in bench)',
   lexical: 'find mode=lexical',
@@ -54,6 +54,7 @@ const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf' | 'windows' | 'firstWi
   rrf: 'RRF k=60: BM25 + semantic (in bench)',
   windows: 'semantic, every window averaged (service vectors, exact, in bench)',
   firstWindow: 'semantic, first window only (in bench)',
+  blend: 'semantic, first window + all windows (in bench)',
 };
 /** The long-passage comparison needs the embedded model; BENCH_QUALITY_WINDOWS=0 skips it. */
 const WINDOWS = process.env.BENCH_QUALITY_WINDOWS !== '0' && !process.env.EMBEDDINGS_URL;
@@ -281,6 +282,7 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
     results.forEach((r, i) => {
       r.ranks.windows = rankOf(w.windows[i]!, r.art_id);
       r.ranks.firstWindow = rankOf(w.firstWindow[i]!, r.art_id);
+      r.ranks.blend = rankOf(w.blend[i]!, r.art_id);
     });
   }
 
@@ -299,7 +301,8 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
   const measured = new Map<string, Metrics>();
   for (const leg of order) {
     if ((leg === 'semantic' || leg === 'rrf') && semanticOff) continue;
-    if ((leg === 'windows' || leg === 'firstWindow') && results[0]?.ranks[leg] === undefined) continue;
+    const inBenchSemantic = leg === 'windows' || leg === 'firstWindow' || leg === 'blend';
+    if (inBenchSemantic && results[0]?.ranks[leg] === undefined) continue;
     measured.set(leg, metrics(results.map((r) => r.ranks[leg] ?? null)));
   }
   const reference = measured.get('bm25')!.mrr10;

@@ -66,8 +66,8 @@ const atomText = (a: Atom) => a.phrase.join(' ');
 
 /**
  * The query's meaning for an any-word leg: bare words are optional and scored (BM25 rewards a passage for each, rare
- * ones most); a quoted phrase or a word-joined phrase (`foo-bar`) must match; `a OR b` must match one of them; `-x`
- * must not match.
+ * ones most), word-joined ones (`sd-128`, `encode/decode`) too; a quoted phrase must match; `a OR b` must match one of
+ * them; `-x` must not match.
  */
 function operatorsOf(q: string): { words: string[]; required: string[][]; excluded: string[] } {
   const parsed = parseQuery(q);
@@ -75,7 +75,7 @@ function operatorsOf(q: string): { words: string[]; required: string[][]; exclud
   const required: string[][] = [];
   for (const group of parsed.required) {
     for (const atom of group) words.push(...atom.phrase);
-    if (group.length > 1 || group[0]!.phrase.length > 1) required.push(group.map(atomText));
+    if (group.length > 1 || (group[0]!.quoted && group[0]!.phrase.length > 1)) required.push(group.map(atomText));
   }
   return { words, required, excluded: parsed.excluded.map(atomText) };
 }

@@ -4,7 +4,8 @@
  * `-` negates a term; `OR` between two terms makes an alternative and binds tighter than the
  * implicit AND; parentheses are not syntax (they are dropped like other punctuation).
  */
-export type Atom = { phrase: string[] };
+/** `quoted`: written in double quotes (a bare `foo-bar` is a phrase to websearch_to_tsquery too, but not quoted). */
+export type Atom = { phrase: string[]; quoted?: boolean };
 export interface ParsedQuery {
   /** AND of groups; each group is an OR of atoms. */
   required: Atom[][];
@@ -32,7 +33,7 @@ export function parseQuery(q: string): ParsedQuery {
     }
     const negated = neg === '-' || (bare !== undefined && bare.startsWith('-') && bare.length > 1);
     const text = phrase ?? (negated ? bare!.slice(1) : bare!);
-    const atom = { phrase: words(text) };
+    const atom: Atom = { phrase: words(text), quoted: phrase !== undefined };
     if (!atom.phrase.length) continue;
     if (negated) {
       excluded.push(atom);

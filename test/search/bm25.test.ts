@@ -91,6 +91,8 @@ describe('BM25 lexical leg', () => {
     expect(await lexical(drive, '"red car"')).toEqual(['art_red_car#0']);
     expect((await lexical(drive, 'red -door')).sort()).toEqual(['art_red_car#0']);
     expect((await lexical(drive, 'bicycle OR door')).sort()).toEqual(['art_blue#0', 'art_red_door#0']);
+    // Word-joined words are not a phrase to ask for: each is an optional word.
+    expect((await lexical(drive, 'blue-parked')).sort()).toEqual(['art_blue#0', 'art_red_car#0']);
   });
 
   it('folds accents both ways', async () => {
