@@ -297,6 +297,7 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
     'rrf',
     'windows',
     'firstWindow',
+    'blend',
   ] as const;
   const measured = new Map<string, Metrics>();
   for (const leg of order) {
