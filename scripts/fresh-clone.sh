@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Acceptance check (issue 17): from a clone with no .tools, no node_modules and no .data,
-# `npm start` alone reaches the ready line on the first try, then Ctrl-C stops everything.
+# `npm start` alone reaches the ready line on the first try, finds a file by meaning (scripts/first-find.ts), then
+# Ctrl-C stops everything.
 # Reused from this checkout, to keep CI time sane: the Go-built binaries (.tools/bin is copied in,
 # as a CI cache would restore it; FRESH_CLONE_BUILD_GO=1 builds them instead) and npm's download
 # cache (~/.npm). Node 24 and node_modules are installed by `npm start` itself.
@@ -43,6 +44,8 @@ done
 echo "[fresh-clone] $(grep '^ready in' "$log") — $(( $(date +%s) - started )) s after npm start, npm ci and Node 24 included"
 grep -E '^\[start\]|installing' "$log" | sed 's/^/[fresh-clone]   /'
 curl -fsS "http://127.0.0.1:$base/readyz" >/dev/null
+# Find out of the box (issue 53): a question in other words than the file's is answered by the embedded model.
+bash scripts/with-node.sh node --import tsx scripts/first-find.ts "http://127.0.0.1:$base"
 
 kill -INT -- "-$pgid"
 for _ in $(seq 1 60); do kill -0 "$pgid" 2>/dev/null || break; sleep 1; done
