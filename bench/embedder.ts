@@ -40,7 +40,7 @@ const cpuSeconds = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1e6;
 
 const embedder = new LocalEmbedder({
   threads,
-  longPassages: process.argv.includes('--first-window') ? 'first-window' : 'windows',
+  longPassages: process.argv.includes('--first-window') ? 'first-window' : 'lead-and-windows',
 });
 const rssBefore = process.memoryUsage().rss;
 let t = performance.now();

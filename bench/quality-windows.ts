@@ -4,14 +4,15 @@ import { dedupe } from './quality-metrics.js';
 
 /**
  * How a passage longer than the model's window (256 word pieces) is embedded, measured on the bench's own passages
- * (issue 53): the service's vectors (every window, averaged: token-windows.ts) against the first window only, each
- * ranked exactly in the bench by the same query vectors (a page scores by its best passage). Both lists come back per
- * query, so the report puts them beside the other legs.
+ * (issue 53), each way ranked exactly in the bench by the same query vectors (a page scores by its best passage):
+ * the service's vectors (`lead-and-windows`, token-windows.ts: the first window's unit vector plus the unit average of
+ * all windows, normalised), the first window only (embedded here), and the average of all windows alone (recovered
+ * from the two: with b = (f + m)/|f + m| and f, m unit vectors, m = 2(b·f)b − f).
  */
 export interface WindowLists {
   windows: string[][];
   firstWindow: string[][];
-  /** The two added, then normalised: the first window counted twice beside the rest. */
+  /** The service's own vectors. */
   blend: string[][];
   /** Passages longer than one window: where the two differ. */
   longPassages: number;
@@ -34,12 +35,12 @@ export async function windowComparison(
     for (let i = 0; i < v.length; i++) v[i] = r.bytes.readFloatBE(i * 4);
     return v;
   });
-  const windowed = new LocalEmbedder();
+  const queryEmbedder = new LocalEmbedder();
   const first = new LocalEmbedder({ longPassages: 'first-window' });
   try {
     const t = performance.now();
     const firstVectors = (await first.embed(rows.map((r) => r.text))).map((v) => Float32Array.from(v));
-    const queryVectors = await windowed.embed(queries);
+    const queryVectors = await queryEmbedder.embed(queries);
     const longPassages = rows.filter((_, i) => dot(served[i]!, firstVectors[i]!) < 0.9999).length;
     log(
       `first-window vectors of ${rows.length} passages in ${((performance.now() - t) / 1000).toFixed(1)} s ` +
@@ -52,19 +53,21 @@ export async function windowComparison(
           .sort((a, b) => b.score - a.score)
           .map((x) => x.doc),
       ).slice(0, limit);
-    const blended = served.map((v, i) => {
-      const sum = v.map((x, d) => x + firstVectors[i]![d]!);
-      const norm = Math.sqrt(dot(sum, sum)) || 1;
-      return sum.map((x) => x / norm);
+    const averaged = served.map((b, i) => {
+      const f = firstVectors[i]!;
+      const bf = dot(b, f);
+      const m = b.map((x, d) => 2 * bf * x - f[d]!);
+      const norm = Math.sqrt(dot(m, m)) || 1;
+      return m.map((x) => x / norm);
     });
     return {
-      blend: queryVectors.map((q) => rank(blended, q)),
-      windows: queryVectors.map((q) => rank(served, q)),
+      blend: queryVectors.map((q) => rank(served, q)),
+      windows: queryVectors.map((q) => rank(averaged, q)),
       firstWindow: queryVectors.map((q) => rank(firstVectors, q)),
       longPassages,
     };
   } finally {
-    await windowed.close();
+    await queryEmbedder.close();
     await first.close();
   }
 }

@@ -52,9 +52,9 @@ const LEG_NAMES: Record<Leg | 'bm25Docs' | 'bm25' | 'rrf' | 'windows' | 'firstWi
   semantic: 'find mode=semantic',
   hybrid: 'find mode=hybrid',
   rrf: 'RRF k=60: BM25 + semantic (in bench)',
-  windows: 'semantic, every window averaged (service vectors, exact, in bench)',
-  firstWindow: 'semantic, first window only (in bench)',
-  blend: 'semantic, first window + all windows (in bench)',
+  windows: 'semantic, every window averaged (exact, in bench)',
+  firstWindow: 'semantic, first window only (exact, in bench)',
+  blend: 'semantic, lead + all windows (service vectors, exact, in bench)',
 };
 /** The long-passage comparison needs the embedded model; BENCH_QUALITY_WINDOWS=0 skips it. */
 const WINDOWS = process.env.BENCH_QUALITY_WINDOWS !== '0' && !process.env.EMBEDDINGS_URL;
@@ -353,8 +353,8 @@ async function run(stack: BenchStack, pages: ManPage[], provider: string) {
     `bench:quality: ${pages.length} docs, ${results.length} queries; lexical ${ratio('lexical').toFixed(2)}x BM25, ` +
       `${semantic}, hybrid ${ratio('hybrid').toFixed(2)}x BM25 (MRR@10; BM25 ${reference.toFixed(3)})` +
       (measured.has('firstWindow')
-        ? `; long passages: windows ${measured.get('windows')!.mrr10.toFixed(3)} vs first window ` +
-          `${measured.get('firstWindow')!.mrr10.toFixed(3)}`
+        ? `; long passages: lead + windows ${measured.get('blend')!.mrr10.toFixed(3)}, first window ` +
+          `${measured.get('firstWindow')!.mrr10.toFixed(3)}, windows ${measured.get('windows')!.mrr10.toFixed(3)}`
         : ''),
   );
 }

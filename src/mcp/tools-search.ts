@@ -64,7 +64,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Search files',
       description:
         'Ranked full-text search (path, first ~16 KB, metadata, labels), one hit per file. Syntax: words, "phrases", ' +
-        '-not, OR. For passages deep in long files use find; for exact text, grep.',
+        '-not, OR. Passages deep in files: find; exact text: grep.',
       input: { q: z.string().min(1).max(200), ...filters },
       annotations: READ_ONLY,
       budget: 'read',
@@ -90,8 +90,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Find passages',
       description:
         'Passages from whole files (hybrid, lexical or semantic), each with its text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens the surroundings. The last line says if the semantic leg was ' +
-        'off or behind.',
+        'pages for PDF); read(offset=char_start) opens the surroundings. Last line: the semantic leg.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),

@@ -16,7 +16,10 @@ export interface LocalEmbedderOptions {
   modelDir?: string;
   /** ONNX Runtime's intra-op threads (EMBEDDINGS_THREADS, default 1: indexing keeps to one core of two). */
   threads?: number;
-  /** How a passage longer than the window is embedded (token-windows.ts): 'windows' (default) or 'first-window'. */
+  /**
+   * How a passage longer than the window is embedded (token-windows.ts): 'lead-and-windows' (default), 'windows' or
+   * 'first-window'.
+   */
   longPassages?: LongPassageMode;
   /** Word pieces consecutive windows share (default 32). */
   overlap?: number;
@@ -42,7 +45,7 @@ export class LocalEmbedder implements Embedder {
 
   constructor(opts: LocalEmbedderOptions = {}) {
     this.modelDir = opts.modelDir ?? DEFAULT_MODEL_DIR;
-    const longPassages = opts.longPassages ?? 'windows';
+    const longPassages = opts.longPassages ?? 'lead-and-windows';
     this.threadOptions = {
       modelDir: this.modelDir,
       threads: opts.threads ?? 1,
@@ -51,7 +54,7 @@ export class LocalEmbedder implements Embedder {
       batchTokens: opts.batchTokens ?? 2048,
     };
     // The vectors of the two long-passage modes differ, so cached vectors of one are not reused by the other.
-    this.space = `${LOCAL_MODEL.name}/${this.dimensions}${longPassages === 'windows' ? '' : `/${longPassages}`}`;
+    this.space = `${LOCAL_MODEL.name}/${this.dimensions}${longPassages === 'lead-and-windows' ? '' : `/${longPassages}`}`;
   }
 
   embed(texts: string[]): Promise<number[][]> {

@@ -104,6 +104,7 @@ async function embed(texts: string[]): Promise<{ vectors: Float32Array; tokens: 
       pooled.slice(at, at + ws.length),
       ws.map((w) => w.weight),
       dims,
+      opts.longPassages === 'lead-and-windows',
     );
     vectors.set(combined, i * dims);
     at += ws.length;

