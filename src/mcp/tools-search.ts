@@ -63,7 +63,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Search files',
       description:
-        'Ranked full-text search (path, first ~16 KB, metadata, labels), one hit per file. Syntax: words, "phrases", ' +
+        'Ranked search (path, first ~16 KB, metadata, labels), one hit per file. Syntax: words, "phrases", ' +
         '-not, OR. Passages deep in files: find; exact text: grep.',
       input: { q: z.string().min(1).max(200), ...filters },
       annotations: READ_ONLY,
@@ -89,8 +89,8 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Find passages',
       description:
-        'Passages from whole files (hybrid, lexical or semantic), each with its text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens the surroundings. Last line: the semantic leg.',
+        'Passages from whole files (hybrid, lexical or semantic), each with text and span (char_start/char_end, or ' +
+        'pages for PDF); read(offset=char_start) opens surroundings. Last line: the semantic leg.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),

@@ -15,11 +15,13 @@ import { loadConfig } from '../../src/lib/config.js';
 /** The embedded model as it ships (scripts/fetch-model.ts put it in place): loading, vectors, windows, the checksum. */
 const embedder = new LocalEmbedder();
 const firstWindow = new LocalEmbedder({ longPassages: 'first-window' });
+const windowsOnly = new LocalEmbedder({ longPassages: 'windows' });
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 afterAll(async () => {
   await embedder.close();
   await firstWindow.close();
+  await windowsOnly.close();
 });
 
 describe('the embedded model', () => {
@@ -47,10 +49,15 @@ describe('the embedded model', () => {
     const [windowed] = await embedder.embed([passage]);
     expect(embedder.tokens - before).toBeGreaterThan(LOCAL_MODEL.window * 2);
     const [first] = await firstWindow.embed([passage]);
+    const [averaged] = await windowsOnly.embed([passage]);
     expect(Math.hypot(...windowed!)).toBeCloseTo(1, 5);
     // The sentence past the first window counts only when every window does.
-    expect(dot(query!, windowed!)).toBeGreaterThan(dot(query!, first!) + 0.05);
-    expect(firstWindow.space).not.toBe(embedder.space);
+    expect(dot(query!, averaged!)).toBeGreaterThan(dot(query!, first!) + 0.05);
+    // The default adds the lead window to that average (token-windows.ts, `lead-and-windows`).
+    const sum = first!.map((x, d) => x + averaged![d]!);
+    const norm = Math.hypot(...sum);
+    sum.forEach((x, d) => expect(windowed![d]!).toBeCloseTo(x / norm, 4));
+    expect(new Set([firstWindow.space, windowsOnly.space, embedder.space]).size).toBe(3);
   });
 
   it('refuses a model whose weights are not the pinned file', async () => {
