@@ -50,7 +50,8 @@ const SETTLE_S = Number(process.env.BENCH_FIND_SETTLE_S ?? 120);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
 const EXACT_QUERIES = Number(process.env.BENCH_EXACT_QUERIES ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
-const DIMENSIONS = 256;
+/** The embedded model's 384 by default (BENCH_FIND_DIMENSIONS: 256 was the figure before it, issue 29). */
+const DIMENSIONS = Number(process.env.BENCH_FIND_DIMENSIONS ?? 384);
 
 interface SizeResult {
   size: number;
