@@ -26,7 +26,7 @@ import { exactScan, FindCorpus } from './find-corpus.js';
 import { findAfterIngest, findTimes } from './find-after-ingest.js';
 
 /**
- * `npm run bench:find`: builds one drive per size (BENCH_SIZES, default 10,000 and 100,000 passages of 256
+ * `npm run bench:find`: builds one drive per size (BENCH_SIZES, default 10,000 and 100,000 passages of 384
  * dimensions, 4 per artifact) written through the engine's own indexing path (upsertDocuments +
  * replacePassageSets: the batch indexer's calls; the API's PUT path is bench:ingest's), then measures through
  * the API (in-process app, the real embeddings client against the local OpenAI-compatible test server):
