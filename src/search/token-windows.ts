@@ -5,8 +5,8 @@
  * windows of up to 254 pieces that overlap by `overlap` pieces (the last one ends at the passage's end, so no
  * window is a short tail), each window is embedded and normalised, and the passage's vector is their average
  * weighted by the pieces each window adds (a piece counts once), normalised. `first-window`: only the first 254
- * pieces count (what a plain truncating encoder does). `lead-and-windows` (the default): the sum of the two, normalised:
- * a passage's opening (a page's summary, a section's heading) counts as much as all of it. The quality bench measures
+ * pieces count (what a plain truncating encoder does). `lead-and-windows` (the default): the sum of the two,
+ * normalised: an opening (a page's summary, a section's heading) counts as much as all of it. The bench measures
  * the three (MRR@10 on 200 man pages: windows 0.850, first window 0.866, lead and windows 0.873).
  */
 export type LongPassageMode = 'lead-and-windows' | 'windows' | 'first-window';
