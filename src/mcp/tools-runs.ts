@@ -18,7 +18,7 @@ export function undoText(r: UndoAnswer): string {
   const head = `${verb} ${n('reverted')}, unchanged ${n('unchanged')}, conflicts ${n('conflict')}`;
   const lines = r.changes.map((c) => {
     const where = c.path ?? c.target_path ?? c.id;
-    const to = c.target_path && c.target_path !== c.path ? ` -> ${c.target_path}` : c.target_path ? '' : ' -> trash';
+    const to = c.target_path === null ? ' -> trash' : c.path && c.target_path !== c.path ? ` -> ${c.target_path}` : '';
     if (c.outcome === 'conflict') return `conflict ${where}: ${c.reason ?? 'conflict'}`;
     if (c.outcome === 'unchanged') return `unchanged ${where}`;
     return `${r.dry_run ? 'would' : 'did'} ${c.steps.join('+') || 'nothing'} ${where}${to}`;
