@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2468,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2729,7 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +2922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3939,7 +3939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4377,7 +4377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4622,7 +4622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4859,7 +4859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5112,7 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5589,7 +5589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5838,7 +5838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6027,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6400,7 +6400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6592,7 +6592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6778,7 +6778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7017,7 +7017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7207,7 +7207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7390,7 +7390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7572,7 +7572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +7755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7953,7 +7953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8151,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8340,7 +8340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8537,7 +8537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8729,7 +8729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +9116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9305,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9497,7 +9497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9695,7 +9695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9884,7 +9884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,7 +10086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10267,7 +10267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10466,7 +10466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10952,7 +10952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11533,7 +11533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11734,7 +11734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11913,7 +11913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12105,7 +12105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12320,7 +12320,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12523,7 +12523,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12724,7 +12724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12940,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13143,7 +13143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13353,7 +13353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13551,7 +13551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13765,7 +13765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13965,7 +13965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14165,7 +14165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14389,7 +14389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14624,7 +14624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14812,7 +14812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15012,7 +15012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15245,7 +15245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15499,7 +15499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15727,7 +15727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15902,7 +15902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16132,7 +16132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16342,7 +16342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16539,7 +16539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16745,7 +16745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16972,7 +16972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
