@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshConfigHome, runCli } from '../helpers/cli.js';
+import { mintApiKey } from '../../src/identity/api-keys.js';
 import { createTenant } from '../helpers/tenant.js';
 
 /** `agent-drive sync` as one run, then `runs`, `undo`, `ls --as-of` and `snapshot`, as subprocesses (issue 38). */
@@ -61,7 +62,10 @@ describe('agent-drive runs, undo, ls --as-of, snapshot', () => {
   });
 
   it('each invocation is its own run; snapshots, rewind (dry run first), cat/get/ls --as-of a snapshot', async () => {
-    const fresh = { ...env, AGENT_DRIVE_API_KEY: (await createTenant(api.ctx)).apiKey };
+    // A key the person labelled: runs are named by it (issue 55), not by "api_key".
+    const { driveId } = await createTenant(api.ctx);
+    const labelled = await mintApiKey(api.ctx.orm.em.fork(), driveId, 'nightly-report');
+    const fresh = { ...env, AGENT_DRIVE_API_KEY: labelled.key };
     const run = (args: string[]) => runCli(args, fresh);
     const file = path.join(home, 'plan.md');
     writeFileSync(file, 'first plan\n');
@@ -80,6 +84,8 @@ describe('agent-drive runs, undo, ls --as-of, snapshot', () => {
       'cli-put',
       'cli-put',
     ]);
+
+    expect((await run(['runs'])).stdout).toMatch(/^cli-rm-\S+ +nightly-report /m);
 
     const listed = await run(['snapshots']);
     expect(listed.stdout).toContain(snap.snapshot_id);

@@ -25,9 +25,9 @@ describe('Drive: runs, undo, snapshot, rewind, asOf', () => {
     await b.put('b/other.md', 'other');
 
     const runs = await a.runs();
-    expect(runs.items.map((r) => [r.run_id, r.changes.created])).toEqual([
-      [b.runId, 1],
-      [a.runId, 2],
+    expect(runs.items.map((r) => [r.run_id, r.changes.created, r.credential_name])).toEqual([
+      [b.runId, 1, 'test'],
+      [a.runId, 2, 'test'],
     ]);
 
     const preview = await a.undo(undefined, { dryRun: true });

@@ -10348,6 +10348,8 @@ export interface operations {
                             actor_name: string | null;
                             /** @description api_key, access_token, mcp_oauth, web_session, … */
                             credential_kind: string | null;
+                            /** @description what the person called the credential: the API key’s label or the OAuth app’s name (null: none) */
+                            credential_name: string | null;
                             first_seq: number;
                             last_seq: number;
                             /** @description RFC 3339 timestamp */
@@ -10548,6 +10550,8 @@ export interface operations {
                         actor_name: string | null;
                         /** @description api_key, access_token, mcp_oauth, web_session, … */
                         credential_kind: string | null;
+                        /** @description what the person called the credential: the API key’s label or the OAuth app’s name (null: none) */
+                        credential_name: string | null;
                         first_seq: number;
                         last_seq: number;
                         /** @description RFC 3339 timestamp */

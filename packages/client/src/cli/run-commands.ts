@@ -21,7 +21,7 @@ export function addRunCommands(program: Command): void {
             const counts = `+${c.created} ~${c.updated} -${c.deleted} >${c.moved}`;
             return [
               r.run_id,
-              r.actor_name ?? r.credential_kind ?? '',
+              r.actor_name ?? r.credential_name ?? r.credential_kind ?? '',
               `#${r.first_seq}-${r.last_seq}`,
               counts,
               r.ended_at,
