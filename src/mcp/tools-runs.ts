@@ -52,7 +52,8 @@ export function registerRunTools(server: ToolSet, env: ToolEnv): void {
       }
       const items = r.items.map(runOut);
       const lines = items.map(
-        (x) => `${x.run_id} ${x.actor_name ?? x.credential_name ?? x.credential_kind ?? ''} seq ${x.first_seq}-${x.last_seq} ${x.ended_at}`,
+        (x) =>
+          `${x.run_id} ${x.actor_name ?? x.credential_name ?? x.credential_kind ?? ''} seq ${x.first_seq}-${x.last_seq} ${x.ended_at}`,
       );
       return {
         structured: { items, next_cursor: r.next_cursor },

@@ -70,7 +70,9 @@ describe('agent-drive runs, undo, ls --as-of, snapshot', () => {
     const file = path.join(home, 'plan.md');
     writeFileSync(file, 'first plan\n');
     expect((await run(['put', file, 'notes/plan.md'])).code).toBe(0);
-    const snap = JSON.parse((await run(['--json', 'snapshot', 'before the scripts'])).stdout) as { snapshot_id: string };
+    const snap = JSON.parse((await run(['--json', 'snapshot', 'before the scripts'])).stdout) as {
+      snapshot_id: string;
+    };
     writeFileSync(file, 'second plan\n');
     expect((await run(['put', file, 'notes/plan.md'])).code).toBe(0);
     expect((await run(['put', file, 'notes/extra.md'])).code).toBe(0);

@@ -75,7 +75,7 @@ export class Drive {
     return ok(this.client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref }, query: { as_of } } }));
   }
 
-  /** A file's bytes: its current version, `version`, or the version it had `asOf` a seq or snapshot (trashed since or not). */
+  /** A file's bytes: current, `version`, or the version it had `asOf` a seq or snapshot (trashed since or not). */
   async get(ref: Ref, options: { version?: number; asOf?: Point } = {}): Promise<Uint8Array> {
     const asOf = options.asOf === undefined ? undefined : await seqOf(this.client, options.asOf);
     const { art_id } = await this.stat(ref, { asOf });

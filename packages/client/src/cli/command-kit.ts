@@ -51,12 +51,6 @@ export const pointArg = (value: string): Point => {
   }
 };
 
-export const nonNegativeInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('not a whole number');
-  return n;
-};
-
 const TYPES: Record<string, string> = {
   '.md': 'text/markdown',
   '.txt': 'text/plain',

@@ -82,7 +82,11 @@ export function addFileCommands(program: Command): void {
     .description('print an artifact (by path or art_ id) to stdout')
     .argument('<artifact>', 'path or art_ id')
     .option('--version <n>', 'print this earlier version', positiveInt)
-    .option('--as-of <point>', 'print it as it was at this seq or snapshot (snp_…), in the trash since or not', pointArg)
+    .option(
+      '--as-of <point>',
+      'print it as it was at this seq or snapshot (snp_…), in the trash since or not',
+      pointArg,
+    )
     .option('--force', 'print binary content to a terminal too')
     .action(async (ref: string, opts: GetOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));

@@ -6,7 +6,10 @@ import { globals, pointArg } from './command-kit.js';
 import { emit, table } from './output.js';
 import { driveClient } from './session.js';
 
-/** runs, undo, snapshot, snapshots and rewind (issues 38, 55): the drive's changes by run, undoing one, naming a point to come back to. */
+/**
+ * runs, undo, snapshot, snapshots and rewind (issues 38, 55): the drive's changes by run, undoing one, naming a point
+ * to come back to.
+ */
 export function addRunCommands(program: Command): void {
   program
     .command('runs')

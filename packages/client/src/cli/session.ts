@@ -108,12 +108,14 @@ export async function resolveArtifact(client: DriveClient, ref: string, asOf?: n
   const query = { as_of: asOf };
   if (ART_ID.test(ref))
     return ok(client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref }, query } }));
-  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref }, query } })).catch((err: unknown) => {
-    if (!(err instanceof DriveError) || err.status !== 404) throw err;
-    if (asOf !== undefined) throw new DriveError(404, err.code, `no live artifact at ${ref} as of seq ${asOf}`);
-    const hint = `agent-drive ls ${ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/') + 1) : ''} shows what is there; a deleted file comes back with agent-drive restore ${ref}`;
-    throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
-  });
+  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref }, query } })).catch(
+    (err: unknown) => {
+      if (!(err instanceof DriveError) || err.status !== 404) throw err;
+      if (asOf !== undefined) throw new DriveError(404, err.code, `no live artifact at ${ref} as of seq ${asOf}`);
+      const hint = `agent-drive ls ${ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/') + 1) : ''} shows what is there; a deleted file comes back with agent-drive restore ${ref}`;
+      throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
+    },
+  );
 }
 
 /** A run id of its own for one CLI invocation: everything it changes is undone by one `agent-drive undo`. */
