@@ -181,9 +181,9 @@ async function bulkArtifactEvents(
   const inserted = await rows<{ id: string; art_id: string; metadata: Record<string, unknown> }>(
     w.tx,
     `with changed as (${cte})
-     insert into events (id, drive_id, art_id, action, actor_name, metadata, run_id, credential_kind)
+     insert into events (id, drive_id, art_id, action, actor_name, metadata, run_id, credential_kind, credential_name)
      select 'evt_' || substr(md5(random()::text || changed.id || clock_timestamp()::text), 1, 26), ?, changed.id, ?, ?,
-            ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path), ?, ?
+            ?::jsonb || jsonb_build_object('path', changed.path, 'from', changed.from_path, 'to', changed.path), ?, ?, ?
        from changed order by changed.path
      returning id, art_id, metadata`,
     [...params, e.driveId, e.action, e.actor, JSON.stringify(e.metadata), ...runColumns(run, e.driveId)],

@@ -66,9 +66,9 @@ const putStatement = (bytes: 'inline' | 'stored') => `with live as (
     insert into events ${EVENT_COLUMNS}
     select $19, drive_id, id, null,
            case when overwrote then '${EventAction.artifactUpdated}' else '${EventAction.artifactCreated}' end,
-           $15, $20::jsonb || jsonb_build_object('version_number', version_number), $21, $22
+           $15, $20::jsonb || jsonb_build_object('version_number', version_number), $21, $22, $23
       from a
-  ), q as (${insertRequestsSql('$23', 'a')})
+  ), q as (${insertRequestsSql('$24', 'a')})
   select * from a`;
 
 const STATEMENTS = {
@@ -122,7 +122,7 @@ async function nothingWritten(
   return chargeRefused(db, { driveId: input.driveId, bytes: body.size, quotaBytes });
 }
 
-/** The statement's parameters, $1 to $23 in order. */
+/** The statement's parameters, $1 to $24 in order. */
 function paramsOf(
   ctx: AppContext,
   input: PutInput,

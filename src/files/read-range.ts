@@ -55,11 +55,14 @@ export async function readArtifactRange(
     /** The caller's answer size cap, and the size of its answer for a range. */
     capChars: number;
     sizeOf: (read: { blob: BlobRef; range: TextRange }) => number;
+    /** The bytes already chosen (a version as of a seq, whose artifact may be in the trash now). */
+    blob?: BlobRef;
   },
 ): Promise<RangeRead> {
-  const a = await artifactByRef(rc, input.ref);
-  const target: ContentTarget = { artId: a.id, versionNumber: input.version };
-  const blob = await artifactContent(rc, target);
+  const target: ContentTarget = input.blob
+    ? { artId: input.blob.artId, versionNumber: input.blob.versionNumber }
+    : { artId: (await artifactByRef(rc, input.ref)).id, versionNumber: input.version };
+  const blob = input.blob ?? (await artifactContent(rc, target));
   const fileType = fileTypeOf(blob.path, blob.contentType);
   if (!isTextual(fileType, blob.contentType)) {
     if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))

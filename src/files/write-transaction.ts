@@ -7,7 +7,8 @@ import { currentRun, runColumns, type RunScope } from '../platform/run-scope.js'
 import { chargeRefused, chargeStatement, type StorageCharge } from './quota.js';
 
 /** The columns an event row is written with, in this order. */
-export const EVENT_COLUMNS = '(id, drive_id, art_id, fld_id, action, actor_name, metadata, run_id, credential_kind)';
+export const EVENT_COLUMNS =
+  '(id, drive_id, art_id, fld_id, action, actor_name, metadata, run_id, credential_kind, credential_name)';
 
 export interface NewEvent {
   driveId: string;
@@ -89,7 +90,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
         await withCharges(
           items.length ? [outboxCte(items)] : [],
           (returned) =>
-            `insert into events ${EVENT_COLUMNS} select ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ? from counted returning ${returned}`,
+            `insert into events ${EVENT_COLUMNS} select ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ? from counted returning ${returned}`,
           [
             id,
             e.driveId,

@@ -141,12 +141,23 @@ export async function listAt(rc: RequestContext, q: ListQuery & { trash: boolean
   return listArtifactsAsOf(rc, { ...q, asOf: q.asOf });
 }
 
-/** MCP `read`: a range of the artifact, or of the version it had as of a seq (it must be live now). */
+/** The bytes of the version an artifact had as of a seq (its row may be in the trash now). */
+const blobOf = (then: ArtifactRow): BlobRef => ({
+  artId: then.id,
+  hash: then.hash,
+  size: Number(then.size_bytes),
+  contentType: then.content_type,
+  path: then.path,
+  filename: downloadName(then.path, then.filename),
+  versionNumber: then.version_number,
+});
+
+/** MCP `read`: a range of the artifact, or of the version it had as of a seq (trashed since or not, as REST). */
 export async function readAt(rc: RequestContext, input: Parameters<typeof readArtifactRange>[1] & { asOf?: number }) {
   if (input.asOf === undefined) return readArtifactRange(rc, input);
   const ref = input.ref.startsWith('art_') ? { artId: input.ref } : { path: input.ref.replace(/^\/+/, '') };
   const then = await artifactAsOf(rc, ref, input.asOf);
-  return readArtifactRange(rc, { ...input, ref: then.id, version: then.version_number });
+  return readArtifactRange(rc, { ...input, ref: then.id, version: then.version_number, blob: blobOf(then) });
 }
 
 /** The live answer, or the answer as of a seq: one operation per door call either way. */
@@ -164,16 +175,7 @@ export function artifactAt(rc: RequestContext, ref: { artId: string } | { path: 
 /** GET …/download?as_of=: the bytes of the version the artifact had then. */
 export async function openContentAt(rc: RequestContext, artId: string, asOf?: number) {
   if (asOf === undefined) return openContent(rc, { artId });
-  const then = await artifactAsOf(rc, { artId }, asOf);
   // Its row may be in the trash now: the bytes come from the version it had then, not from a live artifact.
-  const blob: BlobRef = {
-    artId,
-    hash: then.hash,
-    size: Number(then.size_bytes),
-    contentType: then.content_type,
-    path: then.path,
-    filename: downloadName(then.path, then.filename),
-    versionNumber: then.version_number,
-  };
+  const blob = blobOf(await artifactAsOf(rc, { artId }, asOf));
   return { blob, filename: blobName(blob), read: (range?: BlobRange) => readContent(rc.app, blob, range) };
 }

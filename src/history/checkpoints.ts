@@ -104,7 +104,11 @@ async function keepCheckpoint(keep: CheckpointKeeper, driveId: string, s: DriveS
   }
 }
 
-/** The drive right after event `seq`. 400 past the drive's newest seq. */
+/** A point past the drive's newest seq: one code wherever a seq is given (as_of, rewind to_seq). */
+export const asOfOutOfRange = (seq: number, head: number, name = 'as_of') =>
+  new AppError('AS_OF_OUT_OF_RANGE', `${name} ${seq} is after the drive's newest seq ${head}`, { newest_seq: head });
+
+/** The drive right after event `seq`. 422 AS_OF_OUT_OF_RANGE past the drive's newest seq. */
 export async function stateAt(
   db: Db,
   driveId: string,
@@ -112,7 +116,7 @@ export async function stateAt(
   head: number,
   keep?: CheckpointKeeper,
 ): Promise<DriveState> {
-  if (seq > head) throw new AppError('INVALID_ARGUMENT', `as_of ${seq} is after the drive's newest seq ${head}`);
+  if (seq > head) throw asOfOutOfRange(seq, head);
   const s = await nearest(db, driveId, seq);
   await replayInto(db, driveId, s, seq, { keep });
   return s;

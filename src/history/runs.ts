@@ -13,6 +13,7 @@ export interface RunRow {
   run_id: string;
   actor_name: string | null;
   credential_kind: string | null;
+  credential_name: string | null;
   first_seq: string;
   last_seq: string;
   started_at: Date;
@@ -28,6 +29,7 @@ export interface RunRow {
 const RUN_SUMMARY = `select run_id,
     (array_agg(actor_name order by seq) filter (where actor_name is not null))[1] as actor_name,
     (array_agg(credential_kind order by seq))[1] as credential_kind,
+    (array_agg(credential_name order by seq) filter (where credential_name is not null))[1] as credential_name,
     min(seq) as first_seq, max(seq) as last_seq, min(created_at) as started_at, max(created_at) as ended_at,
     count(*) filter (where action in ('artifact.created', 'artifact.copied', 'folder.created')) as created,
     count(*) filter (where action in ('artifact.updated', 'artifact.metadata_updated', 'folder.updated')) as updated,

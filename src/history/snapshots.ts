@@ -4,7 +4,7 @@ import { newId } from '../lib/ids.js';
 import { one, rows, transaction, type Db } from '../db/sql.js';
 import { latestSeq } from '../files/events.js';
 import { replayEvents } from './replay.js';
-import { keeperOf, stateAt, type CheckpointKeeper } from './checkpoints.js';
+import { asOfOutOfRange, keeperOf, stateAt, type CheckpointKeeper } from './checkpoints.js';
 import { applyUndo, type UndoResult, type UndoTarget } from './undo.js';
 
 /**
@@ -81,7 +81,7 @@ async function rewindTarget(
   keep: CheckpointKeeper,
 ): Promise<UndoTarget> {
   const head = await latestSeq(db, driveId);
-  if (seq > head) throw new AppError('INVALID_ARGUMENT', `to_seq ${seq} is after the drive's newest seq ${head}`);
+  if (seq > head) throw asOfOutOfRange(seq, head, 'to_seq');
   const then = await stateAt(db, driveId, seq, head, keep);
   const target: UndoTarget = { arts: new Map(), folders: new Map(), conflicted: new Set() };
   const folderPrefix = prefix.replace(/\/$/, '');

@@ -68,7 +68,7 @@ export async function placeAllForUndo(
   }));
   await w.tx.execute(
     `insert into events ${EVENT_COLUMNS}
-     select t.id, ?, t.art_id, null, t.action, ?, t.metadata::jsonb, ?, ?
+     select t.id, ?, t.art_id, null, t.action, ?, t.metadata::jsonb, ?, ?, ?
        from unnest(array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[]) with ordinality
             as t(id, art_id, action, metadata, ord)
       order by t.ord`,

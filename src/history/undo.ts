@@ -45,7 +45,7 @@ export async function applyUndo(
   }
   const runId = serviceRunId(opts.cause);
   return historyJob(rc, () =>
-    withRun({ runId, credentialKind: rc.principal.kind }, () =>
+    withRun({ runId, credentialKind: rc.principal.kind, name: rc.principal.credentialName }, () =>
       writeTransaction(rc.app, async (w) => {
         await boundHistoryTx(rc.app, w.tx, rc.driveId);
         const plan = await planUndo(w.tx, rc.driveId, await targetOf(w.tx), true);

@@ -40,6 +40,7 @@ const apiKey: Verifier = async (app, credential, charge) => {
     scope: 'full',
     kind: 'api_key',
     credentialId: key.keyId,
+    credentialName: key.label,
     readOnly: key.readOnly,
     state: key,
     writeCharge: key.writeCharge,

@@ -23,7 +23,7 @@ export interface CredentialState {
   driveWritesThisHour: number;
 }
 
-const API_KEY_STATE = `select k.id as key_id, k.read_only, k.drive_id, d.deleted_at is not null as drive_deleted,
+const API_KEY_STATE = `select k.id as key_id, k.read_only, k.label, k.drive_id, d.deleted_at is not null as drive_deleted,
          (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes,
          (select count from rate_counters where bucket = $4 || d.id and window_start = $1) as drive_writes
     from api_keys k
@@ -51,6 +51,7 @@ const API_KEY_STATE_AND_CHARGE = `with k as (${API_KEY_STATE}), ${writeChargeSql
 
 interface ApiKeyRow {
   key_id: string;
+  label: string | null;
   read_only: boolean;
   drive_id: string;
   drive_deleted: boolean;
@@ -76,7 +77,9 @@ export async function apiKeyState(
   db: PreparedStatements,
   key: string,
   charge?: ChargeAtLookup,
-): Promise<(CredentialState & { keyId: string; readOnly: boolean; writeCharge?: WriteCharge }) | undefined> {
+): Promise<
+  (CredentialState & { keyId: string; label: string | null; readOnly: boolean; writeCharge?: WriteCharge }) | undefined
+> {
   const params = [hourWindow().start, hashSecret(key), WRITE_BUCKET_PREFIX, DRIVE_WRITE_BUCKET_PREFIX];
   const [row] = charge
     ? await db.query<ApiKeyRow>('auth_api_key_charge', API_KEY_STATE_AND_CHARGE, [
@@ -89,6 +92,7 @@ export async function apiKeyState(
   if (!row) return undefined;
   return {
     keyId: row.key_id,
+    label: row.label,
     readOnly: row.read_only,
     driveId: row.drive_id,
     driveDeleted: row.drive_deleted,

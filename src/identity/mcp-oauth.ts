@@ -375,9 +375,10 @@ export async function revokeMcpToken(app: AppContext, token: string, clientId?: 
 
 /** The principal of a live MCP access token (budget key: the grant), or undefined. */
 export async function verifyMcpAccessToken(app: AppContext, token: string): Promise<Principal | undefined> {
-  const t = await one<{ grant_id: string; drive_id: string; scope: string }>(
+  const t = await one<{ grant_id: string; drive_id: string; scope: string; client_name: string | null }>(
     app.orm.em.fork(),
-    `select t.grant_id, g.drive_id, g.scope from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+    `select t.grant_id, g.drive_id, g.scope, c.client_name from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+       left join oauth_clients c on c.client_id = g.client_id
       where t.token_hash = ? and t.kind = 'access' and t.revoked_at is null and t.expires_at > now() and g.revoked_at is null`,
     [hashSecret(token)],
   );
@@ -388,6 +389,7 @@ export async function verifyMcpAccessToken(app: AppContext, token: string): Prom
     scope: 'full',
     kind: 'mcp_oauth',
     credentialId: t.grant_id,
+    credentialName: t.client_name,
     readOnly: t.scope === DRIVE_READ_SCOPE,
   };
 }

@@ -6,6 +6,31 @@ import { cursorArg, defineTool, READ_ONLY, writes, type ToolEnv, type ToolSet } 
 /** runs and undo (issue 38): changes grouped by run, and undoing one run. */
 const runIdArg = z.string().max(64);
 
+type UndoAnswer = ReturnType<typeof undoOut>;
+
+/**
+ * The undo's answer as lines an agent can act on: the counts, then each change (what it would do, or did) and each
+ * conflict with its reason, so a preview names the files and the one in the way (issue 55).
+ */
+export function undoText(r: UndoAnswer): string {
+  const n = (o: string) => r.changes.filter((c) => c.outcome === o).length;
+  const verb = r.dry_run ? 'would revert' : 'reverted';
+  const head = `${verb} ${n('reverted')}, unchanged ${n('unchanged')}, conflicts ${n('conflict')}`;
+  const lines = r.changes.map((c) => {
+    const where = c.path ?? c.target_path ?? c.id;
+    const to = c.target_path === null ? ' -> trash' : c.path && c.target_path !== c.path ? ` -> ${c.target_path}` : '';
+    if (c.outcome === 'conflict') return `conflict ${where}: ${c.reason ?? 'conflict'}`;
+    if (c.outcome === 'unchanged') return `unchanged ${where}`;
+    return `${r.dry_run ? 'would' : 'did'} ${c.steps.join('+') || 'nothing'} ${where}${to}`;
+  });
+  const tail = r.revert_run_id
+    ? `undo this with undo(run_id="${r.revert_run_id}")`
+    : n('conflict')
+      ? 'nothing changed; undo with force=true skips the conflicts'
+      : 'nothing changed (dry run)';
+  return [head, ...lines, tail].join('\n');
+}
+
 export function registerRunTools(server: ToolSet, env: ToolEnv): void {
   defineTool(
     server,
@@ -27,7 +52,8 @@ export function registerRunTools(server: ToolSet, env: ToolEnv): void {
       }
       const items = r.items.map(runOut);
       const lines = items.map(
-        (x) => `${x.run_id} ${x.actor_name ?? ''} seq ${x.first_seq}-${x.last_seq} ${x.ended_at}`,
+        (x) =>
+          `${x.run_id} ${x.actor_name ?? x.credential_name ?? x.credential_kind ?? ''} seq ${x.first_seq}-${x.last_seq} ${x.ended_at}`,
       );
       return {
         structured: { items, next_cursor: r.next_cursor },
@@ -51,12 +77,7 @@ export function registerRunTools(server: ToolSet, env: ToolEnv): void {
     },
     async (args, rc) => {
       const r = undoOut(await revertRun(rc, args.run_id, { dryRun: args.dry_run, force: args.force }));
-      const n = (o: string) => r.changes.filter((c) => c.outcome === o).length;
-      const verb = r.dry_run ? 'would revert' : 'reverted';
-      return {
-        structured: { run_id: args.run_id, ...r },
-        text: `${verb} ${n('reverted')}, unchanged ${n('unchanged')}, conflicts ${n('conflict')}${r.revert_run_id ? `; undo this with undo(run_id="${r.revert_run_id}")` : ''}`,
-      };
+      return { structured: { run_id: args.run_id, ...r }, text: undoText(r) };
     },
   );
 }

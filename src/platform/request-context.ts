@@ -27,6 +27,8 @@ export interface Principal {
    * through `refuseReadOnlyWrite` (src/access/authorize.ts).
    */
   readOnly: boolean;
+  /** What the person called the credential: an API key's label, an OAuth app's name (runs are named by it). */
+  credentialName?: string | null;
 }
 
 /**

@@ -13,6 +13,8 @@ export interface RunScope {
   credentialKind: Principal['kind'];
   /** The drive of the credential that asked: its changes on another drive (a grant) are filed apart (runColumns). */
   home?: string;
+  /** The credential's name (API key label, OAuth app name): a run is shown by it when no X-Drive-Actor named one. */
+  name?: string | null;
 }
 
 const scope = new AsyncLocalStorage<RunScope>();
@@ -25,11 +27,12 @@ export const currentRun = (): RunScope | undefined => scope.getStore();
  * qualified by its own drive (`<id>:<last 12 of its drive id>`), so `X-Drive-Run-Id: <the owner's run>` cannot join
  * the owner's run or rename its actor; the owner's own runs keep their plain ids.
  */
-export function runColumns(run: RunScope | undefined, driveId: string): [string | null, string | null] {
-  if (!run) return [null, null];
-  if (!run.home || run.home === driveId) return [run.runId, run.credentialKind];
+export function runColumns(run: RunScope | undefined, driveId: string): [string | null, string | null, string | null] {
+  if (!run) return [null, null, null];
+  const name = run.name ?? null;
+  if (!run.home || run.home === driveId) return [run.runId, run.credentialKind, name];
   const tag = `:${run.home.slice(-12)}`;
-  return [`${run.runId.slice(0, 64 - tag.length)}${tag}`, run.credentialKind];
+  return [`${run.runId.slice(0, 64 - tag.length)}${tag}`, run.credentialKind, name];
 }
 
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -59,10 +62,11 @@ export function runFor(
 ): RunScope {
   const credentialKind = principal.kind;
   const home = principal.driveId || undefined;
-  if (opts.header !== undefined) return { runId: checkRunId(opts.header.trim()), credentialKind, home };
+  const name = principal.credentialName?.slice(0, 200) || null;
+  if (opts.header !== undefined) return { runId: checkRunId(opts.header.trim()), credentialKind, home, name };
   if (opts.mcpSession) {
     const tag = opts.mcpSession.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 40);
-    return { runId: `mcp_${principal.credentialId.slice(-12)}.${tag}`.slice(0, 64), credentialKind, home };
+    return { runId: `mcp_${principal.credentialId.slice(-12)}.${tag}`.slice(0, 64), credentialKind, home, name };
   }
   const key = `${principal.driveId}/${principal.credentialId}`;
   const last = idleRuns.get(key);
@@ -71,7 +75,7 @@ export function runFor(
   idleRuns.set(key, { runId, at: now });
   // Oldest first in insertion order: drop the longest idle once the map is full.
   if (idleRuns.size > MAX_TRACKED) idleRuns.delete(idleRuns.keys().next().value!);
-  return { runId, credentialKind, home };
+  return { runId, credentialKind, home, name };
 }
 
 /** A run id made by the service for its own work (a revert, a rewind). */

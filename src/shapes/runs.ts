@@ -13,6 +13,10 @@ export const runOutSchema = z.object({
   run_id: z.string(),
   actor_name: z.string().nullable().describe('the last X-Drive-Actor the run named'),
   credential_kind: z.string().nullable().describe('api_key, access_token, mcp_oauth, web_session, …'),
+  credential_name: z
+    .string()
+    .nullable()
+    .describe('what the person called the credential: the API key’s label or the OAuth app’s name (null: none)'),
   first_seq: z.number().int(),
   last_seq: z.number().int(),
   started_at: ts,
@@ -31,6 +35,7 @@ export const runOut = (r: RunRow) => ({
   run_id: r.run_id,
   actor_name: r.actor_name,
   credential_kind: r.credential_kind,
+  credential_name: r.credential_name,
   first_seq: Number(r.first_seq),
   last_seq: Number(r.last_seq),
   started_at: iso(r.started_at)!,

@@ -67,7 +67,8 @@ describe('as_of: the drive at a point of its feed', () => {
     const d = await driveClient(api);
     await d.put('x.md', 'x');
     const seq = await headSeq(d);
-    expect((await d.get(`/v0/artifacts?as_of=${seq + 5}`)).code).toBe('INVALID_ARGUMENT');
+    const past = await d.get(`/v0/artifacts?as_of=${seq + 5}`);
+    expect([past.status, past.code, past.json.detail.error.newest_seq]).toEqual([422, 'AS_OF_OUT_OF_RANGE', seq]);
     expect((await d.get(`/v0/artifacts/x.md/meta?as_of=0`)).code).toBe('ARTIFACT_NOT_FOUND');
   });
 });

@@ -121,6 +121,9 @@ describe('MCP OAuth', () => {
     const s1 = await mcpClient(api, t1.access_token);
     expect(await s1.ok('overview')).toMatchObject({ drive: { drive_id: reg.drive_id, claimed: true } });
     await s1.ok('upload', { path: 'oauth/hello.md', content: 'hi' });
+    // The run is named by the app the person allowed (issue 55), not "mcp_oauth".
+    const runs = await s1.ok<{ items: { credential_name: string | null }[] }>('runs', {});
+    expect(runs.items[0].credential_name).toBe('Stock MCP client');
     await s1.close();
 
     // MCP-only: the same token on /v0 is refused (spec 5.2).

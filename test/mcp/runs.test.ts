@@ -38,6 +38,8 @@ describe('MCP runs, undo and as_of', () => {
     const then = await s.ok<{ items: { path: string }[] }>('list', { as_of: before });
     expect(then.items.map((i) => i.path)).toEqual(['doc.md', 'keep.md']);
     expect((await s.ok<{ content: string }>('read', { ref: 'doc.md', as_of: before })).content).toBe('original');
+    // keep.md is in the trash now: as_of reads it as REST does (issue 55).
+    expect((await s.ok<{ content: string }>('read', { ref: 'keep.md', as_of: before })).content).toBe('kept');
 
     const preview = await s.ok<{ dry_run: boolean; changes: { outcome: string }[] }>('undo', {
       run_id: 'task-42',
@@ -45,6 +47,11 @@ describe('MCP runs, undo and as_of', () => {
     });
     expect(preview.dry_run).toBe(true);
     expect(preview.changes.map((c) => c.outcome)).toEqual(['reverted', 'reverted', 'reverted']);
+    // The preview's text names each change, worded as what it would do.
+    const previewText = (preview as unknown as { _text: string })._text;
+    expect(previewText).toContain('would revert 3');
+    for (const p of ['doc.md', 'scratch.md', 'keep.md']) expect(previewText).toMatch(new RegExp(`^would .* ${p}`, 'm'));
+    expect(previewText).not.toMatch(/^reverted/m);
     expect((await s.ok<{ content: string }>('read', { ref: 'doc.md' })).content).toBe('overwritten by the task');
 
     const done = await s.ok<{ revert_run_id: string; _text: string }>('undo', { run_id: 'task-42' });
@@ -53,5 +60,34 @@ describe('MCP runs, undo and as_of', () => {
     expect((await s.ok<{ content: string }>('read', { ref: 'keep.md' })).content).toBe('kept');
     expect((await s.fail('read', { ref: 'scratch.md' })).code).toBe('ARTIFACT_NOT_FOUND');
     expect((await s.fail('undo', { run_id: 'no-such-run' })).code).toBe('RUN_NOT_FOUND');
+  });
+
+  it('a dry run names the conflicting file and why; as_of past the newest seq is AS_OF_OUT_OF_RANGE', async () => {
+    // A drive of its own: the first test's preview spaces this drive's next one (HISTORY_PREVIEW_SPACING_MS).
+    const fresh = (await createTenant(api.ctx)).apiKey;
+    const mine = await mcpClient(api, fresh, { 'x-drive-run-id': 'task-50' });
+    const theirs = await mcpClient(api, fresh, { 'x-drive-run-id': 'task-51' });
+    try {
+      await mine.ok('upload', { path: 'c/plan.md', content: 'mine' });
+      await mine.ok('upload', { path: 'c/notes.md', content: 'mine too' });
+      await theirs.ok('upload', { path: 'c/plan.md', content: 'theirs, later' });
+      const preview = await mine.ok<{ _text: string; changes: { outcome: string; reason?: string }[] }>('undo', {
+        run_id: 'task-50',
+        dry_run: true,
+      });
+      expect(preview.changes.map((c) => [c.outcome, c.reason ?? null])).toEqual([
+        ['conflict', 'changed_by_another_run'],
+        ['reverted', null],
+      ]);
+      expect(preview._text).toContain('conflict c/plan.md: changed_by_another_run');
+      expect(preview._text).toMatch(/^would trash c\/notes\.md/m);
+      expect(preview._text).toContain('force=true');
+      const { seq } = (await mine.ok<{ items: { seq: number }[] }>('activity', {})).items[0];
+      expect((await mine.fail('list', { as_of: seq + 10 })).code).toBe('AS_OF_OUT_OF_RANGE');
+      expect((await mine.fail('read', { ref: 'c/plan.md', as_of: seq + 10 })).code).toBe('AS_OF_OUT_OF_RANGE');
+    } finally {
+      await mine.close();
+      await theirs.close();
+    }
   });
 });

@@ -11,8 +11,11 @@ export interface DriveClientOptions {
   credential?: Credential;
   /** Sent as X-Drive-Actor on every request (attribution only). */
   actor?: string;
-  /** Sent as X-Drive-Run-Id on every request: the run the changes are filed under (one undo reverts them). */
-  runId?: string;
+  /**
+   * Sent as X-Drive-Run-Id on every request: the run the changes are filed under (one undo reverts them). `Drive`
+   * makes one per instance when this is absent; `null` leaves it to the server (one run per credential).
+   */
+  runId?: string | null;
   retry?: RetryOptions;
   /** Told when a new access token (or assertion) was obtained, to keep it. */
   onTokenUpdate?: (update: TokenUpdate) => void;
@@ -45,7 +48,7 @@ export class DriveClient {
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.retry = options.retry ?? {};
     this.actor = options.actor;
-    this.runId = options.runId;
+    this.runId = options.runId ?? undefined;
     this.tokens = options.credential
       ? new TokenSource(this.baseUrl, options.credential, this.fetchImpl, this.retry, options.onTokenUpdate)
       : undefined;

@@ -1,6 +1,16 @@
 import { DriveClient, ok, type DriveClientOptions } from './client.js';
 import { DriveError } from './errors.js';
 import { followEvents, type FollowOptions } from './events.js';
+import {
+  createSnapshot,
+  listRuns,
+  listSnapshots,
+  newRunId,
+  revertRun,
+  rewindTo,
+  seqOf,
+  type Point,
+} from './history.js';
 import { uploadBytes, type UploadOptions } from './uploads.js';
 import type {
   ArtifactOut,
@@ -8,7 +18,11 @@ import type {
   DeleteOut,
   EventOut,
   FindPage,
+  RevertOut,
+  RewindOut,
+  RunPage,
   SearchPage,
+  SnapshotOut,
   ShareMinted,
   VersionPage,
 } from './types.js';
@@ -30,8 +44,20 @@ export type Ref = string;
 export class Drive {
   readonly client: DriveClient;
 
+  /**
+   * Without a `runId` of its own, each `Drive` is one run (`sdk-<time>-<random>`): what this program changed is
+   * undone by `drive.undo()`, not mixed with other scripts on the same key. A `DriveClient` passed in keeps its own.
+   */
   constructor(options: DriveClientOptions | DriveClient) {
-    this.client = options instanceof DriveClient ? options : new DriveClient(options);
+    this.client =
+      options instanceof DriveClient
+        ? options
+        : new DriveClient({ ...options, runId: options.runId === undefined ? newRunId('sdk') : options.runId });
+  }
+
+  /** The run this instance's changes are filed under (undefined: the server's default). */
+  get runId(): string | undefined {
+    return this.client.runId;
   }
 
   /** Writes `content` at `path` (a new version when the path holds a file). */
@@ -41,33 +67,71 @@ export class Drive {
     return uploadBytes(this.client, path, bytes, { ...options, contentType });
   }
 
-  /** The record of a file (by id or path). */
-  async stat(ref: Ref): Promise<ArtifactOut> {
+  /** The record of a file (by id or path); with `asOf` (a seq or a snapshot id), as it was then. */
+  async stat(ref: Ref, options: { asOf?: Point } = {}): Promise<ArtifactOut> {
+    const as_of = options.asOf === undefined ? undefined : await seqOf(this.client, options.asOf);
     if (ART_ID.test(ref))
-      return ok(this.client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref } } }));
-    return ok(this.client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref } } }));
+      return ok(this.client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref }, query: { as_of } } }));
+    return ok(this.client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref }, query: { as_of } } }));
   }
 
-  /** A file's bytes (its current version, or `version`). */
-  async get(ref: Ref, options: { version?: number } = {}): Promise<Uint8Array> {
-    const { art_id } = await this.stat(ref);
+  /** A file's bytes: current, `version`, or the version it had `asOf` a seq or snapshot (trashed since or not). */
+  async get(ref: Ref, options: { version?: number; asOf?: Point } = {}): Promise<Uint8Array> {
+    const asOf = options.asOf === undefined ? undefined : await seqOf(this.client, options.asOf);
+    const { art_id } = await this.stat(ref, { asOf });
     const res = await this.client.fetch(
-      options.version === undefined
-        ? `/v0/artifacts/${art_id}/download`
-        : `/v0/artifacts/${art_id}/versions/${options.version}/download`,
+      asOf !== undefined
+        ? `/v0/artifacts/${art_id}/download?as_of=${asOf}`
+        : options.version === undefined
+          ? `/v0/artifacts/${art_id}/download`
+          : `/v0/artifacts/${art_id}/versions/${options.version}/download`,
     );
     if (!res.ok) throw await DriveError.fromResponse(res);
     return new Uint8Array(await res.arrayBuffer());
   }
 
   /** A file's text (UTF-8). */
-  async text(ref: Ref, options: { version?: number } = {}): Promise<string> {
+  async text(ref: Ref, options: { version?: number; asOf?: Point } = {}): Promise<string> {
     return new TextDecoder().decode(await this.get(ref, options));
   }
 
-  /** One page of live files under `prefix`, sorted by path; pass `next_cursor` back for the next. */
-  list(options: { prefix?: string; label?: string[]; cursor?: string; limit?: number } = {}): Promise<ArtifactPage> {
-    return ok(this.client.api.GET('/v0/artifacts', { params: { query: options } }));
+  /** One page of files under `prefix` (live now, or `asOf` a seq or snapshot), by path; `next_cursor` pages on. */
+  async list(
+    options: { prefix?: string; label?: string[]; cursor?: string; limit?: number; asOf?: Point } = {},
+  ): Promise<ArtifactPage> {
+    const { asOf, ...query } = options;
+    const as_of = asOf === undefined ? undefined : await seqOf(this.client, asOf);
+    return ok(this.client.api.GET('/v0/artifacts', { params: { query: { ...query, as_of } } }));
+  }
+
+  /** Recent runs (each task's changes), newest first. */
+  runs(options: { cursor?: string; limit?: number } = {}): Promise<RunPage> {
+    return listRuns(this.client, options);
+  }
+
+  /**
+   * Undoes a run, by default this instance's own (a new run, itself undoable). `dryRun` previews each change;
+   * 409 RUN_CONFLICT names what another run changed since, unless `force` skips those.
+   */
+  undo(runId?: string, options: { dryRun?: boolean; force?: boolean } = {}): Promise<RevertOut> {
+    const id = runId ?? this.runId;
+    if (!id) throw new DriveError(400, 'INVALID_ARGUMENT', 'no run to undo: pass a run id (see drive.runs())');
+    return revertRun(this.client, id, options);
+  }
+
+  /** Names the drive as it is now (a seq), to read back with `asOf` or `rewind` to. */
+  snapshot(label: string): Promise<SnapshotOut> {
+    return createSnapshot(this.client, label);
+  }
+
+  /** The drive's snapshots, newest first. */
+  snapshots(): Promise<SnapshotOut[]> {
+    return listSnapshots(this.client);
+  }
+
+  /** Puts the drive (or `prefix`) back as it was at a seq or snapshot, as one revertible run; `dryRun` previews. */
+  rewind(to: Point, options: { prefix?: string; dryRun?: boolean; force?: boolean } = {}): Promise<RewindOut> {
+    return rewindTo(this.client, to, options);
   }
 
   /** Renames or moves a file; its id, versions and labels stay. */

@@ -3,6 +3,7 @@ export { DriveClient, ok, type DriveClientOptions } from './client.js';
 export { TokenSource, type Credential, type TokenUpdate } from './credentials.js';
 export { DriveError } from './errors.js';
 export { followEvents, type FollowOptions } from './events.js';
+export { newRunId, parsePoint, seqOf, type Point } from './history.js';
 export { filenameHeader, suggestPaths, type NameSuggestion } from './names.js';
 export { allItems, eachItem, type CursorPage } from './paging.js';
 export { backoffMs, retryAfterMs, withRetries, type RetryOptions } from './retry.js';

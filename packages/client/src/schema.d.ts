@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2468,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2729,7 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +2922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3939,7 +3939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4377,7 +4377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4622,7 +4622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4859,7 +4859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5112,7 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5589,7 +5589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5838,7 +5838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6027,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6400,7 +6400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6592,7 +6592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6778,7 +6778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7017,7 +7017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7207,7 +7207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7390,7 +7390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7572,7 +7572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +7755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7953,7 +7953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8151,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8340,7 +8340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8537,7 +8537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8729,7 +8729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +9116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9305,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9497,7 +9497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9695,7 +9695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9884,7 +9884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,7 +10086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10267,7 +10267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10348,6 +10348,8 @@ export interface operations {
                             actor_name: string | null;
                             /** @description api_key, access_token, mcp_oauth, web_session, … */
                             credential_kind: string | null;
+                            /** @description what the person called the credential: the API key’s label or the OAuth app’s name (null: none) */
+                            credential_name: string | null;
                             first_seq: number;
                             last_seq: number;
                             /** @description RFC 3339 timestamp */
@@ -10466,7 +10468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10548,6 +10550,8 @@ export interface operations {
                         actor_name: string | null;
                         /** @description api_key, access_token, mcp_oauth, web_session, … */
                         credential_kind: string | null;
+                        /** @description what the person called the credential: the API key’s label or the OAuth app’s name (null: none) */
+                        credential_name: string | null;
                         first_seq: number;
                         last_seq: number;
                         /** @description RFC 3339 timestamp */
@@ -10952,7 +10956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11533,7 +11537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11734,7 +11738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11913,7 +11917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12105,7 +12109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12320,7 +12324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12523,7 +12527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12724,7 +12728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12940,7 +12944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13143,7 +13147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13353,7 +13357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13551,7 +13555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13765,7 +13769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13965,7 +13969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14165,7 +14169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14389,7 +14393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14624,7 +14628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14812,7 +14816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15012,7 +15016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15245,7 +15249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15499,7 +15503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15727,7 +15731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15902,7 +15906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16132,7 +16136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16342,7 +16346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16539,7 +16543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16745,7 +16749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16972,7 +16976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -21,3 +21,7 @@ export type ShareMinted = Json<'/v0/shares', 'post', 201>;
 export type Registration = Json<'/agent/identity', 'post', 201>;
 export type ClaimStart = Json<'/agent/identity/claim', 'post'>;
 export type UploadBeginOut = Json<'/v0/uploads', 'post'>;
+export type RunPage = Json<'/v0/runs', 'get'>;
+export type RevertOut = Json<'/v0/runs/{run_id}/revert', 'post'>;
+export type RewindOut = Json<'/v0/drives/me/rewind', 'post'>;
+export type SnapshotOut = Json<'/v0/snapshots', 'post', 201>;

@@ -34,6 +34,7 @@ import { Migration20261231000000_bm25 } from './Migration20261231000000_bm25.js'
 import { Migration20261231054000_blob_owner_index } from './Migration20261231054000_blob_owner_index.js';
 import { Migration20261231153000_passages_awaiting_vectors } from './Migration20261231153000_passages_awaiting_vectors.js';
 import { Migration20261231000000_history_checkpoints } from './Migration20261231000000_history_checkpoints.js';
+import { Migration20261231200000_run_names } from './Migration20261231200000_run_names.js';
 
 /** Migrations in the order they run. Append new ones at the end; never edit a landed one. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
     class: Migration20261231153000_passages_awaiting_vectors,
   },
   { name: 'Migration20261231000000_history_checkpoints', class: Migration20261231000000_history_checkpoints },
+  { name: 'Migration20261231200000_run_names', class: Migration20261231200000_run_names },
 ];

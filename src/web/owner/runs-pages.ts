@@ -24,7 +24,7 @@ function runLine(r: RunRow): Html {
   const parts = n.filter((k) => Number(r[k]) > 0).map((k) => `${r[k]} ${k}`);
   return html`<tr data-testid="run" data-run-id="${r.run_id}">
     <td>
-      <strong>${r.actor_name ?? r.credential_kind ?? 'someone'}</strong> changed ${total} file${total === 1 ? '' : 's'},
+      <strong>${r.actor_name ?? r.credential_name ?? r.credential_kind ?? 'someone'}</strong> changed ${total} file${total === 1 ? '' : 's'},
       ${ago(r.ended_at)}
       <div class="muted">${parts.join(', ')} · run <code>${r.run_id}</code></div>
     </td>

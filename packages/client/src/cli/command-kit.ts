@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { parsePoint, type Point } from '../history.js';
 import type { GlobalOptions } from './session.js';
 
 /** The global options (--url, --json, --actor) as seen from a subcommand. */
@@ -41,10 +42,13 @@ export const positiveInt = (value: string) => {
   return n;
 };
 
-export const nonNegativeInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('not a whole number');
-  return n;
+/** A point of the drive's feed: a seq (digits) or a snapshot id (snp_…). */
+export const pointArg = (value: string): Point => {
+  try {
+    return parsePoint(value);
+  } catch {
+    throw new InvalidArgumentError('not a seq or a snapshot id (snp_…)');
+  }
 };
 
 const TYPES: Record<string, string> = {

@@ -11,7 +11,8 @@ import { allItems } from '../paging.js';
 import type { paths } from '../schema.js';
 import type { ArtifactOut } from '../types.js';
 import { uploadBytes, uploadFile } from '../uploads.js';
-import { collectLabels, contentTypeOf, globals, nonNegativeInt, parseMetadata, positiveInt } from './command-kit.js';
+import { seqOf, type Point } from '../history.js';
+import { collectLabels, contentTypeOf, globals, parseMetadata, pointArg, positiveInt } from './command-kit.js';
 import { emit, humanSize, progressBar, table } from './output.js';
 import { dispositionName, fileExists, safeLocalName, writeNewFile } from './local-file.js';
 import { driveClient, resolveArtifact } from './session.js';
@@ -51,9 +52,10 @@ export function addFileCommands(program: Command): void {
     .argument('[prefix]', 'path prefix', '')
     .option('--label <labels>', 'only artifacts with these labels (comma-separated, repeatable)', collectLabels)
     .option('--file-type <type>', 'only this file type')
-    .option('--as-of <seq>', 'the drive as it was right after this seq of its feed', nonNegativeInt)
-    .action(async (prefix: string, opts: { label?: string[]; fileType?: string; asOf?: number }, cmd: Command) => {
+    .option('--as-of <point>', 'the drive as it was right after this seq, or at this snapshot (snp_…)', pointArg)
+    .action(async (prefix: string, opts: { label?: string[]; fileType?: string; asOf?: Point }, cmd: Command) => {
       const client = driveClient(globals(cmd));
+      const asOf = opts.asOf === undefined ? undefined : await seqOf(client, opts.asOf);
       const items = await allItems((cursor) =>
         ok(
           client.api.GET('/v0/artifacts', {
@@ -62,7 +64,7 @@ export function addFileCommands(program: Command): void {
                 prefix,
                 label: opts.label,
                 file_type: opts.fileType as FileType | undefined,
-                as_of: opts.asOf,
+                as_of: asOf,
                 cursor,
                 limit: 100,
               },
@@ -80,10 +82,16 @@ export function addFileCommands(program: Command): void {
     .description('print an artifact (by path or art_ id) to stdout')
     .argument('<artifact>', 'path or art_ id')
     .option('--version <n>', 'print this earlier version', positiveInt)
+    .option(
+      '--as-of <point>',
+      'print it as it was at this seq or snapshot (snp_…), in the trash since or not',
+      pointArg,
+    )
     .option('--force', 'print binary content to a terminal too')
-    .action(async (ref: string, opts: { version?: number; force?: boolean }, cmd: Command) => {
+    .action(async (ref: string, opts: GetOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      const artifact = await resolveArtifact(client, ref);
+      const asOf = opts.asOf === undefined ? undefined : await seqOf(client, opts.asOf);
+      const artifact = await resolveArtifact(client, ref, asOf);
       // Binary bytes would garble a terminal: refused there unless forced (a pipe or a file gets them).
       if (process.stdout.isTTY && !opts.force && !TEXTUAL.test(artifact.content_type))
         throw new DriveError(
@@ -91,7 +99,7 @@ export function addFileCommands(program: Command): void {
           'USAGE',
           `${artifact.path} is ${artifact.content_type}, not text: use get to save it, or cat --force`,
         );
-      await saveDownload(await openDownload(client, artifact, opts.version), artifact, '-');
+      await saveDownload(await openDownload(client, artifact, opts.version, asOf), artifact, '-');
     });
 
   program
@@ -100,11 +108,13 @@ export function addFileCommands(program: Command): void {
     .argument('<artifact>', 'path or art_ id')
     .argument('[file]', "local file (default: the server's download name; - for stdout)")
     .option('--version <n>', 'download this earlier version', positiveInt)
+    .option('--as-of <point>', 'the file as it was at this seq or snapshot (snp_…)', pointArg)
     .option('--force', 'replace an existing local file')
     .action(async (ref: string, file: string | undefined, opts: GetOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
-      const artifact = await resolveArtifact(client, ref);
-      const res = await openDownload(client, artifact, opts.version);
+      const asOf = opts.asOf === undefined ? undefined : await seqOf(client, opts.asOf);
+      const artifact = await resolveArtifact(client, ref, asOf);
+      const res = await openDownload(client, artifact, opts.version, asOf);
       // The server names the bytes by its one rule (the original name only while it maps to the path); that name,
       // chosen by whoever uploaded, must still be a plain visible file name here.
       const named = () =>
@@ -300,9 +310,11 @@ async function readStdin(): Promise<Uint8Array> {
 }
 
 /** Asks for an artifact's bytes (a version's with `version`); the answer's headers name them. */
-async function openDownload(client: DriveClient, artifact: ArtifactOut, version?: number): Promise<Response> {
-  const at = version !== undefined ? `/versions/${version}` : '';
-  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}${at}/download`);
+async function openDownload(client: DriveClient, artifact: ArtifactOut, version?: number, asOf?: number) {
+  // as_of: the version it had then (the artifact may be in the trash now); else the current one or `version`.
+  const at = asOf === undefined && version !== undefined ? `/versions/${version}` : '';
+  const query = asOf === undefined ? '' : `?as_of=${asOf}`;
+  const res = await client.fetch(`/v0/artifacts/${encodeURIComponent(artifact.art_id)}${at}/download${query}`);
   if (!res.ok || !res.body) throw await DriveError.fromResponse(res);
   return res;
 }
@@ -324,6 +336,7 @@ async function saveDownload(res: Response, artifact: ArtifactOut, target: string
 
 interface GetOptions {
   version?: number;
+  asOf?: Point;
   force?: boolean;
 }
 

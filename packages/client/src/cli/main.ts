@@ -7,6 +7,7 @@ import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
 import { addFileCommands } from './file-commands.js';
 import { addIdentityCommands } from './identity-commands.js';
 import { addRunCommands } from './run-commands.js';
+import { setInvocationCommand } from './session.js';
 import { addSyncCommand } from './sync.js';
 
 /** `agent-drive`: the command line over the SDK. Every command has --help; errors go to stderr with an exit code. */
@@ -20,7 +21,10 @@ const program = new Command('agent-drive')
   .addHelpText('after', '\n  agent-drive --version   print the program version')
   .addHelpText('after', EXIT_CODES_HELP)
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', (_program, action) => {
+    setInvocationCommand(action.name());
+  });
 
 addIdentityCommands(program);
 addFileCommands(program);

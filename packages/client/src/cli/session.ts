@@ -1,6 +1,7 @@
 import { DriveClient, ok } from '../client.js';
 import type { Credential } from '../credentials.js';
 import { DriveError } from '../errors.js';
+import { newRunId } from '../history.js';
 import type { ArtifactOut } from '../types.js';
 import { readConfig, writeConfig, type StoredConfig } from './config.js';
 
@@ -72,7 +73,7 @@ export function driveClient(opts: GlobalOptions, run: { runId?: string } = {}): 
     baseUrl,
     credential,
     actor: opts.actor,
-    runId: run.runId,
+    runId: run.runId ?? defaultRunId(),
     retry: { onRetry: reportRetry },
     onTokenUpdate: (update) => {
       if (!config) return;
@@ -103,15 +104,26 @@ function credentialOf(config: StoredConfig | undefined): Credential | undefined 
 const ART_ID = /^art_[A-Za-z0-9]+$/;
 
 /** An artifact named by `art_…` id or by path (an id-shaped argument is an id, as the API routes it). */
-export async function resolveArtifact(client: DriveClient, ref: string): Promise<ArtifactOut> {
-  if (ART_ID.test(ref)) return ok(client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref } } }));
-  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref } } })).catch((err: unknown) => {
-    if (!(err instanceof DriveError) || err.status !== 404) throw err;
-    const hint = `agent-drive ls ${ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/') + 1) : ''} shows what is there; a deleted file comes back with agent-drive restore ${ref}`;
-    throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
-  });
+export async function resolveArtifact(client: DriveClient, ref: string, asOf?: number): Promise<ArtifactOut> {
+  const query = { as_of: asOf };
+  if (ART_ID.test(ref))
+    return ok(client.api.GET('/v0/artifacts/{art_id}', { params: { path: { art_id: ref }, query } }));
+  return ok(client.api.GET('/v0/artifacts/{path}/meta', { params: { path: { path: ref }, query } })).catch(
+    (err: unknown) => {
+      if (!(err instanceof DriveError) || err.status !== 404) throw err;
+      if (asOf !== undefined) throw new DriveError(404, err.code, `no live artifact at ${ref} as of seq ${asOf}`);
+      const hint = `agent-drive ls ${ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/') + 1) : ''} shows what is there; a deleted file comes back with agent-drive restore ${ref}`;
+      throw new DriveError(404, err.code, `no live artifact at ${ref} (${hint})`);
+    },
+  );
 }
 
-/** A run id of its own for one CLI invocation (`sync`): everything it changes is undone by one `agent-drive undo`. */
-export const invocationRunId = (command: string) =>
-  `cli-${command}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${Math.random().toString(36).slice(2, 8)}`;
+/** A run id of its own for one CLI invocation: everything it changes is undone by one `agent-drive undo`. */
+export const invocationRunId = (command: string) => newRunId(`cli-${command}`);
+
+let invocationRun: string | undefined;
+let invocationCommand = 'run';
+/** main.ts names the command about to run, so the invocation's run reads `cli-put-…`, `cli-rm-…`. */
+export const setInvocationCommand = (name: string) => (invocationCommand = name);
+/** One run per CLI invocation (not the server's one run per credential for ten idle minutes, issue 55). */
+const defaultRunId = () => (invocationRun ??= invocationRunId(invocationCommand));
