@@ -5,6 +5,7 @@ import { driveOverview } from '../../drives/drives.js';
 import { restoreArtifact } from '../../files/trash.js';
 import { AppError } from '../../lib/errors.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
+import { DRIVE_NAME_MAX } from '../../drives/drive-settings.js';
 import { ownedDrivesWithKeys } from '../../identity/accounts.js';
 import { csrfField, html, rowsOr } from '../html.js';
 import { confirmButton } from '../confirm.js';
@@ -135,17 +136,27 @@ export const drivePages: Declaration[] = [
   }),
 
   page({ path: '/settings', who: 'owner' }, async (c) => {
-    const on = (await driveOverview(c.rc)).wikiIndexing;
+    const drive = await driveOverview(c.rc);
+    const on = drive.wikiIndexing;
+    const csrf = html`${csrfField(c.session.csrf)}<input type="hidden" name="drive" value="${drive.id}" />`;
     return show(
       'Settings',
-      html` <h2>Wiki indexing</h2>
+      html` ${flashNotice(c.flash(), c.session.csrf, `/settings?drive=${drive.id}`)}
+        <h2>Drive name</h2>
+        <p>How this drive (<code>${drive.id}</code>) is shown in the drive switcher and on every page.</p>
+        <form method="post" action="/settings/name" data-testid="drive-name-form">
+          ${csrf}<label for="drive-name">Name</label>
+          <input id="drive-name" type="text" name="name" value="${drive.name ?? ''}" maxlength="${DRIVE_NAME_MAX}" />
+          <button type="submit">Save name</button>
+        </form>
+        <h2>Wiki indexing</h2>
         <p>
           When on, up to the first 120,000 characters of each text artifact are sent to a language model to build your
           drive's wiki. When off, no artifact content is sent out.
         </p>
         <p data-testid="wiki-state">Wiki indexing is <strong>${on ? 'on' : 'off'}</strong>.</p>
         <form method="post" action="/settings/wiki">
-          ${csrfField(c.session.csrf)}<input type="hidden" name="wiki_indexing" value="${on ? 'off' : 'on'}" />
+          ${csrf}<input type="hidden" name="wiki_indexing" value="${on ? 'off' : 'on'}" />
           <button type="submit">${on ? 'Turn wiki indexing off' : 'Turn wiki indexing on'}</button>
         </form>
         <h2>Sessions</h2>
@@ -162,8 +173,13 @@ export const drivePages: Declaration[] = [
   }),
 
   form({ path: '/settings/wiki', who: 'owner', writes: true, back: '/settings' }, async (c) => {
-    await setDriveSettings(c.rc, { wiki_indexing: c.field('wiki_indexing') === 'on' });
-    return go('/settings');
+    await setDriveSettings(c.rc, { settings: { wiki_indexing: c.field('wiki_indexing') === 'on' } });
+    return go(`/settings?drive=${c.session.drv}`);
+  }),
+
+  form({ path: '/settings/name', who: 'owner', writes: true, back: '/settings', refusalTitle: 'Drive name' }, async (c) => {
+    const d = await setDriveSettings(c.rc, { name: c.field('name') });
+    return go(`/settings?drive=${d.id}`, { notice: d.name ? `This drive is now called “${d.name}”.` : 'Name cleared.' });
   }),
 
   page({ path: '/settings/danger', who: 'owner' }, async (c) => {
