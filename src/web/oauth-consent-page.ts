@@ -123,9 +123,12 @@ export const oauthConsentPages: Declaration[] = [
                       (d, i) =>
                         html`<label data-testid="consent-drive"
                           ><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} />
-                          ${drives.length > 1 ? html`Drive ${i + 1}` : html`Your drive`}
-                          <strong>${driveLabel(d)}</strong>${d.name ? html` (<code>${d.id}</code>)` : ''}:
-                          ${driveContents(d)}${d.claimedAt ? `, claimed ${dayOf(d.claimedAt)}` : ''}</label
+                          ${drives.length > 1 ? html`Drive ${i + 1}: ` : html`Your drive: `}${driveContents(d)}
+                          <span class="muted"
+                            >· <strong>${driveLabel(d)}</strong>${d.name ? html` (<code>${d.id}</code>)` : ''}${
+                              d.claimedAt ? `, claimed ${dayOf(d.claimedAt)}` : ''
+                            }</span
+                          ></label
                         >`,
                     )}
                   </fieldset>
