@@ -50,7 +50,6 @@ export function navFor(_config: Config, req: Request): Html {
       ${
         drive
           ? html`<form class="search" method="get" action="/search" role="search">
-              <input type="hidden" name="drive" value="${drive.id}" />
               <label for="top-search" class="visually-hidden">Search your drive</label>
               <input
                 id="top-search"
@@ -59,7 +58,7 @@ export function navFor(_config: Config, req: Request): Html {
                 value="${q}"
                 placeholder="Search ${driveLabel(drive)}"
                 maxlength="200"
-              />
+              /><input type="hidden" name="drive" value="${drive.id}" />
               <button type="submit" aria-label="Search">${icon('search')}</button>
             </form>`
           : ''
