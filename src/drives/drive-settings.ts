@@ -41,8 +41,8 @@ export const DRIVE_NAME_MAX = 80;
  */
 export function driveNameOf(input: string): string | null {
   const name = input.trim().replace(/\s+/g, ' ');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new AppError('INVALID_REQUEST', 'a drive name has no control characters');
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw new AppError('INVALID_REQUEST', 'a drive name has no control characters');
   if ([...name].length > DRIVE_NAME_MAX)
     throw new AppError('INVALID_REQUEST', `a drive name is at most ${DRIVE_NAME_MAX} characters`);
   return name || null;

@@ -14,10 +14,10 @@ export interface DrivePatch {
 }
 
 /**
- * The drive's name, when given, is set in the same transaction. The owner's switch (`settings.wiki_indexing`, on by default). Off: passes send nothing (pages keep
- * what earlier passes put there). Turned on from off, with a language model configured: every live
- * candidate artifact of the drive is queued for the wiki in the same transaction, and the worker's
- * drainer reads them in the background (unchanged content is not sent again).
+ * The drive's name, when given, is set in the same transaction. The owner's switch (`settings.wiki_indexing`, on by
+ * default). Off: passes send nothing (pages keep what earlier passes put there). Turned on from off, with a language
+ * model configured: every live candidate artifact of the drive is queued for the wiki in the same transaction, and
+ * the worker's drainer reads them in the background (unchanged content is not sent again).
  */
 export async function setDriveSettings(rc: RequestContext, patch: DrivePatch): Promise<DriveOverview> {
   const name = patch.name === undefined ? undefined : driveNameOf(patch.name ?? '');

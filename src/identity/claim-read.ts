@@ -11,6 +11,9 @@ import { personDrives } from '../drives/person-drives.js';
 export async function claimRead(app: AppContext, code: string, ip: string, userId: string) {
   const pending = await lookupClaimCode(app, code, ip, userId);
   if (!pending) return null;
-  const [holdings, owned] = await Promise.all([holdingsOf(app.orm.em.fork(), [pending.driveId]), personDrives(app, userId)]);
+  const [holdings, owned] = await Promise.all([
+    holdingsOf(app.orm.em.fork(), [pending.driveId]),
+    personDrives(app, userId),
+  ]);
   return { ...pending, ...holdings.get(pending.driveId)!, owned };
 }

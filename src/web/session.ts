@@ -9,8 +9,8 @@ import { personDrives, type PersonDrive } from '../drives/person-drives.js';
 /**
  * The browser session (spec 5.11): a signed cookie `ad_session` holding the signed-in human (the person, who may
  * own several drives: issue 55), the drive they opened last (`drv`, a default only: every page names its drive in
- * its URL, and the kit checks the person owns it on each request), a CSRF token and, once signed in, a session id whose row
- * (src/identity/web-sessions.ts) must still be live: signing out ends the session server-side, so
+ * its URL, and the kit checks the person owns it on each request), a CSRF token and, once signed in, a session id
+ * whose row (src/identity/web-sessions.ts) must still be live: signing out ends the session server-side, so
  * the old cookie no longer opens anything. HttpOnly, SameSite=Lax, Secure on https. A visitor
  * who has not signed in still gets a session with a CSRF token (no row), for the sign-in forms.
  * `loadSession` reads it once per request; the pages read it with `readSession`.

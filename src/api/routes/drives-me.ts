@@ -16,7 +16,9 @@ const driveName = z
   .string()
   .max(400)
   .nullable()
-  .describe(`the name its owner gave the drive (any characters but control ones, at most ${DRIVE_NAME_MAX}); null: unnamed`);
+  .describe(
+    `the name its owner gave the drive (any characters but control ones, at most ${DRIVE_NAME_MAX}); null: unnamed`,
+  );
 
 const driveOut = z.object({
   drive_id: z.string(),
@@ -39,12 +41,14 @@ const driveOut = z.object({
 
 const drivePatch = z.strictObject({
   name: driveName.optional().describe('the new name; empty or null clears it'),
-  settings: z.strictObject({
-    wiki_indexing: z
-      .boolean()
-      .optional()
-      .describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
-  }).optional(),
+  settings: z
+    .strictObject({
+      wiki_indexing: z
+        .boolean()
+        .optional()
+        .describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
+    })
+    .optional(),
 });
 
 const usageOut = z.object({
@@ -91,8 +95,7 @@ export function drivesMeRouter(routes: RouteRegistry, ctx: AppContext): Router {
       errors: ['NOT_FOUND'],
       responses: { 200: { description: 'drive overview after the change', schema: driveOut } },
     },
-    async ({ body, req }) =>
-      driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body), authOf(req)),
+    async ({ body, req }) => driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body), authOf(req)),
   );
 
   route(

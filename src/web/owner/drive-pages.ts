@@ -177,10 +177,15 @@ export const drivePages: Declaration[] = [
     return go(`/settings?drive=${c.session.drv}`);
   }),
 
-  form({ path: '/settings/name', who: 'owner', writes: true, back: '/settings', refusalTitle: 'Drive name' }, async (c) => {
-    const d = await setDriveSettings(c.rc, { name: c.field('name') });
-    return go(`/settings?drive=${d.id}`, { notice: d.name ? `This drive is now called “${d.name}”.` : 'Name cleared.' });
-  }),
+  form(
+    { path: '/settings/name', who: 'owner', writes: true, back: '/settings', refusalTitle: 'Drive name' },
+    async (c) => {
+      const d = await setDriveSettings(c.rc, { name: c.field('name') });
+      return go(`/settings?drive=${d.id}`, {
+        notice: d.name ? `This drive is now called “${d.name}”.` : 'Name cleared.',
+      });
+    },
+  ),
 
   page({ path: '/settings/danger', who: 'owner' }, async (c) => {
     const csrf = c.session.csrf;
