@@ -26,6 +26,7 @@ export const drivePages: Declaration[] = [
   page({ path: '/trash', who: 'owner' }, async (c) => {
     const { items } = await driveTrash(c.rc, c.session.drv, { limit: 200 });
     const csrf = c.session.csrf;
+    const of = `?drive=${c.session.drv}`; // each form names the drive on screen (another tab may have opened another)
     const deletable = items.filter((a) => !a.pinned_by_snapshot).length;
     const rows = items.map(
       (a) =>
@@ -38,7 +39,7 @@ export const drivePages: Declaration[] = [
               : html`<td>will be deleted on ${dayOf(a.purge_at)}</td>`
           }
           <td class="actions-cell">
-            <form class="inline" method="post" action="/trash/${a.id}/restore">
+            <form class="inline" method="post" action="/trash/${a.id}/restore${of}">
               ${csrfField(csrf)}<button type="submit">Restore</button>
             </form>
             ${
@@ -47,7 +48,7 @@ export const drivePages: Declaration[] = [
                 : confirmButton({
                     label: 'Delete forever',
                     question: `Delete ${a.path} and all its versions now? This cannot be undone.`,
-                    action: `/trash/${a.id}/purge`,
+                    action: `/trash/${a.id}/purge${of}`,
                     csrf,
                     confirm: 'Yes, delete forever',
                   })
@@ -66,7 +67,7 @@ export const drivePages: Declaration[] = [
             ? confirmButton({
                 label: 'Empty trash',
                 question: `Delete ${deletable === 1 ? 'the file' : `all ${deletable} files`} in the trash now? This cannot be undone.`,
-                action: '/trash/empty',
+                action: `/trash/empty${of}`,
                 csrf,
                 confirm: 'Yes, empty the trash',
                 testId: 'empty-trash',
