@@ -33,6 +33,10 @@ async function personWithTwoDrives(page: Page) {
     .fork()
     .execute<{ id: string }[]>(`select id from human_users where lower(email) = lower(?)`, [email]);
   const [consentDrive] = await createDriveForAccount(api.ctx, user.id);
+  // The claim page says which drive approving adds, beside the one the person has.
+  await page.reload();
+  expect(await page.getByTestId('claim-adds').textContent()).toContain(reg.drive_id);
+  expect(await page.getByTestId('claim-existing').textContent()).toContain(consentDrive.id);
   await page.getByRole('button', { name: 'Approve' }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Approved/);
   const keyOf = async (driveId: string) => (await mintOwnerApiKey(api.ctx, user.id, driveId, 'test'))!.key as string;
