@@ -95,7 +95,7 @@ export async function authorize(
   const target = await loadTarget(db, resource);
   if (!target) throw notFoundFor(resource);
   const base = 'artId' in resource ? { artifact: target as ArtifactRow } : { folder: target as FolderRef };
-  if (target.drive_id === rc.principal.driveId)
+  if (target.drive_id === rc.principal.driveId || (await ownedByPerson(db, rc.principal, target.drive_id)))
     return { driveId: target.drive_id, owner: true, role: 'owner', publicOnly: false, ...base };
   const found = await effectiveRole(db, rc, target, 'artId' in resource ? 'artifact' : 'folder');
   if (!found) throw notFoundFor(resource);
@@ -135,6 +135,25 @@ export async function driveFor(
 ): Promise<string> {
   return (await authorize(rc, resource, capability, db)).driveId;
 }
+
+/**
+ * A signed-in person owns every drive their web account claimed (issue 55), not only the one the page acts as: their
+ * browser session holds each of those drives' capabilities.
+ */
+async function ownedByPerson(db: Db, principal: Principal, driveId: string): Promise<boolean> {
+  const userId = webSessionUser(principal);
+  if (!userId) return false;
+  return !!(await one(db, `select 1 from drives where id = ? and owner_user_id = ? and deleted_at is null`, [
+    driveId,
+    userId,
+  ]));
+}
+
+/** The web account behind a browser session's principal (its credential id is `web:<user id>`), else undefined. */
+export const webSessionUser = (principal: Principal): string | undefined =>
+  principal.kind === 'web_session' && principal.credentialId.startsWith('web:')
+    ? principal.credentialId.slice(4)
+    : undefined;
 
 async function loadTarget(db: Db, r: Resource): Promise<(ArtifactRow | FolderRef) | undefined> {
   if ('artId' in r)

@@ -30,3 +30,29 @@ export async function updateDriveSettings(
 
 /** The wiki switch as stored (on unless turned off, spec 1). */
 export const wikiIndexingOf = (settings: DriveSettings | null | undefined) => settings?.wiki_indexing ?? true;
+
+/** The longest drive name, in characters. */
+export const DRIVE_NAME_MAX = 80;
+
+/**
+ * A drive's name as a person writes it (any letters, spaces, punctuation): trimmed, inner runs of white space made
+ * one space; empty clears it (null, the drive is then shown by its id). Control characters and over-long names are
+ * refused.
+ */
+export function driveNameOf(input: string): string | null {
+  const name = input.trim().replace(/\s+/g, ' ');
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw new AppError('INVALID_REQUEST', 'a drive name has no control characters');
+  if ([...name].length > DRIVE_NAME_MAX)
+    throw new AppError('INVALID_REQUEST', `a drive name is at most ${DRIVE_NAME_MAX} characters`);
+  return name || null;
+}
+
+/** Sets (or, with null, clears) the name of the principal's own drive, in the caller's transaction. */
+export async function updateDriveName(rc: RequestContext, tx: Db, name: string | null): Promise<void> {
+  const row = await one(tx, `update drives set name = ? where id = ? and deleted_at is null returning id`, [
+    name,
+    rc.principal.driveId,
+  ]);
+  if (!row) throw new AppError('NOT_FOUND', 'drive not found');
+}

@@ -54,7 +54,7 @@ export async function findDrive(em: EntityManager, driveId: string): Promise<Dri
 /** GET /v0/drives/me: the caller's drive (its public shape is src/shapes/drives.ts). */
 export type DriveOverview = Pick<
   DriveRow,
-  'id' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt'
+  'id' | 'name' | 'ownerEmail' | 'organizationId' | 'claimedAt' | 'createdAt' | 'expiresAt' | 'lastActivityAt'
 > & { wikiIndexing: boolean };
 
 /**
@@ -65,6 +65,7 @@ export type DriveOverview = Pick<
 export async function driveOverview(rc: RequestContext): Promise<DriveOverview> {
   const [row] = await rc.app.prepared.query<{
     id: string;
+    name: string | null;
     owner_email: string | null;
     organization_id: string | null;
     claimed_at: Date | null;
@@ -74,13 +75,14 @@ export async function driveOverview(rc: RequestContext): Promise<DriveOverview> 
     settings: DriveRow['settings'] | null;
   }>(
     'drive_overview',
-    `select id, owner_email, organization_id, claimed_at, created_at, expires_at, last_activity_at, settings
+    `select id, name, owner_email, organization_id, claimed_at, created_at, expires_at, last_activity_at, settings
        from drives where id = $1 and deleted_at is null`,
     [rc.driveId],
   );
   if (!row) throw new AppError('NOT_FOUND', 'drive not found');
   return {
     id: row.id,
+    name: row.name,
     ownerEmail: row.owner_email,
     organizationId: row.organization_id,
     claimedAt: row.claimed_at,

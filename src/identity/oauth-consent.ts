@@ -22,7 +22,10 @@ export async function consentRead(app: AppContext, q: Record<string, unknown>, i
     app.orm.em.fork(),
     drives.map((d) => d.id),
   );
-  return { request, drives: drives.map((d) => ({ id: d.id, ...held.get(d.id)! })) };
+  return {
+    request,
+    drives: drives.map((d) => ({ id: d.id, name: d.name ?? null, claimedAt: d.claimedAt, ...held.get(d.id)! })),
+  };
 }
 
 export interface ConsentAnswer {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../platform/context.js';
 import type { Principal, RequestContext } from '../platform/request-context.js';
+import { ownedDriveOf } from '../drives/person-drives.js';
 
 /**
  * Principals of the human doors (the viewer and the owner's pages), built here so that pages never
@@ -17,6 +18,21 @@ export function webSessionPrincipal(driveId: string, userId: string): Principal 
     credentialId: `web:${userId}`,
     readOnly: false,
   };
+}
+
+/**
+ * A signed-in person's principal for a page of `wanted` (issue 55: the session is the person, who may own several
+ * drives): that drive when they own it, else their oldest drive (their grants reach the others through the one rule,
+ * src/access/authorize.ts); undefined when they own no drive. `owns` says whether `wanted` is theirs.
+ */
+export async function personPrincipal(
+  app: AppContext,
+  userId: string,
+  wanted: string | null | undefined,
+): Promise<{ principal: Principal; owns: boolean } | undefined> {
+  const owned = wanted ? await ownedDriveOf(app, userId, wanted) : undefined;
+  const driveId = owned ?? (await ownedDriveOf(app, userId, null));
+  return driveId ? { principal: webSessionPrincipal(driveId, userId), owns: !!owned } : undefined;
 }
 
 export function anonymousPrincipal(): Principal {

@@ -33,7 +33,7 @@ export function parseQuery(q: string): ParsedQuery {
     }
     const negated = neg === '-' || (bare !== undefined && bare.startsWith('-') && bare.length > 1);
     const text = phrase ?? (negated ? bare!.slice(1) : bare!);
-    const atom: Atom = { phrase: words(text), quoted: phrase !== undefined };
+    const atom: Atom = phrase !== undefined ? { phrase: words(text), quoted: true } : { phrase: words(text) };
     if (!atom.phrase.length) continue;
     if (negated) {
       excluded.push(atom);

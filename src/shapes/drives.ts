@@ -8,6 +8,7 @@ import type { Principal } from '../platform/request-context.js';
 export function driveOverviewOut(drive: DriveOverview, principal: Principal) {
   return {
     drive_id: drive.id,
+    name: drive.name ?? null,
     email: drive.ownerEmail ?? null,
     organization_id: drive.organizationId ?? null,
     claimed: drive.claimedAt != null,

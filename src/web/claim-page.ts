@@ -1,6 +1,8 @@
 import { decideClaimCode } from '../identity/accounts.js';
 import { claimRead } from '../identity/claim-read.js';
-import { driveContents } from './format.js';
+import { dayOf, driveContents } from './format.js';
+import type { PersonDrive } from '../drives/person-drives.js';
+import { driveLabel, lastWriteOf } from './nav.js';
 import { normaliseUserCode, USER_CODE_RE } from '../identity/claims.js';
 import { csrfField, html } from './html.js';
 import { go, show, type SignedInCall } from './kit/call.js';
@@ -34,6 +36,32 @@ const AFTER_APPROVAL = html`<h2>Your agents after the claim</h2>
     </li>
   </ul>
   <p><a href="/dashboard">Go to the dashboard</a> to mint API keys.</p>`;
+
+/**
+ * Which drive approving adds (the agent's own, by id) and the drives the person has already: approving adds a drive
+ * beside them; to have the agent write to one of those instead, decline and give it an API key of that drive.
+ */
+function ownedNow(driveId: string, owned: PersonDrive[]) {
+  const adds = html`<p data-testid="claim-adds">Approving adds the drive <code>${driveId}</code> to your account.</p>`;
+  if (!owned.length) return adds;
+  return html`${adds}
+    <div data-testid="claim-existing">
+      <p>You already own ${owned.length === 1 ? 'a drive' : `${owned.length} drives`}; they stay as they are:</p>
+      <ul>
+        ${owned.map(
+          (d) =>
+            html`<li>
+              <a href="/${d.id}/">${driveLabel(d)}</a>${d.name ? html` (<code>${d.id}</code>)` : ''}
+              <span class="muted">${d.claimedAt ? `claimed ${dayOf(d.claimedAt)}` : ''} · ${lastWriteOf(d)}</span>
+              · <a href="/settings/api-keys?drive=${d.id}">give your agent a key to this drive instead</a>
+            </li>`,
+        )}
+      </ul>
+      <p class="muted">
+        To keep one drive, decline and use a key of an existing drive; <code>agent-drive login</code> also offers them.
+      </p>
+    </div>`;
+}
 
 /** The decision just made (POST → 303 → GET): shown once; a reload shows the form, never decides again. */
 function decided(c: SignedInCall) {
@@ -78,6 +106,7 @@ export const claimPages: Declaration[] = [
         <p data-testid="claim-drive">
           ${pending.files ? html`The drive holds ${driveContents(pending)}.` : 'The drive is empty so far.'}
         </p>
+        ${ownedNow(pending.driveId, pending.owned)}
         <p>Check that this code matches the one your agent showed you:</p>
         <p class="code" data-testid="user-code">${code}</p>
         <p>

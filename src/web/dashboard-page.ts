@@ -23,7 +23,7 @@ function overview(drive: NonNullable<Dashboard['drive']>): Html {
   const m = usage.thisMonth;
   const lines = activityLines(drive.id, drive.events);
   return html`<section data-testid="usage" aria-labelledby="usage-h">
-      <h2 id="usage-h">Usage</h2>
+      <h2 id="usage-h">Usage of ${drive.name ?? html`<code>${drive.id}</code>`}</h2>
       <div class="grid">
         <div class="card stat">
           Storage <strong>${humanSize(usage.storage.used)}</strong>
@@ -61,7 +61,7 @@ function overview(drive: NonNullable<Dashboard['drive']>): Html {
       </ul>
       <p>
         <a class="button primary" href="/${drive.id}/">${icon('folder')} Browse files</a>
-        <a class="button" href="/trash">${icon('trash')} Trash</a>
+        <a class="button" href="/trash?drive=${drive.id}">${icon('trash')} Trash</a>
       </p>
     </section>`;
 }
@@ -72,7 +72,7 @@ function dashboard(c: SignedInCall, read: Dashboard) {
   const sections = read.drives.map(
     ({ drive, keys }) =>
       html`<section aria-label="API keys of ${drive.id}">
-        <h2>API keys of <code>${drive.id}</code></h2>
+        <h2>API keys of ${drive.name ? html`${drive.name} (<code>${drive.id}</code>)` : html`<code>${drive.id}</code>`}</h2>
         ${keysSection(
           session.csrf,
           drive.id,

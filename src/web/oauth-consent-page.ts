@@ -2,7 +2,8 @@ import { AuthorizeRefused, type AuthorizeRequest } from '../identity/mcp-oauth.j
 import { answerConsent, consentRead } from '../identity/oauth-consent.js';
 import { OAuthError } from '../identity/oauth-error.js';
 import { isClientIdUrl } from '../identity/client-metadata.js';
-import { driveContents, loginUrl } from './format.js';
+import { dayOf, driveContents, loginUrl } from './format.js';
+import { driveLabel } from './nav.js';
 import { CONNECTED_APPS_PATH } from './connected-apps-page.js';
 import { csrfField, html } from './html.js';
 import { go, show, type AnyoneCall, type SignedInCall } from './kit/call.js';
@@ -122,10 +123,16 @@ export const oauthConsentPages: Declaration[] = [
                       (d, i) =>
                         html`<label data-testid="consent-drive"
                           ><input type="radio" name="drive_id" value="${d.id}" ${i === 0 ? html`checked` : ''} />
-                          ${drives.length > 1 ? html`Drive ${i + 1}: ` : html`Your drive: `}${driveContents(d)}</label
+                          ${drives.length > 1 ? html`Drive ${i + 1}: ` : html`Your drive: `}${driveContents(d)}
+                          <span class="muted"
+                            >· <strong>${driveLabel(d)}</strong>${d.name ? html` (<code>${d.id}</code>)` : ''}${
+                              d.claimedAt ? `, claimed ${dayOf(d.claimedAt)}` : ''
+                            }</span
+                          ></label
                         >`,
                     )}
                   </fieldset>
+                  <p class="muted">The app is added to the drive you pick; it makes no new drive.</p>
                   <button type="submit" name="decision" value="approve" class="primary">Allow</button>`
               : html`<p>Your account has no drive yet: allowing creates one, owned by you, for this app to use.</p>
                   <button type="submit" name="decision" value="create" class="primary">Create a drive and allow</button>`

@@ -4,11 +4,13 @@ import type { AppContext } from '../platform/context.js';
 import { safeEqual } from '../lib/secrets.js';
 import { createWebSession, liveWebSession, revokeAllWebSessions, revokeWebSession } from '../identity/web-sessions.js';
 import type { Config } from '../lib/config.js';
+import { personDrives, type PersonDrive } from '../drives/person-drives.js';
 
 /**
- * The browser session (spec 5.11): a signed cookie `ad_session` holding the signed-in human,
- * the drive id they are working on, a CSRF token and, once signed in, a session id whose row
- * (src/identity/web-sessions.ts) must still be live: signing out ends the session server-side, so
+ * The browser session (spec 5.11): a signed cookie `ad_session` holding the signed-in human (the person, who may
+ * own several drives: issue 55), the drive they opened last (`drv`, a default only: every page names its drive in
+ * its URL, and the kit checks the person owns it on each request), a CSRF token and, once signed in, a session id
+ * whose row (src/identity/web-sessions.ts) must still be live: signing out ends the session server-side, so
  * the old cookie no longer opens anything. HttpOnly, SameSite=Lax, Secure on https. A visitor
  * who has not signed in still gets a session with a CSRF token (no row), for the sign-in forms.
  * `loadSession` reads it once per request; the pages read it with `readSession`.
@@ -21,11 +23,14 @@ export interface Session {
   exp: number;
   uid?: string;
   email?: string;
+  /** The drive the person opened last: the default for a page or form that names none. */
   drv?: string | null;
   /** The server-side session of a signed-in human (absent for anonymous visitors). */
   sid?: string;
   /** Whether the account's email is verified (read with the session row, not from the cookie). */
   verified?: boolean;
+  /** The person's drives, for the nav's switcher (read with the session row on each request, never in the cookie). */
+  drives?: PersonDrive[];
 }
 
 export class WebAuthNotConfigured extends Error {}
@@ -86,10 +91,10 @@ export function loadSession(ctx: AppContext): RequestHandler {
       return next();
     }
     const signedIn = cookie.sid ? liveWebSession(ctx, cookie.sid, cookie.uid) : Promise.resolve(undefined);
-    signedIn.then((live) => {
+    Promise.all([signedIn, personDrives(ctx, cookie.uid)]).then(([live, drives]) => {
       loaded.set(req, {
         session: live
-          ? { ...cookie, email: live.email, verified: live.verified }
+          ? { ...cookie, email: live.email, verified: live.verified, drives }
           : { csrf: cookie.csrf, exp: cookie.exp },
       });
       next();
@@ -108,13 +113,33 @@ export function writeSession(
   config: Config,
   req: Request,
   res: Response,
-  fields: Omit<Session, 'csrf' | 'exp' | 'verified'>,
+  fields: Omit<Session, 'csrf' | 'exp' | 'verified' | 'drives'>,
 ): Session {
   const session: Session = {
     ...fields,
     csrf: randomBytes(24).toString('base64url'),
     exp: Math.floor(Date.now() / 1000) + config.durations.sessionS,
   };
+  setSessionCookie(config, req, res, session);
+  loaded.set(req, { session });
+  return session;
+}
+
+/**
+ * The person opened another of their drives: it becomes the default of pages and forms that name none. The same
+ * session, CSRF token and expiry (forms open in other tabs stay valid); nothing changes when it already is.
+ */
+export function rememberDrive(config: Config, req: Request, res: Response, driveId: string): void {
+  const current = readSession(req);
+  if (!current?.uid || current.drv === driveId) return;
+  const session: Session = { ...current, drv: driveId };
+  delete session.verified; // read with the session row on each request, never from the cookie
+  delete session.drives;
+  setSessionCookie(config, req, res, session);
+  loaded.set(req, { session: { ...current, drv: driveId } });
+}
+
+function setSessionCookie(config: Config, req: Request, res: Response, session: Session): void {
   const payload = Buffer.from(JSON.stringify(session)).toString('base64url');
   const secure = req.secure || config.http.webUrl.startsWith('https:');
   res.cookie(SESSION_COOKIE, `${payload}.${sign(config, payload)}`, {
@@ -122,11 +147,9 @@ export function writeSession(
     sameSite: 'lax',
     secure,
     path: '/',
-    maxAge: config.durations.sessionS * 1000,
+    maxAge: Math.max(0, session.exp * 1000 - Date.now()),
     encode: (v) => v,
   });
-  loaded.set(req, { session });
-  return session;
 }
 
 /**

@@ -19,6 +19,7 @@ code{font:.92em ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhe
 header.top{border-bottom:1px solid var(--line);background:var(--bg2)}
 header.top .bar{max-width:72rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}
 header.top .brand{font-weight:700;color:var(--fg);text-decoration:none;display:flex;gap:.4rem;align-items:center}
+details.switcher{position:relative}details.switcher[open]>.panel{position:absolute;left:0;top:calc(100% + .25rem);margin:0;z-index:20;width:min(30rem,90vw)}details.switcher ul.drives{list-style:none;margin:0;padding:0}details.switcher li{padding:.35rem 0;border-bottom:1px solid var(--line);display:flex;flex-direction:column}details.switcher li[aria-current] a{font-weight:700}
 header.top nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.95rem}
 header.top form.search{margin:0 0 0 auto;display:flex;gap:.25rem;flex:1 1 14rem;max-width:24rem}
 header.top form.search input{flex:1;min-width:0}

@@ -42,10 +42,10 @@ describe('reciprocal rank fusion (k=60)', () => {
 describe('query syntax (for engines without websearch_to_tsquery)', () => {
   it('parses words, phrases, negation and OR (OR binds tighter than AND)', () => {
     const parsed = parseQuery('alpha "beta gamma" -delta -"eps zeta" x OR y');
-    expect(parsed.excluded).toEqual([{ phrase: ['delta'] }, { phrase: ['eps', 'zeta'] }]);
+    expect(parsed.excluded).toEqual([{ phrase: ['delta'] }, { phrase: ['eps', 'zeta'], quoted: true }]);
     expect(parsed.required).toEqual([
       [{ phrase: ['alpha'] }],
-      [{ phrase: ['beta', 'gamma'] }],
+      [{ phrase: ['beta', 'gamma'], quoted: true }],
       [{ phrase: ['x'] }, { phrase: ['y'] }],
     ]);
     expect(branchesOf(parsed).map((b) => b.map((a) => a.phrase.join(' ')))).toEqual([

@@ -172,7 +172,7 @@ describe('a drive a person can live in', () => {
     await page.goto(`${api.url}/${driveId}/`);
     await page.getByRole('searchbox', { name: 'Search your drive' }).fill('zebrafinch');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.waitForURL('**/search?q=zebrafinch');
+    await page.waitForURL('**/search?q=zebrafinch&drive=*');
     const files = page.getByTestId('search-files');
     expect(await files.locator('mark').first().textContent()).toMatch(/zebrafinch/i);
     expect(await files.textContent()).not.toMatch(/other\.md/);

@@ -107,7 +107,7 @@ describe('owner pages and viewer in a real browser', () => {
     await page.goto(`${api.url}/settings`);
     expect(await page.getByTestId('wiki-state').textContent()).toMatch(/on/);
     await page.getByRole('button', { name: 'Turn wiki indexing off' }).click();
-    await page.waitForURL('**/settings');
+    await page.waitForURL('**/settings?drive=*');
     expect(await page.getByTestId('wiki-state').textContent()).toMatch(/off/);
     const me = await (await fetch(`${api.url}/v0/drives/me`, { headers: bearer(key) })).json();
     expect(me.settings.wiki_indexing).toBe(false);

@@ -273,7 +273,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the authenticated drive's settings (the owner's wiki indexing switch) */
+        /** Change the authenticated drive's name or settings (the owner's wiki indexing switch) */
         patch: operations["patch_v0_drives_me"];
         trace?: never;
     };
@@ -2802,6 +2802,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         drive_id: string;
+                        /** @description the name its owner gave the drive (any characters but control ones, at most 80); null: unnamed */
+                        name: string | null;
                         email: string | null;
                         organization_id: string | null;
                         claimed: boolean;
@@ -2985,10 +2987,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    settings: {
+                    /** @description the new name; empty or null clears it */
+                    name?: string | null;
+                    settings?: {
                         /** @description false: no artifact content is sent out; true: the wiki indexes the drive again, in the background */
                         wiki_indexing?: boolean;
                     };
@@ -3004,6 +3008,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         drive_id: string;
+                        /** @description the name its owner gave the drive (any characters but control ones, at most 80); null: unnamed */
+                        name: string | null;
                         email: string | null;
                         organization_id: string | null;
                         claimed: boolean;

@@ -8,11 +8,21 @@ import { driveUsageOut } from '../../shapes/usage.js';
 import { driveUsage } from '../../usage/usage.js';
 import { route, RouteRegistry } from '../http/route.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
+import { DRIVE_NAME_MAX } from '../../drives/drive-settings.js';
 
 const usageRow = z.object({ used: z.number().int(), limit: z.number().int().describe('0 means unlimited') });
 
+const driveName = z
+  .string()
+  .max(400)
+  .nullable()
+  .describe(
+    `the name its owner gave the drive (any characters but control ones, at most ${DRIVE_NAME_MAX}); null: unnamed`,
+  );
+
 const driveOut = z.object({
   drive_id: z.string(),
+  name: driveName,
   email: z.string().nullable(),
   organization_id: z.string().nullable(),
   claimed: z.boolean(),
@@ -30,12 +40,15 @@ const driveOut = z.object({
 });
 
 const drivePatch = z.strictObject({
-  settings: z.strictObject({
-    wiki_indexing: z
-      .boolean()
-      .optional()
-      .describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
-  }),
+  name: driveName.optional().describe('the new name; empty or null clears it'),
+  settings: z
+    .strictObject({
+      wiki_indexing: z
+        .boolean()
+        .optional()
+        .describe('false: no artifact content is sent out; true: the wiki indexes the drive again, in the background'),
+    })
+    .optional(),
 });
 
 const usageOut = z.object({
@@ -75,15 +88,14 @@ export function drivesMeRouter(routes: RouteRegistry, ctx: AppContext): Router {
     {
       method: 'patch',
       path: '/v0/drives/me',
-      summary: "Change the authenticated drive's settings (the owner's wiki indexing switch)",
+      summary: "Change the authenticated drive's name or settings (the owner's wiki indexing switch)",
       tags: ['drives'],
       auth: true,
       body: drivePatch,
       errors: ['NOT_FOUND'],
       responses: { 200: { description: 'drive overview after the change', schema: driveOut } },
     },
-    async ({ body, req }) =>
-      driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body.settings), authOf(req)),
+    async ({ body, req }) => driveOverviewOut(await setDriveSettings(requestContextOf(ctx, req), body), authOf(req)),
   );
 
   route(

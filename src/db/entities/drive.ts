@@ -7,6 +7,8 @@ export const Drive = defineEntity({
   properties: {
     id: p.string().primary(),
     ownerEmail: p.string().nullable(),
+    /** The name the owner gave the drive (null: shown by its id). */
+    name: p.string().nullable(),
     /** The web account that claimed the drive through the claim page (see docs/decisions.md). */
     ownerUserId: p.string().nullable(),
     organizationId: p.string().nullable(),

@@ -2,13 +2,13 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../lib/errors.js';
 import { chargeWriteOrRefuse } from '../../platform/rate-limits.js';
-import { webRequestContext, webSessionPrincipal } from '../../identity/web-principal.js';
+import { personPrincipal, webRequestContext } from '../../identity/web-principal.js';
 import { loginUrl, safeBack } from '../format.js';
 import { html } from '../html.js';
 import { navFor } from '../nav.js';
-import { csrfValid, ensureSession, readSession, takeFlash } from '../session.js';
+import { csrfValid, ensureSession, readSession, rememberDrive, takeFlash } from '../session.js';
 import { visitorContext } from '../viewer/access.js';
-import { renderAnswer, refusalPage } from './answer.js';
+import { notFoundPage, renderAnswer, refusalPage } from './answer.js';
 import { show, type Answer, type BaseCall, type CallOf, type Who } from './call.js';
 import { multipartCall, type MultipartLimits, type UploadCall } from './multipart.js';
 
@@ -70,6 +70,9 @@ async function callerOf<W extends Who>(base: BaseCall, who: W, back: string): Pr
   const { ctx, req, res } = base;
   if (who === 'visitor') {
     const rc = await visitorContext(ctx, req);
+    // The person opened one of their drives: it becomes their default (the nav's owner links, forms naming none).
+    if (rc.principal.kind === 'web_session' && rc.driveId === req.params.driveId && req.method === 'GET')
+      rememberDrive(ctx.config, req, res, rc.driveId);
     return { ...base, session: sessionOrNone(req), rc } as CallOf<W>;
   }
   const session = readSession(req);
@@ -80,7 +83,10 @@ async function callerOf<W extends Who>(base: BaseCall, who: W, back: string): Pr
     return undefined;
   }
   if (who === 'signed_in') return { ...base, session } as CallOf<W>;
-  if (!session.drv) {
+  const named = driveNamed(base);
+  const person = await personPrincipal(ctx, session.uid, named ?? session.drv);
+  if (named && !person?.owns) return void notFoundPage(ctx, req, res);
+  if (!person) {
     renderAnswer(
       base,
       show('No drive', html`<p>You own no drive yet. Approve a claim from your agent to get one.</p>`),
@@ -88,9 +94,20 @@ async function callerOf<W extends Who>(base: BaseCall, who: W, back: string): Pr
     );
     return undefined;
   }
-  const s = { ...session, uid: session.uid, drv: session.drv };
-  const rc = webRequestContext(ctx, webSessionPrincipal(s.drv, s.uid), String(req.id ?? ''), 'web');
-  return { ...base, session: s, rc } as CallOf<W>;
+  const drv = person.principal.driveId;
+  if (named && req.method === 'GET') rememberDrive(ctx.config, req, res, drv);
+  const rc = webRequestContext(ctx, person.principal, String(req.id ?? ''), 'web');
+  return { ...base, session: { ...session, uid: session.uid, drv }, rc } as CallOf<W>;
+}
+
+/**
+ * The drive an owner's page or form names (issue 55: a person may own several): `?drive=`, the form's `drive` field,
+ * or the drive of the viewer page the form came from (its `back`); undefined when it names none (the session's last
+ * opened drive then).
+ */
+function driveNamed(base: BaseCall): string | undefined {
+  const named = base.query('drive') || base.field('drive') || /^\/(drv_[\w-]+)\//.exec(base.field('back'))?.[1];
+  return named || undefined;
 }
 
 function sessionOrNone(req: Request) {

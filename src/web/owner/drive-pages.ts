@@ -5,6 +5,7 @@ import { driveOverview } from '../../drives/drives.js';
 import { restoreArtifact } from '../../files/trash.js';
 import { AppError } from '../../lib/errors.js';
 import { setDriveSettings } from '../../drives/wiki-switch.js';
+import { DRIVE_NAME_MAX } from '../../drives/drive-settings.js';
 import { ownedDrivesWithKeys } from '../../identity/accounts.js';
 import { csrfField, html, rowsOr } from '../html.js';
 import { confirmButton } from '../confirm.js';
@@ -25,6 +26,7 @@ export const drivePages: Declaration[] = [
   page({ path: '/trash', who: 'owner' }, async (c) => {
     const { items } = await driveTrash(c.rc, c.session.drv, { limit: 200 });
     const csrf = c.session.csrf;
+    const of = `?drive=${c.session.drv}`; // each form names the drive on screen (another tab may have opened another)
     const deletable = items.filter((a) => !a.pinned_by_snapshot).length;
     const rows = items.map(
       (a) =>
@@ -37,7 +39,7 @@ export const drivePages: Declaration[] = [
               : html`<td>will be deleted on ${dayOf(a.purge_at)}</td>`
           }
           <td class="actions-cell">
-            <form class="inline" method="post" action="/trash/${a.id}/restore">
+            <form class="inline" method="post" action="/trash/${a.id}/restore${of}">
               ${csrfField(csrf)}<button type="submit">Restore</button>
             </form>
             ${
@@ -46,7 +48,7 @@ export const drivePages: Declaration[] = [
                 : confirmButton({
                     label: 'Delete forever',
                     question: `Delete ${a.path} and all its versions now? This cannot be undone.`,
-                    action: `/trash/${a.id}/purge`,
+                    action: `/trash/${a.id}/purge${of}`,
                     csrf,
                     confirm: 'Yes, delete forever',
                   })
@@ -65,7 +67,7 @@ export const drivePages: Declaration[] = [
             ? confirmButton({
                 label: 'Empty trash',
                 question: `Delete ${deletable === 1 ? 'the file' : `all ${deletable} files`} in the trash now? This cannot be undone.`,
-                action: '/trash/empty',
+                action: `/trash/empty${of}`,
                 csrf,
                 confirm: 'Yes, empty the trash',
                 testId: 'empty-trash',
@@ -135,17 +137,27 @@ export const drivePages: Declaration[] = [
   }),
 
   page({ path: '/settings', who: 'owner' }, async (c) => {
-    const on = (await driveOverview(c.rc)).wikiIndexing;
+    const drive = await driveOverview(c.rc);
+    const on = drive.wikiIndexing;
+    const csrf = html`${csrfField(c.session.csrf)}<input type="hidden" name="drive" value="${drive.id}" />`;
     return show(
       'Settings',
-      html` <h2>Wiki indexing</h2>
+      html` ${flashNotice(c.flash(), c.session.csrf, `/settings?drive=${drive.id}`)}
+        <h2>Drive name</h2>
+        <p>How this drive (<code>${drive.id}</code>) is shown in the drive switcher and on every page.</p>
+        <form method="post" action="/settings/name" data-testid="drive-name-form">
+          ${csrf}<label for="drive-name">Name</label>
+          <input id="drive-name" type="text" name="name" value="${drive.name ?? ''}" maxlength="${DRIVE_NAME_MAX}" />
+          <button type="submit">Save name</button>
+        </form>
+        <h2>Wiki indexing</h2>
         <p>
           When on, up to the first 120,000 characters of each text artifact are sent to a language model to build your
           drive's wiki. When off, no artifact content is sent out.
         </p>
         <p data-testid="wiki-state">Wiki indexing is <strong>${on ? 'on' : 'off'}</strong>.</p>
         <form method="post" action="/settings/wiki">
-          ${csrfField(c.session.csrf)}<input type="hidden" name="wiki_indexing" value="${on ? 'off' : 'on'}" />
+          ${csrf}<input type="hidden" name="wiki_indexing" value="${on ? 'off' : 'on'}" />
           <button type="submit">${on ? 'Turn wiki indexing off' : 'Turn wiki indexing on'}</button>
         </form>
         <h2>Sessions</h2>
@@ -162,9 +174,19 @@ export const drivePages: Declaration[] = [
   }),
 
   form({ path: '/settings/wiki', who: 'owner', writes: true, back: '/settings' }, async (c) => {
-    await setDriveSettings(c.rc, { wiki_indexing: c.field('wiki_indexing') === 'on' });
-    return go('/settings');
+    await setDriveSettings(c.rc, { settings: { wiki_indexing: c.field('wiki_indexing') === 'on' } });
+    return go(`/settings?drive=${c.session.drv}`);
   }),
+
+  form(
+    { path: '/settings/name', who: 'owner', writes: true, back: '/settings', refusalTitle: 'Drive name' },
+    async (c) => {
+      const d = await setDriveSettings(c.rc, { name: c.field('name') });
+      return go(`/settings?drive=${d.id}`, {
+        notice: d.name ? `This drive is now called “${d.name}”.` : 'Name cleared.',
+      });
+    },
+  ),
 
   page({ path: '/settings/danger', who: 'owner' }, async (c) => {
     const csrf = c.session.csrf;

@@ -134,7 +134,7 @@ export const runsPages: Declaration[] = [
           ${confirmButton({
             label: 'Delete',
             question: `Delete the snapshot “${s.label}”? The drive is not changed; trashed files it kept are deleted on their day.`,
-            action: `/snapshots/${s.id}/delete`,
+            action: `/snapshots/${s.id}/delete?drive=${c.session.drv}`,
             csrf: c.session.csrf,
             confirm: 'Yes, delete the snapshot',
           })}
@@ -144,7 +144,7 @@ export const runsPages: Declaration[] = [
     return show(
       'Snapshots',
       html`${flashNotice(c.flash(), c.session.csrf, '/snapshots')}
-        <form method="post" action="/snapshots">
+        <form method="post" action="/snapshots?drive=${c.session.drv}">
           ${csrfField(c.session.csrf)}
           <label for="snapshot-label">Name the drive as it is now</label>
           <input type="text" id="snapshot-label" name="label" required maxlength="200" />

@@ -85,6 +85,11 @@ export const contentTypeOf = (file: string) => TYPES[extname(file).toLowerCase()
 export async function readSecret(envName: string, prompt: string): Promise<string> {
   const fromEnv = process.env[envName];
   if (fromEnv) return fromEnv;
+  return readLine(prompt);
+}
+
+/** One line from stdin (the prompt on stderr when a person is at the terminal), trimmed. */
+export async function readLine(prompt: string): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write(prompt);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) {

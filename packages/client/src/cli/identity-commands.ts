@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
 import type { ClaimStart } from '../types.js';
-import { globals, readSecret } from './command-kit.js';
+import { globals, readLine, readSecret } from './command-kit.js';
 import { configPath, readConfig, writeConfig, type StoredConfig } from './config.js';
 import { emit } from './output.js';
 import { anonymousClient, driveClient, serverUrl } from './session.js';
@@ -17,7 +17,8 @@ export function addIdentityCommands(program: Command): void {
       'keep an API key (ad_live_…) instead of registering an agent: read from AGENT_DRIVE_API_KEY or stdin',
     )
     .option('--force', 'replace the credential already stored (an unclaimed drive it named is then out of reach)')
-    .action(async (opts: { apiKey?: boolean; force?: boolean }, cmd: Command) => {
+    .option('--new', 'register a new drive without offering to connect to a drive you already have')
+    .action(async (opts: { apiKey?: boolean; force?: boolean; new?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const existing = readConfig();
       if (existing && (existing.identity_assertion || existing.api_key) && !opts.force)
@@ -27,14 +28,18 @@ export function addIdentityCommands(program: Command): void {
           `already logged in to ${existing.drive_id ?? 'a drive'} (${configPath()}); --force replaces it`,
         );
       const url = serverUrl(g, undefined);
-      if (opts.apiKey) {
-        const apiKey = await readSecret('AGENT_DRIVE_API_KEY', 'API key: ');
+      // A person at the terminal who already has a drive (made by an app's sign-in, or an earlier claim) connects to
+      // it with one of its keys instead of making another drive (issue 55).
+      const offered = !opts.apiKey && !opts.new && process.stdin.isTTY && !g.json ? await offerExisting(url) : '';
+      if (opts.apiKey || offered) {
+        const apiKey = offered || (await readSecret('AGENT_DRIVE_API_KEY', 'API key: '));
         if (!apiKey) throw new DriveError(400, 'USAGE', 'no API key: set AGENT_DRIVE_API_KEY or pipe it on stdin');
         writeConfig({ url, api_key: apiKey });
         const me = await ok(driveClient(g).api.GET('/v0/drives/me'));
         writeConfig({ url, api_key: apiKey, drive_id: me.drive_id });
-        return emit(g.json, { drive_id: me.drive_id, config: configPath() }, () => [
-          `logged in to ${me.drive_id} at ${url} with an API key`,
+        const named = me.name ? `${me.name} (${me.drive_id})` : me.drive_id;
+        return emit(g.json, { drive_id: me.drive_id, name: me.name, config: configPath() }, () => [
+          `logged in to ${named} at ${url} with an API key`,
           `credentials: ${configPath()}`,
         ]);
       }
@@ -60,6 +65,7 @@ export function addIdentityCommands(program: Command): void {
           `registered drive ${reg.drive_id} at ${url} (unclaimed until ${reg.expires_at})`,
           `credentials: ${configPath()}`,
           claimLine(claim),
+          `already have a drive? mint a key at ${url}/settings/api-keys, then: agent-drive login --api-key --force`,
         ],
       );
     });
@@ -94,6 +100,18 @@ export function addIdentityCommands(program: Command): void {
         `credential: ${process.env.AGENT_DRIVE_API_KEY || config?.api_key ? 'API key' : 'agent identity'}${me.read_only ? ', read only' : ''} (${configPath()})`,
       ]);
     });
+}
+
+/** Asks whether to connect to a drive the person already has: the key they paste, or '' for a new drive. */
+async function offerExisting(url: string): Promise<string> {
+  process.stderr.write(
+    `Connect to a drive you already have? Mint an API key at ${url}/settings/api-keys (pick the drive in the ` +
+      'switcher) and paste it here; or press Enter to make a new drive.\n',
+  );
+  const answer = await readLine('API key (Enter for a new drive): ');
+  if (answer && !answer.startsWith('ad_live_'))
+    throw new DriveError(400, 'USAGE', 'that is not an API key (ad_live_…); press Enter for a new drive');
+  return answer;
 }
 
 /** The human gets only the verification link and code (spec 5.7), never the claim token. */
