@@ -25,8 +25,10 @@ const pageLimit = (max: number, dflt: number) => z.number().int().min(1).max(max
 export const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | null; fld_id: string | null }) =>
   typeof e.metadata.path === 'string' ? e.metadata.path : (e.art_id ?? e.fld_id ?? '');
 
+/** One file per line; the kept original name beside the path (`… (uploaded as "Meeting notes (draft).md")`). */
 export const artifactLine = (a: ArtifactOut) =>
-  `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}`;
+  `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}` +
+  (a.filename ? `  (uploaded as ${JSON.stringify(a.filename)})` : '');
 
 /** overview's top_entities/top_concepts items (REFERENCE §1: name, slug, summary, mention_count, url). */
 const TOP_PAGES = 10;

@@ -48,7 +48,8 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
         'Creates or overwrites (as a new version) the file at path. content is text, or base64 with encoding=base64. ' +
         'Omitted labels/metadata keep their values. Large or binary files: upload_url. Partial changes: edit.',
       input: {
-        path: pathArg,
+        path: pathArg.describe('[A-Za-z0-9_./-] only, e.g. "notes/Meeting-notes-draft.md"'),
+        filename: z.string().min(1).max(255).optional().describe('original name kept, e.g. "Meeting notes (draft).md"'),
         content: z.string(),
         encoding: z.enum(['text', 'base64']).default('text'),
         content_type: z.string().min(1).max(255).optional(),
@@ -77,6 +78,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
           visibility: args.visibility,
           changeSummary: args.change_summary,
           ifMatch: args.if_match,
+          filename: args.filename,
         },
         { stream: Readable.from([bytes]), declaredBytes: bytes.length },
       );

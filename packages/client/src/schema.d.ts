@@ -628,7 +628,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_path"];
         put?: never;
         /** Create a folder (idempotent) */
@@ -648,7 +648,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_fld_id_meta"];
         put?: never;
         post?: never;
@@ -665,7 +665,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_fld_id"];
         put?: never;
         post?: never;
@@ -684,7 +684,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_path_meta"];
         put?: never;
         post?: never;
@@ -1203,6 +1203,8 @@ export interface components {
                 error: {
                     code: string;
                     message: string;
+                    /** @description INVALID_PATH: the path the name rule (GET /v0/paths/suggest) maps the refused one to; send the original name as X-Drive-Filename to keep it */
+                    suggested_path?: string;
                 } & {
                     [key: string]: unknown;
                 };
@@ -8218,7 +8220,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8238,6 +8240,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -8994,7 +9018,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9014,6 +9038,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -9183,7 +9229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9203,6 +9249,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -9762,7 +9830,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9782,6 +9850,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };

@@ -7,10 +7,10 @@ import {
   deleteFolder,
   moveFolder,
   patchFolder,
-  readFolder,
   type FolderRef,
 } from '../../files/folders.js';
-import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
+import { folderOrImplied } from '../../files/refs.js';
+import { folderDeleteOut, folderOut, folderReadOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route, RouteRegistry } from '../http/route.js';
 import {
@@ -19,6 +19,7 @@ import {
   folderDeleteOutSchema,
   folderOutSchema,
   folderPath,
+  folderReadOutSchema,
 } from '../../shapes/artifact-schemas.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
@@ -92,13 +93,16 @@ export function foldersRouter(routes: RouteRegistry, ctx: AppContext): Router {
         {
           method: 'get',
           path: `/v0/folders/${seg}${suffix}`,
-          summary: 'Get a folder record',
+          summary: 'Get a folder record, or a folder only paths imply (implied: true)',
           tags,
           auth: true,
           params,
-          responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+          responses: {
+            200: { description: 'folder record, or an implied folder', schema: folderReadOutSchema },
+          },
         },
-        async ({ params: p, req }) => folderOut(await readFolder(rc(req), ref(p as Record<string, string>))),
+        async ({ params: p, req }) =>
+          folderReadOut(await folderOrImplied(rc(req), ref(p as Record<string, string>))),
         ...guard,
       );
     }
