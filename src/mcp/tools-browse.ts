@@ -143,8 +143,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Look up an artifact or folder',
       description:
-        'The record of one artifact (art_ id or path) or folder (fld_ id or path ending in /): size, type, version, labels, ' +
-        'metadata, url.',
+        "An artifact's or folder's record (implied ones too): size, type, version, labels, metadata, url.",
       input: {
         ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder\'s may end with "/")'),
       },
@@ -179,7 +178,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'versions',
     {
       title: 'List versions',
-      description: 'Versions of an artifact, newest first, with author and change summary. Open one with read_version.',
+      description: 'Versions of an artifact, newest first, with author and summary; open one with read_version.',
       input: { ref: refArg.describe('art_… id or path'), cursor: cursorArg, limit: pageLimit(100, 50) },
       annotations: READ_ONLY,
       budget: 'read',
