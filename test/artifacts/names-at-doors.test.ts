@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { freshConfigHome, runCli } from '../helpers/cli.js';
 import { createTenant } from '../helpers/tenant.js';
 import { mcpClient } from '../mcp/helpers.js';
 import { driveClient } from './client.js';
@@ -69,5 +73,21 @@ describe('names at the REST and MCP doors', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('CLI put with an explicit target maps it and says so; ls shows the kept name; cat names the suggested path', async () => {
+    const tenant = await createTenant(api.ctx);
+    const env = { XDG_CONFIG_HOME: freshConfigHome(), AGENT_DRIVE_URL: api.url, AGENT_DRIVE_API_KEY: tenant.apiKey };
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'names55-')), 'local.md');
+    writeFileSync(file, 'bytes');
+    const put = await runCli(['--json', 'put', file, `Team notes/${MEETING}`], env);
+    expect(put.code, put.stderr).toBe(0);
+    expect(put.stderr).toContain(`Team notes/${MEETING} → Team-notes/Meeting-notes-draft.md`);
+    expect(JSON.parse(put.stdout)).toMatchObject({ path: 'Team-notes/Meeting-notes-draft.md', filename: MEETING });
+    const ls = await runCli(['ls', 'Team-notes/'], env);
+    expect(ls.stdout).toContain(`Team-notes/Meeting-notes-draft.md  (uploaded as "${MEETING}")`);
+    const cat = await runCli(['cat', `Team notes/${MEETING}`], env);
+    expect(cat.code).not.toBe(0);
+    expect(cat.stderr).toContain('Team-notes/Meeting-notes-draft.md');
   });
 });
