@@ -142,8 +142,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'lookup',
     {
       title: 'Look up an artifact or folder',
-      description:
-        "An artifact's or folder's record (implied ones too): size, type, version, labels, metadata, url.",
+      description: "An artifact's or folder's record (implied ones too): size, type, version, labels, metadata, url.",
       input: {
         ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder\'s may end with "/")'),
       },

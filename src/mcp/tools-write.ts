@@ -93,8 +93,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     'mkdir',
     {
       title: 'Create a folder',
-      description:
-        'Creates a folder (or returns it). Paths imply folders: use it for a fld_ id or a description.',
+      description: 'Creates a folder (or returns it). Paths imply folders: use it for a fld_ id or a description.',
       input: { path: pathArg, description: z.string().max(10_000).optional(), actor: actorArg },
       annotations: writes(false, true),
       budget: 'write',

@@ -19,7 +19,7 @@ export function folderOut(r: FolderRow) {
 }
 export type FolderOut = ReturnType<typeof folderOut>;
 
-/** GET /v0/folders/{path}: a record (`implied: false`) or a folder only paths imply (no record yet: ids and times null). */
+/** GET /v0/folders/{path}: a record (`implied: false`) or a folder only paths imply (no record: ids, times null). */
 export function folderReadOut(r: { folder: FolderRow } | { implied: string; driveId: string }) {
   if ('folder' in r) return { ...folderOut(r.folder), implied: false };
   return {

@@ -44,7 +44,9 @@ describe('web: names and implied folders', () => {
     await row('Meeting-notes-draft.md').getByLabel('Copy to').fill(`Web uploads (Zoë)/${MEETING}`);
     await row('Meeting-notes-draft.md').getByRole('button', { name: 'Copy' }).click();
     await page.waitForURL(`**/${driveId}/`);
-    expect(await page.getByTestId('notice').textContent()).toContain('Copied to Web-uploads-Zoe/Meeting-notes-draft.md');
+    expect(await page.getByTestId('notice').textContent()).toContain(
+      'Copied to Web-uploads-Zoe/Meeting-notes-draft.md',
+    );
     const copied = await fetch(`${api.url}/v0/artifacts/Web-uploads-Zoe/Meeting-notes-draft.md/meta`, {
       headers: bearer(key),
     });

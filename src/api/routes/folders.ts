@@ -2,13 +2,7 @@ import { type Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
-import {
-  createFolder,
-  deleteFolder,
-  moveFolder,
-  patchFolder,
-  type FolderRef,
-} from '../../files/folders.js';
+import { createFolder, deleteFolder, moveFolder, patchFolder, type FolderRef } from '../../files/folders.js';
 import { folderOrImplied } from '../../files/refs.js';
 import { folderDeleteOut, folderOut, folderReadOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
@@ -101,8 +95,7 @@ export function foldersRouter(routes: RouteRegistry, ctx: AppContext): Router {
             200: { description: 'folder record, or an implied folder', schema: folderReadOutSchema },
           },
         },
-        async ({ params: p, req }) =>
-          folderReadOut(await folderOrImplied(rc(req), ref(p as Record<string, string>))),
+        async ({ params: p, req }) => folderReadOut(await folderOrImplied(rc(req), ref(p as Record<string, string>))),
         ...guard,
       );
     }

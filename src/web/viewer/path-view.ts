@@ -172,7 +172,8 @@ function folderPage(c: VisitorCall, driveId: string, read: Extract<PathRead, { k
   if (tools && view.folder && read.sharing)
     share = sharePanel(tools.csrf, view.folder.id, tools.back, read.sharing, tools.flash?.url, openShare);
   // A folder only paths imply is shared by its path: the first link, grant or public switch makes its record.
-  else if (tools && trimmed) share = sharePanel(tools.csrf, `${trimmed}/`, tools.back, NOT_SHARED, undefined, openShare);
+  else if (tools && trimmed)
+    share = sharePanel(tools.csrf, `${trimmed}/`, tools.back, NOT_SHARED, undefined, openShare);
   return {
     title: trimmed ? `${name}` : 'Files',
     base: trimmed ? `${base}${encodePath(trimmed)}/` : base,
