@@ -72,6 +72,14 @@ describe('web: names and implied folders', () => {
     expect(await page.getByTestId('new-share-link').textContent()).toContain('/s/');
     const after = await (await fetch(`${api.url}/v0/folders/docs/meta`, { headers: bearer(key) })).json();
     expect(after).toMatchObject({ implied: false, fld_id: expect.stringMatching(/^fld_/) });
+
+    // The public switch of an implied folder makes its record and the anyone grant in one step too.
+    await put(api, key, 'pub/b.md', '# b\n', 'text/markdown');
+    await page.goto(`${api.url}/${driveId}/pub/`);
+    await page.getByTestId('share-control').locator('summary').click();
+    await page.getByRole('button', { name: 'Make public' }).click();
+    await page.waitForURL(`**/${driveId}/pub/**`);
+    expect(await page.getByTestId('share-visibility').textContent()).toContain('Public');
     await page.close();
   });
 });
