@@ -33,7 +33,18 @@ export function buildOpenApiDocument(routes: RouteRegistry, serverUrl: string) {
 export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}');
 
 const errorEnvelopeSchema = z.object({
-  detail: z.object({ error: z.looseObject({ code: z.string(), message: z.string() }) }),
+  detail: z.object({
+    error: z.looseObject({
+      code: z.string(),
+      message: z.string(),
+      suggested_path: z
+        .string()
+        .optional()
+        .describe(
+          'INVALID_PATH: the path the name rule (GET /v0/paths/suggest) maps the refused one to; send the original name as X-Drive-Filename to keep it',
+        ),
+    }),
+  }),
 });
 const validationErrorSchema = z.object({
   loc: z.array(z.union([z.string(), z.number().int()])),

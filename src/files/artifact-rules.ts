@@ -1,4 +1,5 @@
 import { AppError } from '../lib/errors.js';
+import { pathForName } from './file-names.js';
 
 /** Input rules of spec 4.1 and 8 for artifact writes, each failing with its named code. */
 
@@ -8,22 +9,30 @@ export const MAX_LABELS = 16;
 export const VISIBILITIES = ['private', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
+const isSpecPath = (path: string) =>
+  path.length >= 1 &&
+  path.length <= 256 &&
+  PATH_RE.test(path) &&
+  !path.startsWith('/') &&
+  !path.endsWith('/') &&
+  // '.' too: `a/./b` would name a second path for a/b, which the web pages' URLs cannot open.
+  !path.split('/').some((seg) => seg === '..' || seg === '.' || seg === '');
+
+/**
+ * A path that breaks spec 8 is refused with the path the name rule maps it to (`suggested_path`, when that one is
+ * valid), so a client that sent a person's name learns the path to send and the header that keeps the name.
+ */
 export function checkPath(path: string, what = 'path'): string {
-  const ok =
-    path.length >= 1 &&
-    path.length <= 256 &&
-    PATH_RE.test(path) &&
-    !path.startsWith('/') &&
-    !path.endsWith('/') &&
-    // '.' too: `a/./b` would name a second path for a/b, which the web pages' URLs cannot open.
-    !path.split('/').some((seg) => seg === '..' || seg === '.' || seg === '');
-  if (!ok) {
-    throw new AppError(
-      'INVALID_PATH',
-      `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '.' or '..' or empty segment and no leading or trailing slash`,
-    );
-  }
-  return path;
+  if (isSpecPath(path)) return path;
+  const suggested = pathForName(path).path;
+  const hint = isSpecPath(suggested)
+    ? `; suggested path: ${suggested} (send the original name as X-Drive-Filename, or MCP upload's filename, to keep it)`
+    : '';
+  throw new AppError(
+    'INVALID_PATH',
+    `${what} must be 1-256 chars of [A-Za-z0-9_./-], with no '.' or '..' or empty segment and no leading or trailing slash${hint}`,
+    hint ? { suggested_path: suggested } : {},
+  );
 }
 
 export const isWikiPath = (path: string) => path === '_wiki' || path.startsWith('_wiki/');

@@ -29,6 +29,16 @@ export function pathForName(name: string): { path: string; mapped: boolean } {
   return { path, mapped: path !== name };
 }
 
+/**
+ * A path a person typed (web New folder, rename, move, copy): mapped by the name rule, so "Web uploads (Zoë)" is
+ * `Web-uploads-Zoe`; a blank one stays blank for the path rule to refuse (never `file`).
+ */
+export function pathFromPerson(typed: string): { path: string; mapped: boolean } {
+  const given = typed.trim();
+  if (!given.replace(/[\\/.\s]+/g, '')) return { path: given, mapped: false };
+  return pathForName(given);
+}
+
 /** Names mapped one by one as one batch: a path two different names would share is numbered (`-2`, `-3`…). */
 export function nameBatch() {
   const taken = new Map<string, string>();

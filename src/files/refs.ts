@@ -4,7 +4,7 @@ import type { RequestContext } from '../platform/request-context.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { getArtifact, getArtifactByPath } from './artifacts.js';
 import { listArtifacts } from './artifact-listing.js';
-import { createFolder, readFolder, type FolderRow } from './folders.js';
+import { canonicalFolderPath, createFolder, readFolder, type FolderRef, type FolderRow } from './folders.js';
 import { listVersions } from './versions.js';
 
 /**
@@ -71,6 +71,24 @@ export async function lookupRef(
     const prefix = `${ref.replace(/^\/+|\/+$/g, '')}/`;
     if (prefix === '/' || !(await listArtifacts(rc, { prefix, labels: [], limit: 1 })).items.length) throw err;
     return { kind: 'implied', path: prefix, artifacts: true };
+  }
+}
+
+/**
+ * GET /v0/folders/{path} (and /meta): the folder record, or the folder only the paths of live artifacts imply
+ * (`implied`, the canonical path without slashes). A read makes no record, as MCP `lookup`; an id names a record only.
+ */
+export async function folderOrImplied(
+  rc: RequestContext,
+  ref: FolderRef,
+): Promise<{ folder: FolderRow } | { implied: string; driveId: string }> {
+  try {
+    return { folder: await readFolder(rc, ref) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'NOT_FOUND' || 'id' in ref) throw err;
+    const path = canonicalFolderPath(ref.path);
+    if (!(await listArtifacts(rc, { prefix: `${path}/`, labels: [], limit: 1 })).items.length) throw err;
+    return { implied: path, driveId: rc.driveId };
   }
 }
 

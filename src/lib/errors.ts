@@ -27,7 +27,10 @@ export const ERROR_CATALOGUE = {
       'undecodable percent-encoding, a NUL byte in the path, query, a header or a JSON string, or an unreadable body',
   },
   INVALID_BODY: { status: 400, meaning: 'registration or claim-initiation body failed validation', alsoStatus: [415] },
-  INVALID_PATH: { status: 400, meaning: 'path breaks the path rules (spec 8)' },
+  INVALID_PATH: {
+    status: 400,
+    meaning: 'path breaks the path rules (spec 8); suggested_path names the path the name rule maps it to',
+  },
   INVALID_LABELS: { status: 400, meaning: 'labels break the label rules (spec 8)' },
   INVALID_METADATA: { status: 400, meaning: 'metadata is not a JSON object' },
   INVALID_SOURCE: { status: 400, meaning: 'source is not {"refs": [{type, id}]}' },
@@ -37,7 +40,8 @@ export const ERROR_CATALOGUE = {
   INVALID_CHANGE_SUMMARY: { status: 400, meaning: 'change summary is over 1000 characters' },
   INVALID_FILENAME: {
     status: 400,
-    meaning: 'X-Drive-Filename is not 1-255 characters of a file name (RFC 8187 encoded)',
+    meaning:
+      "X-Drive-Filename is not 1-255 characters of a file name (RFC 8187 encoded), or has a percent escape without UTF-8''",
   },
   INVALID_CONTENT_TYPE: { status: 400, meaning: 'content type is not 1-255 printable ASCII characters' },
   INVALID_CRC32C: { status: 400, meaning: 'crc32c is not a base64 CRC32C' },

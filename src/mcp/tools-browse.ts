@@ -25,8 +25,10 @@ const pageLimit = (max: number, dflt: number) => z.number().int().min(1).max(max
 export const eventSubject = (e: { metadata: Record<string, unknown>; art_id: string | null; fld_id: string | null }) =>
   typeof e.metadata.path === 'string' ? e.metadata.path : (e.art_id ?? e.fld_id ?? '');
 
+/** One file per line; the kept original name beside the path (`… (uploaded as "Meeting notes (draft).md")`). */
 export const artifactLine = (a: ArtifactOut) =>
-  `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}`;
+  `${a.path}  v${a.version_number}  ${a.size_bytes} B  ${a.file_type}  ${a.art_id}` +
+  (a.filename ? `  (uploaded as ${JSON.stringify(a.filename)})` : '');
 
 /** overview's top_entities/top_concepts items (REFERENCE §1: name, slug, summary, mention_count, url). */
 const TOP_PAGES = 10;
@@ -140,9 +142,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'lookup',
     {
       title: 'Look up an artifact or folder',
-      description:
-        'The record of one artifact (art_ id or path) or folder (fld_ id or path ending in /): size, type, version, labels, ' +
-        'metadata, url.',
+      description: "An artifact's or folder's record (implied ones too): size, type, version, labels, metadata, url.",
       input: {
         ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder\'s may end with "/")'),
       },
@@ -177,7 +177,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'versions',
     {
       title: 'List versions',
-      description: 'Versions of an artifact, newest first, with author and change summary. Open one with read_version.',
+      description: 'Versions of an artifact, newest first, with author and summary; open one with read_version.',
       input: { ref: refArg.describe('art_… id or path'), cursor: cursorArg, limit: pageLimit(100, 50) },
       annotations: READ_ONLY,
       budget: 'read',

@@ -45,10 +45,11 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Upload a file',
       description:
-        'Creates or overwrites (as a new version) the file at path. content is text, or base64 with encoding=base64. ' +
-        'Omitted labels/metadata keep their values. Large or binary files: upload_url. Partial changes: edit.',
+        'Creates or overwrites (new version) the file at path. content is text, or base64 with encoding=base64. ' +
+        'Omitted labels/metadata are kept. Big or binary: upload_url. Partial changes: edit.',
       input: {
-        path: pathArg,
+        path: pathArg.describe('[A-Za-z0-9_./-] only'),
+        filename: z.string().max(255).optional().describe('original name, kept'),
         content: z.string(),
         encoding: z.enum(['text', 'base64']).default('text'),
         content_type: z.string().min(1).max(255).optional(),
@@ -77,6 +78,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
           visibility: args.visibility,
           changeSummary: args.change_summary,
           ifMatch: args.if_match,
+          filename: args.filename,
         },
         { stream: Readable.from([bytes]), declaredBytes: bytes.length },
       );
@@ -91,8 +93,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     'mkdir',
     {
       title: 'Create a folder',
-      description:
-        'Creates a folder (or returns the existing one). Paths imply folders; use it for a fld_ id or a description.',
+      description: 'Creates a folder (or returns it). Paths imply folders: use it for a fld_ id or a description.',
       input: { path: pathArg, description: z.string().max(10_000).optional(), actor: actorArg },
       annotations: writes(false, true),
       budget: 'write',
@@ -109,7 +110,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     'set_metadata',
     {
       title: 'Set labels and metadata',
-      description: "Replaces an artifact's labels and/or metadata in place (no new version); omitted ones are kept.",
+      description: "Replaces an artifact's labels and/or metadata (no new version); omitted ones are kept.",
       input: {
         ref: refArg,
         labels: labelsIn,

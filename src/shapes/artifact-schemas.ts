@@ -123,6 +123,25 @@ export const folderOutSchema = z.object({
   purge_at: ts.nullable(),
 });
 
+/** GET /v0/folders/{path} and /meta: a folder record, or one only the paths of live artifacts imply. */
+export const folderReadOutSchema = z.union([
+  folderOutSchema.extend({ implied: z.literal(false).describe('the folder has a record') }),
+  folderOutSchema.extend({
+    fld_id: z.null(),
+    id: z.null(),
+    description: z.null(),
+    created_at: z.null(),
+    updated_at: z.null(),
+    deleted_at: z.null(),
+    purge_at: z.null(),
+    implied: z
+      .literal(true)
+      .describe(
+        'no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)',
+      ),
+  }),
+]);
+
 export const folderDeleteOutSchema = z.object({
   ok: z.literal(true),
   fld_id: z.string(),
@@ -203,5 +222,5 @@ export const filenameHeader = z
   .string()
   .optional()
   .describe(
-    "the file's original name, RFC 8187 (UTF-8''Meeting%20notes%20%28draft%29.md) or plain ASCII, normalised to NFC; kept as filename only while the name rule (GET /v0/paths/suggest) maps it to the path's last segment, else not kept; 400 INVALID_FILENAME for a slash, a control or a Unicode format (Cf) character",
+    "the file's original name, RFC 8187 (UTF-8''Meeting%20notes%20%28draft%29.md) or plain ASCII taken literally (a percent escape without UTF-8'' is 400 INVALID_FILENAME), normalised to NFC; kept as filename only while the name rule (GET /v0/paths/suggest) maps it to the path's last segment, else not kept; 400 INVALID_FILENAME for a slash, a control or a Unicode format (Cf) character",
   );

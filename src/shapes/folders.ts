@@ -19,6 +19,24 @@ export function folderOut(r: FolderRow) {
 }
 export type FolderOut = ReturnType<typeof folderOut>;
 
+/** GET /v0/folders/{path}: a record (`implied: false`) or a folder only paths imply (no record: ids, times null). */
+export function folderReadOut(r: { folder: FolderRow } | { implied: string; driveId: string }) {
+  if ('folder' in r) return { ...folderOut(r.folder), implied: false };
+  return {
+    fld_id: null,
+    id: null,
+    drive_id: r.driveId,
+    path: `/${r.implied}/`,
+    description: null,
+    inherit_grants: true,
+    created_at: null,
+    updated_at: null,
+    deleted_at: null,
+    purge_at: null,
+    implied: true,
+  };
+}
+
 export function folderDeleteOut(
   config: Config,
   r: { folder: FolderRow; nSubfoldersDeleted: number; nArtifactsDeleted: number },

@@ -1,6 +1,7 @@
 import type { GrantRow } from '../access/grant-records.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { createGrant, listGrants, revokeGrant } from './grants.js';
+import { resolveTarget } from './resources.js';
 import { listShares, type ShareRow } from './shares.js';
 
 /**
@@ -29,6 +30,11 @@ export async function sharingState(rc: RequestContext, resource: string): Promis
  * (docs/decisions/sharing.md).
  */
 export async function setPublic(rc: RequestContext, resource: string, on: boolean): Promise<void> {
+  // A folder only paths imply has no grant yet: making it public makes its record (createGrant), private is a no-op.
+  if ('impliedFolder' in (await resolveTarget(rc, resource))) {
+    if (on) await createGrant(rc, { resource, principal: { type: 'anyone' }, role: 'viewer' });
+    return;
+  }
   const grants = await listGrants(rc, resource);
   const anyone = grants.filter((g) => g.principal_type === 'anyone');
   if (on) {

@@ -72,7 +72,7 @@ describe('file names as people have them', () => {
     writeFileSync(path.join(work, MEETING), 'meeting bytes');
     const put = await runCli(['--json', 'put', path.join(work, MEETING), 'docs/'], env);
     expect(put.code, put.stderr).toBe(0);
-    expect(put.stderr).toContain(`${MEETING} → Meeting-notes-draft.md`);
+    expect(put.stderr).toContain(`docs/${MEETING} → docs/Meeting-notes-draft.md`);
     expect(JSON.parse(put.stdout)).toMatchObject({ path: 'docs/Meeting-notes-draft.md', filename: MEETING });
 
     const out = path.join(work, 'out');

@@ -27,7 +27,7 @@ describe('folders', () => {
       `/v0/folders/${a.json.fld_id}`,
       `/v0/folders/${a.json.fld_id}/meta`,
     ]) {
-      expect((await d.get(p)).json).toEqual(a.json);
+      expect((await d.get(p)).json).toEqual({ ...a.json, implied: false });
     }
     expect((await d.get('/v0/folders/nope')).status).toBe(404);
     const events = await d.events('?action=folder.created');

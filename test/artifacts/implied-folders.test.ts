@@ -16,11 +16,18 @@ describe('implied folders', () => {
   it('REST: sharing and granting an implied folder makes its record', async () => {
     const d = await driveClient(api, await createTenant(api.ctx));
     await d.put('docs/a.md', 'a');
-    expect((await d.get('/v0/folders/docs')).status).toBe(404);
+    // Issue 55 part 3: a read answers the implied folder, with no record (and makes none).
+    for (const url of ['/v0/folders/docs', '/v0/folders/docs/meta', '/v0/folders/%2Fdocs%2F']) {
+      const implied = await d.get(url);
+      expect(implied.status, url).toBe(200);
+      expect(implied.json).toMatchObject({ path: '/docs/', fld_id: null, implied: true });
+    }
+    expect((await d.get('/v0/folders/nothing/meta')).code).toBe('NOT_FOUND');
     const share = await d.call('POST', '/v0/shares', { json: { resource: 'docs/' } });
     expect(share.status, share.bytes.toString()).toBeLessThan(300);
-    const folder = await d.get('/v0/folders/docs');
+    const folder = await d.get('/v0/folders/docs/meta');
     expect(folder.status).toBe(200);
+    expect(folder.json).toMatchObject({ implied: false, fld_id: expect.stringMatching(/^fld_/) });
     expect(share.json.resource ?? share.json.fld_id ?? JSON.stringify(share.json)).toContain(folder.json.fld_id);
     await d.put('more/b.md', 'b');
     const other = await driveClient(api);

@@ -628,7 +628,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_path"];
         put?: never;
         /** Create a folder (idempotent) */
@@ -648,7 +648,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_fld_id_meta"];
         put?: never;
         post?: never;
@@ -665,7 +665,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_fld_id"];
         put?: never;
         post?: never;
@@ -684,7 +684,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a folder record */
+        /** Get a folder record, or a folder only paths imply (implied: true) */
         get: operations["get_v0_folders_path_meta"];
         put?: never;
         post?: never;
@@ -1203,6 +1203,8 @@ export interface components {
                 error: {
                     code: string;
                     message: string;
+                    /** @description INVALID_PATH: the path the name rule (GET /v0/paths/suggest) maps the refused one to; send the original name as X-Drive-Filename to keep it */
+                    suggested_path?: string;
                 } & {
                     [key: string]: unknown;
                 };
@@ -8224,7 +8226,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,6 +8246,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -9000,7 +9024,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9020,6 +9044,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -9189,7 +9235,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9209,6 +9255,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };
@@ -9768,7 +9836,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder record */
+            /** @description folder record, or an implied folder */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9788,6 +9856,28 @@ export interface operations {
                         updated_at: string;
                         deleted_at: string | null;
                         purge_at: string | null;
+                        /**
+                         * @description the folder has a record
+                         * @constant
+                         */
+                        implied: false;
+                    } | {
+                        fld_id: null;
+                        id: null;
+                        drive_id: string;
+                        /** @description canonical form with leading and trailing slash */
+                        path: string;
+                        description: null;
+                        inherit_grants: boolean;
+                        created_at: null;
+                        updated_at: null;
+                        deleted_at: null;
+                        purge_at: null;
+                        /**
+                         * @description no record: only the paths of live artifacts under it imply the folder (POST /v0/folders, a share or a grant makes one)
+                         * @constant
+                         */
+                        implied: true;
                     };
                 };
             };

@@ -39,6 +39,12 @@ export function filenameOf(raw: string | undefined): string | undefined {
   const ext = /^utf-8'[A-Za-z0-9-]*'(.*)$/i.exec(raw.trim());
   if (!ext) {
     if (!/^[\x20-\x7e]+$/.test(raw)) throw badFilename();
+    // `r%C3%A9sum%C3%A9.pdf` would be kept literally: a percent escape belongs in the RFC 8187 form.
+    if (/%[0-9A-Fa-f]{2}/.test(raw))
+      throw new AppError(
+        'INVALID_FILENAME',
+        "X-Drive-Filename without UTF-8'' is plain ASCII taken literally; a percent-encoded name goes as UTF-8''<name>",
+      );
     return raw.trim();
   }
   try {

@@ -2,15 +2,9 @@ import { type Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { hasPrefix } from '../../lib/ids.js';
-import {
-  createFolder,
-  deleteFolder,
-  moveFolder,
-  patchFolder,
-  readFolder,
-  type FolderRef,
-} from '../../files/folders.js';
-import { folderDeleteOut, folderOut } from '../../shapes/folders.js';
+import { createFolder, deleteFolder, moveFolder, patchFolder, type FolderRef } from '../../files/folders.js';
+import { folderOrImplied } from '../../files/refs.js';
+import { folderDeleteOut, folderOut, folderReadOut } from '../../shapes/folders.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route, RouteRegistry } from '../http/route.js';
 import {
@@ -19,6 +13,7 @@ import {
   folderDeleteOutSchema,
   folderOutSchema,
   folderPath,
+  folderReadOutSchema,
 } from '../../shapes/artifact-schemas.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
@@ -92,13 +87,15 @@ export function foldersRouter(routes: RouteRegistry, ctx: AppContext): Router {
         {
           method: 'get',
           path: `/v0/folders/${seg}${suffix}`,
-          summary: 'Get a folder record',
+          summary: 'Get a folder record, or a folder only paths imply (implied: true)',
           tags,
           auth: true,
           params,
-          responses: { 200: { description: 'folder record', schema: folderOutSchema } },
+          responses: {
+            200: { description: 'folder record, or an implied folder', schema: folderReadOutSchema },
+          },
         },
-        async ({ params: p, req }) => folderOut(await readFolder(rc(req), ref(p as Record<string, string>))),
+        async ({ params: p, req }) => folderReadOut(await folderOrImplied(rc(req), ref(p as Record<string, string>))),
         ...guard,
       );
     }

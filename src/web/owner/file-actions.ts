@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { uploadArtifact } from '../../files/artifacts.js';
 import { createFolder } from '../../files/folders.js';
-import { nameBatch } from '../../files/file-names.js';
+import { nameBatch, pathFromPerson } from '../../files/file-names.js';
 import { copyByRef, deleteByRef, moveByRef, restoreByRef } from '../../files/ref-writes.js';
 import { AppError } from '../../lib/errors.js';
 import { encodePath, safeBack } from '../format.js';
@@ -19,6 +19,12 @@ export const UPLOAD_MAX_FILES = 20;
 const folderUrl = (drv: string, path: string) => `/${drv}/${path ? `${encodePath(path)}/` : ''}`;
 const join = (folder: string, name: string) => [folder.replace(/^\/+|\/+$/g, ''), name].filter(Boolean).join('/');
 const backOf = (c: OwnerCall) => safeBack(c.field('back'), folderUrl(c.session.drv, ''));
+/** A name or path the person typed, through the domain's name rule; the notice says when it was mapped. */
+const typed = (c: OwnerCall, field: string) => {
+  const given = c.field(field).trim();
+  const { path, mapped } = pathFromPerson(given);
+  return { path, said: mapped ? ` Renamed for the drive: ${given} → ${path}.` : '' };
+};
 
 const uploadForm = upload(
   {
@@ -64,25 +70,29 @@ const uploadForm = upload(
 export const fileActions: Declaration[] = [
   uploadForm,
   form({ path: '/files/new-folder', who: 'owner', writes: true }, async (c) => {
-    const f = await createFolder(c.rc, { path: join(c.field('folder'), c.field('name').trim()) });
-    return go(folderUrl(c.session.drv, f.path));
+    const name = typed(c, 'name');
+    const f = await createFolder(c.rc, { path: join(c.field('folder'), name.path) });
+    return go(folderUrl(c.session.drv, f.path), name.said ? { notice: `Created ${f.path}.${name.said}` } : undefined);
   }),
 
   // Rename and move: the item's new path is `folder/name` (a rename keeps the folder, a move keeps the name).
   form({ path: '/files/move', who: 'owner', writes: true }, async (c) => {
-    const to = join(c.field('folder'), c.field('name').trim());
-    const moved = await moveByRef(c.rc, { ref: c.field('ref'), path: to });
+    const name = typed(c, 'name');
+    const folder = pathFromPerson(c.field('folder')).path;
+    const moved = await moveByRef(c.rc, { ref: c.field('ref'), path: join(folder, name.path) });
     const now = moved.kind === 'artifact' ? moved.artifact.path : moved.folder.path;
+    const notice = `Moved to ${now}.${name.said}`;
     if (c.field('follow') === '1')
       return go(moved.kind === 'artifact' ? `/${c.session.drv}/${encodePath(now)}` : folderUrl(c.session.drv, now), {
-        notice: `Moved to ${now}.`,
+        notice,
       });
-    return go(backOf(c), { notice: `Moved to ${now}.` });
+    return go(backOf(c), { notice });
   }),
 
   form({ path: '/files/copy', who: 'owner', writes: true }, async (c) => {
-    const { copy } = await copyByRef(c.rc, { ref: c.field('ref'), path: c.field('to').trim() });
-    return go(backOf(c), { notice: `Copied to ${copy.path}.` });
+    const to = typed(c, 'to');
+    const { copy } = await copyByRef(c.rc, { ref: c.field('ref'), path: to.path });
+    return go(backOf(c), { notice: `Copied to ${copy.path}.${to.said}` });
   }),
 
   // Restore this version (history page): a new current version holding an earlier one.

@@ -7,6 +7,15 @@ import { csrfField, html, Html, sendPage, rowsOr } from '../html.js';
 import { fileIcon, icon } from '../icons.js';
 import { DROP_UPLOAD_PATH } from '../assets.js';
 import { kindLabel } from '../kind.js';
+import { downloadName } from '../../files/file-names.js';
+
+/** The name a person gave the file, beside its path, while it still describes it (as the file page's "uploaded as"). */
+const keptName = (a: ArtifactRow) => {
+  const name = downloadName(a.path, a.filename);
+  return name === a.path.slice(a.path.lastIndexOf('/') + 1)
+    ? ''
+    : html`<span class="muted" data-testid="kept-name">uploaded as “${name}”</span>`;
+};
 
 /**
  * A folder's page: breadcrumbs, its subfolders (explicit or implied by paths) and files with sizes and dates, sortable
@@ -167,7 +176,7 @@ export function sendFolderPage(res: Response, p: FolderPage, status = 200): void
             p.marks[a.id],
             a.visibility,
           )}
-          ${a.version_number > 1 ? html`<span class="muted">v${a.version_number}</span>` : ''}
+          ${keptName(a)} ${a.version_number > 1 ? html`<span class="muted">v${a.version_number}</span>` : ''}
         </td>
         <td class="hide-narrow" title="${a.content_type}">${kindLabel(a.content_type, a.path)}</td>
         <td class="num">${humanSize(a.size_bytes)}</td>

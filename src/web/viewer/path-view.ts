@@ -160,6 +160,8 @@ function ownerTools(c: VisitorCall, owner: boolean) {
   return { csrf: c.session?.csrf ?? '', back: c.req.originalUrl, flash: c.flash() };
 }
 
+const NOT_SHARED = { people: [], links: [], isPublic: false };
+
 function folderPage(c: VisitorCall, driveId: string, read: Extract<PathRead, { kind: 'folder' }>): FolderPage {
   const { view, path: trimmed } = read;
   const base = `/${driveId}/`;
@@ -169,7 +171,9 @@ function folderPage(c: VisitorCall, driveId: string, read: Extract<PathRead, { k
   let share: Html | undefined;
   if (tools && view.folder && read.sharing)
     share = sharePanel(tools.csrf, view.folder.id, tools.back, read.sharing, tools.flash?.url, openShare);
-  else if (tools && trimmed) share = impliedFolderShare(tools.csrf, tools.back, trimmed);
+  // A folder only paths imply is shared by its path: the first link, grant or public switch makes its record.
+  else if (tools && trimmed)
+    share = sharePanel(tools.csrf, `${trimmed}/`, tools.back, NOT_SHARED, undefined, openShare);
   return {
     title: trimmed ? `${name}` : 'Files',
     base: trimmed ? `${base}${encodePath(trimmed)}/` : base,
@@ -193,19 +197,6 @@ function folderPage(c: VisitorCall, driveId: string, read: Extract<PathRead, { k
     },
   };
 }
-
-/** A folder implied by paths has no id to share: the panel offers to make it a folder of its own. */
-const impliedFolderShare = (csrf: string, back: string, path: string) =>
-  html`<details class="share" data-testid="share-control">
-    <summary>${icon('share')} Share</summary>
-    <div class="panel">
-      <p>This folder exists because files are in it. To share it, make it a folder of its own first.</p>
-      <form method="post" action="/files/new-folder">
-        ${csrfField(csrf)}<input type="hidden" name="name" value="${path}" />
-        <input type="hidden" name="back" value="${back}" /><button type="submit">Make it a folder</button>
-      </form>
-    </div>
-  </details>`;
 
 function filePage(c: VisitorCall, read: Extract<PathRead, { kind: 'file' }>) {
   const { artifact: a } = read;

@@ -34,15 +34,21 @@ const isDirectory = (file: string) => {
 };
 
 /**
- * Where `put <file> [path]` writes: the given path, or (none, or a folder ending in /) the file's name mapped by the
- * server's name rule; a mapped name is said on stderr and kept as the original file name.
+ * Where `put <file> [path]` writes: the given path (or, none or a folder ending in /, the file's name there), mapped by
+ * the server's name rule; a mapping is said on stderr and a mapped last segment kept as the original file name.
  */
 async function targetPath(client: DriveClient, file: string, path: string | undefined) {
-  if (path !== undefined && !path.endsWith('/')) return { path, filename: undefined };
-  const [named] = await suggestPaths(client, [basename(file)]);
+  const typed = path === undefined || path.endsWith('/') ? `${path ?? ''}${basename(file)}` : path;
+  const [named] = await suggestPaths(client, [typed]);
   if (named.mapped) process.stderr.write(`${named.name} → ${named.path}\n`);
-  return { path: `${path ?? ''}${named.path}`, filename: named.mapped ? named.name : undefined };
+  const given = lastSegment(typed);
+  return { path: named.path, filename: given !== lastSegment(named.path) ? given : undefined };
 }
+const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** A path with the name a person gave it, when one is kept (ls). */
+const keptBeside = (a: ArtifactOut) =>
+  a.filename && a.filename !== lastSegment(a.path) ? `${a.path}  (uploaded as "${a.filename}")` : a.path;
 
 /** ls, cat, get, put, mv, cp, mkdir, rm, restore, versions. */
 export function addFileCommands(program: Command): void {
@@ -73,7 +79,7 @@ export function addFileCommands(program: Command): void {
         ),
       );
       emit(globals(cmd).json, items, () =>
-        table(items.map((a) => [a.path, humanSize(a.size_bytes), `v${a.version_number}`, a.updated_at])),
+        table(items.map((a) => [keptBeside(a), humanSize(a.size_bytes), `v${a.version_number}`, a.updated_at])),
       );
     });
 
