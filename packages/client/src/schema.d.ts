@@ -2242,7 +2242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2287,7 +2287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2425,7 +2425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2470,7 +2470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2881,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3231,7 +3231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3276,7 +3276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +3421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,7 +3466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,7 +3710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3902,7 +3902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3947,7 +3947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4151,7 +4151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4196,7 +4196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4340,7 +4340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4385,7 +4385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4585,7 +4585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +4630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4822,7 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4867,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5075,7 +5075,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5120,7 +5120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,7 +5315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5360,7 +5360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5552,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5597,7 +5597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5801,7 +5801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5846,7 +5846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5990,7 +5990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6035,7 +6035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +6181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6226,7 +6226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6363,7 +6363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6408,7 +6408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +6555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6600,7 +6600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +6741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6786,7 +6786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6980,7 +6980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +7025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7170,7 +7170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7215,7 +7215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7353,7 +7353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7398,7 +7398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7535,7 +7535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7580,7 +7580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7718,7 +7718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7763,7 +7763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7916,7 +7916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7961,7 +7961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,7 +8114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8159,7 +8159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8325,7 +8325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8370,7 +8370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8522,7 +8522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8567,7 +8567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8714,7 +8714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8759,7 +8759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8912,7 +8912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8957,7 +8957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9123,7 +9123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9168,7 +9168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9334,7 +9334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9379,7 +9379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9526,7 +9526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9571,7 +9571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9724,7 +9724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9769,7 +9769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9935,7 +9935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9980,7 +9980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10137,7 +10137,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10182,7 +10182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10318,7 +10318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10363,7 +10363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10519,7 +10519,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10564,7 +10564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11007,7 +11007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11052,7 +11052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11588,7 +11588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11633,7 +11633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11789,7 +11789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11834,7 +11834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11968,7 +11968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12013,7 +12013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12160,7 +12160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12205,7 +12205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12375,7 +12375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12420,7 +12420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12578,7 +12578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12623,7 +12623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12779,7 +12779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12824,7 +12824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12995,7 +12995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13040,7 +13040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13198,7 +13198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13243,7 +13243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13408,7 +13408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13453,7 +13453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13606,7 +13606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13651,7 +13651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13820,7 +13820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13865,7 +13865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14020,7 +14020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14065,7 +14065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14220,7 +14220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14265,7 +14265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14444,7 +14444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14489,7 +14489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14679,7 +14679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14724,7 +14724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14867,7 +14867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14912,7 +14912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15067,7 +15067,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15112,7 +15112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15300,7 +15300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15345,7 +15345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15554,7 +15554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15599,7 +15599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15782,7 +15782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15827,7 +15827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15957,7 +15957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16002,7 +16002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16187,7 +16187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16232,7 +16232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16397,7 +16397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16442,7 +16442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16594,7 +16594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16639,7 +16639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16800,7 +16800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16845,7 +16845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17027,7 +17027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED, AS_OF_OUT_OF_RANGE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17072,7 +17072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR, AS_OF_OUT_OF_RANGE */
+            /** @description VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
