@@ -108,7 +108,7 @@ async function keepCheckpoint(keep: CheckpointKeeper, driveId: string, s: DriveS
 export const asOfOutOfRange = (seq: number, head: number, name = 'as_of') =>
   new AppError('AS_OF_OUT_OF_RANGE', `${name} ${seq} is after the drive's newest seq ${head}`, { newest_seq: head });
 
-/** The drive right after event `seq`. 409 AS_OF_OUT_OF_RANGE past the drive's newest seq. */
+/** The drive right after event `seq`. 404 AS_OF_OUT_OF_RANGE past the drive's newest seq. */
 export async function stateAt(
   db: Db,
   driveId: string,

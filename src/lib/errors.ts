@@ -164,7 +164,7 @@ export const ERROR_CATALOGUE = {
   // 422 / 429
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   AS_OF_OUT_OF_RANGE: {
-    status: 409,
+    status: 404,
     meaning: 'as_of (or a rewind to_seq) is past the drive’s newest seq; newest_seq says where the feed ends',
   },
   RATE_LIMITED: {

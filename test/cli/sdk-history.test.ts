@@ -58,7 +58,7 @@ describe('Drive: runs, undo, snapshot, rewind, asOf', () => {
     expect((await d.list({ asOf: snap.snapshot_id })).items.map((i) => i.path)).toEqual(['r/report.md']);
     const past = await d.list({ asOf: snap.seq + 100 }).catch((e: unknown) => e);
     expect(past).toBeInstanceOf(DriveError);
-    expect(past).toMatchObject({ status: 409, code: 'AS_OF_OUT_OF_RANGE' });
+    expect(past).toMatchObject({ status: 404, code: 'AS_OF_OUT_OF_RANGE' });
 
     const preview = await d.rewind(snap.snapshot_id, { prefix: 'r/', dryRun: true });
     expect(preview.dry_run).toBe(true);

@@ -68,7 +68,7 @@ describe('as_of: the drive at a point of its feed', () => {
     await d.put('x.md', 'x');
     const seq = await headSeq(d);
     const past = await d.get(`/v0/artifacts?as_of=${seq + 5}`);
-    expect([past.status, past.code, past.json.detail.error.newest_seq]).toEqual([409, 'AS_OF_OUT_OF_RANGE', seq]);
+    expect([past.status, past.code, past.json.detail.error.newest_seq]).toEqual([404, 'AS_OF_OUT_OF_RANGE', seq]);
     expect((await d.get(`/v0/artifacts/x.md/meta?as_of=0`)).code).toBe('ARTIFACT_NOT_FOUND');
   });
 });

@@ -43,7 +43,7 @@ export const asOfParam = z.coerce
   .min(0)
   .optional()
   .describe(
-    'the drive as it was right after this seq of its feed; 409 AS_OF_OUT_OF_RANGE past the newest seq, 410 ' +
+    'the drive as it was right after this seq of its feed; 404 AS_OF_OUT_OF_RANGE past the newest seq, 410 ' +
       'HISTORY_PURGED when retention no longer keeps it',
   );
 export const pathParams = z.object({ path: artifactPath('artifact path') });
