@@ -72,7 +72,7 @@ describe('history with bounds', () => {
     await d.call('PATCH', `/v0/artifacts/${a}`, { json: { path: 'chain/tmp.md' }, headers: h });
     await d.call('PATCH', `/v0/artifacts/${b}`, { json: { path: 'chain/c0.md' }, headers: h });
     await d.call('PATCH', `/v0/artifacts/${a}`, { json: { path: 'chain/c1.md' }, headers: h });
-    // Previews of one drive are spaced (HISTORY_PREVIEW_SPACING_MS): the revert above may have ended under a second ago.
+    // Previews of one drive are spaced (HISTORY_PREVIEW_SPACING_MS): the revert above may have ended just now.
     let swap = await d.call('POST', '/v0/runs/swap/revert', { json: { dry_run: true } });
     if (swap.status === 429) {
       await new Promise((r) => setTimeout(r, Number(swap.headers.get('retry-after') ?? 1) * 1000));
