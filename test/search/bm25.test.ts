@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { createDrive } from '../../src/drives/drives.js';
 import { idf } from '../../src/search/bm25.js';
-import type { Passage, SearchDocument } from '../../src/search/engine.js';
+import type { Passage } from '../../src/search/engine.js';
 import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { SearchService } from '../../src/search/service.js';
+import { searchDoc as doc } from '../helpers/search-docs.js';
 
 /**
  * The lexical legs rank with BM25 (src/search/bm25.ts) on the real PostgreSQL: any word may match in find, rare words
@@ -15,22 +16,6 @@ let orm: Orm;
 let engine: PostgresSearchEngine;
 
 const newDrive = async () => (await createDrive(orm.em.fork())).id;
-
-function doc(driveId: string, artId: string, path: string, preview: string, extra: Partial<SearchDocument> = {}) {
-  return {
-    driveId,
-    artId,
-    path,
-    preview,
-    contentType: 'text/plain',
-    fileType: 'text',
-    labels: [],
-    metadata: {},
-    updatedAt: new Date('2026-05-01T00:00:00Z'),
-    versionNumber: 1,
-    ...extra,
-  } satisfies SearchDocument;
-}
 
 /** One artifact whose passages are `texts`, laid end to end (no overlap) unless spans are given. */
 async function put(driveId: string, artId: string, texts: string[], spans?: [number, number][]) {

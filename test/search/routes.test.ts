@@ -5,6 +5,7 @@ import { PostgresSearchEngine } from '../../src/search/postgres-engine.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { startEmbeddingsServer, type EmbeddingsTestServer } from '../helpers/embeddings-server.js';
 import { createTenant } from '../helpers/tenant.js';
+import { searchDoc as doc } from '../helpers/search-docs.js';
 
 /**
  * /v0/search and /v0/find through HTTP: validation (SPEC 4.2), filters, hit shapes, the `_wiki/`
@@ -22,26 +23,6 @@ const get = async (api: TestApi, path: string, auth: Record<string, string> = te
   const res = await fetch(`${api.url}${path}`, { headers: auth });
   return { status: res.status, body: (await res.json()) as any };
 };
-
-const doc = (
-  driveId: string,
-  artId: string,
-  path: string,
-  preview: string,
-  extra: Partial<SearchDocument> = {},
-): SearchDocument => ({
-  driveId,
-  artId,
-  path,
-  preview,
-  contentType: 'text/plain',
-  fileType: 'text',
-  labels: [],
-  metadata: {},
-  updatedAt: new Date('2026-05-01T00:00:00Z'),
-  versionNumber: 1,
-  ...extra,
-});
 
 async function seed(driveId: string) {
   const client = new EmbeddingsClient({
