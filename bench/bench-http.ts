@@ -42,3 +42,34 @@ export async function drain(body: unknown): Promise<number> {
   for await (const c of body as AsyncIterable<Uint8Array>) n += c.length;
   return n;
 }
+
+/** One JSON call to the API with a bearer key: its status and decoded body. */
+export async function callJson(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** callJson that throws unless the API answered 200 or 201. */
+export async function okJson(baseUrl: string, key: string, method: string, path: string, body?: unknown) {
+  const r = await callJson(baseUrl, key, method, path, body);
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
+  return r.json;
+}
+
+/** fn's result and how long it took, in milliseconds. */
+export const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+  const t = performance.now();
+  const r = await fn();
+  return [r, performance.now() - t];
+};

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { forEachLimited } from '../src/outbox/outbox.js';
+import { okJson, timed } from './bench-http.js';
 import { percentile, putText, type BenchStack } from './bench-stack.js';
 
 /**
@@ -19,28 +20,8 @@ const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 100_000);
 const PREVIEWERS = 20;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-async function call(stack: BenchStack, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  return { status: res.status, json };
-}
-
-async function ok(stack: BenchStack, key: string, method: string, path: string, body?: unknown) {
-  const r = await call(stack, key, method, path, body);
-  if (r.status !== 200 && r.status !== 201)
-    throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
-  return r.json;
-}
-
-const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
-  const t = performance.now();
-  const r = await fn();
-  return [r, performance.now() - t];
-};
+const ok = (stack: BenchStack, key: string, method: string, path: string, body?: unknown) =>
+  okJson(stack.url, key, method, path, body);
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 

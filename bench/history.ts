@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { forEachLimited } from '../src/outbox/outbox.js';
+import { okJson, timed } from './bench-http.js';
 import { percentile, putText, startBenchStack, type BenchStack } from './bench-stack.js';
 import { cpuPerRequest, settle, stackCpuMs } from './process-cpu.js';
 import { historyBounds } from './history-bounds.js';
@@ -77,23 +78,8 @@ async function writePath(recording: boolean, base: number) {
   }
 }
 
-const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
-  const t = performance.now();
-  const r = await fn();
-  return [r, performance.now() - t];
-};
-
-async function call(stack: BenchStack, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200)
-    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
-  return json;
-}
+const call = (stack: BenchStack, key: string, method: string, path: string, body?: unknown) =>
+  okJson(stack.url, key, method, path, body);
 
 async function history(stack: BenchStack) {
   const d = await stack.driveWithKey();
