@@ -23,6 +23,7 @@ import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
 import { projectsRouter } from './routes/projects.js';
 import { runsRouter } from './routes/runs.js';
+import { leasesRouter } from './routes/leases.js';
 import { searchRouter } from './routes/search.js';
 import { sharingRouter } from './routes/sharing.js';
 import { uploadTokenRouter } from './routes/upload-token.js';
@@ -77,6 +78,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     foldersRouter(routes, ctx),
     eventsRouter(routes, ctx),
     runsRouter(routes, ctx),
+    leasesRouter(routes, ctx),
     webhooksRouter(routes, ctx),
     sharingRouter(routes, ctx),
     uploadsRouter(routes, ctx),

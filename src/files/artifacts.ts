@@ -22,6 +22,7 @@ import { keptFilename } from './file-names.js';
 import { applyVisibility } from './visibility.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 import { isPlainPut, plainPut } from './plain-put.js';
+import { leasesMayHold } from './lease-guard.js';
 
 export { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 
@@ -131,7 +132,8 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
  */
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
   const arrival = await prepareBlob(ctx, body, earlyQuota(ctx, input.driveId));
-  if (isPlainPut(input)) return plainPut(ctx, input, body, arrival);
+  // The one-statement PUT takes no lease lock: a drive where leases may hold takes the checked path (issue 56).
+  if (isPlainPut(input) && !(await leasesMayHold(ctx, input.driveId))) return plainPut(ctx, input, body, arrival);
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
 }
 

@@ -6,6 +6,8 @@ import { getArtifact, getArtifactByPath } from './artifacts.js';
 import { listArtifacts } from './artifact-listing.js';
 import { canonicalFolderPath, createFolder, readFolder, type FolderRef, type FolderRow } from './folders.js';
 import { listVersions } from './versions.js';
+import { leasesCovering } from './leases.js';
+import type { LeaseRow } from './lease-guard.js';
 
 /**
  * References as agents give them (the MCP tools' `ref`): an art_ id, a fld_ id or a path, which may name an
@@ -63,15 +65,24 @@ export async function folderImpliedAt(rc: RequestContext, path: string): Promise
 export async function lookupRef(
   rc: RequestContext,
   ref: string,
-): Promise<Resolved | { kind: 'implied'; path: string; artifacts: boolean }> {
+): Promise<(Resolved | { kind: 'implied'; path: string; artifacts: boolean }) & { leases: LeaseRow[] }> {
+  let found: Resolved | { kind: 'implied'; path: string; artifacts: boolean };
   try {
-    return await resolveRef(rc, ref);
+    found = await resolveRef(rc, ref);
   } catch (err) {
     if (!(err instanceof AppError) || hasPrefix(ref, 'fld') || hasPrefix(ref, 'art')) throw err;
     const prefix = `${ref.replace(/^\/+|\/+$/g, '')}/`;
     if (prefix === '/' || !(await listArtifacts(rc, { prefix, labels: [], limit: 1 })).items.length) throw err;
-    return { kind: 'implied', path: prefix, artifacts: true };
+    found = { kind: 'implied', path: prefix, artifacts: true };
   }
+  // The live leases on it (issue 56), so an agent sees who holds a path before it writes.
+  const [driveId, path] =
+    found.kind === 'artifact'
+      ? [found.artifact.drive_id, found.artifact.path]
+      : found.kind === 'folder'
+        ? [found.folder.drive_id, found.folder.path]
+        : [rc.driveId, found.path];
+  return { ...found, leases: await leasesCovering(rc.app.orm.em.fork(), driveId, path) };
 }
 
 /**

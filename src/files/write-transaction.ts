@@ -5,6 +5,8 @@ import type { ArtifactChange } from '../outbox/artifact-changes.js';
 import { one, transaction, type Db } from '../db/sql.js';
 import { currentRun, runColumns, type RunScope } from '../platform/run-scope.js';
 import { chargeRefused, chargeStatement, type StorageCharge } from './quota.js';
+import { currentFence } from '../platform/fence-scope.js';
+import { LeaseGuard, targetsOfEvent } from './lease-guard.js';
 
 /** The columns an event row is written with, in this order. */
 export const EVENT_COLUMNS =
@@ -45,8 +47,11 @@ export interface WriteTx {
 export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => Promise<T>): Promise<T> {
   let changes: ArtifactChange[] = [];
   const topics = artifactTopics(ctx.config);
+  const fence = currentFence();
   const result = await transaction(ctx, async (tx) => {
     changes = [];
+    // Every recorded change asks the drive's leases first (issue 56); a refusal rolls the whole write back.
+    const leases = new LeaseGuard(tx, fence);
     let charges: StorageCharge[] = [];
     /**
      * Runs `main` (it selects from the CTE `counted`) after `ctes` and the pending charges; 413 when one was refused.
@@ -80,6 +85,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
         charges.push(c);
       },
       async event(e) {
+        await leases.admit(e.driveId, targetsOfEvent(e));
         const id = newId('evt');
         const metadata = e.metadata ?? {};
         const change: ArtifactChange | null = e.artId
@@ -106,6 +112,7 @@ export async function writeTransaction<T>(ctx: AppContext, fn: (w: WriteTx) => P
         return id;
       },
       async noteArtifactChanges(more) {
+        for (const c of more) await leases.admit(c.driveId, targetsOfEvent(c));
         changes.push(...more);
         await enqueue(
           tx,

@@ -37,6 +37,11 @@ export const ERROR_CATALOGUE = {
   INVALID_ACTOR: { status: 400, meaning: 'X-Drive-Actor is over 64 characters' },
   INVALID_RUN_ID: { status: 400, meaning: 'X-Drive-Run-Id is not 1-64 characters of [A-Za-z0-9_.:-]' },
   INVALID_IF_MATCH: { status: 400, meaning: 'If-Match is not a version number' },
+  INVALID_FENCE: { status: 400, meaning: 'X-Drive-Fence (MCP: fence) is not a positive integer' },
+  INVALID_LEASE: {
+    status: 400,
+    meaning: 'a lease needs paths, a prefix or a glob (*, ** and ? only, bounded) and ttl_s from 5 to 3600',
+  },
   INVALID_CHANGE_SUMMARY: { status: 400, meaning: 'change summary is over 1000 characters' },
   INVALID_FILENAME: {
     status: 400,
@@ -105,6 +110,7 @@ export const ERROR_CATALOGUE = {
   JOB_NOT_FOUND: { status: 404, meaning: 'no such compile job for this drive' },
   WEBHOOK_NOT_FOUND: { status: 404, meaning: 'no such live webhook for this drive' },
   RUN_NOT_FOUND: { status: 404, meaning: 'no event of this drive carries this run id' },
+  LEASE_NOT_FOUND: { status: 404, meaning: 'no such lease on this drive' },
   SNAPSHOT_NOT_FOUND: { status: 404, meaning: 'no such live snapshot for this drive' },
   FEEDBACK_NOT_FOUND: {
     status: 404,
@@ -137,6 +143,13 @@ export const ERROR_CATALOGUE = {
     status: 409,
     meaning: 'a later change by another run touches what the revert or rewind would undo; see conflicts (or force)',
   },
+  LEASE_CONFLICT: { status: 409, meaning: 'live leases hold what the lease would cover; see conflicts' },
+  LEASE_EXPIRED: { status: 409, meaning: 'the lease lapsed or was released; take a new one' },
+  LEASE_LIMIT_REACHED: { status: 409, meaning: 'the drive already holds the most live leases allowed' },
+  FENCE_STALE: {
+    status: 409,
+    meaning: 'the fence is older than a lease granted since on the path: the lease lapsed and another took it',
+  },
   PINNED_BY_SNAPSHOT: { status: 409, meaning: 'a live snapshot needs this trashed file; delete the snapshot first' },
   SNAPSHOT_LIMIT_REACHED: { status: 409, meaning: 'the drive already has the most live snapshots allowed' },
   HISTORY_PURGED: {
@@ -145,6 +158,10 @@ export const ERROR_CATALOGUE = {
   },
   UPLOAD_EXPIRED: { status: 410, meaning: 'the large-upload session expired' },
   PRECONDITION_FAILED: { status: 412, meaning: 'If-Match does not equal the current version' },
+  LOCKED: {
+    status: 423,
+    meaning: 'a live lease holds the path: send its fence in X-Drive-Fence (MCP: fence); see holder and expires_at',
+  },
   // 413 / 415: size and encoding
   ARTIFACT_TOO_LARGE: { status: 413, meaning: 'upload body over the per-artifact limit' },
   BODY_TOO_LARGE: { status: 413, meaning: 'JSON request body too large' },

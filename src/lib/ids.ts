@@ -23,7 +23,8 @@ export type IdPrefix =
   | 'usr'
   | 'whk'
   | 'dlv'
-  | 'snp';
+  | 'snp'
+  | 'lse';
 
 export function newId(prefix: IdPrefix): string {
   let time = Date.now();

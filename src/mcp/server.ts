@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { runFor, withRun } from '../platform/run-scope.js';
 import { registerRunTools } from './tools-runs.js';
+import { registerLeaseTools } from './tools-lease.js';
 import express, { Router, type Request, type Response } from 'express';
 import {
   createMcpHandler,
@@ -104,6 +105,7 @@ export function toolSetFor(env: ToolEnv): ToolSet {
   registerCompileTools(tools, env);
   registerWikiTools(tools, env);
   registerRunTools(tools, env);
+  registerLeaseTools(tools, env);
   return tools;
 }
 

@@ -11,6 +11,7 @@ import type { SearchService } from '../search/service.js';
 import { stripLeadingSlashes, withPathNote } from './path-args.js';
 import { chargeWriteOrRefuse } from '../platform/rate-limits.js';
 import { refuseReadOnlyWrite } from '../access/authorize.js';
+import { withFence } from '../platform/fence-scope.js';
 import { RpcError, INVALID_PARAMS } from './protocol.js';
 import { argumentProblems, argumentsJsonSchema } from './tool-schemas.js';
 
@@ -47,6 +48,8 @@ export interface ToolSpec<I extends z.ZodRawShape> {
   /** `READ_ONLY` or `writes(…)`: a tool whose readOnlyHint is not true writes; a read-only credential never sees it. */
   annotations: ToolAnnotations;
   budget: Budget;
+  /** A write tool that changes no path (lease) takes no `fence`. */
+  unfenced?: true;
 }
 
 /** Whether a tool writes: what its annotations declare (no readOnlyHint counts as a write). */
@@ -90,6 +93,9 @@ export class ToolSet {
   }
 }
 
+/** The fence of the lease that holds the paths a write tool changes. */
+const fenceArg = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('lease fence');
+
 /** The attribution argument of the mutating tools. */
 export const actorArg = z.string().max(64).optional().describe('attribution in the event log');
 
@@ -129,6 +135,8 @@ export function defineTool<I extends z.ZodRawShape>(
   const { app, auth } = env;
   const cap = app.config.mcp.resultMaxChars;
   const writesDrive = toolWrites(spec.annotations);
+  // A write tool takes the fence of a lease (issue 56) in place of the request's X-Drive-Fence.
+  const input: z.ZodRawShape = writesDrive && !spec.unfenced ? { ...spec.input, fence: fenceArg } : spec.input;
   const run = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
     try {
       if (writesDrive) refuseReadOnlyWrite(auth);
@@ -143,7 +151,8 @@ export function defineTool<I extends z.ZodRawShape>(
         app.usageMeter.count(auth.driveId);
       }
       const rc: RequestContext = { app, driveId: auth.driveId, principal: auth, actor, requestId: env.requestId };
-      const answer = await handler(args, rc);
+      const fence = (args as { fence?: number }).fence;
+      const answer = await (fence === undefined ? handler(args, rc) : withFence(fence, () => handler(args, rc)));
       const size = resultChars(answer);
       if (size > cap) {
         // Every tool fits its own answer (pages, ranges); this is the backstop that keeps the promise.
@@ -168,12 +177,12 @@ export function defineTool<I extends z.ZodRawShape>(
     name,
     title: spec.title,
     description: spec.description,
-    inputSchema: argumentsJsonSchema(spec.input) as Tool['inputSchema'],
+    inputSchema: argumentsJsonSchema(input) as Tool['inputSchema'],
     annotations: spec.annotations,
   }));
   tools.add(name, {
     listed,
-    args: z.strictObject(spec.input),
+    args: z.strictObject(input),
     run: (args) => run(args as z.output<z.ZodObject<I>>),
     hidden: writesDrive && auth.readOnly,
   });

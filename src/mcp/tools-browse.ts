@@ -1,3 +1,4 @@
+import { leaseOut } from '../shapes/leases.js';
 import { z } from 'zod';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
@@ -151,22 +152,26 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     },
     async (args, rc) => {
       const found = await lookupRef(rc, args.ref);
+      const leases = found.leases.map((l) => leaseOut(l, false));
+      const held = leases.map(
+        (l) => `\nleased (${l.mode}) by ${l.holder.actor ?? l.holder.credential} until ${l.expires_at}`,
+      );
       if (found.kind === 'implied')
         return {
-          structured: { kind: 'folder', folder: { path: found.path, fld_id: null, implied: true } },
-          text: `folder ${found.path} (implied by the paths under it; share, grant or compile it and it gets a record)`,
+          structured: { kind: 'folder', folder: { path: found.path, fld_id: null, implied: true }, leases },
+          text: `folder ${found.path} (implied by the paths under it; share, grant or compile it and it gets a record)${held.join('')}`,
         };
       if (found.kind === 'artifact') {
         const a = out(found.artifact);
         return {
-          structured: { kind: 'artifact', artifact: a },
-          text: `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}`,
+          structured: { kind: 'artifact', artifact: a, leases },
+          text: `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}${held.join('')}`,
         };
       }
       const f = folderOut(found.folder);
       return {
-        structured: { kind: 'folder', folder: f },
-        text: `folder ${f.path} (${f.fld_id})${f.description ? `: ${f.description}` : ''}`,
+        structured: { kind: 'folder', folder: f, leases },
+        text: `folder ${f.path} (${f.fld_id})${f.description ? `: ${f.description}` : ''}${held.join('')}`,
       };
     },
   );

@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { errorHandler, methodGuard, oauthRouter, restRouter, RouteRegistry, unknownRoute } from '../api/index.js';
+import { fenceHeader } from '../edge/fence-header.js';
 import { inputGate } from '../edge/input-gate.js';
 import { requestLog } from '../edge/request-log.js';
 import { requestMetrics } from '../edge/request-metrics.js';
@@ -52,6 +53,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): Express {
   app.use(requestLog(ctx.logger));
   app.use(requestMetrics());
   app.use(inputGate);
+  app.use(fenceHeader);
   // OPTIONS and 405 answer from the declared routes, ahead of authentication.
   // The routes this app declares: every REST router records into it; the 405 guard and /openapi.json read it.
   const routes = new RouteRegistry();

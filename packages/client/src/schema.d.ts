@@ -831,6 +831,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The drive's live leases, or those covering path (a file, or anything under a folder); no fences */
+        get: operations["get_v0_leases"];
+        put?: never;
+        /** Hold paths, a prefix or a glob (*, **, ?) for ttl_s seconds. Exclusive: writes there need the fence in X-Drive-Fence (423 LOCKED without it, 409 FENCE_STALE with an older one); shared: no one writes there. 409 LEASE_CONFLICT names the live leases in the way */
+        post: operations["post_v0_leases"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/leases/{lease_id}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A live lease lives ttl_s more seconds from now, with the same fence; 409 LEASE_EXPIRED once it ended */
+        post: operations["post_v0_leases_lease_id_renew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/leases/{lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a lease now (its fence stays spent); ending an ended lease changes nothing */
+        delete: operations["delete_v0_leases_lease_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/webhooks": {
         parameters: {
             query?: never;
@@ -2188,7 +2240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2224,7 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2242,7 +2294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2294,6 +2346,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -2371,7 +2432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2407,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2425,7 +2486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,6 +2538,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -2632,7 +2702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,7 +2738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,6 +2808,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -2827,7 +2906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2881,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2933,6 +3012,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -3177,7 +3265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3213,7 +3301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3231,7 +3319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,6 +3371,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -3367,7 +3464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3403,7 +3500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +3518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3473,6 +3570,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -3611,7 +3717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3717,6 +3823,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -3848,7 +3963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3902,7 +4017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,6 +4069,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -4097,7 +4221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4151,7 +4275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4203,6 +4327,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -4286,7 +4419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4340,7 +4473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4392,6 +4525,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -4531,7 +4673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4567,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4585,7 +4727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,6 +4779,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -4768,7 +4919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,7 +4955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4822,7 +4973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,6 +5025,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -5021,7 +5181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5057,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5075,7 +5235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5127,6 +5287,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -5261,7 +5430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,7 +5484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5367,6 +5536,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -5498,7 +5676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5552,7 +5730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,6 +5782,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -5747,7 +5934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5783,7 +5970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5801,7 +5988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5853,6 +6040,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -5936,7 +6132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5972,7 +6168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5990,7 +6186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6042,6 +6238,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -6127,7 +6332,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6163,7 +6368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +6386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6233,6 +6438,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -6309,7 +6523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6345,7 +6559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6363,7 +6577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6415,6 +6629,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -6501,7 +6724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6537,7 +6760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +6778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6607,6 +6830,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -6687,7 +6919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6723,7 +6955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +6973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6793,6 +7025,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -6926,7 +7167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6962,7 +7203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6980,7 +7221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7032,6 +7273,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -7116,7 +7366,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,7 +7402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7170,7 +7420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7222,6 +7472,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -7299,7 +7558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7335,7 +7594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7353,7 +7612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7405,6 +7664,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -7481,7 +7749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7517,7 +7785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7535,7 +7803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7587,6 +7855,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -7664,7 +7941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,7 +7977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7718,7 +7995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7770,6 +8047,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -7862,7 +8148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7898,7 +8184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7916,7 +8202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7968,6 +8254,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -8060,7 +8355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8096,7 +8391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,7 +8409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,6 +8461,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -8271,7 +8575,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8307,7 +8611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8325,7 +8629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8377,6 +8681,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -8468,7 +8781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8504,7 +8817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8522,7 +8835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8574,6 +8887,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -8660,7 +8982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8696,7 +9018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8714,7 +9036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8766,6 +9088,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -8858,7 +9189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8894,7 +9225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8912,7 +9243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8964,6 +9295,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -9069,7 +9409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +9445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9123,7 +9463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9175,6 +9515,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -9280,7 +9629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9316,7 +9665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9334,7 +9683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9386,6 +9735,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -9472,7 +9830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9508,7 +9866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9526,7 +9884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9578,6 +9936,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -9670,7 +10037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9706,7 +10073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9724,7 +10091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9776,6 +10143,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -9881,7 +10257,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9917,7 +10293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9935,7 +10311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9987,6 +10363,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -10083,7 +10468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10119,7 +10504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10137,7 +10522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10189,6 +10574,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -10264,7 +10658,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10300,7 +10694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10318,7 +10712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10370,6 +10764,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -10465,7 +10868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10501,7 +10904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10519,7 +10922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10571,6 +10974,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -10953,7 +11365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10989,7 +11401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11007,7 +11419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11059,6 +11471,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -11499,16 +11920,18 @@ export interface operations {
             };
         };
     };
-    get_v0_webhooks: {
+    get_v0_leases: {
         parameters: {
-            query?: never;
+            query?: {
+                path?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description webhooks */
+            /** @description live leases */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11516,25 +11939,30 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            webhook_id: string;
-                            url: string;
-                            actions: string[];
-                            prefix: string | null;
-                            /**
-                             * @description failing: gave up on an event; deliveries wait for a replay
-                             * @enum {string}
-                             */
-                            state: "active" | "failing";
-                            failing_since: string | null;
-                            /** @description while set, deliveries carry two signatures */
-                            previous_secret_expires_at: string | null;
-                            /** @description RFC 3339 timestamp */
-                            created_at: string;
+                            /** @description lse_… */
+                            lease_id: string;
+                            /** @description send it in X-Drive-Fence (MCP: fence) with every write under the lease (only in grants and renewals) */
+                            fence?: number;
+                            /** @enum {string} */
+                            mode: "exclusive" | "shared";
+                            /** @description RFC 3339; live until then and not after, by the database clock */
+                            expires_at: string;
+                            holder: {
+                                actor: string | null;
+                                credential: string;
+                            };
+                            covers: {
+                                paths: string[];
+                                prefix: string | null;
+                                glob: string | null;
+                            };
+                            note: string | null;
+                            live: boolean;
                         }[];
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11570,7 +11998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11588,7 +12016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11640,6 +12068,613 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, SERVICE_BUSY, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_leases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paths?: string[];
+                    prefix?: string;
+                    glob?: string;
+                    /**
+                     * @default exclusive
+                     * @enum {string}
+                     */
+                    mode?: "exclusive" | "shared";
+                    /** @description seconds the lease lives (5-3600) */
+                    ttl_s: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the lease and its fence */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lse_… */
+                        lease_id: string;
+                        /** @description send it in X-Drive-Fence (MCP: fence) with every write under the lease (only in grants and renewals) */
+                        fence?: number;
+                        /** @enum {string} */
+                        mode: "exclusive" | "shared";
+                        /** @description RFC 3339; live until then and not after, by the database clock */
+                        expires_at: string;
+                        holder: {
+                            actor: string | null;
+                            credential: string;
+                        };
+                        covers: {
+                            paths: string[];
+                            prefix: string | null;
+                            glob: string | null;
+                        };
+                        note: string | null;
+                        live: boolean;
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON, INVALID_LEASE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CREDENTIAL_READ_ONLY */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LEASE_CONFLICT, LEASE_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_leases_lease_id_renew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description seconds the lease lives (5-3600) */
+                    ttl_s: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the lease */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lse_… */
+                        lease_id: string;
+                        /** @description send it in X-Drive-Fence (MCP: fence) with every write under the lease (only in grants and renewals) */
+                        fence?: number;
+                        /** @enum {string} */
+                        mode: "exclusive" | "shared";
+                        /** @description RFC 3339; live until then and not after, by the database clock */
+                        expires_at: string;
+                        holder: {
+                            actor: string | null;
+                            credential: string;
+                        };
+                        covers: {
+                            paths: string[];
+                            prefix: string | null;
+                            glob: string | null;
+                        };
+                        note: string | null;
+                        live: boolean;
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CREDENTIAL_READ_ONLY */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LEASE_EXPIRED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_v0_leases_lease_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ended lease */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lse_… */
+                        lease_id: string;
+                        /** @description send it in X-Drive-Fence (MCP: fence) with every write under the lease (only in grants and renewals) */
+                        fence?: number;
+                        /** @enum {string} */
+                        mode: "exclusive" | "shared";
+                        /** @description RFC 3339; live until then and not after, by the database clock */
+                        expires_at: string;
+                        holder: {
+                            actor: string | null;
+                            credential: string;
+                        };
+                        covers: {
+                            paths: string[];
+                            prefix: string | null;
+                            glob: string | null;
+                        };
+                        note: string | null;
+                        live: boolean;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CREDENTIAL_READ_ONLY */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            webhook_id: string;
+                            url: string;
+                            actions: string[];
+                            prefix: string | null;
+                            /**
+                             * @description failing: gave up on an event; deliveries wait for a replay
+                             * @enum {string}
+                             */
+                            state: "active" | "failing";
+                            failing_since: string | null;
+                            /** @description while set, deliveries carry two signatures */
+                            previous_secret_expires_at: string | null;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -11735,7 +12770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11771,7 +12806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11789,7 +12824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11841,6 +12876,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -11914,7 +12958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11950,7 +12994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11968,7 +13012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12020,6 +13064,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12106,7 +13159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12142,7 +13195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12160,7 +13213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12212,6 +13265,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12321,7 +13383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12357,7 +13419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12375,7 +13437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12427,6 +13489,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12524,7 +13595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12560,7 +13631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12578,7 +13649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12630,6 +13701,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12725,7 +13805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12761,7 +13841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12779,7 +13859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12831,6 +13911,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12941,7 +14030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12977,7 +14066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12995,7 +14084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13047,6 +14136,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13144,7 +14242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13180,7 +14278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13198,7 +14296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13250,6 +14348,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13354,7 +14461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13390,7 +14497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13408,7 +14515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13460,6 +14567,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13552,7 +14668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13588,7 +14704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13606,7 +14722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,6 +14774,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13766,7 +14891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13802,7 +14927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13820,7 +14945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13872,6 +14997,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13966,7 +15100,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14002,7 +15136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14020,7 +15154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14072,6 +15206,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -14166,7 +15309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14202,7 +15345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14220,7 +15363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14272,6 +15415,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -14390,7 +15542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14426,7 +15578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14444,7 +15596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14496,6 +15648,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -14625,7 +15786,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14661,7 +15822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14679,7 +15840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14731,6 +15892,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -14813,7 +15983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14849,7 +16019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14867,7 +16037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14919,6 +16089,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -15013,7 +16192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15049,7 +16228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15067,7 +16246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15119,6 +16298,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -15246,7 +16434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15282,7 +16470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15300,7 +16488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15352,6 +16540,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -15500,7 +16697,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15536,7 +16733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15554,7 +16751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15606,6 +16803,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -15728,7 +16934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15764,7 +16970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15782,7 +16988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15834,6 +17040,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -15903,7 +17118,7 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15939,7 +17154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15957,7 +17172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16009,6 +17224,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -16133,7 +17357,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16169,7 +17393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16187,7 +17411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16239,6 +17463,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -16343,7 +17576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16379,7 +17612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16397,7 +17630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16449,6 +17682,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -16540,7 +17782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16576,7 +17818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16594,7 +17836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16646,6 +17888,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -16746,7 +17997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16782,7 +18033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16800,7 +18051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16852,6 +18103,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -16973,7 +18233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17009,7 +18269,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17027,7 +18287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17079,6 +18339,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
