@@ -94,10 +94,10 @@ export class ToolSet {
 }
 
 /** The fence of the lease that holds the paths a write tool changes. */
-const fenceArg = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('lease fence');
+const fenceArg = z.number().int().min(1).optional();
 
 /** The attribution argument of the mutating tools. */
-export const actorArg = z.string().max(64).optional().describe('attribution in the event log');
+export const actorArg = z.string().max(64).optional().describe('attribution');
 
 /** The size of a result as it reaches the client: the text plus the structured JSON. */
 export const resultChars = (a: Pick<ToolAnswer, 'structured' | 'text'>) =>

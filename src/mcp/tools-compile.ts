@@ -48,6 +48,7 @@ export function registerCompileTools(server: ToolSet, env: ToolEnv): void {
       },
       annotations: writes(false, false),
       budget: 'write',
+      unfenced: true,
     },
     async (args, rc) => {
       const job = await compileAndWait(

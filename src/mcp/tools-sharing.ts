@@ -24,6 +24,7 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
       input: { ...shareCreateInSchema.shape, actor: actorArg },
       annotations: writes(false, false),
       budget: 'write',
+      unfenced: true,
     },
     async (args, rc) => {
       const minted = shareMintOut(
@@ -57,6 +58,7 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
       },
       annotations: writes(false, true),
       budget: 'write',
+      unfenced: true,
     },
     async (args, rc) => {
       const grant = grantOut(

@@ -160,6 +160,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
       },
       annotations: writes(false, false),
       budget: 'free',
+      unfenced: true,
     },
     async (args, rc) => {
       const t = await mintUploadToken(rc, {
