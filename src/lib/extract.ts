@@ -1,4 +1,7 @@
 import { extractPdfPagesBoxed } from './pdf-box.js';
+import { BoxFailed } from './box.js';
+import { extractDocumentBoxed, type DocumentFormat } from './documents/box.js';
+import type { Unit } from './documents/units.js';
 
 /**
  * Text extraction per content kind. Text and code are decoded as UTF-8; PDFs give one text per
@@ -7,13 +10,15 @@ import { extractPdfPagesBoxed } from './pdf-box.js';
  */
 
 /** What kind of content a passage came from; search filters by it. */
-export const MODALITIES = ['text', 'code', 'pdf', 'image', 'audio', 'video'] as const;
+export const MODALITIES = ['text', 'code', 'pdf', 'document', 'image', 'audio', 'video'] as const;
 export type Modality = (typeof MODALITIES)[number];
 
 export type Extracted =
   | { kind: 'text'; modality: 'text' | 'code'; text: string }
   | { kind: 'pdf'; pages: string[] }
   | { kind: 'timed'; cues: Cue[] }
+  /** Office, OpenDocument, EPUB, HTML, RTF: one unit per slide/sheet/chapter/heading section, each with its anchor. */
+  | { kind: 'units'; modality: 'document'; units: Unit[] }
   | { kind: 'none'; modality: Modality | null; reason?: string };
 
 export interface Cue {
@@ -90,8 +95,6 @@ const TEXT_EXTENSIONS = new Set([
   'toml',
   'ini',
   'xml',
-  'html',
-  'htm',
   'log',
   'cfg',
   'conf',
@@ -110,11 +113,46 @@ function extensionOf(path: string): string {
 
 const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
 
+const OOXML = 'application/vnd.openxmlformats-officedocument.';
+const ODF = 'application/vnd.oasis.opendocument.';
+const DOCUMENT_TYPES: Record<string, DocumentFormat> = {
+  [`${OOXML}wordprocessingml.document`]: 'docx',
+  [`${OOXML}presentationml.presentation`]: 'pptx',
+  [`${OOXML}spreadsheetml.sheet`]: 'xlsx',
+  [`${ODF}text`]: 'odt',
+  [`${ODF}presentation`]: 'odp',
+  [`${ODF}spreadsheet`]: 'ods',
+  'application/epub+zip': 'epub',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'application/rtf': 'rtf',
+  'text/rtf': 'rtf',
+};
+const DOCUMENT_EXTENSIONS: Record<string, DocumentFormat> = {
+  docx: 'docx',
+  pptx: 'pptx',
+  xlsx: 'xlsx',
+  odt: 'odt',
+  odp: 'odp',
+  ods: 'ods',
+  epub: 'epub',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  rtf: 'rtf',
+};
+/** Types a client sends when it does not know better: the extension decides. */
+const GENERIC = new Set(['application/octet-stream', 'application/zip', 'application/x-zip-compressed', 'text/plain']);
+
+type Kind = 'pdf' | 'timed' | 'code' | 'text' | Modality | 'binary' | { document: DocumentFormat };
+
 /** How an artifact is read, from its content type and, for generic types, its file extension. */
-export function classify(contentType: string, path: string): 'pdf' | 'timed' | 'code' | 'text' | Modality | 'binary' {
+export function classify(contentType: string, path: string): Kind {
   const type = baseType(contentType);
   const ext = extensionOf(path);
   if (type === 'application/pdf') return 'pdf';
+  const format = DOCUMENT_TYPES[type] ?? (GENERIC.has(type) ? DOCUMENT_EXTENSIONS[ext] : undefined);
+  if (format) return { document: format };
   if (type === 'text/vtt' || type === 'application/x-subrip' || type === 'text/srt' || TIMED_EXTENSIONS.has(ext)) {
     if (type.startsWith('text/') || type === 'application/x-subrip' || type === 'application/octet-stream')
       return 'timed';
@@ -134,7 +172,8 @@ export function classify(contentType: string, path: string): 'pdf' | 'timed' | '
 
 /** Whether extraction reads the bytes at all: images, audio, video and binaries index by path and metadata only. */
 export function readsContent(contentType: string, path: string): boolean {
-  return ['pdf', 'timed', 'code', 'text'].includes(classify(contentType, path));
+  const kind = classify(contentType, path);
+  return typeof kind === 'object' || ['pdf', 'timed', 'code', 'text'].includes(kind);
 }
 
 /** Strict UTF-8 decode; null for bytes that are not text (invalid UTF-8 or NUL bytes). */
@@ -150,6 +189,15 @@ export function decodeText(bytes: Buffer): string | null {
 
 export async function extract(contentType: string, path: string, bytes: Buffer): Promise<Extracted> {
   const kind = classify(contentType, path);
+  if (typeof kind === 'object') {
+    // Like a PDF: bytes that are no readable document, or that a budget refuses, index by path and metadata.
+    try {
+      return { kind: 'units', modality: 'document', units: await extractDocumentBoxed(kind.document, bytes) };
+    } catch (err) {
+      if (!(err instanceof BoxFailed)) throw err;
+      return { kind: 'none', modality: 'document', reason: err.message };
+    }
+  }
   switch (kind) {
     case 'pdf': {
       // Parsing is deterministic: bytes that are not a readable PDF (corrupt, encrypted) never
@@ -212,11 +260,12 @@ export function parseTimedText(source: string): Cue[] {
 /** Bytes in the search preview (SPEC 8: "first ~16 KB of each artifact"). */
 export const PREVIEW_BYTES = 16 * 1024;
 
-/** The searchable preview: the first 16 KB of a text or code artifact (PDFs and media have none, SPEC 4.2). */
+/** The searchable preview: the first 16 KB of a text, code or document artifact (PDFs and media have none, SPEC 4.2). */
 export function previewOf(extracted: Extracted): string {
   let text: string;
   if (extracted.kind === 'text') text = extracted.text;
   else if (extracted.kind === 'timed') text = extracted.cues.map((c) => c.text).join('\n');
+  else if (extracted.kind === 'units') text = extracted.units.map((u) => u.text).join('\n\n');
   else return '';
   const bytes = Buffer.from(text.slice(0, PREVIEW_BYTES), 'utf8');
   if (bytes.length <= PREVIEW_BYTES) return text.slice(0, PREVIEW_BYTES);

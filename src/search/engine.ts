@@ -5,6 +5,8 @@
  */
 
 import type { Modality } from '../lib/extract.js';
+import type { Anchor } from '../lib/documents/units.js';
+export type { Anchor } from '../lib/documents/units.js';
 export { MODALITIES, type Modality } from '../lib/extract.js';
 
 /** The artifact record fields the index keeps (read from the artifacts domain). */
@@ -37,6 +39,9 @@ export interface PassageSpans {
   pageEnd?: number;
   timeStartMs?: number;
   timeEndMs?: number;
+  /** The document unit the passage lies in (a slide, a sheet and range, a chapter, a heading path); char spans are
+   * offsets in that unit's text. */
+  anchor?: Anchor;
 }
 
 export interface Passage extends PassageSpans {

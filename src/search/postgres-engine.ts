@@ -1,5 +1,6 @@
 import { SqlPool } from '../db/pool.js';
 import {
+  type Anchor,
   SNIPPET_MARK,
   type ArtifactPatch,
   type FindFilters,
@@ -70,11 +71,12 @@ interface PassageRow extends DocRow {
   page_end: number | null;
   time_start_ms: number | null;
   time_end_ms: number | null;
+  anchor: Anchor | null;
 }
 
 const DOC_COLUMNS =
   'd.art_id, d.drive_id, d.path, d.content_type, d.file_type, d.labels, d.updated_at, d.version_number';
-const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms`;
+const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms, p.anchor`;
 
 function toSearchHit(r: DocRow): SearchHit {
   return {
@@ -102,6 +104,7 @@ function toPassageHit(r: PassageRow): PassageHit {
     timeEndMs: r.time_end_ms,
   };
   for (const [k, v] of Object.entries(spans)) if (v !== null) (hit as unknown as Record<string, number>)[k] = v;
+  if (r.anchor) hit.anchor = r.anchor;
   return hit;
 }
 

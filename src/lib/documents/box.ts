@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import { runBoxed, type BoxLimits } from '../box.js';
+import type { Unit } from './units.js';
+
+/** Document formats read in the box, by what `classify` calls them. */
+export const DOCUMENT_FORMATS = ['docx', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'epub', 'html', 'rtf'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+/**
+ * The tsx loader runs its hooks in a worker thread, whose code-range reservation needs a data segment of ~1.5 GB
+ * (1 GB fails at start): the segment bounds what is mapped, --max-old-space-size the JS heap inside it.
+ */
+export const DOCUMENT_BOX_LIMITS: BoxLimits = { memoryMb: 1600, timeMs: 60_000, maxTextBytes: 32 * 1024 * 1024 };
+const HEAP_MB = 512;
+
+const RUNNER = fileURLToPath(new URL('./runner.ts', import.meta.url));
+// The runner is TypeScript like the service: its child loads the same tsx loader, wherever the worker's cwd is.
+const TSX = import.meta.resolve('tsx');
+
+export async function extractDocumentBoxed(
+  format: DocumentFormat,
+  bytes: Buffer,
+  limits: BoxLimits = DOCUMENT_BOX_LIMITS,
+): Promise<Unit[]> {
+  return JSON.parse(await runBoxed([`--max-old-space-size=${HEAP_MB}`, '--import', TSX, RUNNER, format], bytes, limits)) as Unit[];
+}

@@ -1,0 +1,31 @@
+// Extracts one document's units in its own process (spawned by src/lib/documents/box.ts under a data-segment limit):
+// the format as argv[2], the bytes on stdin, the units as JSON on stdout; a budget refusal exits 3 with the reason.
+import { docxUnits, pptxUnits, xlsxUnits } from './ooxml.js';
+import { odpUnits, odsUnits, odtUnits } from './odf.js';
+import { epubUnits } from './epub.js';
+import { htmlUnits } from './html.js';
+import { rtfUnits } from './rtf.js';
+import { BudgetExceeded } from './zip.js';
+import type { Unit } from './units.js';
+
+const READERS: Record<string, (bytes: Uint8Array) => Unit[]> = {
+  docx: docxUnits,
+  pptx: pptxUnits,
+  xlsx: xlsxUnits,
+  odt: odtUnits,
+  odp: odpUnits,
+  ods: odsUnits,
+  epub: epubUnits,
+  html: htmlUnits,
+  rtf: rtfUnits,
+};
+
+const chunks: Buffer[] = [];
+for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+try {
+  const units = READERS[process.argv[2] ?? '']!(new Uint8Array(Buffer.concat(chunks)));
+  process.stdout.write(JSON.stringify(units));
+} catch (err) {
+  process.stderr.write(`${err instanceof BudgetExceeded ? 'BUDGET' : 'UNREADABLE'}: ${(err as Error).message}\n`);
+  process.exitCode = 3;
+}
