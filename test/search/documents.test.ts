@@ -1,0 +1,81 @@
+import { zipSync } from 'fflate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { extract } from '../../src/lib/extract.js';
+import type { TestApi } from '../helpers/api.js';
+import { useTestApi, type DriveClient } from '../artifacts/client.js';
+import { makeDocuments, type MadeDocument } from './documents-helpers.js';
+
+/**
+ * Documents beyond PDF through the real API and worker (issue 58): each kind made by its real tool is found by `find`
+ * and `/v0/search` by a word only inside it, and the find hit names the unit (slide, sheet and range, chapter, heading
+ * path); a zip bomb is refused before inflating and the worker indexes the next file.
+ */
+let api: TestApi;
+let d: DriveClient;
+useTestApi({}, (a, c) => ((api = a), (d = c)));
+
+let documents: MadeDocument[] = [];
+let unavailable: string | undefined;
+beforeAll(() => {
+  const made = makeDocuments();
+  if ('unavailable' in made) {
+    unavailable = made.unavailable;
+    console.log(`[documents] skipped: ${unavailable}`);
+  } else documents = made.documents;
+}, 300_000);
+
+const BOUND_MS = 60_000;
+async function until<T>(what: string, ask: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  const end = Date.now() + BOUND_MS;
+  let last = await ask();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`${what}: not reached in ${BOUND_MS} ms; last ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    last = await ask();
+  }
+  return last;
+}
+const find = async (q: string) => (await d.get(`/v0/find?mode=lexical&q=${encodeURIComponent(q)}`)).json.items as any[];
+const search = async (q: string) => (await d.get(`/v0/search?q=${encodeURIComponent(q)}`)).json.items as any[];
+
+describe('documents', () => {
+  it('every kind: find and search reach a word inside it, the hit names its unit', async (ctx) => {
+    if (unavailable) return ctx.skip();
+    for (const doc of documents) {
+      const put = await d.put(doc.path, doc.bytes, { 'content-type': doc.contentType });
+      expect(put.status, doc.path).toBe(200);
+    }
+    for (const doc of documents) {
+      const hits = await until(`find ${doc.marker}`, () => find(doc.marker), (h) => h.length > 0);
+      expect(hits.map((h) => h.path), doc.marker).toEqual([doc.path]);
+      expect(hits[0]).toMatchObject({ modality: 'document', anchor: doc.anchor });
+      // The passage stays inside its unit: its text is the unit's, and its char span is an offset in it.
+      expect(hits[0].text).toContain(doc.marker);
+      expect(hits[0].char_end - hits[0].char_start).toBe(hits[0].text.length);
+      const found = await search(doc.marker);
+      expect(found.map((h) => h.path), doc.marker).toEqual([doc.path]);
+    }
+    // Visible text only: a page's scripts and styles are not text.
+    expect(await find('htmlscriptword')).toEqual([]);
+    expect(await find('htmlstyleword')).toEqual([]);
+  }, 240_000);
+
+  it('a zip bomb is refused before inflating; the worker indexes the next file', async () => {
+    // 200 MB of zeros deflate to ~200 KB: over the per-entry size and the ratio limit, so nothing is inflated.
+    const bomb = zipSync({ 'word/document.xml': new Uint8Array(200 * 1024 * 1024) }, { level: 9 });
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(await extract('application/octet-stream', 'bomb.docx', Buffer.from(bomb))).toMatchObject({
+      kind: 'none',
+      modality: 'document',
+      reason: expect.stringMatching(/inflates to over|compresses over/),
+    });
+    const put = await d.put('bombs/bomb.docx', bomb, { 'content-type': 'application/octet-stream' });
+    expect(put.status).toBe(200);
+    expect((await d.put('bombs/after.html', '<p>afterbombword</p>', { 'content-type': 'text/html' })).status).toBe(200);
+    // Indexed by path and metadata: search finds it by name.
+    await until('bomb by path', () => search('bomb'), (h) => h.some((x) => x.path === 'bombs/bomb.docx'));
+    const after = await until('next file', () => find('afterbombword'), (h) => h.length === 1);
+    expect(after[0]).toMatchObject({ path: 'bombs/after.html', anchor: { heading: '' } });
+    void api;
+  }, 120_000);
+});
