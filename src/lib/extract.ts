@@ -226,6 +226,22 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
   }
 }
 
+/** Largest document MCP `read` extracts on request (bigger ones are answered as binaries: a download URL). */
+export const READ_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Whether `read` answers this artifact as document units (PDF pages, slides, sheets, chapters, sections). */
+export function readsAsUnits(contentType: string, path: string): boolean {
+  const kind = classify(contentType, path);
+  return typeof kind === 'object' || kind === 'pdf';
+}
+
+/** The units `read` pages through: a PDF's pages or a document's units; empty when nothing readable came out. */
+export async function documentUnits(contentType: string, path: string, bytes: Buffer): Promise<Unit[]> {
+  const extracted = await extract(contentType, path, bytes);
+  if (extracted.kind === 'pdf') return extracted.pages.map((text, i) => ({ anchor: { page: i + 1 }, text }));
+  return extracted.kind === 'units' ? extracted.units : [];
+}
+
 const TIMESTAMP = /(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;
 const CUE_TIMING = new RegExp(`^\\s*${TIMESTAMP.source}\\s*-->\\s*${TIMESTAMP.source}`);
 
@@ -260,7 +276,7 @@ export function parseTimedText(source: string): Cue[] {
 /** Bytes in the search preview (SPEC 8: "first ~16 KB of each artifact"). */
 export const PREVIEW_BYTES = 16 * 1024;
 
-/** The searchable preview: the first 16 KB of a text, code or document artifact (PDFs and media have none, SPEC 4.2). */
+/** The searchable preview: the first 16 KB of a text, code or document artifact (none for PDFs and media, SPEC 4.2). */
 export function previewOf(extracted: Extracted): string {
   let text: string;
   if (extracted.kind === 'text') text = extracted.text;

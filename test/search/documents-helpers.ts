@@ -48,7 +48,9 @@ export function makeDocuments(): { documents: MadeDocument[] } | { unavailable: 
   try {
     ensureVenv();
   } catch (err) {
-    return { unavailable: `python3 -m venv and pip could not install ${PACKAGES.join(', ')}: ${(err as Error).message}` };
+    return {
+      unavailable: `python3 -m venv and pip could not install ${PACKAGES.join(', ')}: ${(err as Error).message}`,
+    };
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'docs-'));
   execFileSync(python, [path.resolve('test/search/fixtures/make_documents.py'), dir]);

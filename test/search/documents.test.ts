@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { extract } from '../../src/lib/extract.js';
 import type { TestApi } from '../helpers/api.js';
 import { useTestApi, type DriveClient } from '../artifacts/client.js';
+import { mcpClient } from '../mcp/helpers.js';
 import { makeDocuments, type MadeDocument } from './documents-helpers.js';
 
 /**
@@ -38,23 +39,71 @@ async function until<T>(what: string, ask: () => Promise<T>, ok: (v: T) => boole
 const find = async (q: string) => (await d.get(`/v0/find?mode=lexical&q=${encodeURIComponent(q)}`)).json.items as any[];
 const search = async (q: string) => (await d.get(`/v0/search?q=${encodeURIComponent(q)}`)).json.items as any[];
 
+/** The 1-based unit whose anchor is the document's: read units until one matches (few units per test document). */
+async function unitOf(s: Awaited<ReturnType<typeof mcpClient>>, doc: MadeDocument): Promise<number> {
+  for (let unit = 1; unit <= 10; unit++) {
+    const r = await s.ok<any>('read', { ref: doc.path, unit });
+    if (JSON.stringify(r.anchor) === JSON.stringify(doc.anchor)) return unit;
+  }
+  throw new Error(`no unit of ${doc.path} has anchor ${JSON.stringify(doc.anchor)}`);
+}
+
 describe('documents', () => {
   it('every kind: find and search reach a word inside it, the hit names its unit', async (ctx) => {
     if (unavailable) return ctx.skip();
+    const ids = new Map<string, string>();
     for (const doc of documents) {
       const put = await d.put(doc.path, doc.bytes, { 'content-type': doc.contentType });
       expect(put.status, doc.path).toBe(200);
+      ids.set(doc.path, put.json.art_id);
     }
     for (const doc of documents) {
-      const hits = await until(`find ${doc.marker}`, () => find(doc.marker), (h) => h.length > 0);
-      expect(hits.map((h) => h.path), doc.marker).toEqual([doc.path]);
+      const hits = await until(
+        `find ${doc.marker}`,
+        () => find(doc.marker),
+        (h) => h.length > 0,
+      );
+      expect(
+        hits.map((h) => h.path),
+        doc.marker,
+      ).toEqual([doc.path]);
       expect(hits[0]).toMatchObject({ modality: 'document', anchor: doc.anchor });
       // The passage stays inside its unit: its text is the unit's, and its char span is an offset in it.
       expect(hits[0].text).toContain(doc.marker);
       expect(hits[0].char_end - hits[0].char_start).toBe(hits[0].text.length);
       const found = await search(doc.marker);
-      expect(found.map((h) => h.path), doc.marker).toEqual([doc.path]);
+      expect(
+        found.map((h) => h.path),
+        doc.marker,
+      ).toEqual([doc.path]);
     }
+    // MCP find names the unit, and MCP read answers that unit's Markdown, with how many units there are.
+    const s = await mcpClient(api, d.apiKey);
+    try {
+      for (const doc of documents) {
+        const found = await s.ok<{ items: any[] }>('find', { q: doc.marker, mode: 'lexical' });
+        expect(found.items[0]).toMatchObject({ path: doc.path, anchor: doc.anchor });
+        const line = found._text.split('\n').find((l) => l.startsWith(`${doc.path}#`))!;
+        expect(JSON.parse(/ (\{.*?\})  /.exec(line)![1]!)).toEqual(doc.anchor);
+        const unitIndex = await unitOf(s, doc);
+        const read = await s.ok<any>('read', { ref: doc.path, unit: unitIndex });
+        expect(read).toMatchObject({ kind: 'text', unit: unitIndex, anchor: doc.anchor });
+        expect(read.units).toBeGreaterThanOrEqual(unitIndex);
+        expect(read.content).toContain(doc.marker);
+        expect(read._text).toContain(`unit ${unitIndex} of ${read.units}`);
+      }
+      const deck = await s.ok<any>('read', { ref: 'docs/deck.pptx', unit: 2 });
+      expect(deck.content).toContain('pptxmarkerword');
+      expect(deck.content).toContain('Notes:');
+      const sheet = await s.ok<any>('read', { ref: 'docs/book.xlsx', unit: 2 });
+      expect(sheet.content).toContain('| xlsxmarkerword | 1200 |');
+      expect((await s.fail('read', { ref: 'docs/deck.pptx', unit: 9 })).code).toBe('INVALID_ARGUMENT');
+    } finally {
+      await s.close();
+    }
+    // The original stays downloadable byte for byte.
+    const original = await d.get(`/v0/artifacts/${ids.get('docs/deck.pptx')}/download`);
+    expect(original.bytes.equals(documents.find((x) => x.path === 'docs/deck.pptx')!.bytes)).toBe(true);
     // Visible text only: a page's scripts and styles are not text.
     expect(await find('htmlscriptword')).toEqual([]);
     expect(await find('htmlstyleword')).toEqual([]);
@@ -73,8 +122,16 @@ describe('documents', () => {
     expect(put.status).toBe(200);
     expect((await d.put('bombs/after.html', '<p>afterbombword</p>', { 'content-type': 'text/html' })).status).toBe(200);
     // Indexed by path and metadata: search finds it by name.
-    await until('bomb by path', () => search('bomb'), (h) => h.some((x) => x.path === 'bombs/bomb.docx'));
-    const after = await until('next file', () => find('afterbombword'), (h) => h.length === 1);
+    await until(
+      'bomb by path',
+      () => search('bomb'),
+      (h) => h.some((x) => x.path === 'bombs/bomb.docx'),
+    );
+    const after = await until(
+      'next file',
+      () => find('afterbombword'),
+      (h) => h.length === 1,
+    );
     expect(after[0]).toMatchObject({ path: 'bombs/after.html', anchor: { heading: '' } });
     void api;
   }, 120_000);

@@ -16906,7 +16906,7 @@ export interface operations {
             query: {
                 q: string;
                 mode?: "hybrid" | "lexical" | "semantic";
-                modality?: ("text" | "code" | "pdf" | "image" | "audio" | "video")[];
+                modality?: ("text" | "code" | "pdf" | "document" | "image" | "audio" | "video")[];
                 label?: string[];
                 file_type?: string;
                 prefix?: string;
@@ -16945,7 +16945,7 @@ export interface operations {
                             snippet: string;
                             score: number;
                             /** @enum {string} */
-                            modality: "text" | "code" | "pdf" | "image" | "audio" | "video";
+                            modality: "text" | "code" | "pdf" | "document" | "image" | "audio" | "video";
                             ord: number;
                             text: string;
                             rank_lexical: number | null;
@@ -16956,6 +16956,20 @@ export interface operations {
                             page_end?: number;
                             time_start_ms?: number;
                             time_end_ms?: number;
+                            /** @description the unit the passage lies in; char_start/char_end are offsets in that unit for documents */
+                            anchor?: {
+                                page: number;
+                            } | {
+                                slide: number;
+                            } | {
+                                sheet: string;
+                                range: string;
+                            } | {
+                                chapter: number;
+                                title?: string;
+                            } | {
+                                heading: string;
+                            };
                         }[];
                         next_cursor: string | null;
                         /** @description what the semantic leg did for this answer: never a silent lexical-only answer */

@@ -22,5 +22,7 @@ export async function extractDocumentBoxed(
   bytes: Buffer,
   limits: BoxLimits = DOCUMENT_BOX_LIMITS,
 ): Promise<Unit[]> {
-  return JSON.parse(await runBoxed([`--max-old-space-size=${HEAP_MB}`, '--import', TSX, RUNNER, format], bytes, limits)) as Unit[];
+  return JSON.parse(
+    await runBoxed([`--max-old-space-size=${HEAP_MB}`, '--import', TSX, RUNNER, format], bytes, limits),
+  ) as Unit[];
 }

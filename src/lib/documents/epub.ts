@@ -21,7 +21,7 @@ export function epubUnits(bytes: Uint8Array): Unit[] {
     const xhtml = utf8(zip.get(resolvePart(rootfile, decodeURIComponent(href))));
     const text = htmlMarkdown(xhtml).trim();
     if (!text) continue;
-    const title = textOf(first(parseXml(xhtml), 'title') ?? { type: 'text', data: '' } as never).trim();
+    const title = textOf(first(parseXml(xhtml), 'title') ?? ({ type: 'text', data: '' } as never)).trim();
     units.push({ anchor: { chapter: units.length + 1, ...(title ? { title } : {}) }, text });
   }
   return units;

@@ -1,17 +1,40 @@
 import { parseDocument } from 'htmlparser2';
-import type { ChildNode, Element } from 'domhandler';
+import { isText, type ChildNode, type Element } from 'domhandler';
 import { isElement } from './xml.js';
 import { markdownTable, sectionsByHeading, type Unit } from './units.js';
 
 /** The visible text of an HTML page as Markdown: headings, lists and tables kept; scripts, styles, head dropped. */
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object', 'canvas']);
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'nav', 'aside', 'blockquote', 'pre', 'ul', 'ol',
-  'dl', 'dt', 'dd', 'figure', 'figcaption', 'form', 'fieldset', 'address', 'body', 'html', 'tr', 'hr',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'blockquote',
+  'pre',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'form',
+  'fieldset',
+  'address',
+  'body',
+  'html',
+  'tr',
+  'hr',
 ]);
 
 function inline(node: ChildNode): string {
-  if (node.type === 'text') return node.data.replace(/\s+/g, ' ');
+  if (isText(node)) return node.data.replace(/\s+/g, ' ');
   if (!isElement(node) || HIDDEN.has(node.name) || node.attribs.hidden !== undefined) return '';
   if (node.name === 'br') return '\n';
   return node.children.map(inline).join('');
@@ -43,7 +66,12 @@ function blocks(nodes: ChildNode[], out: string[]): void {
       const walk = (e: Element) => {
         for (const c of e.children.filter(isElement)) {
           if (c.name === 'tr')
-            rows.push(c.children.filter(isElement).filter((d) => d.name === 'td' || d.name === 'th').map((d) => inline(d)));
+            rows.push(
+              c.children
+                .filter(isElement)
+                .filter((d) => d.name === 'td' || d.name === 'th')
+                .map((d) => inline(d)),
+            );
           else walk(c);
         }
       };

@@ -1,4 +1,4 @@
-import type { ChildNode, Element } from 'domhandler';
+import { isText, type ChildNode, type Element } from 'domhandler';
 import { readZip, utf8 } from './zip.js';
 import { children, descendants, first, isElement, parseXml } from './xml.js';
 import { gridUnit } from './ooxml.js';
@@ -8,7 +8,7 @@ import { joinBlocks, markdownTable, sectionsByHeading, type Unit } from './units
 
 /** A paragraph's text with ODF's encoded whitespace (`text:s` runs of spaces, tabs, line breaks). */
 function odfText(node: ChildNode): string {
-  if (node.type === 'text') return node.data;
+  if (isText(node)) return node.data;
   if (!isElement(node)) return '';
   if (node.name === 'text:s') return ' '.repeat(Math.min(100, Number(node.attribs['text:c'] ?? 1)));
   if (node.name === 'text:tab') return '\t';

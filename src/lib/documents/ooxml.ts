@@ -116,9 +116,7 @@ export function gridUnit(sheet: string, cells: { row: number; col: number; text:
 export function xlsxUnits(bytes: Uint8Array): Unit[] {
   const zip = readZip(bytes, (n) => n.endsWith('.xml') || n.endsWith('.rels'));
   const shared = descendants(parseXml(utf8(zip.get('xl/sharedStrings.xml'))), 'si').map((si) =>
-    descendants(children(si), 't')
-      .map(textOf)
-      .join(''),
+    descendants(children(si), 't').map(textOf).join(''),
   );
   const rels = relationships(utf8(zip.get('xl/_rels/workbook.xml.rels')));
   const units: Unit[] = [];

@@ -4,8 +4,24 @@ import { sectionsByHeading, type Unit } from './units.js';
  * RTF to text: control words for paragraphs, tabs and escaped characters become text, destinations that are not
  * body text (font and colour tables, pictures, `\*` extensions, headers) are skipped, `\uN` code points kept.
  */
-const SKIP = new Set(['fonttbl', 'colortbl', 'stylesheet', 'info', 'pict', 'header', 'footer', 'object', 'listtable',
-  'listoverridetable', 'rsidtbl', 'generator', 'themedata', 'datastore', 'latentstyles', 'xmlnstbl']);
+const SKIP = new Set([
+  'fonttbl',
+  'colortbl',
+  'stylesheet',
+  'info',
+  'pict',
+  'header',
+  'footer',
+  'object',
+  'listtable',
+  'listoverridetable',
+  'rsidtbl',
+  'generator',
+  'themedata',
+  'datastore',
+  'latentstyles',
+  'xmlnstbl',
+]);
 
 export function rtfText(source: string): string {
   let out = '';
@@ -41,7 +57,10 @@ export function rtfText(source: string): string {
       out += plain.slice(drop);
     }
   }
-  return out.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 export function rtfUnits(bytes: Uint8Array): Unit[] {

@@ -18,7 +18,11 @@ export interface Unit {
 export function markdownTable(rows: string[][]): string {
   if (!rows.length) return '';
   const width = Math.max(...rows.map((r) => r.length));
-  const cell = (s: string | undefined) => (s ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+  const cell = (s: string | undefined) =>
+    (s ?? '')
+      .replace(/\|/g, '\\|')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
   const line = (r: string[]) => `| ${Array.from({ length: width }, (_, i) => cell(r[i])).join(' | ')} |`;
   const [head, ...body] = rows;
   return [line(head!), `|${' --- |'.repeat(width)}`, ...body.map(line)].join('\n');

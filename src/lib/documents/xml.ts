@@ -1,5 +1,5 @@
 import { parseDocument } from 'htmlparser2';
-import type { ChildNode, Element } from 'domhandler';
+import { isTag, isText, type ChildNode, type Element } from 'domhandler';
 
 /** A small DOM over htmlparser2's XML mode: what the Office, OpenDocument and EPUB readers walk. */
 export function parseXml(xml: string): Element[] {
@@ -7,7 +7,7 @@ export function parseXml(xml: string): Element[] {
 }
 
 export function isElement(n: ChildNode): n is Element {
-  return n.type === 'tag' || n.type === 'script' || n.type === 'style';
+  return isTag(n);
 }
 
 export function children(el: Element): Element[] {
@@ -33,9 +33,8 @@ export function first(nodes: Element[], name: string): Element | undefined {
 
 /** Text of the element's text nodes (entities decoded by the parser). */
 export function textOf(node: ChildNode): string {
-  if (node.type === 'text') return node.data;
-  if (!isElement(node)) return '';
-  return node.children.map(textOf).join('');
+  if (isText(node)) return node.data;
+  return isElement(node) ? node.children.map(textOf).join('') : '';
 }
 
 /** Relationship id → target of an OOXML `.rels` part. */
