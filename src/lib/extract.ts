@@ -18,7 +18,7 @@ export type Extracted =
   | { kind: 'pdf'; pages: string[] }
   | { kind: 'timed'; cues: Cue[] }
   /** Office, OpenDocument, EPUB, HTML, RTF: one unit per slide/sheet/chapter/heading section, each with its anchor. */
-  | { kind: 'units'; modality: 'document'; units: Unit[] }
+  | { kind: 'units'; modality: 'document'; units: Unit[]; partial?: string }
   | { kind: 'none'; modality: Modality | null; reason?: string };
 
 export interface Cue {
@@ -192,7 +192,7 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
   if (typeof kind === 'object') {
     // Like a PDF: bytes that are no readable document, or that a budget refuses, index by path and metadata.
     try {
-      return { kind: 'units', modality: 'document', units: await extractDocumentBoxed(kind.document, bytes) };
+      return capUnits(await extractDocumentBoxed(kind.document, bytes));
     } catch (err) {
       if (!(err instanceof BoxFailed)) throw err;
       return { kind: 'none', modality: 'document', reason: err.message };
@@ -224,6 +224,21 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
     default:
       return { kind: 'none', modality: kind };
   }
+}
+
+/** The most text one document keeps (characters); past it the rest is cut and its extraction is `partial`. */
+export const DOCUMENT_TEXT_CAP = 8 * 1024 * 1024;
+
+function capUnits(units: Unit[], cap = DOCUMENT_TEXT_CAP): Extracted {
+  let left = cap;
+  const kept: Unit[] = [];
+  for (const unit of units) {
+    if (left <= 0) break;
+    kept.push(unit.text.length > left ? { ...unit, text: unit.text.slice(0, left) } : unit);
+    left -= unit.text.length;
+  }
+  const partial = left < 0 ? `its text is over ${cap} characters: the rest was cut` : undefined;
+  return { kind: 'units', modality: 'document', units: kept, ...(partial ? { partial } : {}) };
 }
 
 /** Largest document MCP `read` extracts on request (bigger ones are answered as binaries: a download URL). */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
-import { lookupRef, versionsByRef } from '../files/refs.js';
+import { versionsByRef } from '../files/refs.js';
+import { lookupWithExtraction } from '../search/extraction-lookup.js';
 import { artifactOut, type ArtifactOut } from '../shapes/artifacts.js';
 import { driveOverviewOut } from '../shapes/drives.js';
 import { driveUsageOut } from '../shapes/usage.js';
@@ -150,7 +151,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const found = await lookupRef(rc, args.ref);
+      const { found, extraction } = await lookupWithExtraction(rc, args.ref);
       if (found.kind === 'implied')
         return {
           structured: { kind: 'folder', folder: { path: found.path, fld_id: null, implied: true } },
@@ -159,8 +160,10 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       if (found.kind === 'artifact') {
         const a = out(found.artifact);
         return {
-          structured: { kind: 'artifact', artifact: a },
-          text: `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}`,
+          structured: { kind: 'artifact', artifact: a, extraction },
+          text:
+            `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}` +
+            (extraction ? `\nextraction: ${extraction}` : ''),
         };
       }
       const f = folderOut(found.folder);

@@ -29,6 +29,10 @@ export interface ArtifactFields {
 export interface SearchDocument extends ArtifactFields {
   /** The first ~16 KB of extracted text; empty for types whose content is not searchable. */
   preview: string;
+  /** `done`, `partial: <why>`, `failed: <why>`; null when the content is not read (src/lib/documents/state.ts). */
+  extraction?: string | null;
+  /** The extractor that made the passages (`docx@1`); null for text, code, media. */
+  extractor?: string | null;
 }
 
 /** Exactly one span pair is set, chosen by modality (SPEC 2.4). */

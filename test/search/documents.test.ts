@@ -2,7 +2,8 @@ import { zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extract } from '../../src/lib/extract.js';
 import type { TestApi } from '../helpers/api.js';
-import { useTestApi, type DriveClient } from '../artifacts/client.js';
+import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
+import { sweepSearchIndex } from '../../src/search/sweep.js';
 import { mcpClient } from '../mcp/helpers.js';
 import { makeDocuments, type MadeDocument } from './documents-helpers.js';
 
@@ -133,6 +134,32 @@ describe('documents', () => {
       (h) => h.length === 1,
     );
     expect(after[0]).toMatchObject({ path: 'bombs/after.html', anchor: { heading: '' } });
-    void api;
+    // The state is on the record MCP lookup shows.
+    const s = await mcpClient(api, d.apiKey);
+    try {
+      const bombRecord = await s.ok<any>('lookup', { ref: 'bombs/bomb.docx' });
+      expect(bombRecord.extraction).toMatch(/^failed: (entry word\/document.xml inflates to over|.*compresses over)/);
+      expect(bombRecord._text).toContain('extraction: failed: ');
+      expect((await s.ok<any>('lookup', { ref: 'bombs/after.html' })).extraction).toBe('done');
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  it('an improved extractor: the sweep re-extracts every file an older version made', async () => {
+    const put = await d.put('sweep/page.html', '<h1>Old</h1><p>sweepmarkerword</p>', { 'content-type': 'text/html' });
+    await until(
+      'indexed',
+      () => find('sweepmarkerword'),
+      (h) => h.length === 1,
+    );
+    const extractorOf = async () =>
+      (await sqlOn(api, 'select extractor from search_documents where art_id = ?', [put.json.art_id]))[0]?.extractor;
+    expect(await extractorOf()).toBe('html@1');
+    // As if an older html extractor had made these passages.
+    await sqlOn(api, `update search_documents set extractor = 'html@0' where art_id = ?`, [put.json.art_id]);
+    const swept = await sweepSearchIndex(api.ctx, { graceS: 0, driveId: d.driveId });
+    expect(swept?.reindexed).toBe(1);
+    await until('re-extracted', extractorOf, (v) => v === 'html@1');
   }, 120_000);
 });
