@@ -2,7 +2,7 @@ import { zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extract } from '../../src/lib/extract.js';
 import type { TestApi } from '../helpers/api.js';
-import { sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
+import { driveClient, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
 import { mcpClient } from '../mcp/helpers.js';
 import { makeDocuments, type MadeDocument } from './documents-helpers.js';
@@ -102,6 +102,25 @@ describe('documents', () => {
     } finally {
       await s.close();
     }
+    // REST reads one unit by page/slide/sheet/unit; another drive's caller gets 404.
+    const text = (q: string) => d.get(`/v0/artifacts/${ids.get(q.split('?')[0]!)}/text?${q.split('?')[1] ?? ''}`);
+    expect((await text('docs/deck.pptx?slide=2')).json).toMatchObject({
+      unit: 2,
+      units: 3,
+      anchor: { slide: 2 },
+      text: expect.stringContaining('pptxmarkerword'),
+    });
+    expect((await text('docs/book.xlsx?sheet=Budget')).json).toMatchObject({
+      anchor: { sheet: 'Budget', range: 'A1:B3' },
+      text: expect.stringContaining('| xlsxmarkerword | 1200 |'),
+    });
+    expect((await text('docs/story.epub?unit=2')).json.text).toContain('epubmarkerword');
+    expect((await text('docs/deck.pptx?slide=7')).json.detail.error).toMatchObject({
+      code: 'UNIT_NOT_FOUND',
+      units: 3,
+    });
+    const other = await driveClient(api);
+    expect((await other.get(`/v0/artifacts/${ids.get('docs/deck.pptx')}/text`)).status).toBe(404);
     // The original stays downloadable byte for byte.
     const original = await d.get(`/v0/artifacts/${ids.get('docs/deck.pptx')}/download`);
     expect(original.bytes.equals(documents.find((x) => x.path === 'docs/deck.pptx')!.bytes)).toBe(true);

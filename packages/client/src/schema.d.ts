@@ -451,6 +451,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/artifacts/{art_id}/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); the first by default. The unit a find hit names in its anchor. */
+        get: operations["get_v0_artifacts_art_id_text"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/artifacts/{art_id}/download-url": {
         parameters: {
             query?: never;
@@ -2224,7 +2241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2278,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2407,7 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2461,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,7 +2685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2722,7 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +2934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3213,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3267,7 +3284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3403,7 +3420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3457,7 +3474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,7 +3718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3938,7 +3955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4339,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4567,7 +4584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4621,7 +4638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,7 +4821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4858,7 +4875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5057,7 +5074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5111,7 +5128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5351,7 +5368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5588,7 +5605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5783,7 +5800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5837,7 +5854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5972,7 +5989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6026,7 +6043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6163,7 +6180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6217,7 +6234,212 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, SERVICE_BUSY, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_artifacts_art_id_text: {
+        parameters: {
+            query?: {
+                unit?: number;
+                page?: number;
+                slide?: number;
+                sheet?: string;
+            };
+            header?: never;
+            path: {
+                art_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one unit of the text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        art_id: string;
+                        path: string;
+                        version_number: number;
+                        content_type: string;
+                        /** @description 1-based index of this unit */
+                        unit: number;
+                        /** @description how many units the document has */
+                        units: number;
+                        /** @description the unit the passage lies in; char_start/char_end are offsets in that unit for documents */
+                        anchor: {
+                            page: number;
+                        } | {
+                            slide: number;
+                        } | {
+                            sheet: string;
+                            range: string;
+                        } | {
+                            chapter: number;
+                            title?: string;
+                        } | {
+                            heading: string;
+                        };
+                        /** @description the unit’s extracted text, Markdown where structure helps */
+                        text: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6345,7 +6567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6399,7 +6621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6537,7 +6759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6591,7 +6813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6723,7 +6945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6777,7 +6999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6962,7 +7184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7016,7 +7238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7206,7 +7428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7335,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7389,7 +7611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7517,7 +7739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +7793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,7 +7922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7754,7 +7976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7898,7 +8120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7952,7 +8174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8096,7 +8318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8150,7 +8372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8307,7 +8529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8361,7 +8583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8504,7 +8726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8558,7 +8780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8696,7 +8918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8750,7 +8972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8894,7 +9116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8948,7 +9170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +9327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9159,7 +9381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9316,7 +9538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9370,7 +9592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9508,7 +9730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9562,7 +9784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9706,7 +9928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9760,7 +9982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9917,7 +10139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9971,7 +10193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10119,7 +10341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10173,7 +10395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10300,7 +10522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10354,7 +10576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10501,7 +10723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10555,7 +10777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10989,7 +11211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11043,7 +11265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11570,7 +11792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11624,7 +11846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11771,7 +11993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11825,7 +12047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11950,7 +12172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12004,7 +12226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12142,7 +12364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12196,7 +12418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12357,7 +12579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12411,7 +12633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12560,7 +12782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12614,7 +12836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12761,7 +12983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12815,7 +13037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12977,7 +13199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13031,7 +13253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13180,7 +13402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13234,7 +13456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13390,7 +13612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13444,7 +13666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13588,7 +13810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13642,7 +13864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13802,7 +14024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13856,7 +14078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14002,7 +14224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14056,7 +14278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14202,7 +14424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14256,7 +14478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14426,7 +14648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14480,7 +14702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14661,7 +14883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14715,7 +14937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14849,7 +15071,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14903,7 +15125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15049,7 +15271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15103,7 +15325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15282,7 +15504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15336,7 +15558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15536,7 +15758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15590,7 +15812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15764,7 +15986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15818,7 +16040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15939,7 +16161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15993,7 +16215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16169,7 +16391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16223,7 +16445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16379,7 +16601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16433,7 +16655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16576,7 +16798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16630,7 +16852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16782,7 +17004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16836,7 +17058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17023,7 +17245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17077,7 +17299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
