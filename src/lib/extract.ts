@@ -18,7 +18,7 @@ export type Extracted =
   | { kind: 'pdf'; pages: string[] }
   | { kind: 'timed'; cues: Cue[] }
   /** Office, OpenDocument, EPUB, HTML, RTF: one unit per slide/sheet/chapter/heading section, each with its anchor. */
-  | { kind: 'units'; modality: 'document'; units: Unit[]; partial?: string }
+  | { kind: 'units'; modality: 'document' | 'image'; units: Unit[]; partial?: string }
   | { kind: 'none'; modality: Modality | null; reason?: string };
 
 export interface Cue {
@@ -113,6 +113,19 @@ function extensionOf(path: string): string {
 
 const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
 
+/** Images OCR reads (English): the types tesseract.js's Leptonica decodes. */
+const OCR_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/tiff',
+  'image/webp',
+  'image/bmp',
+  'image/x-portable-bitmap',
+]);
+/** Larger images are indexed by path and metadata only: OCR time grows with pixels. */
+export const OCR_MAX_BYTES = 20 * 1024 * 1024;
+export const ocrReads = (contentType: string) => OCR_TYPES.has(baseType(contentType));
+
 const OOXML = 'application/vnd.openxmlformats-officedocument.';
 const ODF = 'application/vnd.oasis.opendocument.';
 const DOCUMENT_TYPES: Record<string, DocumentFormat> = {
@@ -173,7 +186,7 @@ export function classify(contentType: string, path: string): Kind {
 /** Whether extraction reads the bytes at all: images, audio, video and binaries index by path and metadata only. */
 export function readsContent(contentType: string, path: string): boolean {
   const kind = classify(contentType, path);
-  return typeof kind === 'object' || ['pdf', 'timed', 'code', 'text'].includes(kind);
+  return typeof kind === 'object' || ['pdf', 'timed', 'code', 'text'].includes(kind) || ocrReads(contentType);
 }
 
 /** Strict UTF-8 decode; null for bytes that are not text (invalid UTF-8 or NUL bytes). */
@@ -221,8 +234,22 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
     }
     case 'binary':
       return { kind: 'none', modality: null };
+    case 'image':
+      return ocrReads(contentType) ? ocr(bytes) : { kind: 'none', modality: 'image' };
     default:
       return { kind: 'none', modality: kind };
+  }
+}
+
+async function ocr(bytes: Buffer): Promise<Extracted> {
+  if (bytes.length > OCR_MAX_BYTES)
+    return { kind: 'none', modality: 'image', reason: `the image is over ${OCR_MAX_BYTES} bytes (OCR budget)` };
+  try {
+    const units = await extractDocumentBoxed('ocr', bytes);
+    return units.length ? { kind: 'units', modality: 'image', units } : { kind: 'none', modality: 'image' };
+  } catch (err) {
+    if (!(err instanceof BoxFailed)) throw err;
+    return { kind: 'none', modality: 'image', reason: err.message };
   }
 }
 

@@ -243,7 +243,7 @@ export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
         passages.push({
           ord: passages.length,
           text: unit.text.slice(s.start, s.end),
-          modality: 'document',
+          modality: extracted.modality,
           charStart: s.start,
           charEnd: s.end,
           anchor: unit.anchor,

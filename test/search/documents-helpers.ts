@@ -113,6 +113,13 @@ export function makeDocuments(): { documents: MadeDocument[] } | { unavailable: 
       anchor: { heading: 'Guide > Setup' },
     },
     {
+      path: 'docs/scan.png',
+      contentType: 'image/png',
+      bytes: file('scan.png'),
+      marker: 'ocrmarkerword',
+      anchor: { page: 1 },
+    },
+    {
       // A generic type: the extension decides.
       path: 'docs/memo.rtf',
       contentType: 'application/octet-stream',

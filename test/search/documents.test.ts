@@ -68,7 +68,8 @@ describe('documents', () => {
         hits.map((h) => h.path),
         doc.marker,
       ).toEqual([doc.path]);
-      expect(hits[0]).toMatchObject({ modality: 'document', anchor: doc.anchor });
+      const modality = doc.contentType.startsWith('image/') ? 'image' : 'document';
+      expect(hits[0]).toMatchObject({ modality, anchor: doc.anchor });
       // The passage stays inside its unit: its text is the unit's, and its char span is an offset in it.
       expect(hits[0].text).toContain(doc.marker);
       expect(hits[0].char_end - hits[0].char_start).toBe(hits[0].text.length);
@@ -86,6 +87,11 @@ describe('documents', () => {
         expect(found.items[0]).toMatchObject({ path: doc.path, anchor: doc.anchor });
         const line = found._text.split('\n').find((l) => l.startsWith(`${doc.path}#`))!;
         expect(JSON.parse(/ (\{.*?\})  /.exec(line)![1]!)).toEqual(doc.anchor);
+        // An image is still read as an image; its OCR text is for find and search.
+        if (doc.contentType.startsWith('image/')) {
+          expect((await s.raw('read', { ref: doc.path })).content.map((c) => c.type)).toContain('image');
+          continue;
+        }
         const unitIndex = await unitOf(s, doc);
         const read = await s.ok<any>('read', { ref: doc.path, unit: unitIndex });
         expect(read).toMatchObject({ kind: 'text', unit: unitIndex, anchor: doc.anchor });

@@ -4,7 +4,9 @@ import type { Unit } from './units.js';
 
 /** Document formats read in the box, by what `classify` calls them. */
 export const DOCUMENT_FORMATS = ['docx', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'epub', 'html', 'rtf'] as const;
+/** What the box reads: a document format, or `ocr` for an image (src/lib/documents/ocr.ts). */
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+export type BoxedFormat = DocumentFormat | 'ocr';
 
 /**
  * The tsx loader runs its hooks in a worker thread, whose code-range reservation needs a data segment of ~1.5 GB
@@ -12,15 +14,17 @@ export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
  */
 export const DOCUMENT_BOX_LIMITS: BoxLimits = { memoryMb: 1600, timeMs: 60_000, maxTextBytes: 32 * 1024 * 1024 };
 const HEAP_MB = 512;
+/** OCR runs its WebAssembly core in a worker thread: a third isolate's reservations (3 GB starts, measured). */
+export const OCR_BOX_LIMITS: BoxLimits = { memoryMb: 3072, timeMs: 60_000, maxTextBytes: 1024 * 1024 };
 
 const RUNNER = fileURLToPath(new URL('./runner.ts', import.meta.url));
 // The runner is TypeScript like the service: its child loads the same tsx loader, wherever the worker's cwd is.
 const TSX = import.meta.resolve('tsx');
 
 export async function extractDocumentBoxed(
-  format: DocumentFormat,
+  format: BoxedFormat,
   bytes: Buffer,
-  limits: BoxLimits = DOCUMENT_BOX_LIMITS,
+  limits: BoxLimits = format === 'ocr' ? OCR_BOX_LIMITS : DOCUMENT_BOX_LIMITS,
 ): Promise<Unit[]> {
   return JSON.parse(
     await runBoxed([`--max-old-space-size=${HEAP_MB}`, '--import', TSX, RUNNER, format], bytes, limits),

@@ -5,10 +5,11 @@ import { odpUnits, odsUnits, odtUnits } from './odf.js';
 import { epubUnits } from './epub.js';
 import { htmlUnits } from './html.js';
 import { rtfUnits } from './rtf.js';
+import { ocrUnits } from './ocr.js';
 import { BudgetExceeded } from './zip.js';
 import type { Unit } from './units.js';
 
-const READERS: Record<string, (bytes: Uint8Array) => Unit[]> = {
+const READERS: Record<string, (bytes: Uint8Array) => Unit[] | Promise<Unit[]>> = {
   docx: docxUnits,
   pptx: pptxUnits,
   xlsx: xlsxUnits,
@@ -18,12 +19,13 @@ const READERS: Record<string, (bytes: Uint8Array) => Unit[]> = {
   epub: epubUnits,
   html: htmlUnits,
   rtf: rtfUnits,
+  ocr: ocrUnits,
 };
 
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
 try {
-  const units = READERS[process.argv[2] ?? '']!(new Uint8Array(Buffer.concat(chunks)));
+  const units = await READERS[process.argv[2] ?? '']!(new Uint8Array(Buffer.concat(chunks)));
   process.stdout.write(JSON.stringify(units));
 } catch (err) {
   process.stderr.write(`${err instanceof BudgetExceeded ? 'BUDGET' : 'UNREADABLE'}: ${(err as Error).message}\n`);

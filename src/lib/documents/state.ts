@@ -1,4 +1,4 @@
-import { classify, type Extracted } from '../extract.js';
+import { classify, ocrReads, type Extracted } from '../extract.js';
 
 /**
  * What a file's extraction came to, kept on its search document and shown by MCP `lookup`: `done`, `partial: <why>`
@@ -26,12 +26,20 @@ export const EXTRACTOR_VERSIONS = {
   epub: 1,
   html: 1,
   rtf: 1,
+  ocr: 1,
 } as const;
 
-/** The extractor (`format@version`) that reads this file, or null for text, code, subtitles, media and binaries. */
+/** The extractor (`format@version`) that reads this file (`ocr` for images); null for text, code, subtitles, media. */
 export function extractorOf(contentType: string, path: string): string | null {
   const kind = classify(contentType, path);
-  const format = typeof kind === 'object' ? kind.document : kind === 'pdf' ? 'pdf' : null;
+  const format =
+    typeof kind === 'object'
+      ? kind.document
+      : kind === 'pdf'
+        ? 'pdf'
+        : kind === 'image' && ocrReads(contentType)
+          ? 'ocr'
+          : null;
   return format ? `${format}@${EXTRACTOR_VERSIONS[format]}` : null;
 }
 
