@@ -30,8 +30,11 @@ const docs = made.documents;
 const html = docs.find((d) => d.path.endsWith('.html'))!;
 const rtf = docs.find((d) => d.path.endsWith('.rtf'))!;
 docs.push(
-  large(html, '<h2>Part</h2><p>Some paragraph text of a long exported page, with a <a href="#">link</a>.</p>', 12_000, (s) =>
-    HTML_PAGE.replace('</body>', `${s}</body>`),
+  large(
+    html,
+    '<h2>Part</h2><p>Some paragraph text of a long exported page, with a <a href="#">link</a>.</p>',
+    12_000,
+    (s) => HTML_PAGE.replace('</body>', `${s}</body>`),
   ),
   large(rtf, String.raw`Another paragraph of a long memo with caf\'e9 text.\par `, 20_000, (s) =>
     RTF_DOC.replace(/\}$/, `${s}}`),

@@ -1,6 +1,6 @@
 import { extractPdfPagesBoxed } from './pdf-box.js';
 import { BoxFailed } from './box.js';
-import { extractDocumentBoxed, type DocumentFormat } from './documents/box.js';
+import { extractDocumentBoxed, OCR_PAGE_CAP, type DocumentFormat } from './documents/box.js';
 import type { Unit } from './documents/units.js';
 
 /**
@@ -15,7 +15,7 @@ export type Modality = (typeof MODALITIES)[number];
 
 export type Extracted =
   | { kind: 'text'; modality: 'text' | 'code'; text: string }
-  | { kind: 'pdf'; pages: string[] }
+  | { kind: 'pdf'; pages: string[]; partial?: string }
   | { kind: 'timed'; cues: Cue[] }
   /** Office, OpenDocument, EPUB, HTML, RTF: one unit per slide/sheet/chapter/heading section, each with its anchor. */
   | { kind: 'units'; modality: 'document' | 'image'; units: Unit[]; partial?: string }
@@ -218,7 +218,7 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
       // failing the pass on every retry.
       // A PDF the box gives up on (a decompression bomb) indexes the same way, with the reason.
       try {
-        return { kind: 'pdf', pages: await extractPdfPagesBoxed(bytes) };
+        return await ocrScannedPages(bytes, await extractPdfPagesBoxed(bytes));
       } catch (err) {
         return { kind: 'none', modality: 'pdf', reason: (err as Error).message };
       }
@@ -238,6 +238,29 @@ export async function extract(contentType: string, path: string, bytes: Buffer):
       return ocrReads(contentType) ? ocr(bytes) : { kind: 'none', modality: 'image' };
     default:
       return { kind: 'none', modality: kind };
+  }
+}
+
+/**
+ * A PDF's pages with no text layer (a scan) are OCRed, up to OCR_PAGE_CAP of them; a scan of more pages is refused by
+ * that budget: its text-layer pages are kept (`partial`), or, with none, it fails (path and metadata only).
+ */
+async function ocrScannedPages(bytes: Buffer, pages: string[]): Promise<Extracted> {
+  const blank = pages.flatMap((text, i) => (text.trim() ? [] : [i + 1]));
+  if (!blank.length) return { kind: 'pdf', pages };
+  if (blank.length > OCR_PAGE_CAP) {
+    const why = `${blank.length} pages have no text layer: over the OCR budget of ${OCR_PAGE_CAP} pages`;
+    return blank.length === pages.length
+      ? { kind: 'none', modality: 'pdf', reason: why }
+      : { kind: 'pdf', pages, partial: why };
+  }
+  try {
+    for (const unit of await extractDocumentBoxed('pdf-ocr', bytes, undefined, [blank.join(',')]))
+      if ('page' in unit.anchor) pages[unit.anchor.page - 1] = unit.text;
+    return { kind: 'pdf', pages };
+  } catch (err) {
+    if (!(err instanceof BoxFailed)) throw err;
+    return { kind: 'pdf', pages, partial: `OCR of its scanned pages failed: ${err.message}` };
   }
 }
 

@@ -44,7 +44,8 @@ export const RTF_DOC = String.raw`{\rtf1\ansi\deff0{\fonttbl{\f0 Times;}}{\color
 \f0\pard Memo about the rtfmarkerword plan, caf\'e9 and \u8364? prices.\par Second paragraph.\par}`;
 
 /** Each kind with its marker word; null when python3 with venv/pip is missing (the tests then skip). */
-export function makeDocuments(): { documents: MadeDocument[] } | { unavailable: string } {
+export function makeDocuments():
+  { documents: MadeDocument[]; scans: Record<string, Buffer> } | { unavailable: string } {
   try {
     ensureVenv();
   } catch (err) {
@@ -120,6 +121,13 @@ export function makeDocuments(): { documents: MadeDocument[] } | { unavailable: 
       anchor: { page: 1 },
     },
     {
+      path: 'docs/scanned.pdf',
+      contentType: 'application/pdf',
+      bytes: file('scanned.pdf'),
+      marker: 'scanmarkerword',
+      anchor: { page: 2 },
+    },
+    {
       // A generic type: the extension decides.
       path: 'docs/memo.rtf',
       contentType: 'application/octet-stream',
@@ -128,5 +136,5 @@ export function makeDocuments(): { documents: MadeDocument[] } | { unavailable: 
       anchor: { heading: '' },
     },
   ];
-  return { documents };
+  return { documents, scans: { pages60: file('scan-60.pdf'), pages10000: file('scan-10000.pdf') } };
 }

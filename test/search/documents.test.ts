@@ -17,13 +17,14 @@ let d: DriveClient;
 useTestApi({}, (a, c) => ((api = a), (d = c)));
 
 let documents: MadeDocument[] = [];
+let scans: Record<string, Buffer> = {};
 let unavailable: string | undefined;
 beforeAll(() => {
   const made = makeDocuments();
   if ('unavailable' in made) {
     unavailable = made.unavailable;
     console.log(`[documents] skipped: ${unavailable}`);
-  } else documents = made.documents;
+  } else ({ documents, scans } = made);
 }, 300_000);
 
 const BOUND_MS = 60_000;
@@ -68,11 +69,14 @@ describe('documents', () => {
         hits.map((h) => h.path),
         doc.marker,
       ).toEqual([doc.path]);
-      const modality = doc.contentType.startsWith('image/') ? 'image' : 'document';
+      const modality = doc.contentType.startsWith('image/') ? 'image' : doc.path.endsWith('.pdf') ? 'pdf' : 'document';
       expect(hits[0]).toMatchObject({ modality, anchor: doc.anchor });
       // The passage stays inside its unit: its text is the unit's, and its char span is an offset in it.
       expect(hits[0].text).toContain(doc.marker);
-      expect(hits[0].char_end - hits[0].char_start).toBe(hits[0].text.length);
+      if (modality !== 'pdf') expect(hits[0].char_end - hits[0].char_start).toBe(hits[0].text.length);
+      else expect(hits[0]).toMatchObject({ page_start: 2, page_end: 2 });
+      // PDFs have no search preview (SPEC 4.2): find reaches their pages, OCRed ones too.
+      if (modality === 'pdf') continue;
       const found = await search(doc.marker);
       expect(
         found.map((h) => h.path),
@@ -170,6 +174,38 @@ describe('documents', () => {
       await s.close();
     }
   }, 120_000);
+
+  it('scans past the OCR budget are refused with the state set; the worker indexes the next file', async (ctx) => {
+    if (unavailable) return ctx.skip();
+    expect((await d.put('scans/p60.pdf', scans.pages60!, { 'content-type': 'application/pdf' })).status).toBe(200);
+    expect((await d.put('scans/p10000.pdf', scans.pages10000!, { 'content-type': 'application/pdf' })).status).toBe(
+      200,
+    );
+    expect((await d.put('scans/next.html', '<p>afterscanword</p>', { 'content-type': 'text/html' })).status).toBe(200);
+    await until(
+      'next file',
+      () => find('afterscanword'),
+      (h) => h.length === 1,
+    );
+    const s = await mcpClient(api, d.apiKey);
+    try {
+      const state = async (ref: string) => (await s.ok<any>('lookup', { ref })).extraction as string | null;
+      await until(
+        'states',
+        () => Promise.all([state('scans/p60.pdf'), state('scans/p10000.pdf')]),
+        (v) => v.every(Boolean),
+      );
+      expect(await state('scans/p60.pdf')).toBe('failed: 60 pages have no text layer: over the OCR budget of 50 pages');
+      // 10,000 pages: refused by a budget (the page cap, or the box's memory or time before it).
+      expect(await state('scans/p10000.pdf')).toMatch(
+        /^failed: (10000 pages have no text layer|decoding it needs|took)/,
+      );
+    } finally {
+      await s.close();
+    }
+    // Indexed by path and metadata.
+    expect((await search('p10000')).map((h) => h.path)).toEqual(['scans/p10000.pdf']);
+  }, 180_000);
 
   it('an improved extractor: the sweep re-extracts every file an older version made', async () => {
     const put = await d.put('sweep/page.html', '<h1>Old</h1><p>sweepmarkerword</p>', { 'content-type': 'text/html' });

@@ -5,7 +5,7 @@ import { odpUnits, odsUnits, odtUnits } from './odf.js';
 import { epubUnits } from './epub.js';
 import { htmlUnits } from './html.js';
 import { rtfUnits } from './rtf.js';
-import { ocrUnits } from './ocr.js';
+import { ocrPdfPages, ocrUnits } from './ocr.js';
 import { BudgetExceeded } from './zip.js';
 import type { Unit } from './units.js';
 
@@ -20,6 +20,8 @@ const READERS: Record<string, (bytes: Uint8Array) => Unit[] | Promise<Unit[]>> =
   html: htmlUnits,
   rtf: rtfUnits,
   ocr: ocrUnits,
+  // argv[3]: the 1-based pages with no text layer, comma-separated.
+  'pdf-ocr': (bytes) => ocrPdfPages(bytes, (process.argv[3] ?? '').split(',').map(Number).filter(Boolean)),
 };
 
 const chunks: Buffer[] = [];

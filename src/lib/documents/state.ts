@@ -7,7 +7,8 @@ import { classify, ocrReads, type Extracted } from '../extract.js';
  */
 export function extractionState(extracted: Extracted): string | null {
   if (extracted.kind === 'none') return extracted.reason ? `failed: ${extracted.reason}` : null;
-  if (extracted.kind === 'units' && extracted.partial) return `partial: ${extracted.partial}`;
+  if ((extracted.kind === 'units' || extracted.kind === 'pdf') && extracted.partial)
+    return `partial: ${extracted.partial}`;
   return 'done';
 }
 
