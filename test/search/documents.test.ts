@@ -4,6 +4,7 @@ import { extract } from '../../src/lib/extract.js';
 import type { TestApi } from '../helpers/api.js';
 import { driveClient, sqlOn, useTestApi, type DriveClient } from '../artifacts/client.js';
 import { sweepSearchIndex } from '../../src/search/sweep.js';
+import { hitLocation } from '../../src/web/search-page.js';
 import { mcpClient } from '../mcp/helpers.js';
 import { makeDocuments, type MadeDocument } from './documents-helpers.js';
 
@@ -131,6 +132,18 @@ describe('documents', () => {
     });
     const other = await driveClient(api);
     expect((await other.get(`/v0/artifacts/${ids.get('docs/deck.pptx')}/text`)).status).toBe(404);
+    // The viewer shows a document's units, each at the id a find hit links to; the search page links there.
+    const view = async (path: string) =>
+      (await fetch(`${api.url}${path}`, { headers: d.auth, redirect: 'manual' }).then((r) => r.text())) as string;
+    const deckPage = await view(`/${d.driveId}/docs/deck.pptx`);
+    expect(deckPage).toContain('id="slide-2"');
+    expect(deckPage).toContain('pptxmarkerword');
+    expect(await view(`/${d.driveId}/docs/book.xlsx`)).toContain('id="sheet-Budget"');
+    // The search page (a signed-in person's) links a passage there: a PDF at its page, a document at its unit.
+    const hit = (await find('pptxnotesword'))[0];
+    expect(hitLocation({ anchor: hit.anchor, snippet: '', text: hit.text })).toBe('#slide-2');
+    expect(hitLocation({ anchor: { sheet: 'Budget', range: 'A1:B3' }, snippet: '', text: '' })).toBe('#sheet-Budget');
+    expect(hitLocation({ pageStart: 2, anchor: { page: 2 }, snippet: '', text: '' })).toBe('?page=2');
     // The original stays downloadable byte for byte.
     const original = await d.get(`/v0/artifacts/${ids.get('docs/deck.pptx')}/download`);
     expect(original.bytes.equals(documents.find((x) => x.path === 'docs/deck.pptx')!.bytes)).toBe(true);

@@ -63,3 +63,25 @@ export function joinBlocks(blocks: string[]): string {
     .filter(Boolean)
     .join('\n\n');
 }
+
+/** The id a viewer gives a unit's section, and a find hit's link points at (`#slide-2`, `#sheet-Budget`). */
+export function anchorFragment(anchor: Anchor): string {
+  if ('page' in anchor) return `page-${anchor.page}`;
+  if ('slide' in anchor) return `slide-${anchor.slide}`;
+  if ('sheet' in anchor) return `sheet-${encodeURIComponent(anchor.sheet)}`;
+  if ('chapter' in anchor) return `chapter-${anchor.chapter}`;
+  const slug = anchor.heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-|-$/g, '');
+  return `heading-${slug}`;
+}
+
+/** How a unit is named on screen: `Slide 2`, `Sheet Budget (A1:B3)`, `Chapter 2: Title`, the heading path. */
+export function anchorLabel(anchor: Anchor): string {
+  if ('page' in anchor) return `Page ${anchor.page}`;
+  if ('slide' in anchor) return `Slide ${anchor.slide}`;
+  if ('sheet' in anchor) return `Sheet ${anchor.sheet} (${anchor.range})`;
+  if ('chapter' in anchor) return `Chapter ${anchor.chapter}${anchor.title ? `: ${anchor.title}` : ''}`;
+  return anchor.heading || 'Start';
+}
