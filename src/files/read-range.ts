@@ -71,10 +71,15 @@ export async function readArtifactRange(
   const blob = input.blob ?? (await artifactContent(rc, target));
   const fileType = fileTypeOf(blob.path, blob.contentType);
   // Documents answer their extracted text (Markdown), one unit at a time; the original stays downloadable. One that
-  // yields nothing (unreadable, over a budget) is answered as its bytes.
-  const asUnits = readsAsUnits(blob.contentType, blob.path) && blob.size <= READ_DOCUMENT_MAX_BYTES;
+  // yields nothing (unreadable, over a budget) is answered as its bytes. A text document (HTML, RTF) answers its
+  // source, which `edit` works on, unless a unit is asked for.
+  const textual = isTextual(fileType, blob.contentType);
+  const asUnits =
+    readsAsUnits(blob.contentType, blob.path) &&
+    blob.size <= READ_DOCUMENT_MAX_BYTES &&
+    (!textual || input.range.unit !== undefined);
   const units = asUnits ? await documentUnits(blob.contentType, blob.path, await blobBytes(rc, blob)) : [];
-  if (!units.length && !isTextual(fileType, blob.contentType)) {
+  if (!units.length && !textual) {
     if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))
       return { kind: 'image', blob, bytes: await blobBytes(rc, blob) };
     if (blob.size <= input.embedMaxBytes) return { kind: 'embedded', blob, bytes: await blobBytes(rc, blob) };

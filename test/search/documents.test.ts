@@ -104,6 +104,10 @@ describe('documents', () => {
         expect(read.content).toContain(doc.marker);
         expect(read._text).toContain(`unit ${unitIndex} of ${read.units}`);
       }
+      // A text document answers its source (what edit works on) unless a unit is asked for.
+      const source = await s.ok<any>('read', { ref: 'docs/page.html' });
+      expect(source.content).toContain('<script>const htmlscriptword');
+      expect(source.unit).toBeUndefined();
       const deck = await s.ok<any>('read', { ref: 'docs/deck.pptx', unit: 2 });
       expect(deck.content).toContain('pptxmarkerword');
       expect(deck.content).toContain('Notes:');
