@@ -1,4 +1,6 @@
 import { AppError } from '../lib/errors.js';
+import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import type { Anchor } from '../lib/documents/units.js';
 import { lineStarts, pieceAt } from '../lib/line-starts.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { fileTypeOf } from './artifact-rules.js';
@@ -14,6 +16,8 @@ import { blobBytes, isTextual } from './text.js';
 
 /** Characters from `offset` (`length` of them), or lines from `lineStart` (1-based, `lineCount` of them). */
 export interface RangeAsked {
+  /** For a document (PDF, Office, OpenDocument, EPUB, HTML, RTF): the unit (page, slide, sheet…) to read, 1-based. */
+  unit?: number;
   offset?: number;
   length?: number;
   lineStart?: number;
@@ -29,6 +33,8 @@ export interface TextRange {
   stop: number;
   /** Last line included (1-based), null for an empty range. */
   lastLine: number | null;
+  /** For a document: which unit the text is (1-based), of how many, and its anchor. */
+  unit?: { index: number; count: number; anchor: Anchor };
 }
 
 export type RangeRead =
@@ -64,7 +70,16 @@ export async function readArtifactRange(
     : { artId: (await artifactByRef(rc, input.ref)).id, versionNumber: input.version };
   const blob = input.blob ?? (await artifactContent(rc, target));
   const fileType = fileTypeOf(blob.path, blob.contentType);
-  if (!isTextual(fileType, blob.contentType)) {
+  // Documents answer their extracted text (Markdown), one unit at a time; the original stays downloadable. One that
+  // yields nothing (unreadable, over a budget) is answered as its bytes. A text document (HTML, RTF) answers its
+  // source, which `edit` works on, unless a unit is asked for.
+  const textual = isTextual(fileType, blob.contentType);
+  const asUnits =
+    readsAsUnits(blob.contentType, blob.path) &&
+    blob.size <= READ_DOCUMENT_MAX_BYTES &&
+    (!textual || input.range.unit !== undefined);
+  const units = asUnits ? await documentUnits(blob.contentType, blob.path, await blobBytes(rc, blob)) : [];
+  if (!units.length && !textual) {
     if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))
       return { kind: 'image', blob, bytes: await blobBytes(rc, blob) };
     if (blob.size <= input.embedMaxBytes) return { kind: 'embedded', blob, bytes: await blobBytes(rc, blob) };
@@ -75,7 +90,15 @@ export async function readArtifactRange(
   if (args.lineStart !== undefined && (args.offset !== undefined || args.length !== undefined)) {
     throw new AppError('INVALID_ARGUMENT', 'give either offset/length or line_start/line_count, not both');
   }
-  const text = (await blobBytes(rc, blob)).toString('utf8');
+  let text: string;
+  let unit: TextRange['unit'];
+  if (units.length) {
+    const index = args.unit ?? 1;
+    if (index > units.length)
+      throw new AppError('INVALID_ARGUMENT', `unit ${index} is past the last (${units.length})`);
+    text = units[index - 1]!.text;
+    unit = { index, count: units.length, anchor: units[index - 1]!.anchor };
+  } else text = (await blobBytes(rc, blob)).toString('utf8');
   const starts = lineStarts(text);
   const total = text.length;
   let start: number;
@@ -97,6 +120,7 @@ export async function readArtifactRange(
     start,
     stop,
     lastLine: stop > start ? pieceAt(starts, stop - 1) + 1 : null,
+    ...(unit ? { unit } : {}),
   });
   // Shrink until the answer fits (JSON escaping can make it larger than the characters themselves).
   let stop = end;

@@ -104,6 +104,7 @@ export const ERROR_CATALOGUE = {
   // 404: absent (or not the caller's to see)
   NOT_FOUND: { status: 404, meaning: 'no such resource for this drive' },
   ARTIFACT_NOT_FOUND: { status: 404, meaning: 'no live artifact with this id or path' },
+  UNIT_NOT_FOUND: { status: 404, meaning: 'the document has no such page, slide, sheet or unit; units says how many' },
   UPLOAD_NOT_FOUND: { status: 404, meaning: 'no such large upload for this drive' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; see Allow' },
   PROJECT_NOT_FOUND: { status: 404, meaning: 'the live folder has no project config (or no such live folder)' },
@@ -174,6 +175,10 @@ export const ERROR_CATALOGUE = {
   },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
   NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
+  NOT_A_DOCUMENT: {
+    status: 415,
+    meaning: 'GET …/text needs a document with readable text (PDF, Office, OpenDocument, EPUB, HTML, RTF)',
+  },
   HEADERS_TOO_LARGE: {
     status: 431,
     meaning: 'request headers over the server limit (written by the HTTP server itself)',

@@ -2,7 +2,8 @@ import { leaseOut } from '../shapes/leases.js';
 import { z } from 'zod';
 import { FILE_TYPES } from '../files/artifact-rules.js';
 import { listEvents } from '../files/events.js';
-import { lookupRef, versionsByRef } from '../files/refs.js';
+import { versionsByRef } from '../files/refs.js';
+import { lookupWithExtraction } from '../search/extraction-lookup.js';
 import { artifactOut, type ArtifactOut } from '../shapes/artifacts.js';
 import { driveOverviewOut } from '../shapes/drives.js';
 import { driveUsageOut } from '../shapes/usage.js';
@@ -151,7 +152,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       budget: 'read',
     },
     async (args, rc) => {
-      const found = await lookupRef(rc, args.ref);
+      const { found, extraction } = await lookupWithExtraction(rc, args.ref);
       const leases = found.leases.map((l) => leaseOut(l, false));
       const held = leases.map(
         (l) => `\nleased (${l.mode}) by ${l.holder.actor ?? l.holder.credential} until ${l.expires_at}`,
@@ -164,8 +165,11 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       if (found.kind === 'artifact') {
         const a = out(found.artifact);
         return {
-          structured: { kind: 'artifact', artifact: a, leases },
-          text: `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}${held.join('')}`,
+          structured: { kind: 'artifact', artifact: a, extraction, leases },
+          text:
+            `${artifactLine(a)}\n${a.content_type}; labels: ${a.labels.join(',') || 'none'}; url: ${a.url}` +
+            (extraction ? `\nextraction: ${extraction}` : '') +
+            held.join(''),
         };
       }
       const f = folderOut(found.folder);

@@ -11,8 +11,7 @@ export function registerLeaseTools(server: ToolSet, env: ToolEnv): void {
     'lease',
     {
       title: 'Lease paths',
-      description:
-        'acquire paths/prefix/glob for ttl_s; send its fence with writes there. renew/release: lease_id.',
+      description: 'acquire paths/prefix/glob for ttl_s; send its fence with writes there. renew/release: lease_id.',
       input: {
         action: z.enum(['acquire', 'renew', 'release']).default('acquire'),
         paths: z.array(z.string().min(1).max(1024)).max(100).optional(),

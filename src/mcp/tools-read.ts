@@ -27,7 +27,7 @@ const rangeArgs = {
   line_count: z.number().int().min(1).optional(),
 };
 
-type RangeArgs = { offset?: number; length?: number; line_start?: number; line_count?: number };
+type RangeArgs = { unit?: number; offset?: number; length?: number; line_start?: number; line_count?: number };
 
 /** Shapes a read: the structured answer and its text rendering. */
 function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: string): ToolAnswer {
@@ -74,7 +74,7 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
       text: `${label} is ${note}: ${download.url}`,
     };
   }
-  const { content, totalChars, totalLines, start, stop, lastLine } = read.range;
+  const { content, totalChars, totalLines, start, stop, lastLine, unit } = read.range;
   const more = stop < totalChars;
   const byLines = args.line_start !== undefined;
   const structured = {
@@ -89,6 +89,7 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
     line_start: byLines ? args.line_start! : null,
     line_end: byLines ? lastLine : null,
     next_line: byLines && more && lastLine !== null ? lastLine + 1 : null,
+    ...(unit ? { unit: unit.index, units: unit.count, anchor: unit.anchor } : {}),
   };
   const where = byLines
     ? `lines ${args.line_start}-${lastLine ?? args.line_start} of ${totalLines}`
@@ -98,7 +99,8 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
       ? `; continue with line_start=${lastLine !== null ? lastLine + 1 : args.line_start}`
       : `; continue with offset=${stop}`
     : '; end of file';
-  return { structured, text: `${label}, ${where}${hint}\n${content}` };
+  const inUnit = unit ? `unit ${unit.index} of ${unit.count} ${JSON.stringify(unit.anchor)}, ` : '';
+  return { structured, text: `${label}, ${inUnit}${where}${hint}\n${content}` };
 }
 
 async function readTarget(
@@ -112,7 +114,13 @@ async function readTarget(
     ref: args.ref,
     version: args.version,
     asOf: args.as_of,
-    range: { offset: args.offset, length: args.length, lineStart: args.line_start, lineCount: args.line_count },
+    range: {
+      unit: args.unit,
+      offset: args.offset,
+      length: args.length,
+      lineStart: args.line_start,
+      lineCount: args.line_count,
+    },
     imageMaxBytes: imageMax,
     embedMaxBytes: rc.app.config.mcp.embedMaxBytes,
     capChars: cap,
@@ -126,8 +134,8 @@ export function registerReadTools(server: ToolSet, env: ToolEnv): void {
   const cap = config.mcp.resultMaxChars;
   const imageMax = config.mcp.imageMaxBytes;
   const description = (what: string) =>
-    `${what} Text by character (offset/length) or line range (line_start/line_count), ~${Math.floor(cap / 2)} chars ` +
-    'per call: follow next_offset or next_line. Binaries: image content, embedded, or a signed URL.';
+    `${what} Text by offset/length or line_start/line_count, ~${Math.floor(cap / 2)} chars/call: follow ` +
+    'next_offset/next_line. Binaries: image, embedded, URL.';
 
   defineTool(
     server,
@@ -135,8 +143,14 @@ export function registerReadTools(server: ToolSet, env: ToolEnv): void {
     'read',
     {
       title: 'Read a file',
-      description: description('Reads an artifact (or one of its versions).'),
-      input: { ref: refArg, version: z.number().int().min(1).optional(), as_of: asOfArg, ...rangeArgs },
+      description: description('Reads an artifact (or a version); a document as Markdown by unit (page, slide…).'),
+      input: {
+        ref: refArg,
+        version: z.number().int().min(1).optional(),
+        as_of: asOfArg,
+        unit: z.number().int().min(1).optional(),
+        ...rangeArgs,
+      },
       annotations: READ_ONLY,
       budget: 'read',
     },

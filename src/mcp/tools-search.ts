@@ -89,12 +89,12 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Find passages',
       description:
-        'Passages from whole files (hybrid, lexical or semantic), each with text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens surroundings. Last line: the semantic leg.',
+        'Passages (hybrid, lexical or semantic) with text, span (char_start/char_end) and anchor (page, slide, ' +
+        'sheet, chapter, heading: read its unit). Last line: the semantic leg.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
-        modality: z.array(z.enum(MODALITIES)).max(6).optional(),
+        modality: z.array(z.enum(MODALITIES)).max(MODALITIES.length).optional(),
         ...filters,
       },
       annotations: READ_ONLY,
@@ -110,7 +110,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       return fitHits(cap, hits, (items, dropped) => ({
         structured: { items, next_cursor: null, truncated: dropped > 0, semantic },
         text:
-          `${items.length} passage(s) for ${JSON.stringify(args.q)}:\n${items.map((h) => `${h.path}#${h.ord} [${h.char_start ?? h.page_start ?? ''}-${h.char_end ?? h.page_end ?? ''}]  ${h.text.replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}` +
+          `${items.length} passage(s) for ${JSON.stringify(args.q)}:\n${items.map(hitLine).join('\n')}` +
           (dropped ? `\n(${dropped} more passages cut to fit the result size cap; lower limit)` : '') +
           `\nsemantic: ${semantic.status} — ${semantic.note}`,
       }));
@@ -164,4 +164,12 @@ export function grepAnswer(r: GrepResult): ToolAnswer {
       `${matches.length} matching line(s) in ${r.filesScanned} file(s) scanned:\n${matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')}` +
       (r.stoppedBy ? `\nStopped early (${r.stoppedBy}); continue with cursor=next_cursor.` : ''),
   };
+}
+
+/** One find hit as a line: where it is (its anchor for documents and PDFs, else its span) and the start of its text. */
+function hitLine(h: ReturnType<typeof findHitOut>): string {
+  const where = h.anchor
+    ? JSON.stringify(h.anchor)
+    : `[${h.char_start ?? h.page_start ?? ''}-${h.char_end ?? h.page_end ?? ''}]`;
+  return `${h.path}#${h.ord} ${where}  ${h.text.replace(/\s+/g, ' ').slice(0, 300)}`;
 }

@@ -12,6 +12,7 @@ import type { Embedder } from './embeddings.js';
 import { WIKI_PREFIX, type Passage, type SearchEngine } from './engine.js';
 import { embedWanted, wantedOf } from './passage-embedding.js';
 import { extract, previewOf, readsContent } from '../lib/extract.js';
+import { extractionState, extractorOf } from '../lib/documents/state.js';
 import type { UsageRecorder } from './usage.js';
 
 /**
@@ -77,6 +78,8 @@ function roundsOf(records: IndexableRecord[], budget: number): IndexableRecord[]
 interface Prepared {
   record: IndexableRecord;
   preview: string;
+  extraction: string | null;
+  extractor: string | null;
   passages: Passage[];
   embed: boolean;
 }
@@ -97,6 +100,8 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
     return {
       record,
       preview: previewOf(extracted),
+      extraction: extractionState(extracted),
+      extractor: extractorOf(record.contentType, record.path),
       passages: isWiki ? [] : await (await splitter()).passagesOf(extracted),
       embed: deps.embedder !== undefined && !isWiki,
     };
@@ -145,7 +150,9 @@ export function createSearchIndexer(deps: SearchIndexerDeps): OutboxHandler {
       progress.heartbeat();
     });
     // The lexical documents are searchable before embedding starts.
-    await deps.engine.upsertDocuments(prepared.map(({ record, preview }) => ({ ...record, preview })));
+    await deps.engine.upsertDocuments(
+      prepared.map(({ record, preview, extraction, extractor }) => ({ ...record, preview, extraction, extractor })),
+    );
     const embedError = await embedInline(prepared, progress);
 
     const awaiting = (p: Prepared) => p.embed && p.passages.some((passage) => !passage.embedding);

@@ -5,6 +5,8 @@
  */
 
 import type { Modality } from '../lib/extract.js';
+import type { Anchor } from '../lib/documents/units.js';
+export type { Anchor } from '../lib/documents/units.js';
 export { MODALITIES, type Modality } from '../lib/extract.js';
 
 /** The artifact record fields the index keeps (read from the artifacts domain). */
@@ -27,6 +29,10 @@ export interface ArtifactFields {
 export interface SearchDocument extends ArtifactFields {
   /** The first ~16 KB of extracted text; empty for types whose content is not searchable. */
   preview: string;
+  /** `done`, `partial: <why>`, `failed: <why>`; null when the content is not read (src/lib/documents/state.ts). */
+  extraction?: string | null;
+  /** The extractor that made the passages (`docx@1`); null for text, code, media. */
+  extractor?: string | null;
 }
 
 /** Exactly one span pair is set, chosen by modality (SPEC 2.4). */
@@ -37,6 +43,9 @@ export interface PassageSpans {
   pageEnd?: number;
   timeStartMs?: number;
   timeEndMs?: number;
+  /** The document unit the passage lies in (a slide, a sheet and range, a chapter, a heading path); char spans are
+   * offsets in that unit's text. */
+  anchor?: Anchor;
 }
 
 export interface Passage extends PassageSpans {

@@ -20,6 +20,8 @@ export interface PassageColumns {
   pageEnd: (number | null)[];
   timeStartMs: (number | null)[];
   timeEndMs: (number | null)[];
+  /** The document unit as JSON text, or null. */
+  anchor: (string | null)[];
   /** bit varying literals ('0110…'). */
   signature: (string | null)[];
   embeddingBytes: (Buffer | null)[];
@@ -49,14 +51,16 @@ export function vectorBytes(vector: number[]): Buffer {
 }
 
 const COLUMNS = `drive_id, art_id, ord, version_number, modality, text, char_start, char_end, page_start, page_end,
-  time_start_ms, time_end_ms, signature, embedding_bytes, own_chars, lex_len`;
+  time_start_ms, time_end_ms, anchor, signature, embedding_bytes, own_chars, lex_len`;
 
-/** The insert of `passageColumns`' arrays ($1…$16, in PassageColumns' order). */
+/** The insert of `passageColumns`' arrays ($1…$17, in PassageColumns' order). */
 export const INSERT_PASSAGES_SQL = `insert into search_passages (${COLUMNS})
   select t.drive_id, t.art_id, t.ord, t.version_number, t.modality, t.text, t.char_start, t.char_end, t.page_start,
-         t.page_end, t.time_start_ms, t.time_end_ms, t.signature::bit varying, t.embedding_bytes, t.own_chars, t.lex_len
+         t.page_end, t.time_start_ms, t.time_end_ms, t.anchor::jsonb, t.signature::bit varying, t.embedding_bytes,
+         t.own_chars, t.lex_len
     from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                $10::int[], $11::int[], $12::int[], $13::text[], $14::bytea[], $15::int[], $16::int[]) as t(${COLUMNS})`;
+                $10::int[], $11::int[], $12::int[], $13::text[], $14::text[], $15::bytea[], $16::int[], $17::int[])
+      as t(${COLUMNS})`;
 
 /** Words as BM25 counts a row's length (close to what the text search parser keeps). */
 export function wordCount(text: string): number {
@@ -102,6 +106,7 @@ export function passageColumns(sets: PassageSet[]): PassageColumns {
     pageEnd: [],
     timeStartMs: [],
     timeEndMs: [],
+    anchor: [],
     signature: [],
     embeddingBytes: [],
     ownChars: [],
@@ -128,6 +133,7 @@ function push(c: PassageColumns, s: PassageSet, p: Passage, ownUnits: number) {
   c.pageEnd.push(p.pageEnd ?? null);
   c.timeStartMs.push(p.timeStartMs ?? null);
   c.timeEndMs.push(p.timeEndMs ?? null);
+  c.anchor.push(p.anchor ? JSON.stringify(p.anchor) : null);
   const v = p.embedding;
   c.signature.push(v ? signatureOf(v) : null);
   c.embeddingBytes.push(v ? vectorBytes(v) : null);

@@ -1,5 +1,6 @@
 import { SqlPool } from '../db/pool.js';
 import {
+  type Anchor,
   SNIPPET_MARK,
   type ArtifactPatch,
   type FindFilters,
@@ -70,11 +71,12 @@ interface PassageRow extends DocRow {
   page_end: number | null;
   time_start_ms: number | null;
   time_end_ms: number | null;
+  anchor: Anchor | null;
 }
 
 const DOC_COLUMNS =
   'd.art_id, d.drive_id, d.path, d.content_type, d.file_type, d.labels, d.updated_at, d.version_number';
-const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms`;
+const PASSAGE_COLUMNS = `${DOC_COLUMNS}, p.modality, p.ord, p.text, p.char_start, p.char_end, p.page_start, p.page_end, p.time_start_ms, p.time_end_ms, p.anchor`;
 
 function toSearchHit(r: DocRow): SearchHit {
   return {
@@ -102,6 +104,7 @@ function toPassageHit(r: PassageRow): PassageHit {
     timeEndMs: r.time_end_ms,
   };
   for (const [k, v] of Object.entries(spans)) if (v !== null) (hit as unknown as Record<string, number>)[k] = v;
+  if (r.anchor) hit.anchor = r.anchor;
   return hit;
 }
 
@@ -161,17 +164,18 @@ export class PostgresSearchEngine implements SearchEngine {
     await this.pool.query(
       `insert into search_documents
          (drive_id, art_id, path, filename, content_type, file_type, labels, metadata, updated_at, version_number, preview,
-          lex_len, indexed_at)
+          lex_len, extraction, extractor, indexed_at)
        select d.drive_id, d.art_id, d.path, d.filename, d.content_type, d.file_type, d.labels, d.metadata, d.updated_at,
-              d.version_number, d.preview, d.lex_len, now()
+              d.version_number, d.preview, d.lex_len, d.extraction, d.extractor, now()
          from jsonb_to_recordset($1::jsonb) as d(drive_id text, art_id text, path text, filename text, content_type text,
               file_type text, labels text[], metadata jsonb, updated_at timestamptz, version_number int, preview text,
-              lex_len int)
+              lex_len int, extraction text, extractor text)
        on conflict (drive_id, art_id) do update set
          path = excluded.path, filename = excluded.filename, content_type = excluded.content_type,
          file_type = excluded.file_type, labels = excluded.labels, metadata = excluded.metadata,
          updated_at = excluded.updated_at, version_number = excluded.version_number, preview = excluded.preview,
-         lex_len = excluded.lex_len, indexed_at = now()
+         lex_len = excluded.lex_len, extraction = excluded.extraction, extractor = excluded.extractor,
+         indexed_at = now()
        where search_documents.version_number <= excluded.version_number`,
       [
         JSON.stringify(
@@ -188,6 +192,8 @@ export class PostgresSearchEngine implements SearchEngine {
             version_number: d.versionNumber,
             preview: stripNul(d.preview),
             lex_len: wordCount(`${d.path} ${d.filename ?? ''} ${d.preview}`),
+            extraction: d.extraction ?? null,
+            extractor: d.extractor ?? null,
           })),
         ),
       ],

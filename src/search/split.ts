@@ -235,6 +235,24 @@ export async function passagesOf(extracted: Extracted): Promise<Passage[]> {
       embedding: null,
     }));
   }
+  if (extracted.kind === 'units') {
+    // Each passage stays inside its unit, so its anchor names one slide, sheet, chapter or section.
+    const passages: Passage[] = [];
+    for (const unit of extracted.units) {
+      for (const s of await splitWithOffsets(unit.text)) {
+        passages.push({
+          ord: passages.length,
+          text: unit.text.slice(s.start, s.end),
+          modality: extracted.modality,
+          charStart: s.start,
+          charEnd: s.end,
+          anchor: unit.anchor,
+          embedding: null,
+        });
+      }
+    }
+    return passages;
+  }
   const { text, starts } = joinSegments(
     extracted.cues.map((c) => c.text),
     '\n',

@@ -3,6 +3,7 @@ import { EventAction } from '../files/events.js';
 import { rows, transaction } from '../db/sql.js';
 import { enqueueArtifacts, type OutboxItem } from '../outbox/outbox.js';
 import { CACHE_DAYS } from './embedding-cache.js';
+import { CURRENT_EXTRACTORS } from '../lib/documents/state.js';
 
 /**
  * A consistency check of the index against the artifacts, run after each cleanup purge. Every change
@@ -11,6 +12,8 @@ import { CACHE_DAYS } from './embedding-cache.js';
  * deleted by hand, a bug. It queues outbox requests for what it finds and logs a warning:
  * - a live artifact of a live drive with no document, an older version_number or another
  *   file_type → content; the same version at another path → record;
+ * - a document whose passages an older extractor made (search_documents.extractor, src/lib/documents/state.ts) →
+ *   content, so every old file of a kind is re-extracted when its extractor improves;
  * - a document whose artifact is in the trash, or was purged (an `artifact.purged` event exists) → remove.
  * Artifacts with a request still waiting in the outbox, or changed within `graceS`, are left alone.
  * Documents of a soft-deleted drive are left as they are (its credentials are refused; a restore
@@ -56,16 +59,18 @@ export async function sweepSearchIndex(ctx: AppContext, opts: SweepOptions = {})
   const stale = await rows<StaleRow>(
     db,
     `select a.drive_id, a.id as art_id,
-            (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type) as content_stale
+            (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type
+              or d.extractor <> all(string_to_array(?, ','))) as content_stale
        from artifacts a
        join drives dr on dr.id = a.drive_id and dr.deleted_at is null
        left join search_documents d on d.drive_id = a.drive_id and d.art_id = a.id
       where a.deleted_at is null and a.updated_at < clock_timestamp() - make_interval(secs => ?) ${drive('a')}
-        and (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type or d.path <> a.path)
+        and (d.art_id is null or d.version_number < a.version_number or d.file_type <> a.file_type or d.path <> a.path
+             or d.extractor <> all(string_to_array(?, ',')))
         and not exists (select 1 from outbox o where o.topic = 'search' and o.art_id = a.id)
       order by a.updated_at
       limit ?`,
-    [grace, ...driveParam, batch],
+    [CURRENT_EXTRACTORS.join(','), grace, ...driveParam, CURRENT_EXTRACTORS.join(','), batch],
   );
   const orphans = await rows<{ drive_id: string; art_id: string }>(
     db,

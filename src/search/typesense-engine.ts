@@ -143,6 +143,7 @@ export class TypesenseSearchEngine implements SearchEngine {
           { name: 'modality', type: 'string' },
           { name: 'text', type: 'string', stem: true },
           ...PASSAGE_SPAN_FIELDS.map((name) => ({ name, type: 'int32' as const, optional: true })),
+          { name: 'anchor', type: 'string', index: false, optional: true },
           { name: 'embedding', type: 'float[]', num_dim: this.settings.dimensions, optional: true },
           { ...vectors.AWAITING_FIELD },
         ],
@@ -218,6 +219,7 @@ export class TypesenseSearchEngine implements SearchEngine {
       page_end: p.pageEnd,
       time_start_ms: p.timeStartMs,
       time_end_ms: p.timeEndMs,
+      ...(p.anchor ? { anchor: JSON.stringify(p.anchor) } : {}),
       ...(p.embedding ? { embedding: p.embedding } : {}),
       awaiting_vector: !p.embedding,
     }));
@@ -413,5 +415,6 @@ function passageHitOf(d: Doc, score: number, snippet: string): PassageHit {
     time_end_ms: 'timeEndMs',
   } as const;
   for (const k of PASSAGE_SPAN_FIELDS) if (typeof d[k] === 'number') hit[camel[k]] = d[k] as number;
+  if (typeof d.anchor === 'string') hit.anchor = JSON.parse(d.anchor) as PassageHit['anchor'];
   return hit;
 }

@@ -33,6 +33,8 @@ const spans = (h: PassageHit) => ({
   page_end: h.pageEnd,
   time_start_ms: h.timeStartMs,
   time_end_ms: h.timeEndMs,
+  // PDF pages have their own columns; documents store their unit.
+  anchor: h.anchor ?? (h.pageStart !== undefined ? { page: h.pageStart } : undefined),
 });
 
 export function findHitOut(config: Config, h: FusedPassageHit) {
@@ -63,6 +65,16 @@ const hitBase = {
   score: z.number(),
 };
 export const searchHitSchema = z.object(hitBase);
+/** Where a find hit lies: a PDF page, a slide, a sheet and cell range, an EPUB chapter, a heading path. */
+export const anchorSchema = z
+  .union([
+    z.object({ page: z.number().int() }),
+    z.object({ slide: z.number().int() }),
+    z.object({ sheet: z.string(), range: z.string() }),
+    z.object({ chapter: z.number().int(), title: z.string().optional() }),
+    z.object({ heading: z.string() }),
+  ])
+  .describe('the unit the passage lies in; char_start/char_end are offsets in that unit for documents');
 const span = z.number().int().optional();
 export const findHitSchema = z.object({
   ...hitBase,
@@ -77,6 +89,7 @@ export const findHitSchema = z.object({
   page_end: span,
   time_start_ms: span,
   time_end_ms: span,
+  anchor: anchorSchema.optional(),
 });
 
 /** What find's semantic leg did for this answer (src/search/semantic-report.ts). */

@@ -1,5 +1,6 @@
 import { searchAndFind } from '../search/search-page.js';
 import type { SearchService } from '../search/service.js';
+import { anchorFragment, type Anchor } from '../lib/documents/units.js';
 import { encodePath, timeTag } from './format.js';
 import { esc, html, Html } from './html.js';
 import { fileIcon, icon } from './icons.js';
@@ -27,6 +28,16 @@ function textFragment(snippet: string, text: string): string {
   const marked = /<mark>([^<]{1,80})<\/mark>/.exec(snippet)?.[1];
   const words = (marked ?? text.trim().split(/\s+/).slice(0, 6).join(' ')).trim();
   return words ? `#:~:text=${encodeURIComponent(words).replace(/-/g, '%2D')}` : '';
+}
+
+/**
+ * Where a passage link opens its file: a PDF at its page (`?page=3`, the viewer passes it to the PDF frame), a
+ * document at its unit's section (`#slide-2`, `#sheet-Budget`), anything else at its words (a text fragment).
+ */
+export function hitLocation(h: { anchor?: Anchor; pageStart?: number; snippet: string; text: string }): string {
+  if (h.pageStart !== undefined) return `?page=${h.pageStart}`;
+  if (h.anchor) return `#${anchorFragment(h.anchor)}`;
+  return textFragment(h.snippet, h.text);
 }
 
 export const searchPages = (search: SearchService): Declaration[] => [
@@ -60,7 +71,7 @@ export const searchPages = (search: SearchService): Declaration[] => [
                   ${passages.map(
                     (h) =>
                       html`<li>
-                        <a href="/${drv}/${encodePath(h.path)}${textFragment(h.snippet, h.text)}"
+                        <a href="/${drv}/${encodePath(h.path)}${hitLocation(h)}"
                           >Passage ${h.ord + 1}</a
                         >: ${markedSnippet(h.snippet || h.text)}
                       </li>`,

@@ -38,6 +38,7 @@ export function wikiTextOf(extracted: Extracted): string | null {
   if (extracted.kind === 'text') text = extracted.text;
   else if (extracted.kind === 'pdf') text = extracted.pages.join('\n\n');
   else if (extracted.kind === 'timed') text = extracted.cues.map((c) => c.text).join('\n');
+  else if (extracted.kind === 'units') text = extracted.units.map((u) => u.text).join('\n\n');
   else return null;
   return text.trim() ? text : null;
 }

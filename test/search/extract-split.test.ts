@@ -47,7 +47,13 @@ describe('classification', () => {
   });
 
   it('gives no text for media, binaries and invalid UTF-8', async () => {
-    expect(await extract('image/png', 'a.png', Buffer.from([0x89, 0x50]))).toEqual({ kind: 'none', modality: 'image' });
+    expect(await extract('image/gif', 'a.gif', Buffer.from([0x47, 0x49]))).toEqual({ kind: 'none', modality: 'image' });
+    // An image OCR reads but cannot decode says why (its extraction state is `failed: …`).
+    expect(await extract('image/png', 'a.png', Buffer.from([0x89, 0x50]))).toMatchObject({
+      kind: 'none',
+      modality: 'image',
+      reason: expect.stringContaining('unreadable'),
+    });
     expect(await extract('text/plain', 'a.txt', Buffer.from([0xff, 0xfe, 0x41]))).toEqual({
       kind: 'none',
       modality: null,

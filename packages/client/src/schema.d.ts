@@ -451,6 +451,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/artifacts/{art_id}/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); the first by default. The unit a find hit names in its anchor. */
+        get: operations["get_v0_artifacts_art_id_text"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/artifacts/{art_id}/download-url": {
         parameters: {
             query?: never;
@@ -2276,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2330,7 +2347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2468,7 +2485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,7 +2539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2792,7 +2809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2942,7 +2959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2996,7 +3013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3355,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3500,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3554,7 +3571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3753,7 +3770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3807,7 +3824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3999,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4257,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4311,7 +4328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4455,7 +4472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,7 +4726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,7 +4780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4955,7 +4972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5009,7 +5026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,7 +5234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5271,7 +5288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5466,7 +5483,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5520,7 +5537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5712,7 +5729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5766,7 +5783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5970,7 +5987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6024,7 +6041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6168,7 +6185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6222,7 +6239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6368,7 +6385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6422,7 +6439,221 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, SERVICE_BUSY, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_v0_artifacts_art_id_text: {
+        parameters: {
+            query?: {
+                unit?: number;
+                page?: number;
+                slide?: number;
+                sheet?: string;
+            };
+            header?: never;
+            path: {
+                art_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one unit of the text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        art_id: string;
+                        path: string;
+                        version_number: number;
+                        content_type: string;
+                        /** @description 1-based index of this unit */
+                        unit: number;
+                        /** @description how many units the document has */
+                        units: number;
+                        /** @description the unit the passage lies in; char_start/char_end are offsets in that unit for documents */
+                        anchor: {
+                            page: number;
+                        } | {
+                            slide: number;
+                        } | {
+                            sheet: string;
+                            range: string;
+                        } | {
+                            chapter: number;
+                            title?: string;
+                        } | {
+                            heading: string;
+                        };
+                        /** @description the unit’s extracted text, Markdown where structure helps */
+                        text: string;
+                    };
+                };
+            };
+            /** @description MALFORMED_REQUEST, MALFORMED_JSON, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6559,7 +6790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6613,7 +6844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6760,7 +6991,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6814,7 +7045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6955,7 +7186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7009,7 +7240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7203,7 +7434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7257,7 +7488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7402,7 +7633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7456,7 +7687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7594,7 +7825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7648,7 +7879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7785,7 +8016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7839,7 +8070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7977,7 +8208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8031,7 +8262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8184,7 +8415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8238,7 +8469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8391,7 +8622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8445,7 +8676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8611,7 +8842,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8665,7 +8896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8817,7 +9048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8871,7 +9102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9018,7 +9249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9072,7 +9303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9225,7 +9456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9279,7 +9510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9445,7 +9676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9499,7 +9730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9665,7 +9896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9719,7 +9950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9866,7 +10097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9920,7 +10151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10073,7 +10304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10127,7 +10358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10293,7 +10524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10347,7 +10578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10504,7 +10735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10558,7 +10789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10694,7 +10925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10748,7 +10979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10904,7 +11135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10958,7 +11189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11401,7 +11632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11455,7 +11686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11998,7 +12229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12052,7 +12283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12596,7 +12827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12650,7 +12881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12806,7 +13037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12860,7 +13091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12994,7 +13225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13048,7 +13279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13195,7 +13426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13249,7 +13480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13419,7 +13650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13473,7 +13704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13631,7 +13862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13685,7 +13916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13841,7 +14072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13895,7 +14126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14066,7 +14297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14120,7 +14351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14278,7 +14509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14332,7 +14563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14497,7 +14728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14551,7 +14782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14704,7 +14935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14758,7 +14989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14927,7 +15158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14981,7 +15212,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15136,7 +15367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15190,7 +15421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15345,7 +15576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15399,7 +15630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15578,7 +15809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15632,7 +15863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15822,7 +16053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15876,7 +16107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16019,7 +16250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16073,7 +16304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16228,7 +16459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16282,7 +16513,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16470,7 +16701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16524,7 +16755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16733,7 +16964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16787,7 +17018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16970,7 +17201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17024,7 +17255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17154,7 +17385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17208,7 +17439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17393,7 +17624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17447,7 +17678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17612,7 +17843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17666,7 +17897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17818,7 +18049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17872,7 +18103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18033,7 +18264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18087,7 +18318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18166,7 +18397,7 @@ export interface operations {
             query: {
                 q: string;
                 mode?: "hybrid" | "lexical" | "semantic";
-                modality?: ("text" | "code" | "pdf" | "image" | "audio" | "video")[];
+                modality?: ("text" | "code" | "pdf" | "document" | "image" | "audio" | "video")[];
                 label?: string[];
                 file_type?: string;
                 prefix?: string;
@@ -18205,7 +18436,7 @@ export interface operations {
                             snippet: string;
                             score: number;
                             /** @enum {string} */
-                            modality: "text" | "code" | "pdf" | "image" | "audio" | "video";
+                            modality: "text" | "code" | "pdf" | "document" | "image" | "audio" | "video";
                             ord: number;
                             text: string;
                             rank_lexical: number | null;
@@ -18216,6 +18447,20 @@ export interface operations {
                             page_end?: number;
                             time_start_ms?: number;
                             time_end_ms?: number;
+                            /** @description the unit the passage lies in; char_start/char_end are offsets in that unit for documents */
+                            anchor?: {
+                                page: number;
+                            } | {
+                                slide: number;
+                            } | {
+                                sheet: string;
+                                range: string;
+                            } | {
+                                chapter: number;
+                                title?: string;
+                            } | {
+                                heading: string;
+                            };
                         }[];
                         next_cursor: string | null;
                         /** @description what the semantic leg did for this answer: never a silent lexical-only answer */
@@ -18269,7 +18514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18323,7 +18568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,8 @@ import { listVersions, readVersion } from '../../files/versions.js';
 import { restoreVersion } from '../../files/version-restore.js';
 import { artifactOut, downloadUrlOut } from '../../shapes/artifacts.js';
 import { versionOut } from '../../shapes/versions.js';
+import { readDocumentUnit } from '../../files/document-text.js';
+import { documentTextOut, documentTextQuery, documentTextSchema } from '../../shapes/documents.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route, RouteRegistry } from '../http/route.js';
 import { ifMatchOf } from '../http/headers.js';
@@ -61,6 +63,24 @@ export function artifactContentRouter(routes: RouteRegistry, ctx: AppContext): R
       responses: bytesResponse,
     },
     ({ params, query, req, res }) => downloadAt(req, res, params.art_id, query.as_of),
+    onlyArtId,
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v0/artifacts/:art_id/text',
+      summary:
+        "A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); " +
+        'the first by default. The unit a find hit names in its anchor.',
+      tags,
+      auth: true,
+      params: artIdParams,
+      query: documentTextQuery,
+      responses: { 200: { description: 'one unit of the text', schema: documentTextSchema } },
+    },
+    async ({ params, query, req }) => documentTextOut(await readDocumentUnit(rc(req), params.art_id, query)),
     onlyArtId,
   );
 

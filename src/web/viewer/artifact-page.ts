@@ -10,6 +10,8 @@ import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
 import { icon } from '../icons.js';
 import { kindLabel } from '../kind.js';
+import { documentUnits, readsAsUnits } from '../../lib/extract.js';
+import { anchorFragment, anchorLabel } from '../../lib/documents/units.js';
 import { DROP_UPLOAD_PATH } from '../assets.js';
 import type { Timestamp } from '../../lib/time.js';
 import {
@@ -41,6 +43,8 @@ export interface ArtifactView {
   badge?: Html | '';
   /** The URL of the file's folder in the drive: relative images in markdown resolve against it (owner and grantees). */
   folderUrl?: string;
+  /** A PDF opens at this page (`?page=` from a find hit). */
+  page?: number;
 }
 
 export async function bytesOf(app: AppContext, blob: BlobRef): Promise<Buffer> {
@@ -102,11 +106,31 @@ async function body(app: AppContext, v: ArtifactView, versionQuery: string): Pro
       <p class="muted">${why}</p>
       <a class="button" href="${downloadHref}">Download</a>
     </div>`;
+  // Office, OpenDocument, EPUB and RTF show their extracted text, one section per unit, each with the id a find
+  // hit's link names (HTML pages still render themselves in the sandbox).
+  if (kind !== 'sandboxed' && kind !== 'pdf' && readsAsUnits(blob.contentType, blob.path)) {
+    if (blob.size > RENDER_MAX_BYTES) return card(`Too large to preview (over ${humanSize(RENDER_MAX_BYTES)}).`);
+    const units = await documentUnits(blob.contentType, blob.path, await bytesOf(app, blob));
+    if (units.length)
+      return html`<div data-testid="document-units">
+        ${units.map(
+          (u) =>
+            html`<section class="unit" id="${anchorFragment(u.anchor)}">
+              <h2 class="muted">${anchorLabel(u.anchor)}</h2>
+              ${renderMarkdown(u.text, v.folderUrl)}
+            </section>`,
+        )}
+      </div>`;
+  }
   switch (kind) {
     case 'image':
       return html`<img class="content" alt="${fileName(blob.path)}" src="${contentUrl()}" />`;
     case 'pdf':
-      return html`<iframe class="content" title="${fileName(blob.path)}" src="${contentUrl()}"></iframe>`;
+      return html`<iframe
+        class="content"
+        title="${fileName(blob.path)}"
+        src="${contentUrl()}${v.page ? `#page=${v.page}` : ''}"
+      ></iframe>`;
     case 'sandboxed':
       // HTML and SVG run only on the content origin, in a frame with an opaque origin (docs/decisions.md → Viewer).
       return html`<iframe

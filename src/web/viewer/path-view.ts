@@ -212,8 +212,12 @@ function filePage(c: VisitorCall, read: Extract<PathRead, { kind: 'file' }>) {
     tools: tools && read.sharing ? (downloads: Html) => fileToolbar(tools, f, read.sharing!, downloads) : undefined,
     badge: badge(undefined, a.visibility),
     folderUrl: f.folderUrl,
+    page: pageParam(c.query('page')),
   };
 }
+
+/** `?page=` of a find hit in a PDF: a positive page number, else none. */
+const pageParam = (v: string) => (/^[1-9]\d{0,6}$/.test(v) ? Number(v) : undefined);
 
 type Tools = NonNullable<ReturnType<typeof ownerTools>>;
 

@@ -1,0 +1,50 @@
+import { AppError } from '../lib/errors.js';
+import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import type { Unit } from '../lib/documents/units.js';
+import type { RequestContext } from '../platform/request-context.js';
+import { artifactContent, type BlobRef } from './content.js';
+import { blobBytes } from './text.js';
+
+/**
+ * GET /v0/artifacts/{art_id}/text: a document's extracted text (Markdown), one unit at a time, chosen by `page`,
+ * `slide`, `sheet` (its name) or `unit` (1-based, any kind); the first unit when none is named. The bytes stay on
+ * …/download. A unit is what a find hit's anchor names.
+ */
+export interface UnitSelector {
+  unit?: number;
+  page?: number;
+  slide?: number;
+  sheet?: string;
+}
+
+export interface DocumentUnitRead {
+  blob: BlobRef;
+  index: number;
+  count: number;
+  unit: Unit;
+}
+
+function pick(units: Unit[], s: UnitSelector): number {
+  const at = (test: (u: Unit) => boolean) => units.findIndex(test);
+  if (s.page !== undefined) return at((u) => 'page' in u.anchor && u.anchor.page === s.page);
+  if (s.slide !== undefined) return at((u) => 'slide' in u.anchor && u.anchor.slide === s.slide);
+  if (s.sheet !== undefined) return at((u) => 'sheet' in u.anchor && u.anchor.sheet === s.sheet);
+  return (s.unit ?? 1) - 1;
+}
+
+export async function readDocumentUnit(
+  rc: RequestContext,
+  artId: string,
+  selector: UnitSelector,
+): Promise<DocumentUnitRead> {
+  const blob = await artifactContent(rc, { artId });
+  if (!readsAsUnits(blob.contentType, blob.path) || blob.size > READ_DOCUMENT_MAX_BYTES)
+    throw new AppError('NOT_A_DOCUMENT', `${blob.path} is not a document whose text can be read by unit`);
+  const units = await documentUnits(blob.contentType, blob.path, await blobBytes(rc, blob));
+  if (!units.length) throw new AppError('NOT_A_DOCUMENT', `no text could be extracted from ${blob.path}`);
+  const index = pick(units, selector);
+  const unit = units[index];
+  if (index < 0 || !unit)
+    throw new AppError('UNIT_NOT_FOUND', `${blob.path} has no such unit`, { units: units.length });
+  return { blob, index: index + 1, count: units.length, unit };
+}
