@@ -30,7 +30,8 @@ const OPS = Number(process.env.SYNC_OPS ?? 300);
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi({});
+  // Two watchers write much more than one agent: lift the per-credential and per-drive write budgets.
+  api = await startTestApi({ WRITE_BUDGET_PER_HOUR: '1000000', WRITE_BUDGET_PER_DRIVE_PER_HOUR: '1000000' });
   tenant = await createTenant(api.ctx);
   env = { XDG_CONFIG_HOME: freshConfigHome(), AGENT_DRIVE_URL: api.url, AGENT_DRIVE_API_KEY: tenant.apiKey };
 });
@@ -90,12 +91,25 @@ async function quiesce(a: string, b: string, prefix: string, timeoutMs = 120_000
     if (stable >= 3) return sa;
     await sleep(700);
   }
+  console.log(logs.join('').slice(-6000));
+  const list = (m: Map<string, string>) => [...m].map(([k, v]) => `${k} ${sha(v).slice(0, 8)}`).sort();
+  console.log(
+    list(snapshot(a)),
+    list(snapshot(b)),
+    (await driveHashes(prefix)).map((h) => h.slice(0, 8)),
+  );
   throw new Error('the two folders and the drive did not converge');
 }
+
+/** What the watchers printed, shown when a run does not converge. */
+const logs: string[] = [];
 
 function watcher(dir: string, prefix: string) {
   const child = startCli(['sync', '--watch', dir, prefix], env);
   children.push(child);
+  const tag = `[${path.basename(dir)}]`;
+  child.stdout!.on('data', (d: Buffer) => logs.push(`${tag} ${d}`));
+  child.stderr!.on('data', (d: Buffer) => logs.push(`${tag} ! ${d}`));
   return child;
 }
 
@@ -200,7 +214,7 @@ describe('agent-drive sync, two-way', () => {
     const result = await quiesce(a, b, 'w');
     const lost = w.lost(result);
     console.log(`sync: ${OPS} ops, ${w.tokens.length} edits, ${result.size} files, ${lost.length} lost`);
-    expect(lost).toEqual([]);
+    expect(lost, logs.join('').slice(-4000)).toEqual([]);
 
     // Latency from a change on one side to the other (measured, not asserted: bench/ is for speed).
     const delays: number[] = [];

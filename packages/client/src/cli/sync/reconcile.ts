@@ -38,6 +38,10 @@ export interface PassReport {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+/** The local file name, sent only when the drive path differs from it (X-Drive-Filename). */
+const nameIfMapped = (rel: string, p: string) =>
+  path.posix.basename(rel) === path.posix.basename(p) ? undefined : path.posix.basename(rel);
+
 export function conflictName(rel: string, machine = hostname(), at = new Date()): string {
   const ext = path.posix.extname(rel);
   const stem = rel.slice(0, rel.length - ext.length);
@@ -65,22 +69,26 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
   for (const [rel, f] of local) localAt.set(pathOfLocal.get(rel)!, f);
   const localNameOf = (r: RemoteFile) => {
     const rel = prefix ? r.path.slice(prefix.length + 1) : r.path;
-    return r.filename ? path.posix.join(path.posix.dirname(rel), r.filename) : rel;
+    // A kept file name only stands for a mapped one (a plain name is its own path, and survives a move unchanged).
+    const mapped = r.filename && r.filename !== path.posix.basename(rel) && !/^[A-Za-z0-9_.-]+$/.test(r.filename);
+    return mapped ? path.posix.join(path.posix.dirname(rel), r.filename!) : rel;
   };
 
   /** Writes the drive's bytes to `rel`, unless the local file changed since the scan (the next pass sees that). */
-  const bringDown = async (r: RemoteFile, rel: string, expectHash: string | undefined) => {
+  const bringDown = async (r: RemoteFile, rel: string, expectHash: string | undefined): Promise<void> => {
     const now = await readFile(fileOf(rel)).catch(() => undefined);
-    if ((now ? sha256(now) : undefined) !== expectHash) return false;
+    if ((now ? sha256(now) : undefined) !== expectHash) return;
     const bytes = await download(client, r.art_id);
     await mkdir(path.dirname(fileOf(rel)), { recursive: true });
     const tmp = path.join(dir, '.agent-drive', `down-${process.pid}-${Date.now()}`);
     await mkdir(path.dirname(tmp), { recursive: true });
     await writeFile(tmp, bytes);
+    // Checked again right before the swap: an edit made during the download is not overwritten.
+    const again = await readFile(fileOf(rel)).catch(() => undefined);
+    if ((again ? sha256(again) : undefined) !== expectHash) return void (await rm(tmp, { force: true }));
     await rename(tmp, fileOf(rel));
     state.files[r.path] = { local: rel, art_id: r.art_id, version: r.version, hash: sha256(bytes) };
     report.down.push(r.path);
-    return true;
   };
 
   const agreed = (r: RemoteFile, rel: string, hash = r.hash) =>
@@ -116,6 +124,11 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
         local.set(rel, { ...l, rel, file: fileOf(rel) });
         localAt.delete(p);
         localAt.set(r.path, local.get(rel)!);
+      } else if (l && l.hash === s.hash) {
+        // The new name is taken already: the unchanged file under the old name is the moved one's leftover.
+        await rm(l.file, { force: true });
+        local.delete(s.local);
+        localAt.delete(p);
       }
       delete state.files[p];
       state.files[r.path] = { ...s, local: rel };
@@ -157,7 +170,7 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
         if (l) {
           const up = await upload(client, p, l.bytes, {
             ifMatch: r ? s?.version : undefined,
-            filename: path.posix.basename(l.rel),
+            filename: nameIfMapped(l.rel, p),
           });
           agreed(up, l.rel, l.hash);
           report.up.push(p);
@@ -178,7 +191,7 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
       } else if (!l && r) {
         await bringDown(r, s?.local ?? localNameOf(r), undefined); // an edit wins over a delete
       } else if (l && !r) {
-        const up = await upload(client, p, l.bytes, { filename: path.posix.basename(l.rel) });
+        const up = await upload(client, p, l.bytes, { filename: nameIfMapped(l.rel, p) });
         agreed(up, l.rel, l.hash);
         report.up.push(p);
       } else if (l && r && s) {
