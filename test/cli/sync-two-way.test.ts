@@ -108,8 +108,8 @@ function watcher(dir: string, prefix: string) {
   const child = startCli(['sync', '--watch', dir, prefix], env);
   children.push(child);
   const tag = `[${path.basename(dir)}]`;
-  child.stdout!.on('data', (d: Buffer) => logs.push(`${tag} ${d}`));
-  child.stderr!.on('data', (d: Buffer) => logs.push(`${tag} ! ${d}`));
+  child.stdout!.on('data', (d: Buffer) => logs.push(`${tag} ${d.toString()}`));
+  child.stderr!.on('data', (d: Buffer) => logs.push(`${tag} ! ${d.toString()}`));
   return child;
 }
 
