@@ -211,7 +211,9 @@ describe('agent-drive sync, two-way', () => {
       w.act(Math.random() < 0.5 ? a : b);
       await sleep(40 + Math.random() * 80);
     }
+    const t0 = Date.now();
     const result = await quiesce(a, b, 'w');
+    console.log(`sync: converged ${Date.now() - t0} ms after the last op`);
     const lost = w.lost(result);
     console.log(`sync: ${OPS} ops, ${w.tokens.length} edits, ${result.size} files, ${lost.length} lost`);
     expect(lost, logs.join('').slice(-4000)).toEqual([]);
