@@ -129,7 +129,9 @@ async function twoWay(dir: string, prefix: string, opts: SyncOptions, cmd: Comma
     return;
   }
   const stop = new AbortController();
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop.abort());
+  // A pass in flight finishes (its state is saved); an HTTP request that hangs does not hold the exit past 3 s.
+  const quit = () => (stop.abort(), setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref());
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, quit);
   process.stderr.write(`sync: watching ${dir} ⇄ ${o.prefix || '/'}\n`);
   await syncWatch(o, stop.signal);
 }

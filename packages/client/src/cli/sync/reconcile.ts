@@ -124,7 +124,7 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
         local.set(rel, { ...l, rel, file: fileOf(rel) });
         localAt.delete(p);
         localAt.set(r.path, local.get(rel)!);
-      } else if (l && l.hash === s.hash) {
+      } else if (l && rel !== s.local && l.hash === s.hash) {
         // The new name is taken already: the unchanged file under the old name is the moved one's leftover.
         await rm(l.file, { force: true });
         local.delete(s.local);
@@ -140,8 +140,9 @@ export async function syncPass(client: DriveClient, dir: string, state: SyncStat
     const moved = [...local.values()].find(
       (l) => l.hash === s.hash && !state.files[pathOfLocal.get(l.rel)!] && !remote.has(pathOfLocal.get(l.rel)!),
     );
-    if (!moved) continue;
-    const to = pathOfLocal.get(moved.rel)!;
+    const to = moved && pathOfLocal.get(moved.rel)!;
+    // A move keeps the drive's file name: a mapped name (not its own path) travels as a delete and a create instead.
+    if (!moved || !to || nameIfMapped(moved.rel, to) !== undefined) continue;
     try {
       const m = await moveRemote(client, s.art_id, to, s.version);
       delete state.files[p];

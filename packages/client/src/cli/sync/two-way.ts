@@ -79,6 +79,6 @@ export async function syncWatch(o: TwoWayOptions, signal: AbortSignal): Promise<
     watcher.close();
     clearInterval(poll);
     clearTimeout(debounce);
-    await feed.catch(() => undefined);
+    void feed.catch(() => undefined); // aborted with the signal; not awaited, a hanging read must not block the exit
   }
 }
