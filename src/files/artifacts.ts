@@ -23,6 +23,7 @@ import { applyVisibility } from './visibility.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 import { isPlainPut, plainPut } from './plain-put.js';
 import { leasesMayHold } from './lease-guard.js';
+import { mergeWrite, type MergedRow } from './merge-write.js';
 
 export { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
 
@@ -67,7 +68,7 @@ export async function uploadArtifact(
   rc: RequestContext,
   upload: UploadFields & { path: string },
   incoming: IncomingBody,
-): Promise<ArtifactRow> {
+): Promise<MergedRow> {
   const fields = checkUploadFields(upload, upload.path);
   return uploadWith(rc, { ...fields, driveId: rc.driveId, actor: rc.actor, path: upload.path }, incoming);
 }
@@ -81,7 +82,7 @@ export async function uploadArtifactById(
   artId: string,
   upload: UploadFields,
   incoming: IncomingBody,
-): Promise<ArtifactRow> {
+): Promise<MergedRow> {
   const fields = checkUploadFields(upload);
   const access = await authorize(rc, { artId }, 'write');
   const current = access.artifact!;
@@ -98,7 +99,7 @@ export async function uploadArtifactById(
   );
 }
 
-async function uploadWith(rc: RequestContext, given: PutInput, incoming: IncomingBody): Promise<ArtifactRow> {
+async function uploadWith(rc: RequestContext, given: PutInput, incoming: IncomingBody): Promise<MergedRow> {
   const ctx = rc.app;
   const input = { ...given, filename: keptFilename(given.path, given.filename) };
   await preflightPut(ctx, input);
@@ -107,6 +108,9 @@ async function uploadWith(rc: RequestContext, given: PutInput, incoming: Incomin
   const spooled = await spoolBody(incoming.stream, { maxBytes, memoryBytes: ctx.config.limits.uploadSpoolMemoryBytes });
   if (spooled.tooLarge) throw tooLarge(maxBytes);
   try {
+    const ifMatch = input.ifMatch;
+    if (input.merge && ifMatch !== undefined)
+      return await mergeWrite(rc, { ...input, ifMatch }, spooled, (i, body) => putArtifact(ctx, i, body));
     return await putArtifact(ctx, input, spooled);
   } finally {
     await spooled.dispose();
@@ -123,7 +127,10 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
   if (input.ifMatch === undefined) return;
   const current = await getLiveArtifactByPath(ctx.orm.em.fork(), input.driveId, input.path);
   if (input.artId && current?.id !== input.artId) throw artifactNotFound();
-  if (!current || current.version_number !== input.ifMatch) throw preconditionFailed(current?.version_number ?? null);
+  // A merge accepts an older If-Match (src/files/merge-write.ts); never a newer one.
+  const behind = input.merge && current && input.ifMatch < current.version_number;
+  if (!current || (current.version_number !== input.ifMatch && !behind))
+    throw preconditionFailed(current?.version_number ?? null);
 }
 
 /**

@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import { createTwoFilesPatch } from 'diff';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import type { ArtifactRow } from '../records/artifact-records.js';
 import { checkChangeSummary, checkNotWiki, preconditionFailed } from './artifact-rules.js';
 import { uploadArtifactById } from './artifacts.js';
+import type { MergedRow } from './merge-write.js';
 import type { ContentTarget } from './content.js';
 import { readArtifactText } from './text.js';
 
@@ -20,13 +20,23 @@ export interface TextEdit {
   replaceAll?: boolean;
 }
 
+export interface EditInput {
+  target: ContentTarget;
+  edits: TextEdit[];
+  dryRun: boolean;
+  ifMatch?: number;
+  /** With an older ifMatch: edit that version, then merge three-way with the current one. */
+  merge?: boolean;
+  changeSummary?: string | null;
+}
+
 export interface EditResult {
   path: string;
   baseVersion: number;
   replacements: number;
   diff: string;
   applied: boolean;
-  artifact: ArtifactRow | null;
+  artifact: MergedRow | null;
 }
 
 /**
@@ -113,13 +123,16 @@ export function boundedDiff(
     : diff;
 }
 
-export async function editArtifact(
-  rc: RequestContext,
-  input: { target: ContentTarget; edits: TextEdit[]; dryRun: boolean; ifMatch?: number; changeSummary?: string | null },
-): Promise<EditResult> {
-  const { blob, text } = await readArtifactText(rc, input.target);
-  checkNotWiki(blob.path);
-  if (input.ifMatch !== undefined && input.ifMatch !== blob.versionNumber) throw preconditionFailed(blob.versionNumber);
+export async function editArtifact(rc: RequestContext, input: EditInput): Promise<EditResult> {
+  const current = await readArtifactText(rc, input.target);
+  checkNotWiki(current.blob.path);
+  // merge: the edits apply to version if_match, and that result merges with the current version (merge.md).
+  const behind = input.merge && input.ifMatch !== undefined && input.ifMatch < current.blob.versionNumber;
+  if (input.ifMatch !== undefined && input.ifMatch !== current.blob.versionNumber && !behind)
+    throw preconditionFailed(current.blob.versionNumber);
+  const { blob, text } = behind
+    ? await readArtifactText(rc, { artId: current.blob.artId, versionNumber: input.ifMatch! })
+    : current;
   const edited = applyEdits(text, input.edits, rc.app.config.limits.maxUploadBytes);
   const diff = boundedDiff(
     blob.path,
@@ -140,6 +153,7 @@ export async function editArtifact(
       contentType: blob.contentType,
       changeSummary: checkChangeSummary(input.changeSummary ?? null),
       ifMatch: blob.versionNumber,
+      merge: behind || undefined,
     },
     { stream: Readable.from([bytes]), declaredBytes: bytes.length },
   );

@@ -13,6 +13,8 @@ export interface PutInput {
   actor: string | null;
   changeSummary: string | null;
   ifMatch?: number;
+  /** X-Drive-Merge: three-way: an older If-Match merges (src/files/merge-write.ts) instead of failing. */
+  merge?: boolean;
   /** The original file name (X-Drive-Filename); omitted keeps it on overwrite. */
   filename?: string;
   /** Write only over this artifact (upload by id): 404 when the path no longer holds it. */

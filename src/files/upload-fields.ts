@@ -32,6 +32,9 @@ export interface UploadFields {
   ifMatch?: number;
   /** If-Match as sent (`3`, `"3"`, `W/"3"`), parsed here after the value checks. */
   ifMatchHeader?: string;
+  /** X-Drive-Merge as sent (only `three-way`), or the MCP/SDK boolean. */
+  mergeHeader?: string;
+  merge?: boolean;
   /** The original file name a person gave (X-Drive-Filename, decoded); kept beside the path. */
   filename?: string;
 }
@@ -45,6 +48,7 @@ export interface CheckedUpload {
   visibility?: Visibility;
   changeSummary: string | null;
   ifMatch?: number;
+  merge?: boolean;
   filename?: string;
 }
 
@@ -82,5 +86,19 @@ export function checkUploadFields(f: UploadFields, path?: string): CheckedUpload
   const ifMatch = f.ifMatchHeader !== undefined ? parseIfMatch(f.ifMatchHeader) : f.ifMatch;
   const contentType = f.contentType ?? (f.sentAsText && path !== undefined ? textContentType(path) : undefined);
   const filename = f.filename !== undefined ? checkFilename(f.filename) : undefined;
-  return { contentType, labels, metadata, source, visibility, changeSummary, ifMatch, filename };
+  const merge = checkMerge(f, ifMatch);
+  return { contentType, labels, metadata, source, visibility, changeSummary, ifMatch, merge, filename };
+}
+
+/** A merge needs its base: the version the writer started from (If-Match). */
+function checkMerge(f: UploadFields, ifMatch: number | undefined): boolean | undefined {
+  if (f.mergeHeader !== undefined && f.mergeHeader.trim().toLowerCase() !== 'three-way')
+    throw new AppError('INVALID_ARGUMENT', 'X-Drive-Merge takes one value: three-way');
+  const merge = f.mergeHeader !== undefined || f.merge === true;
+  if (merge && ifMatch === undefined)
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      'a three-way merge needs If-Match (if_match): the version the write started from',
+    );
+  return merge || undefined;
 }

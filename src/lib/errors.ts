@@ -124,6 +124,10 @@ export const ERROR_CATALOGUE = {
   FOLDER_RECURSIVE_REQUIRED: { status: 409, meaning: 'folder has live descendants; delete with recursive=true' },
   ALREADY_CLAIMED: { status: 409, meaning: 'the identity is already claimed' },
   TOKEN_REPLAYED: { status: 409, meaning: 'single-use upload token reused' },
+  MERGE_CONFLICT: {
+    status: 409,
+    meaning: 'three-way merge: the write and the current version changed the same lines; conflicts lists the hunks',
+  },
   EDIT_NO_MATCH: { status: 409, meaning: 'edit: old_text does not occur in the current text' },
   EDIT_AMBIGUOUS: { status: 409, meaning: 'edit: old_text occurs more than once; add context or set replace_all' },
   UPLOAD_SIZE_MISMATCH: { status: 409, meaning: 'uploaded object size differs from the declared size_bytes' },
@@ -174,6 +178,10 @@ export const ERROR_CATALOGUE = {
     alsoStatus: [402],
   },
   UNSUPPORTED_ENCODING: { status: 415, meaning: 'unsupported body encoding or charset' },
+  MERGE_TOO_LARGE: {
+    status: 413,
+    meaning: 'three-way merge over its bounds (2 MB of text, 50,000 lines, 2,000 changed lines a side, or its time)',
+  },
   NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
   NOT_A_DOCUMENT: {
     status: 415,

@@ -15,8 +15,8 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Edit a text file',
       description:
-        'Replaces old_text (exactly once, or every time with replace_all) by new_text in a text file, edits in order, ' +
-        'as ONE new version; dry_run returns the diff only. A concurrent change gives 412: read again and redo.',
+        'Replaces old_text (once, or all with replace_all) by new_text in a text file, edits in order, ' +
+        'as ONE new version; dry_run: diff only. Concurrent change: 412, or with merge a 3-way merge.',
       input: {
         ref: refArg,
         edits: z
@@ -30,7 +30,8 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
           .min(1)
           .max(100),
         dry_run: z.boolean().default(false),
-        if_match: z.number().int().min(1).optional().describe('expected version_number, else 412'),
+        if_match: z.number().int().min(1).optional().describe('expected version, else 412'),
+        merge: z.boolean().optional(),
         change_summary: z.string().max(1000).optional(),
         actor: actorArg,
       },
@@ -43,6 +44,7 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
         edits: args.edits.map((e) => ({ oldText: e.old_text, newText: e.new_text, replaceAll: e.replace_all })),
         dryRun: args.dry_run,
         ifMatch: args.if_match,
+        merge: args.merge,
         changeSummary: args.change_summary,
       });
       const artifact = r.artifact ? artifactOut(config, r.artifact) : null;

@@ -17,7 +17,7 @@ import { artifactLine } from './tools-browse.js';
 export const pathArg = z.string().min(1).max(256).describe('e.g. "reports/q1.md"');
 const labelsIn = z.array(z.string()).max(16).optional().describe('[a-z0-9_-]+; replaces, [] clears');
 const metadataIn = z.record(z.string(), z.unknown()).optional().describe('replaces; {} clears');
-export const ifMatchArg = z.number().int().min(1).optional().describe('expected version_number, else 412');
+export const ifMatchArg = z.number().int().min(1).optional().describe('expected version, else 412');
 const changeSummaryArg = z.string().max(1000).optional();
 /** Provenance; published as its outline (the validator checks the full form: refs of {type, id, metadata?}). */
 export const sourceArg = publishAs(sourceSchema, {
@@ -45,8 +45,8 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Upload a file',
       description:
-        'Creates or overwrites (new version) the file at path. content is text, or base64 with encoding=base64. ' +
-        'Omitted labels/metadata are kept. Big or binary: upload_url. Partial changes: edit.',
+        'Creates or overwrites (new version) the file at path. content: text, or base64 (encoding=base64). ' +
+        'Omitted labels/metadata kept. Big/binary: upload_url. Partial: edit. merge: 3-way from if_match.',
       input: {
         path: pathArg.describe('[A-Za-z0-9_./-] only'),
         filename: z.string().max(255).optional().describe('original name, kept'),
@@ -59,6 +59,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
         visibility: z.enum(['private', 'public']).optional(),
         change_summary: changeSummaryArg,
         if_match: ifMatchArg,
+        merge: z.boolean().optional(),
         actor: actorArg,
       },
       annotations: writes(false, false),
@@ -78,6 +79,7 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
           visibility: args.visibility,
           changeSummary: args.change_summary,
           ifMatch: args.if_match,
+          merge: args.merge,
           filename: args.filename,
         },
         { stream: Readable.from([bytes]), declaredBytes: bytes.length },

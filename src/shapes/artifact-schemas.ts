@@ -50,7 +50,39 @@ export const artifactOutSchema = z.object({
     .describe(
       "the wiki's reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model",
     ),
+  merged: z
+    .object({ base: z.number().int(), theirs: z.number().int() })
+    .optional()
+    .describe('only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with'),
 });
+
+const hunkSide = z.object({ start: z.number().int(), lines: z.array(z.string()), truncated: z.boolean().optional() });
+
+/** 409 of a PUT: the usual envelope; MERGE_CONFLICT adds the hunks (docs/decisions/merge.md). */
+export const mergeConflictSchema = z.object({
+  detail: z.object({
+    error: z.looseObject({
+      code: z.string(),
+      message: z.string(),
+      base: z.number().int().optional(),
+      theirs: z.number().int().optional(),
+      conflicts: z
+        .array(z.object({ base: hunkSide, ours: hunkSide, theirs: hunkSide }))
+        .optional()
+        .describe('MERGE_CONFLICT: overlapping hunks, at most 50, each side at most 200 lines (1-based start lines)'),
+    }),
+  }),
+});
+
+/** X-Drive-Merge on a PUT. */
+export const mergeHeader = z
+  .string()
+  .meta({ enum: ['three-way'] })
+  .optional()
+  .describe(
+    'three-way: an If-Match older than the current version merges this text with the current one against version ' +
+      'If-Match (200 with merged; 409 MERGE_CONFLICT with hunks; binary 412; 413 MERGE_TOO_LARGE)',
+  );
 
 export const pageSchema = z.object({ items: z.array(artifactOutSchema), next_cursor: z.string().nullable() });
 

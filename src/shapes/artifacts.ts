@@ -16,7 +16,8 @@ export function artifactPermalink(config: Config, artId: string): string {
   return `${config.http.webUrl}/a/${artId}`;
 }
 
-export function artifactOut(config: Config, r: ArtifactRow) {
+/** `merged`: set on the answer to a write that merged three-way (src/files/merge-write.ts). */
+export function artifactOut(config: Config, r: ArtifactRow & { merged?: { base: number; theirs: number } }) {
   return {
     art_id: r.id,
     drive_id: r.drive_id,
@@ -40,6 +41,7 @@ export function artifactOut(config: Config, r: ArtifactRow) {
     indexed_at: iso(r.indexed_at),
     embedded_at: iso(r.embedded_at),
     llm_index: r.llm_index ?? null,
+    ...(r.merged ? { merged: r.merged } : {}),
   };
 }
 export type ArtifactOut = ReturnType<typeof artifactOut>;

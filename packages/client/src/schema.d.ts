@@ -2123,6 +2123,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -2311,7 +2316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2338,7 +2343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2503,7 +2508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2530,7 +2535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2699,6 +2704,11 @@ export interface operations {
                                     description: string;
                                 }[];
                             } | null;
+                            /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                            merged?: {
+                                base: number;
+                                theirs: number;
+                            };
                         }[];
                         folders: {
                             fld_id: string;
@@ -2773,7 +2783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2800,7 +2810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2977,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3004,7 +3014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3336,7 +3346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +3373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3535,7 +3545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3729,6 +3739,11 @@ export interface operations {
                                     description: string;
                                 }[];
                             } | null;
+                            /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                            merged?: {
+                                base: number;
+                                theirs: number;
+                            };
                         }[];
                         next_cursor: string | null;
                     };
@@ -3788,7 +3803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3815,7 +3830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3977,6 +3992,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -4034,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4061,7 +4081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,6 +4177,7 @@ export interface operations {
                 "x-drive-change-summary"?: string;
                 "x-drive-filename"?: string;
                 "if-match"?: string;
+                "x-drive-merge"?: "three-way";
             };
             path: {
                 art_id: string;
@@ -4169,7 +4190,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description artifact record */
+            /** @description artifact record (with merged after a three-way merge) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4235,6 +4256,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -4292,13 +4318,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description MERGE_CONFLICT carries the hunks; WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": {
+                        detail: {
+                            error: {
+                                code: string;
+                                message: string;
+                                base?: number;
+                                theirs?: number;
+                                /** @description MERGE_CONFLICT: overlapping hunks, at most 50, each side at most 200 lines (1-based start lines) */
+                                conflicts?: {
+                                    base: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    ours: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    theirs: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
             /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
@@ -4319,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,7 +4545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4517,7 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4687,6 +4742,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -4744,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,7 +4831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,6 +4993,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -4990,7 +5055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5017,7 +5082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5195,6 +5260,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -5252,7 +5322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5279,7 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5444,6 +5514,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -5501,7 +5576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5690,6 +5765,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -5747,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5774,7 +5854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5870,6 +5950,7 @@ export interface operations {
                 "x-drive-change-summary"?: string;
                 "x-drive-filename"?: string;
                 "if-match"?: string;
+                "x-drive-merge"?: "three-way";
             };
             path: {
                 path: string;
@@ -5882,7 +5963,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description artifact record */
+            /** @description artifact record (with merged after a three-way merge) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5948,6 +6029,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -6005,13 +6091,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description MERGE_CONFLICT carries the hunks; WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": {
+                        detail: {
+                            error: {
+                                code: string;
+                                message: string;
+                                base?: number;
+                                theirs?: number;
+                                /** @description MERGE_CONFLICT: overlapping hunks, at most 50, each side at most 200 lines (1-based start lines) */
+                                conflicts?: {
+                                    base: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    ours: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    theirs: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
             /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
@@ -6032,7 +6147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6203,7 +6318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6230,7 +6345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6430,7 +6545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6644,7 +6759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6808,7 +6923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6835,7 +6950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7009,7 +7124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7036,7 +7151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7204,7 +7319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7231,7 +7346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7395,6 +7510,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -7452,7 +7572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7479,7 +7599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7651,7 +7771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7678,7 +7798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7843,7 +7963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7870,7 +7990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8034,7 +8154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8061,7 +8181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8226,7 +8346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8253,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8433,7 +8553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8460,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8640,7 +8760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8667,7 +8787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8860,7 +8980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8887,7 +9007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9066,7 +9186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9093,7 +9213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9294,7 +9414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9474,7 +9594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9501,7 +9621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9694,7 +9814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9721,7 +9841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9914,7 +10034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9941,7 +10061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10115,7 +10235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10142,7 +10262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10322,7 +10442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10349,7 +10469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10542,7 +10662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10569,7 +10689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10753,7 +10873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10780,7 +10900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10943,7 +11063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10970,7 +11090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11153,7 +11273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11180,7 +11300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11650,7 +11770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11677,7 +11797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12247,7 +12367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12274,7 +12394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12845,7 +12965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12872,7 +12992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13055,7 +13175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13082,7 +13202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13243,7 +13363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13270,7 +13390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13444,7 +13564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13471,7 +13591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13668,7 +13788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13695,7 +13815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13880,7 +14000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13907,7 +14027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14090,7 +14210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14117,7 +14237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14315,7 +14435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14342,7 +14462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14527,7 +14647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14554,7 +14674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14746,7 +14866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14773,7 +14893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14953,7 +15073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14980,7 +15100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15176,7 +15296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15203,7 +15323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15385,7 +15505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15412,7 +15532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15594,7 +15714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15621,7 +15741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15827,7 +15947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15854,7 +15974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16014,6 +16134,11 @@ export interface operations {
                                 description: string;
                             }[];
                         } | null;
+                        /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                        merged?: {
+                            base: number;
+                            theirs: number;
+                        };
                     };
                 };
             };
@@ -16071,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16098,7 +16223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16268,7 +16393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16295,7 +16420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16477,7 +16602,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16504,7 +16629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16719,7 +16844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16746,7 +16871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16982,7 +17107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17009,7 +17134,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17219,7 +17344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17246,7 +17371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17403,7 +17528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17430,7 +17555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17642,7 +17767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17669,7 +17794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17861,7 +17986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17888,7 +18013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18067,7 +18192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18094,7 +18219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18282,7 +18407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18309,7 +18434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18532,7 +18657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18559,7 +18684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            /** @description ARTIFACT_TOO_LARGE, BODY_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,11 @@ export interface UploadOptions {
   changeSummary?: string;
   /** Expected current version (412 when it differs). */
   ifMatch?: number;
+  /**
+   * With an older ifMatch: merge three-way with the current version against version ifMatch (X-Drive-Merge);
+   * 409 MERGE_CONFLICT with the hunks when both changed the same lines. Always one PUT (never a large upload).
+   */
+  merge?: boolean;
   /** The original file name the path was mapped from (sent as X-Drive-Filename, kept as `filename`). */
   filename?: string;
   /** Files above this many bytes go through /v0/uploads (begin, PUT to object storage, commit). */
@@ -37,6 +42,7 @@ export async function uploadBytes(
   if (options.metadata) header['x-drive-metadata'] = JSON.stringify(options.metadata);
   if (options.changeSummary) header['x-drive-change-summary'] = options.changeSummary;
   if (options.ifMatch !== undefined) header['if-match'] = String(options.ifMatch);
+  if (options.merge) header['x-drive-merge'] = 'three-way';
   if (options.filename !== undefined) header['x-drive-filename'] = filenameHeader(options.filename);
   options.onProgress?.(0, bytes.byteLength);
   const artifact = await ok(
@@ -59,7 +65,7 @@ export async function uploadFile(
   options: UploadOptions = {},
 ): Promise<ArtifactOut> {
   const { size } = await stat(file);
-  if (size <= (options.bufferedLimit ?? BUFFERED_UPLOAD_LIMIT))
+  if (options.merge || size <= (options.bufferedLimit ?? BUFFERED_UPLOAD_LIMIT))
     return uploadBytes(client, path, await readFile(file), options);
   return uploadLarge(client, path, file, size, options);
 }

@@ -26,6 +26,7 @@ export function uploadFieldsOf(req: Request): UploadFields {
     visibility: h('x-drive-visibility'),
     changeSummary: h('x-drive-change-summary'),
     ifMatchHeader: h('if-match'),
+    mergeHeader: h('x-drive-merge'),
     filename: filenameOf(h('x-drive-filename')),
   };
 }

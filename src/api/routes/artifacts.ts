@@ -24,6 +24,8 @@ import {
   cursorParam,
   idOf,
   filenameHeader,
+  mergeConflictSchema,
+  mergeHeader,
 } from '../../shapes/artifact-schemas.js';
 
 /**
@@ -63,7 +65,12 @@ const uploadHeaders = z.object({
   'x-drive-change-summary': z.string().max(1000).optional(),
   'x-drive-filename': filenameHeader,
   'if-match': ifMatchHeader,
+  'x-drive-merge': mergeHeader,
 });
+const putResponses = {
+  200: { description: 'artifact record (with merged after a three-way merge)', schema: artifactOutSchema },
+  409: { description: 'MERGE_CONFLICT carries the hunks', schema: mergeConflictSchema },
+};
 
 export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router {
   const router = routes.router();
@@ -215,7 +222,7 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
       params: artIdParams,
       bodyContentType: 'application/octet-stream',
       headers: uploadHeaders,
-      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+      responses: putResponses,
     },
     async ({ params, req, res }) => {
       const upload = uploadFieldsOf(req);
@@ -250,7 +257,7 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
       params: pathParams,
       bodyContentType: 'application/octet-stream',
       headers: uploadHeaders,
-      responses: { 200: { description: 'artifact record', schema: artifactOutSchema } },
+      responses: putResponses,
     },
     async ({ params, req, res }) =>
       streamUpload(req, res, () =>

@@ -147,8 +147,11 @@ export function addFileCommands(program: Command): void {
     .option('--content-type <type>', 'content type (default: from the extension)')
     .option('--message <summary>', 'change summary recorded on the version')
     .option('--if-match <version>', 'only if the current version is this one (else exit 4)', positiveInt)
+    .option('--merge', 'with an older --if-match: merge three-way with the current version (conflict: exit 4)')
     .action(async (file: string, path: string | undefined, opts: PutOptions, cmd: Command) => {
       const client = driveClient(globals(cmd));
+      if (opts.merge && opts.ifMatch === undefined)
+        throw new DriveError(0, 'USAGE', '--merge needs --if-match: the version the file was edited from');
       if (file === '-' && (path === undefined || path.endsWith('/')))
         throw new DriveError(0, 'USAGE', 'put from stdin needs a path with a file name');
       const named = await targetPath(client, file, path);
@@ -160,6 +163,7 @@ export function addFileCommands(program: Command): void {
         metadata: opts.metadata,
         changeSummary: opts.message,
         ifMatch: opts.ifMatch,
+        merge: opts.merge,
         bufferedLimit: bufferedLimit(),
       };
       const artifact =
@@ -294,6 +298,7 @@ interface PutOptions {
   contentType?: string;
   message?: string;
   ifMatch?: number;
+  merge?: boolean;
 }
 
 /** Files above this go through /v0/uploads; AGENT_DRIVE_BUFFERED_LIMIT lowers it (tests, small proxies). */

@@ -1,8 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { ok, type DriveClient } from '../client.js';
 import { DriveError } from '../errors.js';
@@ -12,6 +8,8 @@ import { uploadFile } from '../uploads.js';
 import { contentTypeOf, globals } from './command-kit.js';
 import { emit } from './output.js';
 import { driveClient, invocationRunId } from './session.js';
+import { localFiles, sha256Of } from './sync/local-scan.js';
+import { syncOnce, syncWatch, type TwoWayOptions } from './sync/two-way.js';
 
 /** One local file and where it goes. */
 interface Planned {
@@ -33,8 +31,11 @@ export function addSyncCommand(program: Command): void {
     .argument('<prefix>', 'path prefix in the drive')
     .option('--dry-run', 'say what would be uploaded, upload nothing')
     .option('--all', 'include .git, node_modules and dotfiles (.gitignore and .driveignore still apply)')
-    .action(async (dir: string, prefix: string, opts: { dryRun?: boolean; all?: boolean }, cmd: Command) => {
+    .option('--once', "one two-way pass: local changes up, the drive's down, both-sides edits merged")
+    .option('--watch', 'two-way, continuously (until interrupted); state in <dir>/.agent-drive/')
+    .action(async (dir: string, prefix: string, opts: SyncOptions, cmd: Command) => {
       const g = globals(cmd);
+      if (opts.once || opts.watch) return twoWay(dir, prefix, opts, cmd);
       const client = driveClient(g, { runId: opts.dryRun ? undefined : invocationRunId('sync') });
       const base = prefix.replace(/^\/+|\/+$/g, '');
       const remoteHashes = await remoteHashesUnder(client, base ? `${base}/` : '');
@@ -95,6 +96,46 @@ export function addSyncCommand(program: Command): void {
     });
 }
 
+interface SyncOptions {
+  dryRun?: boolean;
+  all?: boolean;
+  once?: boolean;
+  watch?: boolean;
+}
+
+async function twoWay(dir: string, prefix: string, opts: SyncOptions, cmd: Command): Promise<void> {
+  const g = globals(cmd);
+  if (opts.dryRun) throw new DriveError(0, 'USAGE', '--dry-run is for the one-way sync only');
+  const o: TwoWayOptions = {
+    dir,
+    prefix: prefix.replace(/^\/+|\/+$/g, ''),
+    all: !!opts.all,
+    clientForPass: () => driveClient(g, { runId: invocationRunId('sync') }),
+    log: (r, at) => {
+      const lines = [
+        ...r.up.map((p) => `up ${p}`),
+        ...r.down.map((p) => `down ${p}`),
+        ...r.deleted.map((p) => `deleted ${p}`),
+        ...r.moved.map((p) => `moved ${p}`),
+        ...r.merged.map((p) => `merged ${p}`),
+        ...r.conflicts.map((p) => `conflict ${p}`),
+      ];
+      if (g.json) process.stdout.write(`${JSON.stringify({ at, ...r })}\n`);
+      else if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
+    },
+  };
+  if (opts.once) {
+    await syncOnce(o);
+    return;
+  }
+  const stop = new AbortController();
+  // A pass in flight finishes (its state is saved); an HTTP request that hangs does not hold the exit past 3 s.
+  const quit = () => (stop.abort(), setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref());
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, quit);
+  process.stderr.write(`sync: watching ${dir} ⇄ ${o.prefix || '/'}\n`);
+  await syncWatch(o, stop.signal);
+}
+
 /** path → content hash of every live artifact under the prefix. */
 async function remoteHashesUnder(client: DriveClient, prefix: string): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();
@@ -103,53 +144,4 @@ async function remoteHashesUnder(client: DriveClient, prefix: string): Promise<M
   );
   for await (const a of pages) hashes.set(a.path, a.hash.replace(/^sha256:/, ''));
   return hashes;
-}
-
-/**
- * Regular files under dir, recursively, in a stable order; symbolic links are not followed. Skipped: `.git`,
- * `node_modules` and dotfiles (unless `all`), and what the root's `.gitignore` and `.driveignore` name.
- */
-async function localFiles(dir: string, all: boolean): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const ignored = await ignoreRules(dir);
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .filter((file) => {
-      const rel = path.relative(dir, file).split(path.sep);
-      if (!all && rel.some((seg) => seg.startsWith('.') || seg === 'node_modules')) return false;
-      return !ignored(rel);
-    })
-    .sort();
-}
-
-/**
- * The common subset of gitignore patterns: one per line, `#` comments, `*` and `?` within a segment, `**` across
- * segments, a trailing `/` for folders, a leading `/` anchored at the root; `!` negations are not supported.
- */
-async function ignoreRules(dir: string): Promise<(rel: string[]) => boolean> {
-  const lines: string[] = [];
-  for (const name of ['.gitignore', '.driveignore'])
-    lines.push(...(await readFile(path.join(dir, name), 'utf8').catch(() => '')).split(/\r?\n/));
-  const patterns = lines
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'))
-    .map((l) => {
-      const anchored = l.startsWith('/') || l.replace(/\/$/, '').includes('/');
-      const body = l
-        .replace(/^\/|\/$/g, '')
-        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-        .replace(/\*\*/g, '\u0000')
-        .replace(/\*/g, '[^/]*')
-        .replace(/\?/g, '[^/]')
-        .replace(/\u0000/g, '.*');
-      return new RegExp(`${anchored ? '^' : '(^|/)'}${body}(/|$)`);
-    });
-  return (rel) => patterns.some((re) => re.test(rel.join('/')));
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(file), hash);
-  return hash.digest('hex');
 }
