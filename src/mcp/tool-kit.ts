@@ -233,4 +233,4 @@ export const refArg = z.string().min(1).max(300).describe('art_ id or path');
 export const anyRefArg = z.string().min(1).max(300).describe('art_ id, fld_ id or path (a folder path may end in /)');
 export const asOfArg = z.number().int().min(0).optional().describe('as of this seq');
 export const isArtId = (ref: string) => hasPrefix(ref, 'art');
-export const cursorArg = z.string().max(2048).optional().describe('next_cursor of the last page, same filters');
+export const cursorArg = z.string().max(2048).optional().describe('from the last page');

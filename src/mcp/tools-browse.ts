@@ -16,11 +16,7 @@ import { asOfArg, cursorArg, defineTool, fitPage, READ_ONLY, refArg, type ToolEn
 
 /** Browsing tools: overview, list, lookup, versions, activity. */
 
-export const labelsArg = z
-  .array(z.string().max(64))
-  .max(16)
-  .optional()
-  .describe('only artifacts carrying ALL these labels');
+export const labelsArg = z.array(z.string().max(64)).max(16).optional().describe('all must match');
 const pageLimit = (max: number, dflt: number) => z.number().int().min(1).max(max).default(dflt);
 
 /** What an event is about, for the text renderings: its path when recorded, else its id. */
@@ -50,8 +46,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Drive overview',
       description:
-        'Start here: the drive, its storage and write budget, artifact counts per top-level folder, the 10 latest events ' +
-        "and the wiki's top entities and concepts.",
+        "Start here: the drive, storage, budgets, counts per top folder, latest events, the wiki's top entities.",
       input: {},
       annotations: READ_ONLY,
       budget: 'read',
@@ -95,12 +90,12 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       title: 'List artifacts',
       description:
         'Artifacts by path, filtered by prefix, labels (all must match) and file_type; trash=true lists deleted ones ' +
-        '(newest first) for restore. Pass next_cursor back with the same filters.',
+        '(newest first) for restore.',
       input: {
         prefix: z.string().max(256).default('').describe('e.g. "reports/2026/"'),
         label: labelsArg,
         file_type: z.enum(FILE_TYPES).optional(),
-        trash: z.boolean().default(false).describe('list the trash instead (prefix filter only)'),
+        trash: z.boolean().default(false).describe('deleted ones'),
         as_of: asOfArg,
         cursor: cursorArg,
         limit: pageLimit(100, 50),
@@ -146,7 +141,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
       title: 'Look up an artifact or folder',
       description: "An artifact's or folder's record (implied ones too): size, type, version, labels, metadata, url.",
       input: {
-        ref: refArg.describe('art_… id, fld_… id, or a path like "reports/q1.md" (a folder\'s may end with "/")'),
+        ref: refArg.describe('art_/fld_ id or path'),
       },
       annotations: READ_ONLY,
       budget: 'read',
@@ -229,9 +224,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'activity',
     {
       title: 'Activity log',
-      description:
-        'The event log, newest first (creates, updates, renames, deletes, restores…), filtered by art_id, action ' +
-        '(e.g. artifact.renamed) and time.',
+      description: 'The event log, newest first, filtered by art_id, action ' + '(e.g. artifact.renamed) and time.',
       input: {
         art_id: z.string().max(64).optional(),
         action: z.string().max(64).optional(),

@@ -15,9 +15,9 @@ export function registerChangesTools(tools: ToolSet, env: ToolEnv): void {
       description:
         'What changed on the drive (writes, moves, deletes, shares), oldest first, with next_since for next time.',
       input: {
-        since: z.number().int().min(0).optional().describe('Events after this seq; omit for the latest ones.'),
+        since: z.number().int().min(0).optional().describe('after this seq'),
         prefix: z.string().min(1).max(256).optional().describe('Only paths starting with this.'),
-        limit: z.number().int().min(1).max(200).default(50).describe('At most this many events.'),
+        limit: z.number().int().min(1).max(200).default(50).describe('max events'),
       },
       annotations: READ_ONLY,
       budget: 'read',

@@ -23,7 +23,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
       title: 'Move or rename',
       description:
         'Moves an artifact (keeping id, versions, labels) or a folder with everything under it to a new path. ' +
-        'A taken target is PATH_CONFLICT (FOLDER_PATH_CONFLICT for folders).',
+        'Taken target: PATH_CONFLICT.',
       input: { from: anyRefArg, to: pathArg, if_match: ifMatchArg, actor: actorArg },
       annotations: writes(false, false),
       budget: 'write',
@@ -51,7 +51,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
       title: 'Copy a file',
       description:
         'Copies an artifact to a new path: a new artifact (version 1, same bytes, labels, metadata) whose source ' +
-        'points at the original. Counts toward storage; a taken target is PATH_CONFLICT.',
+        'points at the original. Taken target: PATH_CONFLICT.',
       input: { from: refArg, to: pathArg, source: sourceArg, actor: actorArg },
       annotations: writes(false, false),
       budget: 'write',
@@ -71,7 +71,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
       title: 'Delete (to trash)',
       description:
         'Moves an artifact or a folder (recursive=true when it has contents) to the trash until purge_at; restore ' +
-        'brings it back, undo reverts a whole run. _wiki/ is reserved (WIKI_RESERVED).',
+        'brings it back, undo reverts a whole run. ',
       input: { ref: anyRefArg, recursive: z.boolean().default(false), if_match: ifMatchArg, actor: actorArg },
       annotations: writes(true, false),
       budget: 'write',
@@ -102,8 +102,8 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Restore from trash, or an earlier version',
       description:
-        'Brings a deleted artifact back (art_ id or its old path); if the path is taken: rename=new path or ' +
-        'overwrite=true. version=N on a live artifact makes version N current again, as a new version.',
+        'Brings a deleted artifact back (art_ id or old path); path taken: rename=new path or overwrite=true. ' +
+        'version=N on a live artifact makes N current again (new version).',
       input: {
         ref: refArg,
         rename: pathArg.optional(),
@@ -114,7 +114,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
           .min(1)
           .max(2 ** 31 - 1)
           .optional()
-          .describe('the version to make current again'),
+          .describe('make it current'),
         if_match: ifMatchArg,
         actor: actorArg,
       },

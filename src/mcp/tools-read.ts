@@ -23,7 +23,7 @@ import {
 const rangeArgs = {
   offset: z.number().int().min(0).optional().describe('first character (0-based)'),
   length: z.number().int().min(1).optional(),
-  line_start: z.number().int().min(1).optional().describe('first line (1-based), instead of offset'),
+  line_start: z.number().int().min(1).optional().describe('first line, 1-based'),
   line_count: z.number().int().min(1).optional(),
 };
 

@@ -25,7 +25,7 @@ export function registerWikiTools(server: ToolSet, env: ToolEnv): void {
       title: 'Search the wiki',
       description:
         "Finds the wiki's entity and concept pages by name or by what the documents say about them; open one with " +
-        'read(path). Empty while the wiki is off or not built.',
+        'read(path).',
       input: { q: z.string().min(1).max(200), kind: kindArg, limit: z.number().int().min(1).max(100).default(20) },
       annotations: READ_ONLY,
       budget: 'read',

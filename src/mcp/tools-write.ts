@@ -147,8 +147,8 @@ export function registerWriteTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Mint an upload URL',
       description:
-        'A single-use URL to PUT raw bytes to, with no Authorization header (curl -X PUT --data-binary @f -H ' +
-        `"Content-Type: <content_type>" <url>). For binaries and large files. Expires in ${config.durations.uploadTokenS} s.`,
+        'Single-use URL to PUT raw bytes to, no Authorization, Content-Type: content_type. For binaries and big ' +
+        `files; expires in ${config.durations.uploadTokenS} s.`,
       input: {
         path: pathArg,
         content_type: z.string().min(1).max(255).default('application/octet-stream').describe('the PUT must send it'),

@@ -43,6 +43,7 @@ const TOOLS = [
   'restore',
   'runs',
   'undo',
+  'lease',
 ];
 
 beforeAll(async () => {
