@@ -84,7 +84,11 @@ async function settled(driveId: string) {
   for (let i = 0; i < 60; i++) {
     await new Promise((r) => setTimeout(r, 300));
     const now = await snapshot(driveId);
-    if (now === last) return now;
+    // Stable, and nothing left for the indexer (which stamps indexed_at when it gets to the seed).
+    const [pending] = await api.ctx.orm.em
+      .fork()
+      .execute(`select count(*)::int as n from artifacts where drive_id = ? and indexed_at is null`, [driveId]);
+    if (now === last && pending.n === 0) return now;
     last = now;
   }
   throw new Error('the drive kept changing after the seed');
@@ -145,6 +149,7 @@ async function seed(p: Party): Promise<Record<string, string>> {
     fbk_id: 'fbk_none',
     run_id: 'run_none',
     snapshot_id: 'snp_none',
+    lease_id: `lse_${'0'.repeat(26)}`,
   };
 }
 
