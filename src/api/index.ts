@@ -21,6 +21,7 @@ import { mcpOAuthRouter } from './routes/mcp-oauth.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
+import { memoryRouter } from './routes/memory.js';
 import { projectsRouter } from './routes/projects.js';
 import { runsRouter } from './routes/runs.js';
 import { searchRouter } from './routes/search.js';
@@ -74,6 +75,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     artifactsRouter(routes, ctx),
     artifactContentRouter(routes, ctx),
     pathsRouter(routes),
+    memoryRouter(routes, ctx),
     foldersRouter(routes, ctx),
     eventsRouter(routes, ctx),
     runsRouter(routes, ctx),

@@ -114,6 +114,7 @@ export const ERROR_CATALOGUE = {
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
   FOLDER_PATH_CONFLICT: { status: 409, meaning: 'folder create or move collision' },
+  MEMORY_TOO_LARGE: { status: 409, meaning: 'the memory prefix holds more entries than one memory command reads' },
   FOLDER_RECURSIVE_REQUIRED: { status: 409, meaning: 'folder has live descendants; delete with recursive=true' },
   ALREADY_CLAIMED: { status: 409, meaning: 'the identity is already claimed' },
   TOKEN_REPLAYED: { status: 409, meaning: 'single-use upload token reused' },
