@@ -28,6 +28,8 @@ export interface ToolEnv {
   /** X-Drive-Actor of the HTTP request, the default attribution when a tool gets no `actor` argument. */
   actorHeader: string | undefined;
   requestId: string;
+  /** The tools of the request's MCP profile (`/mcp?tools=…`); undefined: the default set. */
+  profile?: readonly string[];
 }
 
 /** Every tool's answer: structured (everything the text says, and more) plus a short text rendering. */
@@ -36,6 +38,8 @@ export interface ToolAnswer {
   text: string;
   /** Content blocks after the text (image or embedded resource for `read`); the text is then the structured JSON. */
   extra?: CallToolResult['content'];
+  /** A result the tool itself marks as failed (the memory tool's error strings): isError with this text. */
+  isError?: boolean;
 }
 
 export type Budget = 'read' | 'write' | 'free';
@@ -47,6 +51,8 @@ export interface ToolSpec<I extends z.ZodRawShape> {
   /** `READ_ONLY` or `writes(…)`: a tool whose readOnlyHint is not true writes; a read-only credential never sees it. */
   annotations: ToolAnnotations;
   budget: Budget;
+  /** Arguments kept as sent: the memory tool's paths start with /memories, so no leading slash is stripped. */
+  rawPaths?: boolean;
 }
 
 /** Whether a tool writes: what its annotations declare (no readOnlyHint counts as a write). */
@@ -58,6 +64,7 @@ interface RegisteredTool {
   run: (args: Record<string, unknown>) => Promise<CallToolResult>;
   /** Left out of tools/list: a write tool of a read-only credential (calling it answers CREDENTIAL_READ_ONLY). */
   hidden?: boolean;
+  rawPaths?: boolean;
 }
 
 /** The tools of one request: what tools/list shows and what tools/call runs. */
@@ -66,6 +73,15 @@ export class ToolSet {
 
   add(name: string, tool: RegisteredTool) {
     this.tools.set(name, tool);
+  }
+
+  /** Keeps only the named tools (an MCP profile, src/mcp/profiles.ts). */
+  only(names: readonly string[]) {
+    for (const name of [...this.tools.keys()]) if (!names.includes(name)) this.tools.delete(name);
+  }
+
+  drop(names: readonly string[]) {
+    for (const name of names) this.tools.delete(name);
   }
 
   /** The tools this caller may call. */
@@ -80,7 +96,7 @@ export class ToolSet {
       throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
     // A write tool of a read-only credential refuses before its arguments are judged (its run starts with the refusal).
     if (tool.hidden) return tool.run({});
-    const bare = stripLeadingSlashes(args ?? {});
+    const bare = tool.rawPaths ? { args: args ?? {}, note: undefined } : stripLeadingSlashes(args ?? {});
     const parsed = tool.args.safeParse(bare.args);
     if (!parsed.success) {
       const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
@@ -159,7 +175,8 @@ export function defineTool<I extends z.ZodRawShape>(
         const record = Object.fromEntries(Object.entries(answer.structured).filter(([, v]) => v !== null));
         return { content: [{ type: 'text', text: `${answer.text}\n${JSON.stringify(record)}` }, ...answer.extra] };
       }
-      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+      const failed = answer.isError ? { isError: true } : {};
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured, ...failed };
     } catch (err) {
       return errorResult(toAppError(env, name, err));
     }
@@ -176,6 +193,7 @@ export function defineTool<I extends z.ZodRawShape>(
     args: z.strictObject(spec.input),
     run: (args) => run(args as z.output<z.ZodObject<I>>),
     hidden: writesDrive && auth.readOnly,
+    rawPaths: spec.rawPaths,
   });
 }
 

@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
@@ -40,6 +43,31 @@ async function viaRest(auth: Record<string, string>, cmd: Command): Promise<Tool
   return (await res.json()) as ToolResult;
 }
 
+/** The MCP `memory` tool through the `memory` profile URL, as a stock client configured with it calls it. */
+async function mcpMemory(apiKey: string) {
+  const client = new Client({ name: 'memory-conformance', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp?tools=memory`), {
+    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+  });
+  await client.connect(transport);
+  const call = async (cmd: Command): Promise<ToolResult> => {
+    const r = (await client.callTool({ name: 'memory', arguments: cmd })) as CallToolResult;
+    return { result: (r.content[0] as { text: string }).text, is_error: r.isError === true };
+  };
+  return { client, call };
+}
+
+async function compare(commands: Command[], expected: ToolResult[], run: (cmd: Command) => Promise<ToolResult>) {
+  const mismatches: string[] = [];
+  for (const [i, cmd] of commands.entries()) {
+    const got = excuseDirectorySizes(await run(cmd));
+    const want = excuseDirectorySizes(expected[i]);
+    if (got.result !== want.result || got.is_error !== want.is_error)
+      mismatches.push(`#${i} ${JSON.stringify(cmd)}\n want ${JSON.stringify(want)}\n got  ${JSON.stringify(got)}`);
+  }
+  return mismatches.join('\n\n');
+}
+
 describe('POST /v0/memory conforms to the reference memory backend', () => {
   it('answers every command of the sequence with the reference string', async (ctx) => {
     if (unavailable) return ctx.skip();
@@ -47,14 +75,7 @@ describe('POST /v0/memory conforms to the reference memory backend', () => {
     expect(commands.length).toBeGreaterThanOrEqual(150);
     const expected = await runOracle(commands);
     const tenant = await createTenant(api.ctx);
-    const mismatches: string[] = [];
-    for (const [i, cmd] of commands.entries()) {
-      const got = excuseDirectorySizes(await viaRest(tenant.auth, cmd));
-      const want = excuseDirectorySizes(expected[i]);
-      if (got.result !== want.result || got.is_error !== want.is_error)
-        mismatches.push(`#${i} ${JSON.stringify(cmd)}\n want ${JSON.stringify(want)}\n got  ${JSON.stringify(got)}`);
-    }
-    expect(mismatches.join('\n\n')).toBe('');
+    expect(await compare(commands, expected, (cmd) => viaRest(tenant.auth, cmd))).toBe('');
     // Every error string of the reference occurs in the sequence.
     const errors = expected.filter((r) => r.is_error).map((r) => r.result);
     for (const start of [
@@ -74,5 +95,22 @@ describe('POST /v0/memory conforms to the reference memory backend', () => {
         errors.some((e) => e.includes(start)),
         start,
       ).toBe(true);
+  }, 300_000);
+});
+
+describe('the MCP memory tool conforms to the reference memory backend', () => {
+  it('answers every command through /mcp?tools=memory with the reference string, errors as isError', async (ctx) => {
+    if (unavailable) return ctx.skip();
+    const commands = conformanceCommands();
+    const expected = await runOracle(commands);
+    const tenant = await createTenant(api.ctx);
+    const mcp = await mcpMemory(tenant.apiKey);
+    try {
+      const listed = await mcp.client.listTools();
+      expect(listed.tools.map((t) => t.name)).toEqual(['memory']);
+      expect(await compare(commands, expected, mcp.call)).toBe('');
+    } finally {
+      await mcp.client.close();
+    }
   }, 300_000);
 });
