@@ -22,6 +22,7 @@ import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
 import { memoryRouter } from './routes/memory.js';
+import { patchRouter } from './routes/patch.js';
 import { projectsRouter } from './routes/projects.js';
 import { runsRouter } from './routes/runs.js';
 import { searchRouter } from './routes/search.js';
@@ -76,6 +77,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     artifactContentRouter(routes, ctx),
     pathsRouter(routes),
     memoryRouter(routes, ctx),
+    patchRouter(routes, ctx),
     foldersRouter(routes, ctx),
     eventsRouter(routes, ctx),
     runsRouter(routes, ctx),

@@ -7,7 +7,21 @@ import { AppError } from '../lib/errors.js';
  */
 export const MCP_PROFILES = {
   memory: ['memory'],
-  code: ['read', 'list', 'lookup', 'find', 'grep', 'search', 'edit', 'upload', 'move', 'delete', 'memory'],
+  patch: ['apply_patch', 'read'],
+  code: [
+    'read',
+    'list',
+    'lookup',
+    'find',
+    'grep',
+    'search',
+    'edit',
+    'upload',
+    'move',
+    'delete',
+    'memory',
+    'apply_patch',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type McpProfile = keyof typeof MCP_PROFILES | 'all';
@@ -25,4 +39,4 @@ export function profileTools(query: unknown): readonly string[] | undefined {
 }
 
 /** Tools only a profile offers: left out of the default list (its 24,000-character budget). */
-export const PROFILE_ONLY_TOOLS = ['memory'];
+export const PROFILE_ONLY_TOOLS = ['memory', 'apply_patch'];

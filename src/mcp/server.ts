@@ -29,6 +29,7 @@ import { registerMoveTools } from './tools-move.js';
 import { registerWriteTools } from './tools-write.js';
 import { registerWikiTools } from './tools-wiki.js';
 import { registerMemoryTools } from './tools-memory.js';
+import { registerPatchTools } from './tools-patch.js';
 import { PROFILE_ONLY_TOOLS, profileTools } from './profiles.js';
 import { ToolSet, type ToolEnv } from './tool-kit.js';
 import { handleRequests, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
@@ -107,6 +108,7 @@ export function toolSetFor(env: ToolEnv): ToolSet {
   registerWikiTools(tools, env);
   registerRunTools(tools, env);
   registerMemoryTools(tools, env);
+  registerPatchTools(tools, env);
   if (env.profile) tools.only(env.profile);
   else tools.drop(PROFILE_ONLY_TOOLS);
   return tools;

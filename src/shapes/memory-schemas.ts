@@ -29,3 +29,27 @@ export const memoryResultSchema = z.object({
   result: z.string().describe('the tool result string, as the reference memory backend returns it'),
   is_error: z.boolean(),
 });
+
+/** POST /v0/patch and MCP apply_patch: a V4A patch and optional expected versions by path. */
+export const patchBodySchema = z.object({
+  patch: z
+    .string()
+    .min(1)
+    .max(4 * 1024 * 1024),
+  preconditions: z
+    .record(z.string().max(1024), z.number().int().min(1))
+    .optional()
+    .describe('expected version_number by path (If-Match per file)'),
+});
+
+export const patchResultSchema = z.object({
+  applied: z.boolean(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      action: z.enum(['add', 'update', 'delete', 'move']),
+      version: z.number().int().optional(),
+      moved_to: z.string().optional(),
+    }),
+  ),
+});

@@ -50,7 +50,7 @@ describe('MCP profiles', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: number; message: string } };
     expect(body.error.code).toBe(-32602);
-    expect(body.error.message).toContain('known profiles: all, memory, code');
+    expect(body.error.message).toContain('known profiles: all, memory, patch, code');
   });
 });
 

@@ -604,6 +604,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/patch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a V4A patch (add, update with @@ context, move, delete) all or nothing */
+        post: operations["post_v0_patch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/folders/{fld_id}/move": {
         parameters: {
             query?: never;
@@ -2259,7 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2304,7 +2321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2442,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2487,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2703,7 +2720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2748,7 +2765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2898,7 +2915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2943,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description INVALID_PATCH, VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3293,7 +3310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description INVALID_PATCH, VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,7 +3455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3483,7 +3500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3682,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3727,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3919,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3964,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4213,7 +4230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4357,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4402,7 +4419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4602,7 +4619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4647,7 +4664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4839,7 +4856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4884,7 +4901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,7 +5109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +5154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,7 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5377,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5569,7 +5586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5614,7 +5631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,7 +5835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +5880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6007,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6052,7 +6069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6198,7 +6215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6243,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,7 +6397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6425,7 +6442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6572,7 +6589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6758,7 +6775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6803,7 +6820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6997,7 +7014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7042,7 +7059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7187,7 +7204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7232,7 +7249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7370,7 +7387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7415,7 +7432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7552,7 +7569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7597,7 +7614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7735,7 +7752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7780,7 +7797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7947,7 +7964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7992,7 +8009,199 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, SERVICE_BUSY, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    patch: string;
+                    /** @description expected version_number by path (If-Match per file) */
+                    preconditions?: {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description every file written, with its new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applied: boolean;
+                        files: {
+                            path: string;
+                            /** @enum {string} */
+                            action: "add" | "update" | "delete" | "move";
+                            version?: number;
+                            moved_to?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8145,7 +8354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8190,7 +8399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8343,7 +8552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8388,7 +8597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8554,7 +8763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8599,7 +8808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8751,7 +8960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8796,7 +9005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8943,7 +9152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8988,7 +9197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9141,7 +9350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9186,7 +9395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9352,7 +9561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9397,7 +9606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9563,7 +9772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9608,7 +9817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9755,7 +9964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9800,7 +10009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9953,7 +10162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9998,7 +10207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10164,7 +10373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10209,7 +10418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10366,7 +10575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10411,7 +10620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10547,7 +10756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10592,7 +10801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10748,7 +10957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10793,7 +11002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11236,7 +11445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11281,7 +11490,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description INVALID_PATCH, VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11817,7 +12026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11862,7 +12071,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description INVALID_PATCH, VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12018,7 +12227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12063,7 +12272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12197,7 +12406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12242,7 +12451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12389,7 +12598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12434,7 +12643,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12604,7 +12813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12649,7 +12858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12807,7 +13016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12852,7 +13061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13008,7 +13217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13053,7 +13262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13224,7 +13433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13269,7 +13478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13427,7 +13636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13472,7 +13681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13637,7 +13846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13682,7 +13891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13835,7 +14044,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13880,7 +14089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14049,7 +14258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14094,7 +14303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14249,7 +14458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14294,7 +14503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14449,7 +14658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14494,7 +14703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14673,7 +14882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14718,7 +14927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14908,7 +15117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14953,7 +15162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15096,7 +15305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15141,7 +15350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15296,7 +15505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15341,7 +15550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15529,7 +15738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15574,7 +15783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15783,7 +15992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15828,7 +16037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16011,7 +16220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16056,7 +16265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16186,7 +16395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16231,7 +16440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16416,7 +16625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16461,7 +16670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16626,7 +16835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16671,7 +16880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16823,7 +17032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16868,7 +17077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17029,7 +17238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17074,7 +17283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17256,7 +17465,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            /** @description WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17301,7 +17510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR, INVALID_PATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
