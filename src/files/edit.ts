@@ -89,6 +89,21 @@ function applyEdits(text: string, edits: TextEdit[], maxChars: number): { text: 
   return { text: out, replacements };
 }
 
+/**
+ * Inserts text after line `line` (0 = before the first), as the memory tool's insert: the text's trailing newlines
+ * dropped, the result ending with a newline; a line past the end is INVALID_ARGUMENT naming the range.
+ */
+export function insertAtLine(text: string, insert: { line: number; text: string }, maxChars: number): string {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (insert.line < 0 || insert.line > lines.length)
+    throw new AppError('INVALID_ARGUMENT', `insert_line ${insert.line} is outside [0, ${lines.length}]`);
+  if (text.length + insert.text.length + 1 > maxChars)
+    throw new AppError('ARTIFACT_TOO_LARGE', `the insert would pass the ${maxChars}-byte upload limit`);
+  lines.splice(insert.line, 0, insert.text.replace(/\n+$/, ''));
+  return `${lines.join('\n')}\n`;
+}
+
 /** The unified diff, within the bounds above; a note in its place when they stop it. */
 export function boundedDiff(
   path: string,
@@ -115,12 +130,22 @@ export function boundedDiff(
 
 export async function editArtifact(
   rc: RequestContext,
-  input: { target: ContentTarget; edits: TextEdit[]; dryRun: boolean; ifMatch?: number; changeSummary?: string | null },
+  input: {
+    target: ContentTarget;
+    edits: TextEdit[];
+    dryRun: boolean;
+    ifMatch?: number;
+    changeSummary?: string | null;
+    /** Inserted after line `line` (0 = at the top) once the edits are applied, as the memory tool's insert does. */
+    insert?: { line: number; text: string };
+  },
 ): Promise<EditResult> {
   const { blob, text } = await readArtifactText(rc, input.target);
   checkNotWiki(blob.path);
   if (input.ifMatch !== undefined && input.ifMatch !== blob.versionNumber) throw preconditionFailed(blob.versionNumber);
-  const edited = applyEdits(text, input.edits, rc.app.config.limits.maxUploadBytes);
+  const max = rc.app.config.limits.maxUploadBytes;
+  const replaced = applyEdits(text, input.edits, max);
+  const edited = input.insert ? { ...replaced, text: insertAtLine(replaced.text, input.insert, max) } : replaced;
   const diff = boundedDiff(
     blob.path,
     blob.versionNumber,

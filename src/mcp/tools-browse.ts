@@ -48,8 +48,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Drive overview',
       description:
-        'Start here: the drive, its storage and write budget, artifact counts per top-level folder, the 10 latest events ' +
-        "and the wiki's top entities and concepts.",
+        "Start here: drive, storage, write budget, counts per top folder, latest events, the wiki's top entities.",
       input: {},
       annotations: READ_ONLY,
       budget: 'read',
@@ -92,8 +91,8 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'List artifacts',
       description:
-        'Artifacts by path, filtered by prefix, labels (all must match) and file_type; trash=true lists deleted ones ' +
-        '(newest first) for restore. Pass next_cursor back with the same filters.',
+        'Artifacts by path, filtered by prefix, labels (all match), file_type; trash=true lists deleted ones ' +
+        'for restore. next_cursor continues.',
       input: {
         prefix: z.string().max(256).default('').describe('e.g. "reports/2026/"'),
         label: labelsArg,
@@ -220,9 +219,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     'activity',
     {
       title: 'Activity log',
-      description:
-        'The event log, newest first (creates, updates, renames, deletes, restores…), filtered by art_id, action ' +
-        '(e.g. artifact.renamed) and time.',
+      description: 'The event log, newest first, filtered by art_id, action (e.g. artifact.renamed) and time.',
       input: {
         art_id: z.string().max(64).optional(),
         action: z.string().max(64).optional(),

@@ -89,8 +89,8 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Find passages',
       description:
-        'Passages from whole files (hybrid, lexical or semantic), each with text and span (char_start/char_end, or ' +
-        'pages for PDF); read(offset=char_start) opens surroundings. Last line: the semantic leg.',
+        'Passages from whole files (hybrid, lexical or semantic) with spans (char_start/char_end, PDF pages); ' +
+        'read(offset=char_start) opens them. Last line: the semantic leg.',
       input: {
         q: z.string().min(1).max(500),
         mode: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
@@ -125,7 +125,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Grep text files',
       description:
         'Regex (or literal) search of text files in path order: path, line number, line. Bounded by max_files, ' +
-        `max_matches and ${config.mcp.grepTimeMs} ms; stopped_by says why it stopped and next_cursor continues.`,
+        `max_matches, ${config.mcp.grepTimeMs} ms; stopped_by says why; next_cursor continues.`,
       input: {
         pattern: z.string().min(1).max(500),
         literal: z.boolean().default(false),

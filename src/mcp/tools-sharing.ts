@@ -19,8 +19,8 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Mint a share link',
       description:
-        'Mints a link giving its role (default viewer) on an artifact or folder to whoever opens it. Optional: ' +
-        'expiry (agent default 7 days), password, label. The url is shown once; for a named person use grant.',
+        'A link giving its role (default viewer) on an artifact or folder to whoever opens it; expiry (default 7 ' +
+        'days), password, label optional. The url is shown once; for a person use grant.',
       input: { ...shareCreateInSchema.shape, actor: actorArg },
       annotations: writes(false, false),
       budget: 'write',
@@ -48,7 +48,7 @@ export function registerSharingTools(server: ToolSet, env: ToolEnv): void {
       title: 'Grant a role',
       description:
         'Gives a principal (user by id or email, agent aid_, org, or anyone) a role on an artifact or folder (and all ' +
-        'under it); returns the existing grant if any. expires_in seconds; omitted: permanent.',
+        'under it); an existing grant is returned. expires_in seconds (omitted: permanent).',
       input: {
         ...grantCreateInSchema.shape,
         // Closed like the arguments themselves: a misspelled principal field is refused, not dropped.

@@ -24,8 +24,8 @@ export function registerWikiTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Search the wiki',
       description:
-        "Finds the wiki's entity and concept pages by name or by what the documents say about them; open one with " +
-        'read(path). Empty while the wiki is off or not built.',
+        'Wiki entity/concept pages by name or by what documents say of them; open with read(path). Empty if the ' +
+        'wiki is off.',
       input: { q: z.string().min(1).max(200), kind: kindArg, limit: z.number().int().min(1).max(100).default(20) },
       annotations: READ_ONLY,
       budget: 'read',
@@ -45,8 +45,7 @@ export function registerWikiTools(server: ToolSet, env: ToolEnv): void {
     'wiki_ls',
     {
       title: 'List wiki pages',
-      description:
-        "Lists the wiki's pages (_wiki/entities/, _wiki/concepts/) by kind and slug, with how many sources mention each.",
+      description: "The wiki's pages (_wiki/entities/, _wiki/concepts/) by kind and slug, with source counts.",
       input: {
         kind: kindArg,
         prefix: z.string().max(80).optional().describe('slug prefix'),
