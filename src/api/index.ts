@@ -21,6 +21,8 @@ import { mcpOAuthRouter } from './routes/mcp-oauth.js';
 import { oauthTokenRouter } from './routes/oauth-token.js';
 import { openApiRouter } from './routes/openapi.js';
 import { pathsRouter } from './routes/paths.js';
+import { memoryRouter } from './routes/memory.js';
+import { patchRouter } from './routes/patch.js';
 import { projectsRouter } from './routes/projects.js';
 import { runsRouter } from './routes/runs.js';
 import { leasesRouter } from './routes/leases.js';
@@ -75,6 +77,8 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     artifactsRouter(routes, ctx),
     artifactContentRouter(routes, ctx),
     pathsRouter(routes),
+    memoryRouter(routes, ctx),
+    patchRouter(routes, ctx),
     foldersRouter(routes, ctx),
     eventsRouter(routes, ctx),
     runsRouter(routes, ctx),

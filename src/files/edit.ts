@@ -28,6 +28,8 @@ export interface EditInput {
   /** With an older ifMatch: edit that version, then merge three-way with the current one. */
   merge?: boolean;
   changeSummary?: string | null;
+  /** Inserted after line `line` (0 = at the top) once the edits are applied, as the memory tool's insert does. */
+  insert?: { line: number; text: string };
 }
 
 export interface EditResult {
@@ -99,6 +101,21 @@ function applyEdits(text: string, edits: TextEdit[], maxChars: number): { text: 
   return { text: out, replacements };
 }
 
+/**
+ * Inserts text after line `line` (0 = before the first), as the memory tool's insert: the text's trailing newlines
+ * dropped, the result ending with a newline; a line past the end is INVALID_ARGUMENT naming the range.
+ */
+export function insertAtLine(text: string, insert: { line: number; text: string }, maxChars: number): string {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (insert.line < 0 || insert.line > lines.length)
+    throw new AppError('INVALID_ARGUMENT', `insert_line ${insert.line} is outside [0, ${lines.length}]`);
+  if (text.length + insert.text.length + 1 > maxChars)
+    throw new AppError('ARTIFACT_TOO_LARGE', `the insert would pass the ${maxChars}-byte upload limit`);
+  lines.splice(insert.line, 0, insert.text.replace(/\n+$/, ''));
+  return `${lines.join('\n')}\n`;
+}
+
 /** The unified diff, within the bounds above; a note in its place when they stop it. */
 export function boundedDiff(
   path: string,
@@ -133,7 +150,9 @@ export async function editArtifact(rc: RequestContext, input: EditInput): Promis
   const { blob, text } = behind
     ? await readArtifactText(rc, { artId: current.blob.artId, versionNumber: input.ifMatch! })
     : current;
-  const edited = applyEdits(text, input.edits, rc.app.config.limits.maxUploadBytes);
+  const max = rc.app.config.limits.maxUploadBytes;
+  const replaced = applyEdits(text, input.edits, max);
+  const edited = input.insert ? { ...replaced, text: insertAtLine(replaced.text, input.insert, max) } : replaced;
   const diff = boundedDiff(
     blob.path,
     blob.versionNumber,

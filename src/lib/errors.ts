@@ -121,6 +121,8 @@ export const ERROR_CATALOGUE = {
   PATH_CONFLICT: { status: 409, meaning: 'rename or copy target path taken' },
   PATH_OCCUPIED: { status: 409, meaning: 'restore target holds a live artifact; see restore_options' },
   FOLDER_PATH_CONFLICT: { status: 409, meaning: 'folder create or move collision' },
+  PATCH_NOT_APPLIED: { status: 409, meaning: 'a V4A patch hunk or precondition failed; no file was changed' },
+  MEMORY_TOO_LARGE: { status: 409, meaning: 'the memory prefix holds more entries than one memory command reads' },
   FOLDER_RECURSIVE_REQUIRED: { status: 409, meaning: 'folder has live descendants; delete with recursive=true' },
   ALREADY_CLAIMED: { status: 409, meaning: 'the identity is already claimed' },
   TOKEN_REPLAYED: { status: 409, meaning: 'single-use upload token reused' },
@@ -192,6 +194,7 @@ export const ERROR_CATALOGUE = {
     meaning: 'request headers over the server limit (written by the HTTP server itself)',
   },
   // 422 / 429
+  INVALID_PATCH: { status: 422, meaning: 'the V4A patch does not parse (line named in the error)' },
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   AS_OF_OUT_OF_RANGE: {
     status: 404,

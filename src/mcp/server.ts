@@ -29,6 +29,9 @@ import { registerSharingTools } from './tools-sharing.js';
 import { registerMoveTools } from './tools-move.js';
 import { registerWriteTools } from './tools-write.js';
 import { registerWikiTools } from './tools-wiki.js';
+import { registerMemoryTools } from './tools-memory.js';
+import { registerPatchTools } from './tools-patch.js';
+import { PROFILE_ONLY_TOOLS, profileTools } from './profiles.js';
 import { ToolSet, type ToolEnv } from './tool-kit.js';
 import { handleRequests, originAllowed, parsedJsonRpc, tooLarge } from './protocol.js';
 import { registerResources } from './resources.js';
@@ -106,6 +109,10 @@ export function toolSetFor(env: ToolEnv): ToolSet {
   registerWikiTools(tools, env);
   registerRunTools(tools, env);
   registerLeaseTools(tools, env);
+  registerMemoryTools(tools, env);
+  registerPatchTools(tools, env);
+  if (env.profile) tools.only(env.profile);
+  else tools.drop(PROFILE_ONLY_TOOLS);
   return tools;
 }
 
@@ -206,7 +213,21 @@ export function mcpRouter(app: AppContext, search: SearchService): Router {
     }
     const message = parsedJsonRpc(req, res);
     if (message === undefined) return;
-    const env: ToolEnv = { app, auth, search, actorHeader: req.get('x-drive-actor'), requestId: String(req.id ?? '') };
+    let profile: readonly string[] | undefined;
+    try {
+      profile = profileTools(req.query.tools);
+    } catch (err) {
+      const message = (err as Error).message;
+      return res.status(400).json({ jsonrpc: '2.0', error: { code: -32602, message }, id: null });
+    }
+    const env: ToolEnv = {
+      app,
+      auth,
+      search,
+      actorHeader: req.get('x-drive-actor'),
+      requestId: String(req.id ?? ''),
+      profile,
+    };
     const authInfo = authInfoOf(env);
     const node = toNodeHandler({
       fetch: async (request: globalThis.Request) => {

@@ -29,6 +29,8 @@ export interface ToolEnv {
   /** X-Drive-Actor of the HTTP request, the default attribution when a tool gets no `actor` argument. */
   actorHeader: string | undefined;
   requestId: string;
+  /** The tools of the request's MCP profile (`/mcp?tools=…`); undefined: the default set. */
+  profile?: readonly string[];
 }
 
 /** Every tool's answer: structured (everything the text says, and more) plus a short text rendering. */
@@ -37,6 +39,8 @@ export interface ToolAnswer {
   text: string;
   /** Content blocks after the text (image or embedded resource for `read`); the text is then the structured JSON. */
   extra?: CallToolResult['content'];
+  /** A result the tool itself marks as failed (the memory tool's error strings): isError with this text. */
+  isError?: boolean;
 }
 
 export type Budget = 'read' | 'write' | 'free';
@@ -50,6 +54,8 @@ export interface ToolSpec<I extends z.ZodRawShape> {
   budget: Budget;
   /** A write tool that changes no path (lease) takes no `fence`. */
   unfenced?: true;
+  /** Arguments kept as sent: the memory tool's paths start with /memories, so no leading slash is stripped. */
+  rawPaths?: boolean;
 }
 
 /** Whether a tool writes: what its annotations declare (no readOnlyHint counts as a write). */
@@ -61,6 +67,7 @@ interface RegisteredTool {
   run: (args: Record<string, unknown>) => Promise<CallToolResult>;
   /** Left out of tools/list: a write tool of a read-only credential (calling it answers CREDENTIAL_READ_ONLY). */
   hidden?: boolean;
+  rawPaths?: boolean;
 }
 
 /** The tools of one request: what tools/list shows and what tools/call runs. */
@@ -69,6 +76,15 @@ export class ToolSet {
 
   add(name: string, tool: RegisteredTool) {
     this.tools.set(name, tool);
+  }
+
+  /** Keeps only the named tools (an MCP profile, src/mcp/profiles.ts). */
+  only(names: readonly string[]) {
+    for (const name of [...this.tools.keys()]) if (!names.includes(name)) this.tools.delete(name);
+  }
+
+  drop(names: readonly string[]) {
+    for (const name of names) this.tools.delete(name);
   }
 
   /** The tools this caller may call. */
@@ -83,7 +99,7 @@ export class ToolSet {
       throw new RpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}; call tools/list for the tool names`);
     // A write tool of a read-only credential refuses before its arguments are judged (its run starts with the refusal).
     if (tool.hidden) return tool.run({});
-    const bare = stripLeadingSlashes(args ?? {});
+    const bare = tool.rawPaths ? { args: args ?? {}, note: undefined } : stripLeadingSlashes(args ?? {});
     const parsed = tool.args.safeParse(bare.args);
     if (!parsed.success) {
       const problems = argumentProblems(name, parsed.error, Object.keys(tool.args.shape));
@@ -168,7 +184,8 @@ export function defineTool<I extends z.ZodRawShape>(
         const record = Object.fromEntries(Object.entries(answer.structured).filter(([, v]) => v !== null));
         return { content: [{ type: 'text', text: `${answer.text}\n${JSON.stringify(record)}` }, ...answer.extra] };
       }
-      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+      const failed = answer.isError ? { isError: true } : {};
+      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured, ...failed };
     } catch (err) {
       return errorResult(toAppError(env, name, err));
     }
@@ -185,6 +202,7 @@ export function defineTool<I extends z.ZodRawShape>(
     args: z.strictObject(input),
     run: (args) => run(args as z.output<z.ZodObject<I>>),
     hidden: writesDrive && auth.readOnly,
+    rawPaths: spec.rawPaths,
   });
 }
 

@@ -89,8 +89,7 @@ export function registerBrowseTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'List artifacts',
       description:
-        'Artifacts by path, filtered by prefix, labels (all must match) and file_type; trash=true lists deleted ones ' +
-        '(newest first) for restore.',
+        'Artifacts by path, filtered by prefix, labels (all match), file_type; trash=true lists deleted ones.',
       input: {
         prefix: z.string().max(256).default('').describe('e.g. "reports/2026/"'),
         label: labelsArg,

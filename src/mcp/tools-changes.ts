@@ -12,8 +12,7 @@ export function registerChangesTools(tools: ToolSet, env: ToolEnv): void {
     'changes',
     {
       title: 'Changes since',
-      description:
-        'What changed on the drive (writes, moves, deletes, shares), oldest first, with next_since for next time.',
+      description: 'What changed on the drive, oldest first; next_since for next time.',
       input: {
         since: z.number().int().min(0).optional().describe('after this seq'),
         prefix: z.string().min(1).max(256).optional().describe('Only paths starting with this.'),

@@ -37,7 +37,7 @@ export function registerCompileTools(server: ToolSet, env: ToolEnv): void {
     {
       title: 'Compile a project folder',
       description:
-        'Compiles a LaTeX or Typst folder (any path with files under it) to a PDF beside its entrypoint (default: the ' +
+        'Compiles a LaTeX or Typst folder to a PDF beside its entrypoint (default: the ' +
         `project config). wait answers when done (up to ${config.compile.waitS} s): pdf and page_count, or diagnostics.`,
       input: {
         folder: refArg.describe('fld_ id or folder path'),

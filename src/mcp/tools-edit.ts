@@ -27,12 +27,14 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
               replace_all: z.boolean().default(false),
             }),
           )
-          .min(1)
-          .max(100),
+          .max(100)
+          .default([]),
         dry_run: z.boolean().default(false),
         if_match: z.number().int().min(1).optional().describe('expected version, else 412'),
         merge: z.boolean().optional(),
         change_summary: z.string().max(1000).optional(),
+        insert_line: z.number().int().min(0).optional().describe('insert after line (0: top)'),
+        insert_text: z.string().optional(),
         actor: actorArg,
       },
       annotations: writes(false, false),
@@ -46,6 +48,7 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
         ifMatch: args.if_match,
         merge: args.merge,
         changeSummary: args.change_summary,
+        insert: args.insert_line === undefined ? undefined : { line: args.insert_line, text: args.insert_text ?? '' },
       });
       const artifact = r.artifact ? artifactOut(config, r.artifact) : null;
       const summary = r.applied

@@ -71,7 +71,7 @@ export function registerMoveTools(server: ToolSet, env: ToolEnv): void {
       title: 'Delete (to trash)',
       description:
         'Moves an artifact or a folder (recursive=true when it has contents) to the trash until purge_at; restore ' +
-        'brings it back, undo reverts a whole run. ',
+        'brings it back.',
       input: { ref: anyRefArg, recursive: z.boolean().default(false), if_match: ifMatchArg, actor: actorArg },
       annotations: writes(true, false),
       budget: 'write',

@@ -1,3 +1,4 @@
+import { AppError } from '../lib/errors.js';
 import { z } from 'zod';
 import type { RangeRead } from '../files/read-range.js';
 import { readAt } from '../history/as-of.js';
@@ -27,7 +28,21 @@ const rangeArgs = {
   line_count: z.number().int().min(1).optional(),
 };
 
-type RangeArgs = { unit?: number; offset?: number; length?: number; line_start?: number; line_count?: number };
+type RangeArgs = {
+  unit?: number;
+  offset?: number;
+  length?: number;
+  line_start?: number;
+  line_count?: number;
+  numbered?: boolean;
+};
+
+/** Lines numbered the memory tool's way (6 wide, a tab), from the first line shown. */
+const numberedText = (content: string, first: number) =>
+  content
+    .split('\n')
+    .map((line, i) => `${String(first + i).padStart(6)}\t${line}`)
+    .join('\n');
 
 /** Shapes a read: the structured answer and its text rendering. */
 function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: string): ToolAnswer {
@@ -100,7 +115,8 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
       : `; continue with offset=${stop}`
     : '; end of file';
   const inUnit = unit ? `unit ${unit.index} of ${unit.count} ${JSON.stringify(unit.anchor)}, ` : '';
-  return { structured, text: `${label}, ${inUnit}${where}${hint}\n${content}` };
+  const shown = args.numbered ? numberedText(content, args.line_start ?? 1) : content;
+  return { structured, text: `${label}, ${inUnit}${where}${hint}\n${shown}` };
 }
 
 async function readTarget(
@@ -150,11 +166,16 @@ export function registerReadTools(server: ToolSet, env: ToolEnv): void {
         as_of: asOfArg,
         unit: z.number().int().min(1).optional(),
         ...rangeArgs,
+        numbered: z.boolean().optional(),
       },
       annotations: READ_ONLY,
       budget: 'read',
     },
-    (args, rc) => readTarget(rc, args, cap, imageMax),
+    (args, rc) => {
+      if (args.numbered && args.offset)
+        throw new AppError('INVALID_ARGUMENT', 'numbered lines start at a line: use line_start, not offset');
+      return readTarget(rc, args, cap, imageMax);
+    },
   );
 
   defineTool(

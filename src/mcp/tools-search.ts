@@ -125,7 +125,7 @@ export function registerSearchTools(server: ToolSet, env: ToolEnv): void {
       title: 'Grep text files',
       description:
         'Regex (or literal) search of text files in path order: path, line number, line. Bounded by max_files, ' +
-        `max_matches and ${config.mcp.grepTimeMs} ms; stopped_by says why it stopped and next_cursor continues.`,
+        `max_matches, ${config.mcp.grepTimeMs} ms; stopped_by says why; next_cursor continues.`,
       input: {
         pattern: z.string().min(1).max(500),
         literal: z.boolean().default(false),

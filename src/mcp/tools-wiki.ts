@@ -45,8 +45,7 @@ export function registerWikiTools(server: ToolSet, env: ToolEnv): void {
     'wiki_ls',
     {
       title: 'List wiki pages',
-      description:
-        "Lists the wiki's pages (_wiki/entities/, _wiki/concepts/) by kind and slug, with how many sources mention each.",
+      description: "The wiki's pages (_wiki/entities/, _wiki/concepts/) by kind and slug, with source counts.",
       input: {
         kind: kindArg,
         prefix: z.string().max(80).optional().describe('slug prefix'),

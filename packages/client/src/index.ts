@@ -2,6 +2,7 @@
 export { DriveClient, ok, type DriveClientOptions } from './client.js';
 export { TokenSource, type Credential, type TokenUpdate } from './credentials.js';
 export { DriveError } from './errors.js';
+export { driveMemoryHandlers, driveMemoryTool, MemoryToolError, type MemoryCommand } from './memory.js';
 export { followEvents, type FollowOptions } from './events.js';
 export { newRunId, parsePoint, seqOf, type Point } from './history.js';
 export { filenameHeader, suggestPaths, type NameSuggestion } from './names.js';
