@@ -3,7 +3,8 @@ import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/ext
 import type { Unit } from '../lib/documents/units.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { artifactContent, type BlobRef } from './content.js';
-import { blobBytes } from './text.js';
+import { blobBytes, isTextual } from './text.js';
+import { fileTypeOf } from './artifact-rules.js';
 
 /**
  * GET /v0/artifacts/{art_id}/text: a document's extracted text (Markdown), one unit at a time, chosen by `page`,
@@ -38,9 +39,15 @@ export async function readDocumentUnit(
   selector: UnitSelector,
 ): Promise<DocumentUnitRead> {
   const blob = await artifactContent(rc, { artId });
-  if (!readsAsUnits(blob.contentType, blob.path) || blob.size > READ_DOCUMENT_MAX_BYTES)
-    throw new AppError('NOT_A_DOCUMENT', `${blob.path} is not a document whose text can be read by unit`);
-  const units = await documentUnits(blob.contentType, blob.path, await blobBytes(rc, blob));
+  const document = readsAsUnits(blob.contentType, blob.path);
+  // A text file is one unit, anchored at its top: every readable artifact answers here.
+  const text = !document && isTextual(fileTypeOf(blob.path, blob.contentType), blob.contentType);
+  if ((!document && !text) || blob.size > READ_DOCUMENT_MAX_BYTES)
+    throw new AppError('NOT_A_DOCUMENT', `${blob.path} is not a document or text file whose text can be read by unit`);
+  const bytes = await blobBytes(rc, blob);
+  const units = text
+    ? [{ anchor: { heading: '' }, text: bytes.toString('utf8') }]
+    : await documentUnits(blob.contentType, blob.path, bytes);
   if (!units.length) throw new AppError('NOT_A_DOCUMENT', `no text could be extracted from ${blob.path}`);
   const index = pick(units, selector);
   const unit = units[index];

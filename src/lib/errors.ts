@@ -186,8 +186,8 @@ export const ERROR_CATALOGUE = {
   },
   NOT_TEXT: { status: 415, meaning: 'the operation needs a text artifact (edit, grep, read by range)' },
   NOT_A_DOCUMENT: {
-    status: 415,
-    meaning: 'GET …/text needs a document with readable text (PDF, Office, OpenDocument, EPUB, HTML, RTF)',
+    status: 404,
+    meaning: 'GET …/text: the artifact has no document text (not a PDF, Office, OpenDocument, EPUB, HTML or RTF one)',
   },
   HEADERS_TOO_LARGE: {
     status: 431,

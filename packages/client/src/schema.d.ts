@@ -2332,7 +2332,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,7 +2386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2578,7 +2578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2799,7 +2799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2853,7 +2853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3003,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3362,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,7 +3416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3561,7 +3561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3615,7 +3615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3873,7 +3873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4070,7 +4070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,7 +4334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4417,7 +4417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4561,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4615,7 +4615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +4820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,7 +4874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5071,7 +5071,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5125,7 +5125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5338,7 +5338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5392,7 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5592,7 +5592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,7 +5843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,7 +5897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6107,7 +6107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,7 +6190,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6334,7 +6334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6388,7 +6388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6534,7 +6534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6588,7 +6588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,7 +6748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,7 +6802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6939,7 +6939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6993,7 +6993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,7 +7140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7335,7 +7335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7389,7 +7389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7588,7 +7588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7642,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7787,7 +7787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7841,7 +7841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7979,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8033,7 +8033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8170,7 +8170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8224,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8362,7 +8362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8416,7 +8416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8583,7 +8583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8637,7 +8637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8784,7 +8784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8838,7 +8838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8991,7 +8991,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9045,7 +9045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9198,7 +9198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9252,7 +9252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9418,7 +9418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9472,7 +9472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9624,7 +9624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9678,7 +9678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9825,7 +9825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9879,7 +9879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10032,7 +10032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,7 +10086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10252,7 +10252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10306,7 +10306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10472,7 +10472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10526,7 +10526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10673,7 +10673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10727,7 +10727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10880,7 +10880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10934,7 +10934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11100,7 +11100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11154,7 +11154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11311,7 +11311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11365,7 +11365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11501,7 +11501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11555,7 +11555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11711,7 +11711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11765,7 +11765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12208,7 +12208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12262,7 +12262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12805,7 +12805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12859,7 +12859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13403,7 +13403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13457,7 +13457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13613,7 +13613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13667,7 +13667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13801,7 +13801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13855,7 +13855,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14002,7 +14002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14056,7 +14056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14226,7 +14226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14280,7 +14280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14438,7 +14438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14492,7 +14492,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14648,7 +14648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14702,7 +14702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14873,7 +14873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14927,7 +14927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15085,7 +15085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15139,7 +15139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15304,7 +15304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15358,7 +15358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15511,7 +15511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15565,7 +15565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15734,7 +15734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15788,7 +15788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15943,7 +15943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15997,7 +15997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16152,7 +16152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16206,7 +16206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16385,7 +16385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16439,7 +16439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16634,7 +16634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16688,7 +16688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16831,7 +16831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16885,7 +16885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17040,7 +17040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17094,7 +17094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17282,7 +17282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17336,7 +17336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,7 +17545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17599,7 +17599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17782,7 +17782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17836,7 +17836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17966,7 +17966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18020,7 +18020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18205,7 +18205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18259,7 +18259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18424,7 +18424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18478,7 +18478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18630,7 +18630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18684,7 +18684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18845,7 +18845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18899,7 +18899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19095,7 +19095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, AS_OF_OUT_OF_RANGE */
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19149,7 +19149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT, NOT_A_DOCUMENT */
+            /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;
