@@ -49,7 +49,10 @@ describe('a squatted address', () => {
     // The squatter signs up with an address whose mailbox they do not hold: the account exists, unconfirmed, and
     // its password signs nobody in.
     const squatter = new WebClient(api.url, { 'x-forwarded-for': randomIp() });
+    const beforeSquatter = mailbox.messages.length;
     await squatter.startSignUp(victim, 'squatter password');
+    // Its confirmation mail lands first, so the owner's reset mail below is not mistaken for it (or it for that).
+    await mailbox.waitFor(victim, beforeSquatter);
     expect((await signIn(squatter, victim, 'squatter password')).res.status).toBe(401);
     expect((await squatter.get('/dashboard')).res.status).toBe(303);
 
