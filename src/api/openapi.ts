@@ -172,7 +172,11 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   if (spec.body || spec.bodyContentType) {
     // A JSON body with required fields is a required body: an absent one fails validation.
     const required =
-      !!spec.bodyContentType || !!(spec.body && (jsonSchema(spec.body) as { required?: string[] }).required?.length);
+      !!spec.bodyContentType ||
+      !!(
+        spec.body &&
+        bodyRequired(jsonSchema(spec.body) as { required?: string[]; oneOf?: unknown[]; anyOf?: unknown[] })
+      );
     op.requestBody = {
       required,
       content: {
@@ -189,3 +193,7 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   }
   return op;
 }
+
+/** A body is required when it has required fields, or is a union of shapes (each with its own discriminator). */
+const bodyRequired = (schema: { required?: string[]; oneOf?: unknown[]; anyOf?: unknown[] }) =>
+  !!schema.required?.length || !!schema.oneOf?.length || !!schema.anyOf?.length;

@@ -194,7 +194,7 @@ export const ERROR_CATALOGUE = {
     meaning: 'request headers over the server limit (written by the HTTP server itself)',
   },
   // 422 / 429
-  INVALID_PATCH: { status: 422, meaning: 'the V4A patch does not parse (line named in the error)' },
+  INVALID_PATCH: { status: 400, meaning: 'the V4A patch does not parse (line named in the error)' },
   VALIDATION_ERROR: { status: 422, meaning: 'path, query, header or body failed schema validation' },
   AS_OF_OUT_OF_RANGE: {
     status: 404,

@@ -113,7 +113,7 @@ describe('POST /v0/patch', () => {
     expect(stale.status).toBe(409);
     expect(stale.body.detail.error.files[0].error.message).toContain('expected version 7');
     const bad = await patch({ patch: '*** Update File: r/exists.txt\n-x\n+y' });
-    expect(bad.status).toBe(422);
+    expect(bad.status).toBe(400);
     expect(bad.body.detail.error.code).toBe('INVALID_PATCH');
     expect(await text('r/exists.txt')).toBe('x\n');
   });
