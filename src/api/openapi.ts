@@ -118,6 +118,8 @@ export function operationErrorCodes(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodT
   const domain = spec.errors ?? (spec.auth ? (Object.keys(ERROR_CATALOGUE) as ErrorCode[]) : []);
   for (const c of domain) codes.add(c);
   // A read-only credential is refused every write route, and only those (route(), src/api/http/route.ts).
+  // Any authenticated write may meet a lease (issue 56): held (423), with an outdated or malformed fence (409, 400).
+  if (spec.auth && routeWrites(spec)) for (const c of ['LOCKED', 'FENCE_STALE', 'INVALID_FENCE'] as const) codes.add(c);
   if (spec.auth && routeWrites(spec)) codes.add('CREDENTIAL_READ_ONLY');
   else codes.delete('CREDENTIAL_READ_ONLY');
   // A route that answers an invalid body with its own code never sends the 422 body for it.

@@ -3182,7 +3182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON */
+            /** @description MALFORMED_JSON, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3218,6 +3218,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FENCE_STALE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -3243,6 +3252,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12018,7 +12036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON */
+            /** @description MALFORMED_JSON, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12063,7 +12081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RUN_CONFLICT */
+            /** @description RUN_CONFLICT, FENCE_STALE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12106,6 +12124,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12366,7 +12393,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON */
+            /** @description MALFORMED_JSON, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12393,7 +12420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SNAPSHOT_LIMIT_REACHED */
+            /** @description SNAPSHOT_LIMIT_REACHED, FENCE_STALE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12427,6 +12454,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12484,6 +12520,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_FENCE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHENTICATED */
             401: {
                 headers: {
@@ -12511,6 +12556,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FENCE_STALE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description VALIDATION_ERROR */
             422: {
                 headers: {
@@ -12518,6 +12572,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12599,7 +12662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, INVALID_ARGUMENT */
+            /** @description MALFORMED_JSON, INVALID_ARGUMENT, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12644,7 +12707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RUN_CONFLICT */
+            /** @description RUN_CONFLICT, FENCE_STALE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12687,6 +12750,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -12987,7 +13059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON, INVALID_LEASE */
+            /** @description MALFORMED_JSON, INVALID_LEASE, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13014,7 +13086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description LEASE_CONFLICT, LEASE_LIMIT_REACHED */
+            /** @description LEASE_CONFLICT, LEASE_LIMIT_REACHED, FENCE_STALE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13048,6 +13120,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13126,7 +13207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MALFORMED_JSON */
+            /** @description MALFORMED_JSON, INVALID_FENCE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,7 +13243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description LEASE_EXPIRED */
+            /** @description LEASE_EXPIRED, FENCE_STALE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13196,6 +13277,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
@@ -13267,6 +13357,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_FENCE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNAUTHENTICATED */
             401: {
                 headers: {
@@ -13294,6 +13393,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FENCE_STALE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description VALIDATION_ERROR */
             422: {
                 headers: {
@@ -13301,6 +13409,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description RATE_LIMITED */
