@@ -297,34 +297,39 @@ export async function renameArtifact(
 ): Promise<ArtifactRow> {
   checkPath(input.path);
   const a = { ...input, driveId: await driveFor(rc, { artId: input.artId }, 'can_manage'), actor: rc.actor };
-  return writeTransaction(rc.app, async (w) => {
-    const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
-    checkNotWiki(current.path);
-    checkNotWiki(a.path);
-    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number)
-      throw preconditionFailed(current.version_number);
-    if (current.path === a.path) return current;
-    if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
-    let row: ArtifactRow;
-    try {
-      row = (await one<ArtifactRow>(
-        w.tx,
-        `update artifacts set path = ?, file_type = ?, updated_at = clock_timestamp() where id = ? returning *`,
-        [a.path, fileTypeOf(a.path, current.content_type), current.id],
-      ))!;
-    } catch (err) {
-      if (isUniqueViolation(err)) throw pathConflict(a.path);
-      throw err;
-    }
-    await w.event({
-      driveId: a.driveId,
-      artId: row.id,
-      action: EventAction.artifactRenamed,
-      actor: a.actor,
-      metadata: { from: current.path, to: row.path, path: row.path },
-    });
-    return row;
+  return writeTransaction(rc.app, (w) => renameInTransaction(w, a));
+}
+
+/** The rename's rows inside the caller's write transaction (a patch's move joins its other files there). */
+export async function renameInTransaction(
+  w: WriteTx,
+  a: { driveId: string; artId: string; path: string; ifMatch?: number; actor: string | null },
+): Promise<ArtifactRow> {
+  const current = await getLiveArtifact(w.tx, a.driveId, a.artId, true);
+  checkNotWiki(current.path);
+  checkNotWiki(a.path);
+  if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+  if (current.path === a.path) return current;
+  if (await getLiveArtifactByPath(w.tx, a.driveId, a.path)) throw pathConflict(a.path);
+  let row: ArtifactRow;
+  try {
+    row = (await one<ArtifactRow>(
+      w.tx,
+      `update artifacts set path = ?, file_type = ?, updated_at = clock_timestamp() where id = ? returning *`,
+      [a.path, fileTypeOf(a.path, current.content_type), current.id],
+    ))!;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw pathConflict(a.path);
+    throw err;
+  }
+  await w.event({
+    driveId: a.driveId,
+    artId: row.id,
+    action: EventAction.artifactRenamed,
+    actor: a.actor,
+    metadata: { from: current.path, to: row.path, path: row.path },
   });
+  return row;
 }
 
 /** POST /v0/artifacts/{art_id}/copy: a new artifact at version 1 sharing the bytes; its size counts toward quota. */

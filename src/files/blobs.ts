@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import type { AppContext } from '../platform/context.js';
 import { AppError } from '../lib/errors.js';
 import type { Readable } from 'node:stream';
@@ -110,6 +112,22 @@ export async function prepareBlob(ctx: AppContext, body: IncomingBlob, owner: Bl
     return { inline: Buffer.isBuffer(bytes) ? bytes : await buffer(bytes) };
   }
   return (await storeBlob(ctx, body, owner)).written;
+}
+
+/** A text readied under its hash before the transaction that references it (prepareText). */
+export interface PreparedText {
+  hash: string;
+  size: number;
+  arrival: BlobArrival;
+  bytes: Buffer;
+}
+
+/** prepareBlob for a text the service has in hand (a wiki page, a patched file): hashed here, inline when small. */
+export async function prepareText(ctx: AppContext, text: string, owner: BlobOwner): Promise<PreparedText> {
+  const bytes = Buffer.from(text, 'utf8');
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const body = { hash, size: bytes.length, crc32: crc32(bytes), body: () => bytes };
+  return { hash, size: bytes.length, arrival: await prepareBlob(ctx, body, owner), bytes };
 }
 
 /**

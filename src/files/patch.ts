@@ -1,19 +1,24 @@
-import { Readable } from 'node:stream';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
-import { getArtifactByPath, uploadArtifact } from './artifacts.js';
-import { checkNotWiki } from './artifact-rules.js';
+import type { ArtifactRow } from '../records/artifact-records.js';
+import { driveFor } from '../access/authorize.js';
+import { earlyQuota, getArtifactByPath, putStoredArtifact, renameInTransaction } from './artifacts.js';
+import { checkNotWiki, preconditionFailed } from './artifact-rules.js';
+import { prepareText, type PreparedText } from './blobs.js';
 import { blobOfRow } from './content.js';
 import { applyChunks, type ChunkFailure } from './patch-apply.js';
 import { parsePatch, type PatchOp } from './patch-parse.js';
-import { deleteByRef, moveByRef } from './ref-writes.js';
 import { blobBytes } from './text.js';
+import { trashInTransaction } from './trash.js';
+import { checkUploadFields } from './upload-fields.js';
+import { writeTransaction, type WriteTx } from './write-transaction.js';
 
 /**
  * POST /v0/patch and MCP apply_patch (docs/decisions/apply-patch.md): a V4A patch checked whole against the current
  * files (every hunk, every precondition, no add over a live file) before anything is written, so a hunk that does not
- * apply in the last file leaves every file unchanged; then written through the drive's write operations, each with
- * If-Match = the version the patch was checked on (a concurrent write fails the rest with 412).
+ * apply in the last file answers 409 with nothing stored. Then the new texts are stored by hash, and every file's rows
+ * and events are written in ONE write transaction, each under its row lock with If-Match = the version the patch was
+ * checked on: a concurrent writer makes the whole patch a 412 and no file changes; every event is the request's run.
  */
 export interface PatchFileResult {
   path: string;
@@ -28,6 +33,8 @@ interface Planned {
   artId?: string;
   version?: number;
   text?: string;
+  /** The new text's bytes, stored under their hash before the transaction. */
+  body?: PreparedText;
 }
 
 const strip = (p: string) => p.replace(/^\/+/, '');
@@ -70,26 +77,32 @@ async function plan(
   return { planned };
 }
 
-const upload = (rc: RequestContext, path: string, text: string, ifMatch?: number) => {
-  const bytes = Buffer.from(text, 'utf8');
-  return uploadArtifact(
-    rc,
-    { path, sentAsText: true, ifMatch },
-    { stream: Readable.from([bytes]), declaredBytes: bytes.length },
-  );
-};
+/** The new version of a text at `path` (the PUT's rows: lock, If-Match, version, event) in the patch's transaction. */
+function putText(rc: RequestContext, w: WriteTx, path: string, body: PreparedText, ifMatch?: number) {
+  const fields = checkUploadFields({ sentAsText: true, ifMatch }, path);
+  const input = { ...fields, driveId: rc.driveId, path, actor: rc.actor, filename: undefined };
+  return putStoredArtifact(rc.app, w, input, body, body.arrival);
+}
 
-async function write(rc: RequestContext, p: Planned): Promise<PatchFileResult> {
+async function write(rc: RequestContext, w: WriteTx, p: Planned): Promise<PatchFileResult> {
   const { op } = p;
-  if (op.kind === 'add')
-    return { path: op.path, action: 'add', version: (await upload(rc, op.path, p.text!)).version_number };
+  const actor = rc.actor;
+  if (op.kind === 'add') {
+    const row = await putText(rc, w, op.path, p.body!);
+    // Created since the check: the add would have overwritten it.
+    if (row.version_number !== 1) throw preconditionFailed(row.version_number - 1);
+    return { path: op.path, action: 'add', version: row.version_number };
+  }
   if (op.kind === 'delete') {
-    await deleteByRef(rc, { ref: p.artId!, recursive: false, ifMatch: p.version });
+    await trashInTransaction(rc.app, w, { driveId: rc.driveId, artId: p.artId, ifMatch: p.version, actor });
     return { path: op.path, action: 'delete' };
   }
-  let path = op.path;
-  if (op.moveTo) (await moveByRef(rc, { ref: p.artId!, path: op.moveTo, ifMatch: p.version }), (path = op.moveTo));
-  const row = await upload(rc, path, p.text!, p.version);
+  let moved: ArtifactRow | undefined;
+  if (op.moveTo) {
+    const move = { driveId: rc.driveId, artId: p.artId!, path: op.moveTo, ifMatch: p.version, actor };
+    moved = await renameInTransaction(w, move);
+  }
+  const row = await putText(rc, w, moved?.path ?? op.path, p.body!, p.version);
   return {
     path: op.path,
     action: op.moveTo ? 'move' : 'update',
@@ -107,7 +120,7 @@ export async function applyPatch(rc: RequestContext, input: { patch: string; pre
   const preconditions = Object.fromEntries(Object.entries(input.preconditions ?? {}).map(([k, v]) => [strip(k), v]));
   const paths = ops.map((o) => o.path);
   if (new Set(paths).size !== paths.length) throw new AppError('INVALID_PATCH', 'a patch names each file once');
-  const checked = [];
+  const checked: Awaited<ReturnType<typeof plan>>[] = [];
   for (const op of ops) checked.push(await plan(rc, op, preconditions));
   if (checked.some((c) => c.error)) {
     const files = checked.map(({ planned, error }) => ({
@@ -117,7 +130,15 @@ export async function applyPatch(rc: RequestContext, input: { patch: string; pre
     }));
     throw new AppError('PATCH_NOT_APPLIED', 'the patch did not apply; no file was changed', { files });
   }
-  const files: PatchFileResult[] = [];
-  for (const { planned } of checked) files.push(await write(rc, planned));
+  const owner = earlyQuota(rc.app, rc.driveId);
+  for (const { planned } of checked) {
+    if (planned.op.kind !== 'add') await driveFor(rc, { artId: planned.artId! }, 'can_manage');
+    if (planned.text !== undefined) planned.body = await prepareText(rc.app, planned.text, owner);
+  }
+  const files = await writeTransaction(rc.app, async (w) => {
+    const done: PatchFileResult[] = [];
+    for (const { planned } of checked) done.push(await write(rc, w, planned));
+    return done;
+  });
   return { applied: true, files };
 }

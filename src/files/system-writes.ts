@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { AppError } from '../lib/errors.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { getLiveArtifactByPath, type ArtifactRow } from '../records/artifact-records.js';
 import { checkPath, isWikiPath } from './artifact-rules.js';
 import { putStoredArtifact } from './artifacts.js';
-import { prepareBlob, type BlobArrival } from './blobs.js';
+import { prepareText, type PreparedText } from './blobs.js';
 import type { WriteTx } from './write-transaction.js';
 import { trashRow } from './trash.js';
 
@@ -22,25 +20,14 @@ function checkSystemWiki(rc: RequestContext, path: string): void {
   if (!isWikiPath(path)) throw new AppError('INVALID_PATH', `system writes are limited to _wiki/, not ${path}`);
 }
 
-export interface StoredText {
-  hash: string;
-  size: number;
-  arrival: BlobArrival;
-  bytes: Buffer;
-}
+export type StoredText = PreparedText;
 
 /**
  * Readies the bytes of a page under their hash before the transaction that references them: inline when small (the
  * transaction keeps them), else put in object storage now.
  */
-export async function storeSystemText(rc: RequestContext, text: string): Promise<StoredText> {
-  const bytes = Buffer.from(text, 'utf8');
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const ctx = rc.app;
-  const body = { hash, size: bytes.length, crc32: crc32(bytes), body: () => bytes };
-  const arrival = await prepareBlob(ctx, body, { driveId: rc.driveId });
-  return { hash, size: bytes.length, arrival, bytes };
-}
+export const storeSystemText = (rc: RequestContext, text: string): Promise<StoredText> =>
+  prepareText(rc.app, text, { driveId: rc.driveId });
 
 /** The live artifact at a `_wiki/` path, locked for the rest of the transaction, or undefined. */
 export async function lockSystemArtifact(

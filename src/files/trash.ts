@@ -57,20 +57,26 @@ export async function deleteArtifact(
     checkPath(a.path);
     checkNotWiki(a.path);
   }
-  return writeTransaction(ctx, async (w) => {
-    const current = a.artId
-      ? await one<ArtifactRow>(
-          w.tx,
-          `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`,
-          [a.artId, a.driveId],
-        )
-      : await getLiveArtifactByPath(w.tx, a.driveId, a.path!, true);
-    if (!current) throw artifactNotFound();
-    checkNotWiki(current.path);
-    if (a.ifMatch !== undefined && a.ifMatch !== current.version_number)
-      throw preconditionFailed(current.version_number);
-    return trashRow(ctx, w, current, a.actor);
-  });
+  return writeTransaction(ctx, (w) => trashInTransaction(ctx, w, a));
+}
+
+/** The delete's rows inside the caller's write transaction (a patch's delete joins its other files there). */
+export async function trashInTransaction(
+  ctx: AppContext,
+  w: WriteTx,
+  a: { driveId: string; artId?: string; path?: string; ifMatch?: number; actor: string | null },
+): Promise<ArtifactRow> {
+  const current = a.artId
+    ? await one<ArtifactRow>(
+        w.tx,
+        `select * from artifacts where id = ? and drive_id = ? and deleted_at is null for update`,
+        [a.artId, a.driveId],
+      )
+    : await getLiveArtifactByPath(w.tx, a.driveId, a.path!, true);
+  if (!current) throw artifactNotFound();
+  checkNotWiki(current.path);
+  if (a.ifMatch !== undefined && a.ifMatch !== current.version_number) throw preconditionFailed(current.version_number);
+  return trashRow(ctx, w, current, a.actor);
 }
 
 /**

@@ -24,18 +24,19 @@ const text = async (path: string) => {
 };
 const status = (path: string) =>
   fetch(`${api.url}/v0/artifacts/${path}/meta`, { headers: tenant.auth }).then((r) => r.status);
-const patch = async (body: object) => {
+const patch = async (body: object, headers: Record<string, string> = {}) => {
   const res = await fetch(`${api.url}/v0/patch`, {
     method: 'POST',
-    headers: { ...tenant.auth, 'content-type': 'application/json' },
+    headers: { ...tenant.auth, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
 };
-const lastSeq = async () => {
+const events = async () => {
   const r = await fetch(`${api.url}/v0/events?limit=200`, { headers: tenant.auth });
-  return ((await r.json()) as { items: { seq: number }[] }).items.reduce((m, e) => Math.max(m, e.seq), 0);
+  return ((await r.json()) as { items: { seq: number; action: string; run_id: string | null }[] }).items;
 };
+const lastSeq = async () => (await events()).reduce((m, e) => Math.max(m, e.seq), 0);
 
 describe('POST /v0/patch', () => {
   it('adds, updates with @@ anchors, moves and deletes several files in one patch', async () => {
@@ -116,5 +117,57 @@ describe('POST /v0/patch', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.detail.error.code).toBe('INVALID_PATCH');
     expect(await text('r/exists.txt')).toBe('x\n');
+  });
+
+  it('writes every file in one transaction: a refusal at the last file after the check leaves all unchanged', async () => {
+    await put('t/one.txt', 'one\n');
+    await put('t/two.txt', 'two\n');
+    await put('t/held.txt', 'held\n');
+    // The check passes (hunks apply); the last file's write meets an exclusive lease inside the transaction.
+    const lease = await fetch(`${api.url}/v0/leases`, {
+      method: 'POST',
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ paths: ['t/held.txt'], mode: 'exclusive', ttl_s: 60 }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { fence: number } }));
+    expect(lease.status).toBe(201);
+    const before = await lastSeq();
+    const body = {
+      patch: [
+        '*** Begin Patch',
+        '*** Update File: t/one.txt',
+        '-one',
+        '+ONE',
+        '*** Add File: t/new.txt',
+        '+fresh',
+        '*** Delete File: t/two.txt',
+        '*** Update File: t/held.txt',
+        '*** Move to: t/moved.txt',
+        '-held',
+        '+HELD',
+        '*** End Patch',
+      ].join('\n'),
+    };
+    const refused = await patch(body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(423);
+    expect(refused.body.detail.error.code).toBe('LOCKED');
+    expect(await text('t/one.txt')).toBe('one\n');
+    expect(await text('t/two.txt')).toBe('two\n');
+    expect(await text('t/held.txt')).toBe('held\n');
+    expect(await status('t/new.txt')).toBe(404);
+    expect(await status('t/moved.txt')).toBe(404);
+    expect(await lastSeq()).toBe(before);
+
+    // With the lease's fence the same patch lands whole: one event per change, all of one run.
+    const applied = await patch(body, { 'x-drive-fence': String(lease.body.fence) });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(await text('t/one.txt')).toBe('ONE\n');
+    expect(await text('t/moved.txt')).toBe('HELD\n');
+    expect(await status('t/two.txt')).toBe(404);
+    const landed = (await events()).filter((e) => e.seq > before);
+    expect(landed.map((e) => e.action).sort()).toEqual(
+      ['artifact.created', 'artifact.deleted', 'artifact.renamed', 'artifact.updated', 'artifact.updated'].sort(),
+    );
+    expect(new Set(landed.map((e) => e.run_id)).size).toBe(1);
+    expect(landed[0]!.run_id).toMatch(/^run_/);
   });
 });
