@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
 import { conformanceCommands, type Command } from './commands.js';
-import { ensureOracle, runOracle, type ToolResult } from './oracle.js';
+import { ensureOracle, excuseDirectorySizes, runOracle, type ToolResult } from './oracle.js';
 
 /**
  * The memory tool, byte for byte (issue 57): every command of a generated sequence runs against the anthropic SDK's
@@ -21,17 +21,6 @@ beforeAll(async () => {
   api = await startTestApi({ WRITE_BUDGET_PER_HOUR: '100000', WRITE_BUDGET_PER_DRIVE_PER_HOUR: '100000' });
 }, 300_000);
 afterAll(async () => api?.close());
-
-/** A directory's own size, the one field a drive cannot know: lines ending in `/` (and the header's root line). */
-const excuseDirectorySizes = (r: ToolResult): ToolResult => ({
-  ...r,
-  result: r.result.startsWith("Here're the files")
-    ? r.result
-        .split('\n')
-        .map((line, i) => (i === 1 || line.endsWith('/') ? line.replace(/^[^\t]+\t/, 'DIR\t') : line))
-        .join('\n')
-    : r.result,
-});
 
 async function viaRest(auth: Record<string, string>, cmd: Command): Promise<ToolResult> {
   const res = await fetch(`${api.url}/v0/memory`, {

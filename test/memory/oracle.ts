@@ -61,3 +61,14 @@ export function runOracle(commands: unknown[]): Promise<ToolResult[]> {
     child.stdin.end(JSON.stringify(commands));
   });
 }
+
+/** A directory's own size, the one field a drive cannot know: lines ending in `/` (and the header's root line). */
+export const excuseDirectorySizes = (r: ToolResult): ToolResult => ({
+  ...r,
+  result: r.result.startsWith("Here're the files")
+    ? r.result
+        .split('\n')
+        .map((line, i) => (i === 1 || line.endsWith('/') ? line.replace(/^[^\t]+\t/, 'DIR\t') : line))
+        .join('\n')
+    : r.result,
+});
