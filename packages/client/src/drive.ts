@@ -1,4 +1,5 @@
 import { DriveClient, ok, type DriveClientOptions } from './client.js';
+import { leasesOf } from './leases.js';
 import { DriveError } from './errors.js';
 import { followEvents, type FollowOptions } from './events.js';
 import {
@@ -117,6 +118,11 @@ export class Drive {
     const id = runId ?? this.runId;
     if (!id) throw new DriveError(400, 'INVALID_ARGUMENT', 'no run to undo: pass a run id (see drive.runs())');
     return revertRun(this.client, id, options);
+  }
+
+  /** Leases with fencing tokens: acquire/renew/release/list (send `fence` as X-Drive-Fence on writes). */
+  get leases() {
+    return leasesOf(this.client);
   }
 
   /** Names the drive as it is now (a seq), to read back with `asOf` or `rewind` to. */

@@ -11,4 +11,5 @@ export { backoffMs, retryAfterMs, withRetries, type RetryOptions } from './retry
 export { BUFFERED_UPLOAD_LIMIT, uploadBytes, uploadFile, type UploadOptions } from './uploads.js';
 export type * from './types.js';
 export type { components, operations, paths } from './schema.js';
+export type { Lease, LeaseRequest } from './leases.js';
 export { Drive, type Ref } from './drive.js';
