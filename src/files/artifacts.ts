@@ -21,8 +21,7 @@ import { checkUploadFields, type UploadFields } from './upload-fields.js';
 import { keptFilename } from './file-names.js';
 import { applyVisibility } from './visibility.js';
 import { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
-import { isPlainPut, plainPut } from './plain-put.js';
-import { leasesMayHold } from './lease-guard.js';
+import { isPlainPut, leaseMayHold, plainPut } from './plain-put.js';
 import { mergeWrite, type MergedRow } from './merge-write.js';
 
 export { DEFAULT_CONTENT_TYPE, type PutInput } from './put-input.js';
@@ -139,8 +138,13 @@ export async function preflightPut(ctx: AppContext, input: PutInput): Promise<vo
  */
 async function putArtifact(ctx: AppContext, input: PutInput, body: SpooledBody): Promise<ArtifactRow> {
   const arrival = await prepareBlob(ctx, body, earlyQuota(ctx, input.driveId));
-  // The one-statement PUT takes no lease lock: a drive where leases may hold takes the checked path (issue 56).
-  if (isPlainPut(input) && !(await leasesMayHold(ctx, input.driveId))) return plainPut(ctx, input, body, arrival);
+  // The one-statement PUT asks the drive's leases inside its statement; where one may hold, the checked path decides.
+  if (isPlainPut(input))
+    try {
+      return await plainPut(ctx, input, body, arrival);
+    } catch (err) {
+      if (!leaseMayHold(err)) throw err;
+    }
   return writeTransaction(ctx, (w) => putStoredArtifact(ctx, w, input, body, arrival));
 }
 

@@ -1,8 +1,7 @@
 import { iso, type Timestamp } from '../lib/time.js';
 import { AppError } from '../lib/errors.js';
 import { one, rows as many, type Db } from '../db/sql.js';
-import { currentFence, type FenceScope } from '../platform/fence-scope.js';
-import type { Orm } from '../db/orm.js';
+import type { FenceScope } from '../platform/fence-scope.js';
 import { coverTouches, type LeaseCover, type WriteTarget } from './lease-coverage.js';
 
 /**
@@ -38,6 +37,7 @@ export const coverOf = (r: Pick<LeaseRow, 'paths' | 'prefix' | 'glob'>): LeaseCo
 /** The lock a grant takes exclusively and every write's first lease check takes shared, per drive. */
 export const leaseLockSql = (mode: 'shared' | 'exclusive') =>
   `select ${mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(hashtextextended(?, 0))`;
+// The plain PUT's lease_gate (src/db/migrations/Migration20270105000000_lease_gate.ts) takes this same key.
 export const leaseLockKey = (driveId: string) => `lease:${driveId}`;
 export const LIVE = `released_at is null and expires_at > clock_timestamp()`;
 export const LEASE_COLUMNS = `id, drive_id, fence, mode, paths, prefix, glob, holder_actor, holder_credential, note,
@@ -101,21 +101,6 @@ export class LeaseGuard {
     }
     return rows;
   }
-}
-
-/**
- * Whether a write of this request on the drive must be checked against leases: some lease is live, or one newer than
- * the presented fence is kept. One indexed lookup; false for the service's own work.
- */
-export async function leasesMayHold(ctx: { orm: Orm }, driveId: string): Promise<boolean> {
-  const scope = currentFence();
-  if (!scope) return false;
-  const found = await one<{ found: boolean }>(
-    ctx.orm.em.fork(),
-    `select exists (select 1 from leases where drive_id = ? and ((${LIVE}) or fence > ?)) as found`,
-    [driveId, scope.fence ?? Number.MAX_SAFE_INTEGER],
-  );
-  return found!.found;
 }
 
 const describe = (t: WriteTarget) => ('path' in t ? t.path : `${t.under}*`);

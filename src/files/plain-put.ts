@@ -3,6 +3,7 @@ import { newId } from '../lib/ids.js';
 import type { ArtifactRow } from '../records/artifact-records.js';
 import { isUniqueViolation, one, pgCode } from '../db/sql.js';
 import { currentRun, runColumns } from '../platform/run-scope.js';
+import { currentFence } from '../platform/fence-scope.js';
 import { artifactTopics, insertRequestsSql, outboxItemsFor, requestItems } from '../outbox/outbox.js';
 import { fileTypeOf } from './artifact-rules.js';
 import { blobUnavailable, inlinePinSql, type BlobArrival } from './blobs.js';
@@ -41,8 +42,10 @@ const PIN_THEN_CHARGE = `pinned as (
 const CHARGE = `charge as (${chargeSql({ driveId: '$1', bytes: '$8', quotaBytes: '$18', after: 'live' })})`;
 const KEEP_INLINE = `p as (${inlinePinSql('select hash, size_bytes, true, $17::bytea from a')}),`;
 
-const putStatement = (bytes: 'inline' | 'stored') => `with live as (
-    select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null for update
+const putStatement = (bytes: 'inline' | 'stored') => `with gate as (select lease_gate($1, $25::int8) as open
+  ), live as (
+    select id from artifacts where drive_id = $1 and path = $2 and deleted_at is null and (select open from gate)
+       for update
   ), ${bytes === 'stored' ? PIN_THEN_CHARGE : CHARGE}, updated as (
     update artifacts set version_number = version_number + 1, size_bytes = $8, hash = $9,
        content_type = coalesce($4, content_type), file_type = coalesce($5, file_type),
@@ -70,6 +73,18 @@ const putStatement = (bytes: 'inline' | 'stored') => `with live as (
       from a
   ), q as (${insertRequestsSql('$24', 'a')})
   select * from a`;
+
+/**
+ * The gate's fence ($25; src/db/migrations/Migration20270105000000_lease_gate.ts): the presented one (none: no lease
+ * is older), or null for the service's own work, which leases never hold.
+ */
+function leaseGateFence(): number | null {
+  const scope = currentFence();
+  return scope ? (scope.fence ?? Number.MAX_SAFE_INTEGER) : null;
+}
+
+/** The gate refused the one-statement path: a lease may hold the write, which the checked path decides. */
+export const leaseMayHold = (err: unknown): boolean => pgCode(err) === 'AD423';
 
 const STATEMENTS = {
   inline: { name: 'put_inline', sql: putStatement('inline') },
@@ -122,7 +137,7 @@ async function nothingWritten(
   return chargeRefused(db, { driveId: input.driveId, bytes: body.size, quotaBytes });
 }
 
-/** The statement's parameters, $1 to $24 in order. */
+/** The statement's parameters, $1 to $25 in order. */
 function paramsOf(
   ctx: AppContext,
   input: PutInput,
@@ -162,6 +177,7 @@ function paramsOf(
     JSON.stringify(e.metadata),
     ...runColumns(run, input.driveId),
     requestItems(items),
+    leaseGateFence(),
   ];
 }
 

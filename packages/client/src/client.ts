@@ -16,6 +16,8 @@ export interface DriveClientOptions {
    * makes one per instance when this is absent; `null` leaves it to the server (one run per credential).
    */
   runId?: string | null;
+  /** Sent as X-Drive-Fence on every request: the fence of the lease these writes are made under (drive.leases). */
+  fence?: number;
   retry?: RetryOptions;
   /** Told when a new access token (or assertion) was obtained, to keep it. */
   onTokenUpdate?: (update: TokenUpdate) => void;
@@ -42,6 +44,7 @@ export class DriveClient {
   private readonly retry: RetryOptions;
   private readonly actor: string | undefined;
   readonly runId: string | undefined;
+  readonly fence: number | undefined;
 
   constructor(options: DriveClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -49,6 +52,7 @@ export class DriveClient {
     this.retry = options.retry ?? {};
     this.actor = options.actor;
     this.runId = options.runId ?? undefined;
+    this.fence = options.fence;
     this.tokens = options.credential
       ? new TokenSource(this.baseUrl, options.credential, this.fetchImpl, this.retry, options.onTokenUpdate)
       : undefined;
@@ -69,6 +73,7 @@ export class DriveClient {
       if (this.tokens && !headers.has('authorization')) headers.set('authorization', await this.tokens.authorization());
       if (this.actor && !headers.has('x-drive-actor')) headers.set('x-drive-actor', this.actor);
       if (this.runId && !headers.has('x-drive-run-id')) headers.set('x-drive-run-id', this.runId);
+      if (this.fence !== undefined && !headers.has('x-drive-fence')) headers.set('x-drive-fence', String(this.fence));
       try {
         return await this.fetchImpl(new Request(request.clone(), { headers }));
       } catch (err) {

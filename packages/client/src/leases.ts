@@ -1,7 +1,10 @@
 import { ok, type DriveClient } from './client.js';
 import type { paths } from './schema.js';
 
-/** Leases with fencing tokens (docs/decisions/leases.md): send a lease's `fence` as X-Drive-Fence on writes. */
+/**
+ * Leases with fencing tokens (docs/decisions/leases.md): the writes made under a lease carry its `fence` as X-Drive-Fence
+ * (`new Drive({ ...options, fence: lease.fence })`).
+ */
 export type LeaseRequest = NonNullable<paths['/v0/leases']['post']['requestBody']>['content']['application/json'];
 export type Lease = paths['/v0/leases']['post']['responses']['201']['content']['application/json'];
 
@@ -15,9 +18,9 @@ export const leasesOf = (client: DriveClient) => ({
         body: { ttl_s: ttlS },
       }),
     ),
-  release: async (leaseId: string): Promise<void> => {
-    await ok(client.api.DELETE('/v0/leases/{lease_id}', { params: { path: { lease_id: leaseId } } }));
-  },
+  /** The ended lease (`live: false`). */
+  release: (leaseId: string): Promise<Lease> =>
+    ok(client.api.DELETE('/v0/leases/{lease_id}', { params: { path: { lease_id: leaseId } } })),
   /** The live leases covering `path` (all live leases without it). */
   list: async (path?: string): Promise<Lease[]> =>
     (await ok(client.api.GET('/v0/leases', { params: { query: { path } } }))).items,
