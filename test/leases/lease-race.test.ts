@@ -3,8 +3,8 @@ import type { TestApi } from '../helpers/api.js';
 import { driveClient, useTestApi } from '../artifacts/client.js';
 
 /**
- * The one-statement PUT against a grant in flight (issue 56): the grant holds the drive's lease lock and has written its
- * lease but not committed when the PUT arrives. The PUT's statement asks lease_gate, which waits on that lock and then
+ * The one-statement PUT against a grant in flight (issue 56): the grant holds the drive's lease lock and has written
+ * its lease but not committed when the PUT arrives. The PUT's statement asks lease_gate, which waits on that lock and then
  * reads the committed lease with a fresh snapshot: the PUT takes the checked path and is refused. Before the gate, the
  * PUT's lookup ran before the commit, found nothing and wrote past the lease.
  */

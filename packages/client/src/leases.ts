@@ -2,8 +2,8 @@ import { ok, type DriveClient } from './client.js';
 import type { paths } from './schema.js';
 
 /**
- * Leases with fencing tokens (docs/decisions/leases.md): the writes made under a lease carry its `fence` as X-Drive-Fence
- * (`new Drive({ ...options, fence: lease.fence })`).
+ * Leases with fencing tokens (docs/decisions/leases.md): the writes made under a lease carry its `fence` as
+ * X-Drive-Fence (`new Drive({ ...options, fence: lease.fence })`).
  */
 export type LeaseRequest = NonNullable<paths['/v0/leases']['post']['requestBody']>['content']['application/json'];
 export type Lease = paths['/v0/leases']['post']['responses']['201']['content']['application/json'];
