@@ -4,9 +4,9 @@ import { driveClient, useTestApi } from '../artifacts/client.js';
 
 /**
  * The one-statement PUT against a grant in flight (issue 56): the grant holds the drive's lease lock and has written
- * its lease but not committed when the PUT arrives. The PUT's statement asks lease_gate, which waits on that lock and then
- * reads the committed lease with a fresh snapshot: the PUT takes the checked path and is refused. Before the gate, the
- * PUT's lookup ran before the commit, found nothing and wrote past the lease.
+ * its lease but not committed when the PUT arrives. The PUT's statement asks lease_gate, which waits on that lock and
+ * then reads the committed lease with a fresh snapshot: the PUT takes the checked path and is refused. Before the
+ * gate, the PUT's lookup ran before the commit, found nothing and wrote past the lease.
  */
 let api: TestApi;
 useTestApi({}, (a) => {
