@@ -16,8 +16,19 @@ import {
   type SearchHit,
   type SemanticQuery,
 } from './engine.js';
-import { branchesOf, parseQuery, type Atom } from './query-syntax.js';
+import { branchesOf, parseQuery } from './query-syntax.js';
 import * as vectors from './typesense-vectors.js';
+import {
+  documentFields,
+  filterOf,
+  hitOf,
+  passageHitOf,
+  pathWords,
+  PASSAGE_SPAN_FIELDS,
+  quote,
+  renderAtom,
+  type Doc,
+} from './typesense-documents.js';
 
 /**
  * Typesense engine (TYPESENSE_URL). Two collections: documents (id = art_id) and passages
@@ -25,55 +36,11 @@ import * as vectors from './typesense-vectors.js';
  * stemmed (English); typos, prefix matching and token dropping are off, to match the spec's
  * exact-word semantics. OR is run as one search per DNF branch (multi_search) and merged.
  */
-type Doc = Record<string, unknown>;
-
-const PASSAGE_SPAN_FIELDS = [
-  'char_start',
-  'char_end',
-  'page_start',
-  'page_end',
-  'time_start_ms',
-  'time_end_ms',
-] as const;
-
 export interface TypesenseSettings {
   url: string;
   apiKey: string;
   dimensions: number;
   collectionPrefix?: string;
-}
-
-/** Every leading substring of the path: lets `prefix` be an exact filter (`path_prefixes:=…`). */
-export function pathPrefixes(path: string): string[] {
-  return Array.from({ length: path.length }, (_, i) => path.slice(0, i + 1));
-}
-
-const pathWords = (p: string) => p.replace(/[/._-]+/g, ' ');
-const quote = (v: string) => `\`${v.replaceAll('`', '')}\``;
-const renderAtom = (a: Atom) => (a.phrase.length > 1 ? `"${a.phrase.join(' ')}"` : a.phrase[0]!);
-
-function metadataText(metadata: Record<string, unknown>): string {
-  const out: string[] = [];
-  const walk = (v: unknown, key?: string) => {
-    if (key) out.push(key);
-    if (v === null || v === undefined) return;
-    if (typeof v === 'object')
-      for (const [k, x] of Object.entries(v as object)) walk(x, Array.isArray(v) ? undefined : k);
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects were walked above; v is a scalar here
-    else if (typeof v !== 'boolean') out.push(String(v));
-  };
-  walk(metadata);
-  return out.join(' ');
-}
-
-function documentFields(doc: SearchDocument | (ArtifactPatch & { path?: string })): Doc {
-  const f: Doc = {};
-  if (doc.path !== undefined)
-    Object.assign(f, { path: doc.path, path_words: pathWords(doc.path), path_prefixes: pathPrefixes(doc.path) });
-  if (doc.labels !== undefined) Object.assign(f, { labels: doc.labels, labels_text: doc.labels.join(' ') });
-  if (doc.metadata !== undefined) f.metadata_text = metadataText(doc.metadata);
-  if (doc.updatedAt !== undefined) f.updated_at = doc.updatedAt.getTime();
-  return f;
 }
 
 export class TypesenseSearchEngine implements SearchEngine {
@@ -370,51 +337,4 @@ export class TypesenseSearchEngine implements SearchEngine {
       .sort((a, b) => b.score - a.score || String(a.doc.path).localeCompare(String(b.doc.path)))
       .slice(0, filters.limit);
   }
-}
-
-function filterOf(driveId: string, f: FindFilters): string {
-  const parts = [`drive_id:=${quote(driveId)}`];
-  for (const label of f.labels ?? []) parts.push(`labels:=${quote(label)}`);
-  if (f.fileType) parts.push(`file_type:=${quote(f.fileType)}`);
-  if (f.prefix) parts.push(`path_prefixes:=${quote(f.prefix)}`);
-  if (f.updatedAfter) parts.push(`updated_at:>=${f.updatedAfter.getTime()}`);
-  if (f.updatedBefore) parts.push(`updated_at:<=${f.updatedBefore.getTime()}`);
-  if (f.modalities?.length) parts.push(`modality:=[${f.modalities.map(quote).join(',')}]`);
-  if (f.excludePrefix) parts.push(`path_prefixes:!=${quote(f.excludePrefix)}`);
-  return parts.join(' && ');
-}
-
-function hitOf(d: Doc): Omit<SearchHit, 'snippet' | 'score'> {
-  return {
-    artId: String(d.art_id),
-    driveId: String(d.drive_id),
-    path: String(d.path),
-    contentType: String(d.content_type),
-    fileType: String(d.file_type),
-    labels: (d.labels as string[]) ?? [],
-    updatedAt: new Date(Number(d.updated_at)),
-    versionNumber: Number(d.version_number),
-  };
-}
-
-function passageHitOf(d: Doc, score: number, snippet: string): PassageHit {
-  const hit = {
-    ...hitOf(d),
-    snippet,
-    score,
-    modality: d.modality,
-    ord: Number(d.ord),
-    text: String(d.text),
-  } as PassageHit;
-  const camel = {
-    char_start: 'charStart',
-    char_end: 'charEnd',
-    page_start: 'pageStart',
-    page_end: 'pageEnd',
-    time_start_ms: 'timeStartMs',
-    time_end_ms: 'timeEndMs',
-  } as const;
-  for (const k of PASSAGE_SPAN_FIELDS) if (typeof d[k] === 'number') hit[camel[k]] = d[k] as number;
-  if (typeof d.anchor === 'string') hit.anchor = JSON.parse(d.anchor) as PassageHit['anchor'];
-  return hit;
 }
