@@ -4,6 +4,7 @@ import { createTenant } from '../helpers/tenant.js';
 import { driveClient, type DriveClient } from '../artifacts/client.js';
 import { grant } from '../sharing/helpers.js';
 import { mcpClient, type McpSession } from '../mcp/helpers.js';
+import { Drive, DriveError } from '../../packages/client/src/index.js';
 
 /**
  * Line operations at the REST door (issue 57): POST /v0/artifacts/{art_id}/edit (edits and insert at a line) and
@@ -13,12 +14,14 @@ let api: TestApi;
 let a: DriveClient;
 let b: DriveClient;
 let s: McpSession;
+let apiKey: string;
 beforeAll(async () => {
   api = await startTestApi();
   const tenant = await createTenant(api.ctx);
   a = await driveClient(api, tenant);
   b = await driveClient(api);
   s = await mcpClient(api, tenant.apiKey);
+  apiKey = tenant.apiKey;
 }, 120_000);
 afterAll(async () => {
   await s?.close();
@@ -151,5 +154,24 @@ describe('GET /v0/artifacts/{art_id}/text by lines', () => {
     expect(past.json).toMatchObject({ text: '', line_start: 9, last_line: null, total_lines: 3 });
     for (const q of ['numbered=yes', 'line_start=0', 'line_count=0', 'line_count=100001'])
       expect((await a.get(`/v0/artifacts/${art.art_id}/text?${q}`)).status, q).toBe(422);
+  });
+});
+
+describe('the SDK (Drive.edit, Drive.lines)', () => {
+  it('edits by path with If-Match and reads numbered lines', async () => {
+    const drive = new Drive({ baseUrl: api.url, credential: { apiKey } });
+    await drive.put('lo/sdk.md', 'alpha\nbeta\n');
+    const r = await drive.edit('lo/sdk.md', {
+      edits: [{ oldText: 'beta', newText: 'BETA' }],
+      insertLine: 0,
+      insertText: 'head',
+      ifMatch: 1,
+    });
+    expect(r).toMatchObject({ applied: true, replacements: 1, artifact: { version_number: 2 } });
+    const lines = await drive.lines('lo/sdk.md', { start: 2, numbered: true });
+    expect(lines).toMatchObject({ text: '     2\talpha\n     3\tBETA', line_start: 2, last_line: 3, total_lines: 3 });
+    const stale = await drive.edit('lo/sdk.md', { insertLine: 0, insertText: 'x', ifMatch: 1 }).catch((e) => e);
+    expect(stale).toBeInstanceOf(DriveError);
+    expect((stale as DriveError).code).toBe('PRECONDITION_FAILED');
   });
 });
