@@ -10,6 +10,7 @@ import { runScope } from './middleware/run.js';
 import { agentIdentityRouter } from './routes/agent-identity.js';
 import { apiKeysRouter } from './routes/api-keys.js';
 import { artifactContentRouter } from './routes/artifact-content.js';
+import { artifactEditRouter } from './routes/artifact-edit.js';
 import { artifactsRouter } from './routes/artifacts.js';
 import { drivesMeRouter } from './routes/drives-me.js';
 import { drivesRouter } from './routes/drives.js';
@@ -76,6 +77,7 @@ export function restRouter(routes: RouteRegistry, ctx: AppContext, search: Searc
     apiKeysRouter(routes, ctx),
     artifactsRouter(routes, ctx),
     artifactContentRouter(routes, ctx),
+    artifactEditRouter(routes, ctx),
     pathsRouter(routes),
     memoryRouter(routes, ctx),
     patchRouter(routes, ctx),

@@ -175,10 +175,7 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
     // A JSON body with required fields is a required body: an absent one fails validation.
     const required =
       !!spec.bodyContentType ||
-      !!(
-        spec.body &&
-        bodyRequired(jsonSchema(spec.body) as { required?: string[]; oneOf?: unknown[]; anyOf?: unknown[] })
-      );
+      !!(spec.body && bodyRequired(jsonSchema(spec.body) as Parameters<typeof bodyRequired>[0]));
     op.requestBody = {
       required,
       content: {
@@ -196,6 +193,9 @@ function operation(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>) {
   return op;
 }
 
-/** A body is required when it has required fields, or is a union of shapes (each with its own discriminator). */
-const bodyRequired = (schema: { required?: string[]; oneOf?: unknown[]; anyOf?: unknown[] }) =>
-  !!schema.required?.length || !!schema.oneOf?.length || !!schema.anyOf?.length;
+/**
+ * A body is required when it has required fields, is a union of shapes (each with its own discriminator), or must have
+ * a field (`minProperties`: POST …/edit needs edits or an insert).
+ */
+const bodyRequired = (schema: { required?: string[]; oneOf?: unknown[]; anyOf?: unknown[]; minProperties?: number }) =>
+  !!schema.required?.length || !!schema.oneOf?.length || !!schema.anyOf?.length || (schema.minProperties ?? 0) > 0;

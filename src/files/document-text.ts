@@ -5,17 +5,23 @@ import type { RequestContext } from '../platform/request-context.js';
 import { artifactContent, type BlobRef } from './content.js';
 import { blobBytes, isTextual } from './text.js';
 import { fileTypeOf } from './artifact-rules.js';
+import { numberLines } from './memory-tree.js';
+import { lineSpan, lineStarts } from '../lib/line-starts.js';
 
 /**
  * GET /v0/artifacts/{art_id}/text: a document's extracted text (Markdown), one unit at a time, chosen by `page`,
  * `slide`, `sheet` (its name) or `unit` (1-based, any kind); the first unit when none is named. The bytes stay on
- * …/download. A unit is what a find hit's anchor names.
+ * …/download. A unit is what a find hit's anchor names. Within the unit, lines `lineStart` on (`lineCount` of them),
+ * numbered the memory tool's way when asked (issue 57); a line past the end is an empty text, `lastLine` null.
  */
 export interface UnitSelector {
   unit?: number;
   page?: number;
   slide?: number;
   sheet?: string;
+  lineStart?: number;
+  lineCount?: number;
+  numbered?: boolean;
 }
 
 export interface DocumentUnitRead {
@@ -23,6 +29,20 @@ export interface DocumentUnitRead {
   index: number;
   count: number;
   unit: Unit;
+  /** The unit's lines asked for, numbered if asked. */
+  text: string;
+  lineStart: number;
+  lastLine: number | null;
+  totalLines: number;
+}
+
+/** Lines `lineStart` on of a unit's text (all by default), numbered if asked. */
+function linesOf(text: string, s: UnitSelector) {
+  const starts = lineStarts(text);
+  const lineStart = s.lineStart ?? 1;
+  const { start, end, lastLine } = lineSpan(starts, text.length, lineStart, s.lineCount);
+  const lines = text.slice(start, end);
+  return { text: s.numbered ? numberLines(lines, lineStart) : lines, lineStart, lastLine, totalLines: starts.length };
 }
 
 function pick(units: Unit[], s: UnitSelector): number {
@@ -53,5 +73,5 @@ export async function readDocumentUnit(
   const unit = units[index];
   if (index < 0 || !unit)
     throw new AppError('UNIT_NOT_FOUND', `${blob.path} has no such unit`, { units: units.length });
-  return { blob, index: index + 1, count: units.length, unit };
+  return { blob, index: index + 1, count: units.length, unit, ...linesOf(unit.text, selector) };
 }

@@ -141,6 +141,21 @@ export function listingOf(tree: MemoryTree, dir: string, given: string): string 
 
 export const numberedLine = (n: number, line: string) => `${String(n).padStart(LINE_NUMBER_WIDTH)}\t${line}`;
 
+/**
+ * Lines of a text numbered the memory tool's way (`numberedLine`), the first numbered `first`: the line operations of
+ * MCP `read` and `GET …/text` (issue 57). A final newline ends the last line and opens none (as `lineStarts` counts
+ * lines), so the numbers shown match the answer's last line; the memory tool's own view numbers the empty string
+ * after it, as Python's split does, and keeps doing so (fileView).
+ */
+export function numberLines(text: string, first: number): string {
+  if (text === '') return '';
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return body
+    .split('\n')
+    .map((line, i) => numberedLine(first + i, line))
+    .join('\n');
+}
+
 /** Python's lines[start:end] for start ≥ 0 (a negative end counts from the end). */
 export function pySlice<T>(list: T[], start: number, end: number): T[] {
   const stop = end < 0 ? Math.max(0, list.length + end) : Math.min(end, list.length);

@@ -1,7 +1,7 @@
 import { AppError } from '../lib/errors.js';
 import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
 import type { Anchor } from '../lib/documents/units.js';
-import { lineStarts, pieceAt } from '../lib/line-starts.js';
+import { lineSpan, lineStarts, pieceAt } from '../lib/line-starts.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { fileTypeOf } from './artifact-rules.js';
 import { artifactContent, downloadUrl, type BlobRef, type ContentTarget, type DownloadUrl } from './content.js';
@@ -106,9 +106,7 @@ export async function readArtifactRange(
   if (args.lineStart !== undefined) {
     if (args.lineStart > starts.length && total > 0)
       throw new AppError('INVALID_ARGUMENT', `line_start ${args.lineStart} is past the last line (${starts.length})`);
-    start = starts[args.lineStart - 1] ?? total;
-    const stopLine = args.lineCount !== undefined ? args.lineStart - 1 + args.lineCount : starts.length;
-    end = stopLine < starts.length ? starts[stopLine] : total;
+    ({ start, end } = lineSpan(starts, total, args.lineStart, args.lineCount));
   } else {
     start = Math.min(args.offset ?? 0, total);
     end = Math.min(total, start + (args.length ?? total));

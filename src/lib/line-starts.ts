@@ -19,3 +19,18 @@ export function pieceAt(starts: number[], offset: number): number {
   }
   return lo;
 }
+
+/** A text's lines `lineStart` (1-based) to `lineStart + lineCount - 1`, or to the end: characters [start, end). */
+export interface LineSpan {
+  start: number;
+  end: number;
+  /** Last line included (1-based), null for an empty span (a line past the end, an empty text). */
+  lastLine: number | null;
+}
+
+export function lineSpan(starts: number[], total: number, lineStart: number, lineCount?: number): LineSpan {
+  const start = starts[lineStart - 1] ?? total;
+  const stopLine = lineCount !== undefined ? lineStart - 1 + lineCount : starts.length;
+  const end = Math.max(start, stopLine < starts.length ? starts[stopLine] : total);
+  return { start, end, lastLine: end > start ? pieceAt(starts, end - 1) + 1 : null };
+}

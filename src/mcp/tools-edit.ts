@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { editArtifact } from '../files/edit.js';
-import { artifactOut } from '../shapes/artifacts.js';
+import { editInputOf, editOut, textEditSchema } from '../shapes/edit-schemas.js';
 import { actorArg, defineTool, isArtId, refArg, resultChars, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /** edit: exact old_text → new_text replacements on a text artifact, with a dry-run diff and If-Match semantics. */
@@ -19,16 +19,7 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
         'as ONE new version; dry_run: diff only. Concurrent change: 412, or with merge a 3-way merge.',
       input: {
         ref: refArg,
-        edits: z
-          .array(
-            z.strictObject({
-              old_text: z.string().min(1),
-              new_text: z.string(),
-              replace_all: z.boolean().default(false),
-            }),
-          )
-          .max(100)
-          .default([]),
+        edits: z.array(textEditSchema).max(100).default([]),
         dry_run: z.boolean().default(false),
         if_match: z.number().int().min(1).optional().describe('expected version, else 412'),
         merge: z.boolean().optional(),
@@ -43,14 +34,11 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
     async (args, rc) => {
       const r = await editArtifact(rc, {
         target: isArtId(args.ref) ? { artId: args.ref } : { path: args.ref },
-        edits: args.edits.map((e) => ({ oldText: e.old_text, newText: e.new_text, replaceAll: e.replace_all })),
-        dryRun: args.dry_run,
         ifMatch: args.if_match,
-        merge: args.merge,
-        changeSummary: args.change_summary,
-        insert: args.insert_line === undefined ? undefined : { line: args.insert_line, text: args.insert_text ?? '' },
+        ...editInputOf(args),
       });
-      const artifact = r.artifact ? artifactOut(config, r.artifact) : null;
+      const out = editOut(config, r);
+      const artifact = out.artifact;
       const summary = r.applied
         ? `Applied ${r.replacements} replacement(s) to ${r.path}: v${r.baseVersion} → v${artifact!.version_number}.`
         : args.dry_run
@@ -61,15 +49,7 @@ export function registerEditTools(server: ToolSet, env: ToolEnv): void {
       let diff = r.diff;
       let truncated = false;
       const answer = () => ({
-        structured: {
-          applied: r.applied,
-          path: r.path,
-          base_version: r.baseVersion,
-          replacements: r.replacements,
-          diff,
-          diff_truncated: truncated,
-          artifact,
-        },
+        structured: { ...out, diff, diff_truncated: truncated },
         text: `${summary}\n${diff}`,
       });
       if (resultChars(answer()) > cap) {

@@ -1,5 +1,6 @@
 import { AppError } from '../lib/errors.js';
 import { z } from 'zod';
+import { numberLines } from '../files/memory-tree.js';
 import type { RangeRead } from '../files/read-range.js';
 import { readAt } from '../history/as-of.js';
 import type { RequestContext } from '../platform/request-context.js';
@@ -36,13 +37,6 @@ type RangeArgs = {
   line_count?: number;
   numbered?: boolean;
 };
-
-/** Lines numbered the memory tool's way (6 wide, a tab), from the first line shown. */
-const numberedText = (content: string, first: number) =>
-  content
-    .split('\n')
-    .map((line, i) => `${String(first + i).padStart(6)}\t${line}`)
-    .join('\n');
 
 /** Shapes a read: the structured answer and its text rendering. */
 function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: string): ToolAnswer {
@@ -115,7 +109,7 @@ function answerOf(read: RangeRead, args: RangeArgs, imageMax: number, webUrl: st
       : `; continue with offset=${stop}`
     : '; end of file';
   const inUnit = unit ? `unit ${unit.index} of ${unit.count} ${JSON.stringify(unit.anchor)}, ` : '';
-  const shown = args.numbered ? numberedText(content, args.line_start ?? 1) : content;
+  const shown = args.numbered ? numberLines(content, args.line_start ?? 1) : content;
   return { structured, text: `${label}, ${inUnit}${where}${hint}\n${shown}` };
 }
 

@@ -189,6 +189,15 @@ export const folderDeleteOutSchema = z.object({
 /** An id of one kind (`art_…`, `fld_…`), as route parameters and request fields take it. */
 export const idOf = (prefix: IdPrefix) => z.string().regex(idPattern(prefix));
 
+/** A boolean query parameter: `true` or `false` as sent (a query string has no booleans), false when left out. */
+export const queryFlag = (description?: string) => {
+  const flag = z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true');
+  return description ? flag.describe(description) : flag;
+};
+
 export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor: attribution only, at most 64 chars');
 /**
  * The spec's path rules (spec 8) as a JSON Schema pattern, so generated and hand-written requests

@@ -24,6 +24,10 @@ const BODY = JSON.stringify({
   inherit_grants: false,
   entrypoint: 'hijack.tex',
 });
+// Strict bodies, which take no field of the shared one.
+const BODIES: Record<string, string> = {
+  '/v0/artifacts/{art_id}/edit': JSON.stringify({ insert_line: 0, insert_text: 'hijacked line' }),
+};
 
 /** What B may expect on a route naming A's resource by id, for a cell. `write` = allowed to change A. */
 function expected(cell: Cell, method: string, template: string): { status: number; write: boolean } | 'skip' {
@@ -31,12 +35,14 @@ function expected(cell: Cell, method: string, template: string): { status: numbe
   if (DRIVE_OWN.some((x) => template.includes(x))) return { status: 404, write: false };
   if (method === 'GET') return { status: 200, write: false };
   if (cell === 'manager') return 'skip'; // managers may do nearly everything; their writes are tested in grants.test.ts
-  // Restoring a version writes content, as a PUT by id does: an editor may.
-  const versionRestore = template === '/v0/artifacts/{art_id}/versions/{version_number}/restore';
-  if (template.endsWith('/restore') && !versionRestore) return { status: 404, write: false }; // the trash is the owner's
+  // Restoring a version and editing the text write content, as a PUT by id does: an editor may.
+  const writesContent =
+    template === '/v0/artifacts/{art_id}/versions/{version_number}/restore' ||
+    template === '/v0/artifacts/{art_id}/edit';
+  if (template.endsWith('/restore') && !writesContent) return { status: 404, write: false }; // the trash is the owner's
   if (
     cell === 'editor' &&
-    ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate') || versionRestore)
+    ((method === 'PUT' && template === '/v0/artifacts/{art_id}') || template.endsWith('/rotate') || writesContent)
   )
     return { status: 200, write: true };
   return { status: 403, write: false };
@@ -128,7 +134,7 @@ describe('authorization matrix', () => {
         // PUT is a raw upload on artifact routes and JSON elsewhere (the project config).
         if (method === 'PUT' && template.startsWith('/v0/artifacts/')) body = 'hijacked bytes';
         else if (method !== 'GET' && method !== 'DELETE')
-          ((headers['content-type'] = 'application/json'), (body = BODY));
+          ((headers['content-type'] = 'application/json'), (body = BODIES[template] ?? BODY));
         const res = await fetch(`${api.url}${path}`, { method, headers, body });
         const text = await res.text();
         const cellName = `${cell} ${method} ${template}`;

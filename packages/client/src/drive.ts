@@ -17,6 +17,7 @@ import type {
   ArtifactOut,
   ArtifactPage,
   DeleteOut,
+  EditOut,
   EventOut,
   FindPage,
   RevertOut,
@@ -25,6 +26,7 @@ import type {
   SearchPage,
   SnapshotOut,
   ShareMinted,
+  TextLines,
   VersionPage,
 } from './types.js';
 
@@ -94,6 +96,54 @@ export class Drive {
   /** A file's text (UTF-8). */
   async text(ref: Ref, options: { version?: number; asOf?: Point } = {}): Promise<string> {
     return new TextDecoder().decode(await this.get(ref, options));
+  }
+
+  /**
+   * Lines of a file's text (a document's: of one `unit`), from `start` (1-based) `count` of them (all by default);
+   * `numbered` numbers them as the memory tool views a file (6 wide, a tab). `last_line` and `total_lines` page on.
+   */
+  async lines(
+    ref: Ref,
+    options: { start?: number; count?: number; numbered?: boolean; unit?: number } = {},
+  ): Promise<TextLines> {
+    const { art_id } = await this.stat(ref);
+    const query = {
+      line_start: options.start,
+      line_count: options.count,
+      numbered: options.numbered === undefined ? undefined : options.numbered ? ('true' as const) : ('false' as const),
+      unit: options.unit,
+    };
+    return ok(this.client.api.GET('/v0/artifacts/{art_id}/text', { params: { path: { art_id }, query } }));
+  }
+
+  /**
+   * Edits a text file as ONE new version: each `oldText` → `newText` (once, or every one with `replaceAll`), in order,
+   * then `insertText` after line `insertLine` (0: at the top). `dryRun` answers the diff and writes nothing;
+   * `ifMatch` is the version the edit expects (412 otherwise, or with `merge` a three-way merge).
+   */
+  async edit(
+    ref: Ref,
+    options: {
+      edits?: { oldText: string; newText: string; replaceAll?: boolean }[];
+      insertLine?: number;
+      insertText?: string;
+      dryRun?: boolean;
+      ifMatch?: number;
+      merge?: boolean;
+      changeSummary?: string;
+    },
+  ): Promise<EditOut> {
+    const { art_id } = await this.stat(ref);
+    const body = {
+      edits: options.edits?.map((e) => ({ old_text: e.oldText, new_text: e.newText, replace_all: e.replaceAll })),
+      insert_line: options.insertLine,
+      insert_text: options.insertText,
+      dry_run: options.dryRun,
+      merge: options.merge,
+      change_summary: options.changeSummary,
+    };
+    const header = options.ifMatch === undefined ? undefined : { 'if-match': String(options.ifMatch) };
+    return ok(this.client.api.POST('/v0/artifacts/{art_id}/edit', { params: { path: { art_id }, header }, body }));
   }
 
   /** One page of files under `prefix` (live now, or `asOf` a seq or snapshot), by path; `next_cursor` pages on. */

@@ -458,7 +458,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); the first by default. The unit a find hit names in its anchor. */
+        /** A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); the first by default (a text file is one unit). The unit a find hit names in its anchor. Lines of it by line_start/line_count, numbered= the memory tool’s way. */
         get: operations["get_v0_artifacts_art_id_text"];
         put?: never;
         post?: never;
@@ -581,6 +581,23 @@ export interface paths {
         get: operations["get_v0_artifacts_path_download_url"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/artifacts/{art_id}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Edit a text artifact: old_text → new_text replacements in order, and/or insert_text after insert_line (0: top), as one new version; dry_run answers the diff only. If-Match: 412 on another version (merge: three-way instead) */
+        post: operations["post_v0_artifacts_art_id_edit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6687,6 +6704,9 @@ export interface operations {
                 page?: number;
                 slide?: number;
                 sheet?: string;
+                line_start?: number;
+                line_count?: number;
+                numbered?: "true" | "false";
             };
             header?: never;
             path: {
@@ -6725,8 +6745,14 @@ export interface operations {
                         } | {
                             heading: string;
                         };
-                        /** @description the unit’s extracted text, Markdown where structure helps */
+                        /** @description the unit’s extracted text, Markdown where structure helps: lines line_start to last_line, numbered when asked */
                         text: string;
+                        /** @description first line of text (1-based; 1 unless line_start was asked) */
+                        line_start: number;
+                        /** @description last line of text; null when it is empty (line_start past the last line, or an empty unit) */
+                        last_line: number | null;
+                        /** @description lines in the unit (a final newline opens no line); page on with last_line+1 */
+                        total_lines: number;
                     };
                 };
             };
@@ -8243,6 +8269,325 @@ export interface operations {
                 };
             };
             /** @description INVALID_BODY, UNSUPPORTED_ENCODING, NOT_TEXT */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description LOCKED */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL, EMBEDDINGS_NOT_CONFIGURED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EMBEDDINGS_UNAVAILABLE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description AGENT_AUTH_NOT_CONFIGURED, SERVICE_BUSY, NOT_READY, DATABASE_UNAVAILABLE, STORAGE_FAILURE, UPLOADS_UNAVAILABLE, WORKFLOWS_UNAVAILABLE, ENGINE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    post_v0_artifacts_art_id_edit: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-drive-actor"?: string;
+                "if-match"?: string;
+            };
+            path: {
+                art_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description applied in order, each on the result of the last
+                     * @default []
+                     */
+                    edits?: {
+                        old_text: string;
+                        new_text: string;
+                        /** @default false */
+                        replace_all?: boolean;
+                    }[];
+                    /** @description insert insert_text after this line (0: at the top), once the edits are applied */
+                    insert_line?: number;
+                    /** @description required with insert_line (422 without); its trailing newlines dropped */
+                    insert_text?: string;
+                    /**
+                     * @description answer the diff and write nothing
+                     * @default false
+                     */
+                    dry_run?: boolean;
+                    /** @description with an older If-Match: edit that version, then merge three-way with the current one */
+                    merge?: boolean;
+                    change_summary?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the edit, its diff and (when written) the artifact at its new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a new version was written (false: a dry run, or the text came out the same) */
+                        applied: boolean;
+                        path: string;
+                        /** @description the version the edit was computed on */
+                        base_version: number;
+                        replacements: number;
+                        /** @description unified diff from base_version (bounded; a note in its place past the bounds) */
+                        diff: string;
+                        /** @description the artifact at its new version; null when nothing was written */
+                        artifact: {
+                            art_id: string;
+                            drive_id: string;
+                            path: string;
+                            /** @description the name a person gave the file (X-Drive-Filename) when it was mapped to path; null when none was given or it did not map to the last segment */
+                            filename: string | null;
+                            url: string;
+                            permalink: string;
+                            content_type: string;
+                            file_type: string;
+                            size_bytes: number;
+                            hash: string;
+                            version_number: number;
+                            labels: string[];
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            source: {
+                                refs: {
+                                    type: string;
+                                    id: string;
+                                    metadata?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                }[];
+                            };
+                            visibility: string;
+                            /** @description RFC 3339 timestamp */
+                            created_at: string;
+                            /** @description RFC 3339 timestamp */
+                            updated_at: string;
+                            deleted_at: string | null;
+                            purge_at: string | null;
+                            /** @description when the current version was fully indexed (searchable by /v0/search and /v0/find); null until then */
+                            indexed_at: string | null;
+                            /** @description when the current version's passages were embedded for semantic find; null without a provider */
+                            embedded_at: string | null;
+                            /** @description the wiki's reading of the content ({summary, outline, entities, concepts}); null until a wiki pass made one or with no language model */
+                            llm_index: {
+                                /** @description two to four sentences: what the document is and says */
+                                summary: string;
+                                /** @description the document's sections or main points, in order, one short line each */
+                                outline: string[];
+                                /** @description named people, organizations, places, products, projects, events and works the document is substantially about */
+                                entities: {
+                                    /** @description the canonical name, as a heading would show it */
+                                    name: string;
+                                    /** @enum {string} */
+                                    type: "person" | "organization" | "place" | "product" | "project" | "event" | "work" | "other";
+                                    /** @description what THIS document says about the entity, one to three sentences */
+                                    description: string;
+                                }[];
+                                /** @description ideas, methods, techniques and topics the document explains or relies on */
+                                concepts: {
+                                    /** @description the concept's usual name, singular, e.g. "Transactional outbox" */
+                                    name: string;
+                                    /** @description what THIS document says about the concept, one to three sentences */
+                                    description: string;
+                                }[];
+                            } | null;
+                            /** @description only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with */
+                            merged?: {
+                                base: number;
+                                theirs: number;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description MALFORMED_JSON, MALFORMED_REQUEST, INVALID_REQUEST, INVALID_BODY, INVALID_PATH, INVALID_LABELS, INVALID_METADATA, INVALID_SOURCE, INVALID_ACTOR, INVALID_RUN_ID, INVALID_IF_MATCH, INVALID_FENCE, INVALID_LEASE, INVALID_CHANGE_SUMMARY, INVALID_FILENAME, INVALID_CONTENT_TYPE, INVALID_CRC32C, BAD_VISIBILITY, BAD_CURSOR, INVALID_PRINCIPAL, INVALID_ROLE, INVALID_ENTRYPOINT, WEBHOOK_URL_REFUSED, UNKNOWN_PROVIDER, CONTENT_TYPE_MISMATCH, INVALID_ARGUMENT, INVALID_PATCH */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED, CLAIM_TOKEN_INVALID, TOKEN_INVALID, TOKEN_EXPIRED, SHARE_PASSWORD_REQUIRED, ID_JAG_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description STORAGE_QUOTA_EXCEEDED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN, ID_JAG_EMAIL_UNVERIFIED, PERMISSION_DENIED, DRIVE_UNCLAIMED, CREDENTIAL_READ_ONLY, WIKI_RESERVED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND, ARTIFACT_NOT_FOUND, UNIT_NOT_FOUND, UPLOAD_NOT_FOUND, PROJECT_NOT_FOUND, JOB_NOT_FOUND, WEBHOOK_NOT_FOUND, RUN_NOT_FOUND, LEASE_NOT_FOUND, SNAPSHOT_NOT_FOUND, FEEDBACK_NOT_FOUND, NOT_A_DOCUMENT, AS_OF_OUT_OF_RANGE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description EDIT_NO_MATCH, EDIT_AMBIGUOUS; MERGE_CONFLICT carries the hunks; WIKI_DISABLED, PATH_CONFLICT, PATH_OCCUPIED, FOLDER_PATH_CONFLICT, PATCH_NOT_APPLIED, MEMORY_TOO_LARGE, FOLDER_RECURSIVE_REQUIRED, ALREADY_CLAIMED, TOKEN_REPLAYED, MERGE_CONFLICT, EDIT_NO_MATCH, EDIT_AMBIGUOUS, UPLOAD_SIZE_MISMATCH, CHECKSUM_MISMATCH, UPLOAD_MISSING, UPLOAD_CHANGED, JOB_NOT_CANCELLABLE, FEEDBACK_TRANSITION_INVALID, WEBHOOK_LIMIT_REACHED, FEED_GAP_TOO_LARGE, RUN_CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, LEASE_LIMIT_REACHED, FENCE_STALE, PINNED_BY_SNAPSHOT, SNAPSHOT_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            error: {
+                                code: string;
+                                message: string;
+                                base?: number;
+                                theirs?: number;
+                                /** @description MERGE_CONFLICT: overlapping hunks, at most 50, each side at most 200 lines (1-based start lines) */
+                                conflicts?: {
+                                    base: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    ours: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                    theirs: {
+                                        start: number;
+                                        lines: string[];
+                                        truncated?: boolean;
+                                    };
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description HISTORY_PURGED, UPLOAD_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PRECONDITION_FAILED */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BODY_TOO_LARGE, ARTIFACT_TOO_LARGE, METADATA_TOO_LARGE, BYTES_LIMIT, STORAGE_QUOTA_EXCEEDED, MERGE_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_ENCODING, INVALID_BODY, NOT_TEXT */
             415: {
                 headers: {
                     [name: string]: unknown;

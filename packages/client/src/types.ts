@@ -25,3 +25,5 @@ export type RunPage = Json<'/v0/runs', 'get'>;
 export type RevertOut = Json<'/v0/runs/{run_id}/revert', 'post'>;
 export type RewindOut = Json<'/v0/drives/me/rewind', 'post'>;
 export type SnapshotOut = Json<'/v0/snapshots', 'post', 201>;
+export type EditOut = Json<'/v0/artifacts/{art_id}/edit', 'post'>;
+export type TextLines = Json<'/v0/artifacts/{art_id}/text', 'get'>;

@@ -73,14 +73,18 @@ export function artifactContentRouter(routes: RouteRegistry, ctx: AppContext): R
       path: '/v0/artifacts/:art_id/text',
       summary:
         "A document's extracted text (Markdown), one unit: page= (PDF), slide=, sheet= (name) or unit= (1-based); " +
-        'the first by default. The unit a find hit names in its anchor.',
+        'the first by default (a text file is one unit). The unit a find hit names in its anchor. Lines of it by ' +
+        'line_start/line_count, numbered= the memory tool’s way.',
       tags,
       auth: true,
       params: artIdParams,
       query: documentTextQuery,
       responses: { 200: { description: 'one unit of the text', schema: documentTextSchema } },
     },
-    async ({ params, query, req }) => documentTextOut(await readDocumentUnit(rc(req), params.art_id, query)),
+    async ({ params, query: { line_start, line_count, ...q }, req }) =>
+      documentTextOut(
+        await readDocumentUnit(rc(req), params.art_id, { ...q, lineStart: line_start, lineCount: line_count }),
+      ),
     onlyArtId,
   );
 

@@ -26,6 +26,7 @@ import {
   filenameHeader,
   mergeConflictSchema,
   mergeHeader,
+  queryFlag,
 } from '../../shapes/artifact-schemas.js';
 
 /**
@@ -195,10 +196,7 @@ export function artifactsRouter(routes: RouteRegistry, ctx: AppContext): Router 
       query: z
         .object({
           rename: z.string().min(1).optional(),
-          overwrite: z
-            .enum(['true', 'false'])
-            .default('false')
-            .transform((v) => v === 'true'),
+          overwrite: queryFlag(),
         })
         .refine((q) => !(q.rename !== undefined && q.overwrite), {
           message: 'rename and overwrite are mutually exclusive',

@@ -14,6 +14,7 @@ import {
   folderOutSchema,
   folderPath,
   folderReadOutSchema,
+  queryFlag,
 } from '../../shapes/artifact-schemas.js';
 
 /** Folder endpoints of spec 4.3; each has an id form (declared first, id-shaped segments only) and a path form. */
@@ -28,10 +29,7 @@ const patchBody = z.object({
 const moveBody = z.object({ path: folderPath("the folder's new path") });
 const pathParams = z.object({ path: folderPath('folder path') });
 const deleteQuery = z.object({
-  recursive: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  recursive: queryFlag(),
 });
 const headers = z.object({ 'x-drive-actor': actorHeader });
 
