@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { mintApiKey } from '../../src/identity/api-keys.js';
 import { createTenant } from '../helpers/tenant.js';
 import { conformanceCommands, type Command } from './commands.js';
 import { ensureOracle, runOracle, type ToolResult } from './oracle.js';
@@ -95,6 +96,24 @@ describe('POST /v0/memory conforms to the reference memory backend', () => {
         errors.some((e) => e.includes(start)),
         start,
       ).toBe(true);
+  }, 300_000);
+});
+
+describe('under a nested memory prefix (an API key with memory_prefix)', () => {
+  it('answers every command with the reference string, the files under the prefix', async (ctx) => {
+    if (unavailable) return ctx.skip();
+    const commands = conformanceCommands();
+    const expected = await runOracle(commands);
+    const tenant = await createTenant(api.ctx);
+    const em = api.ctx.orm.em.fork();
+    const { key } = await mintApiKey(em, tenant.driveId, 'nested', false, 'agents/alice/memories');
+    expect(await compare(commands, expected, (cmd) => viaRest({ authorization: `Bearer ${key}` }, cmd))).toBe('');
+    const outside = await em
+      .getConnection()
+      .execute(`select path from artifacts where drive_id = ? and path not like 'agents/alice/memories/%'`, [
+        tenant.driveId,
+      ]);
+    expect(outside).toEqual([]);
   }, 300_000);
 });
 
