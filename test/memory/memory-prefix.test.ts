@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/sql.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTenant } from '../helpers/tenant.js';
+import { claimThroughPages, uniqueEmail, WebClient } from '../identity/helpers.js';
 
 /**
  * The memory prefix per credential (issue 57, docs/decisions/memory-tool.md): an API key minted with `memory_prefix`
@@ -13,7 +14,12 @@ import { createTenant } from '../helpers/tenant.js';
 let api: TestApi;
 let tenant: Awaited<ReturnType<typeof createTenant>>;
 beforeAll(async () => {
-  api = await startTestApi({ WRITE_BUDGET_PER_HOUR: '100000', WRITE_BUDGET_PER_DRIVE_PER_HOUR: '100000' });
+  api = await startTestApi({
+    WRITE_BUDGET_PER_HOUR: '100000',
+    WRITE_BUDGET_PER_DRIVE_PER_HOUR: '100000',
+    REGISTRATIONS_PER_IP_PER_HOUR: '100000',
+    SIGNUPS_PER_IP_PER_HOUR: '100000',
+  });
   tenant = await createTenant(api.ctx);
 }, 300_000);
 afterAll(async () => api?.close());
@@ -151,5 +157,26 @@ describe('the memory tool under a key’s memory prefix', () => {
     }
     const paths = (await drivePaths()).map((p) => p.path).filter((p) => p.startsWith('agents/mcp/'));
     expect(paths).toEqual(['agents/mcp/memories/mcp.md', 'agents/mcp/memories/rest.md']);
+  });
+});
+
+describe('the dashboard’s key form', () => {
+  it('mints a key with a memory folder, shows it, and refuses a folder that breaks the rule (422)', async () => {
+    const web = new WebClient(api.url);
+    await web.signUp(uniqueEmail('memory-folder'));
+    const reg = await claimThroughPages(api, web);
+    const csrf = WebClient.csrfOf((await web.get('/settings/api-keys')).body);
+    const form = { csrf, drive_id: reg.drive_id, label: 'web', access: 'read_write' };
+    const bad = await web.post('/settings/api-keys', { ...form, memory_prefix: '_wiki/mem' });
+    expect(bad.res.status).toBe(422);
+    expect(bad.body).toContain('not under _wiki/');
+    const minted = await web.post('/settings/api-keys', { ...form, memory_prefix: 'agents/web/mem' });
+    expect(minted.res.status).toBe(303);
+    const shown = (await web.get('/settings/api-keys')).body;
+    expect(shown).toContain('<code>agents/web/mem/</code>');
+    const key = /ad_live_[\w-]{20,}/.exec(shown)![0];
+    await memory(key, { command: 'create', path: '/memories/web.md', file_text: 'w\n' });
+    const meta = await fetch(`${api.url}/v0/artifacts/agents/web/mem/web.md/meta`, { headers: bearer(key) });
+    expect(meta.status).toBe(200);
   });
 });
