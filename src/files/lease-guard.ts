@@ -37,7 +37,7 @@ export const coverOf = (r: Pick<LeaseRow, 'paths' | 'prefix' | 'glob'>): LeaseCo
 /** The lock a grant takes exclusively and every write's first lease check takes shared, per drive. */
 export const leaseLockSql = (mode: 'shared' | 'exclusive') =>
   `select ${mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(hashtextextended(?, 0))`;
-// The plain PUT's lease_gate (src/db/migrations/Migration20270105000000_lease_gate.ts) takes this same key.
+// The plain PUT's lease_gate (src/db/migrations/Migration20270106000000_lease_gate.ts) takes this same key.
 export const leaseLockKey = (driveId: string) => `lease:${driveId}`;
 export const LIVE = `released_at is null and expires_at > clock_timestamp()`;
 export const LEASE_COLUMNS = `id, drive_id, fence, mode, paths, prefix, glob, holder_actor, holder_credential, note,

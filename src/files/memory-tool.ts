@@ -10,6 +10,7 @@ import {
   fileView,
   listingOf,
   loadMemoryTree,
+  memoryRootOf,
   numberedLine,
   resolveMemoryPath,
   type MemoryPath,
@@ -20,7 +21,8 @@ import {
  * The memory tool (`memory_20250818`) on a drive (docs/decisions/memory-tool.md): one command as the model emits it,
  * answered with the string the anthropic SDK's BetaLocalFilesystemMemoryTool returns for the same state. Every write
  * goes through the drive's write operations (upload, folders, move, delete), so it is a version and an event of the
- * request's run, in the feed and undoable like any other.
+ * request's run, in the feed and undoable like any other. `/memories` is the calling credential's memory prefix
+ * (`memoryRootOf`).
  */
 export type MemoryCommand =
   | { command: 'view'; path: string; view_range?: number[] }
@@ -46,7 +48,7 @@ export async function runMemoryCommand(rc: RequestContext, cmd: MemoryCommand): 
 
 async function dispatch(rc: RequestContext, cmd: MemoryCommand): Promise<string> {
   if (cmd.command === 'rename') return rename(rc, cmd);
-  const path = resolveMemoryPath(cmd.path);
+  const path = resolveMemoryPath(cmd.path, memoryRootOf(rc));
   const tree = await loadMemoryTree(rc);
   switch (cmd.command) {
     case 'view':
@@ -75,10 +77,13 @@ async function fileText(rc: RequestContext, path: MemoryPath): Promise<string> {
   return (await blobBytes(rc, await artifactContent(rc, { path: path.drivePath }))).toString('utf8');
 }
 
-/** A file's parent folders, made as `mkdir -p` makes them (folder rows, so an emptied folder stays listed). */
+/**
+ * A file's parent folders below the memory prefix, made as `mkdir -p` makes them (folder rows, so an emptied folder
+ * stays listed).
+ */
 async function makeParents(rc: RequestContext, tree: MemoryTree, path: MemoryPath) {
   const parts = path.drivePath.split('/');
-  for (let i = 2; i < parts.length; i++) {
+  for (let i = tree.root.split('/').length + 1; i < parts.length; i++) {
     const dir = parts.slice(0, i).join('/');
     if (tree.files.has(dir)) throw new MemoryToolError(`[Errno 20] Not a directory: '${dir}'`);
     if (!tree.dirs.has(dir)) (await createFolder(rc, { path: dir }), tree.dirs.add(dir));
@@ -183,8 +188,9 @@ async function remove(rc: RequestContext, tree: MemoryTree, path: MemoryPath) {
 }
 
 async function rename(rc: RequestContext, cmd: { old_path: string; new_path: string }) {
-  const from = resolveMemoryPath(cmd.old_path);
-  const to = resolveMemoryPath(cmd.new_path);
+  const root = memoryRootOf(rc);
+  const from = resolveMemoryPath(cmd.old_path, root);
+  const to = resolveMemoryPath(cmd.new_path, root);
   if (from.isRoot) throw new MemoryToolError('Cannot rename the /memories directory itself');
   const tree = await loadMemoryTree(rc);
   if (tree.files.has(to.drivePath) || tree.dirs.has(to.drivePath))

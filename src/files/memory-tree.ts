@@ -4,11 +4,14 @@ import type { RequestContext } from '../platform/request-context.js';
 import { downloadName, segmentForName } from './file-names.js';
 
 /**
- * The memory tool's view of a drive (docs/decisions/memory-tool.md): `/memories` is a drive prefix, each path segment
- * maps by the name rule, and the tree (files and folders under the prefix) is read once per command. The strings and
- * path rules follow the anthropic SDK's BetaLocalFilesystemMemoryTool (the oracle of test/memory/).
+ * The memory tool's view of a drive (docs/decisions/memory-tool.md): `/memories` is a drive prefix (the credential's
+ * `memory_prefix`, `memories` by default), each path segment maps by the name rule, and the tree (files and folders
+ * under the prefix) is read once per command. The strings and path rules follow the anthropic SDK's
+ * BetaLocalFilesystemMemoryTool (the oracle of test/memory/).
  */
-export const MEMORY_ROOT = 'memories';
+export const DEFAULT_MEMORY_PREFIX = 'memories';
+/** The drive folder `/memories` maps to for the calling credential. */
+export const memoryRootOf = (rc: RequestContext): string => rc.principal.memoryPrefix || DEFAULT_MEMORY_PREFIX;
 /** Hosted memory stores cap a store at 2,000 files; a drive's memory prefix is read whole per command, so bound it. */
 export const MEMORY_MAX_ENTRIES = 5000;
 export const LINE_NUMBER_WIDTH = 6;
@@ -26,8 +29,11 @@ export interface MemoryPath {
   isRoot: boolean;
 }
 
-/** _validate_path: must start with /memories; `.`/`..`/empty segments resolved; escaping the root refused. */
-export function resolveMemoryPath(given: string): MemoryPath {
+/**
+ * _validate_path: must start with /memories; `.`/`..`/empty segments resolved; escaping the root refused. The drive
+ * path is below `root`, the credential's memory prefix.
+ */
+export function resolveMemoryPath(given: string, root: string): MemoryPath {
   if (!given.startsWith('/memories')) throw new MemoryToolError(`Path must start with /memories, got: ${given}`);
   const segments: string[] = [];
   for (const part of given.slice('/memories'.length).split('/')) {
@@ -37,10 +43,9 @@ export function resolveMemoryPath(given: string): MemoryPath {
       segments.pop();
     } else segments.push(part);
   }
-  return { given, segments, drivePath: drivePathOf(segments), isRoot: segments.length === 0 };
+  const drivePath = [root, ...segments.map(segmentForName)].join('/');
+  return { given, segments, drivePath, isRoot: segments.length === 0 };
 }
-
-export const drivePathOf = (segments: string[]) => [MEMORY_ROOT, ...segments.map(segmentForName)].join('/');
 
 export interface MemoryFile {
   artId: string;
@@ -50,8 +55,12 @@ export interface MemoryFile {
   version: number;
 }
 
-/** Files by drive path, folders (rows and the ones paths imply) by drive path, each with its shown name. */
+/**
+ * Files by drive path, folders (rows and the ones paths imply, from `root` down) by drive path, each file with its
+ * shown name; `root` is the memory prefix.
+ */
 export interface MemoryTree {
+  root: string;
   files: Map<string, MemoryFile>;
   dirs: Set<string>;
 }
@@ -59,7 +68,8 @@ export interface MemoryTree {
 /** Reads the live files and folders under the memory prefix (bounded by MEMORY_MAX_ENTRIES). */
 export async function loadMemoryTree(rc: RequestContext): Promise<MemoryTree> {
   const db = rc.app.orm.em.fork();
-  const prefix = likePrefix(`${MEMORY_ROOT}/`);
+  const root = memoryRootOf(rc);
+  const prefix = likePrefix(`${root}/`);
   const limit = MEMORY_MAX_ENTRIES + 1;
   const [artifacts, folders] = await Promise.all([
     rows<{ id: string; path: string; filename: string | null; size_bytes: string; version_number: number }>(
@@ -76,9 +86,10 @@ export async function loadMemoryTree(rc: RequestContext): Promise<MemoryTree> {
   ]);
   if (artifacts.length + folders.length > MEMORY_MAX_ENTRIES)
     throw new AppError('MEMORY_TOO_LARGE', `the memory prefix holds more than ${MEMORY_MAX_ENTRIES} entries`);
-  const tree: MemoryTree = { files: new Map(), dirs: new Set([MEMORY_ROOT]) };
+  const tree: MemoryTree = { root, files: new Map(), dirs: new Set([root]) };
   const addDirs = (path: string) => {
-    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) tree.dirs.add(path.slice(0, i));
+    for (let i = path.indexOf('/', root.length + 1); i > 0; i = path.indexOf('/', i + 1))
+      tree.dirs.add(path.slice(0, i));
   };
   for (const f of folders) (tree.dirs.add(f.path), addDirs(f.path));
   for (const a of artifacts) {

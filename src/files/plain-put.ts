@@ -75,7 +75,7 @@ const putStatement = (bytes: 'inline' | 'stored') => `with gate as (select lease
   select * from a`;
 
 /**
- * The gate's fence ($25; src/db/migrations/Migration20270105000000_lease_gate.ts): the presented one (none: no lease
+ * The gate's fence ($25; src/db/migrations/Migration20270106000000_lease_gate.ts): the presented one (none: no lease
  * is older), or null for the service's own work, which leases never hold.
  */
 function leaseGateFence(): number | null {

@@ -110,16 +110,19 @@ async function ownsDrive(app: AppContext, userId: string, driveId: string): Prom
   return owned.some((d) => d.id === driveId);
 }
 
-/** Mints a key (read-only if asked) on a drive the account owns; null when it does not own it. Shown once. */
+/**
+ * Mints a key (read-only if asked, with its memory prefix if given) on a drive the account owns; null when it does not
+ * own it. Shown once.
+ */
 export async function mintOwnerApiKey(
   app: AppContext,
   userId: string,
   driveId: string,
   label: string | null,
-  readOnly = false,
+  opts: { readOnly?: boolean; memoryPrefix?: string | null } = {},
 ) {
   if (!(await ownsDrive(app, userId, driveId))) return null;
-  return mintApiKey(app.orm.em.fork(), driveId, label, readOnly);
+  return mintApiKey(app.orm.em.fork(), driveId, label, opts.readOnly ?? false, opts.memoryPrefix ?? null);
 }
 
 /** Revokes a live key of a drive the account owns: 'not_owner', 'no_such_key' or 'revoked'. */

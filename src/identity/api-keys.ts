@@ -8,8 +8,17 @@ import type { RequestContext } from '../platform/request-context.js';
 
 export const API_KEY_PREFIX = 'ad_live_';
 
-/** Mints a key for a drive (`readOnly`: it may only read). The plaintext is returned once and never stored. */
-export async function mintApiKey(em: EntityManager, driveId: string, label: string | null = null, readOnly = false) {
+/**
+ * Mints a key for a drive (`readOnly`: it may only read; `memoryPrefix`: the folder its memory tool's `/memories` maps
+ * to, null for the default). The plaintext is returned once and never stored.
+ */
+export async function mintApiKey(
+  em: EntityManager,
+  driveId: string,
+  label: string | null = null,
+  readOnly = false,
+  memoryPrefix: string | null = null,
+) {
   const key = newSecret(API_KEY_PREFIX);
   const row = em.create(ApiKey, {
     id: newId('key'),
@@ -18,9 +27,10 @@ export async function mintApiKey(em: EntityManager, driveId: string, label: stri
     prefix: key.slice(0, API_KEY_PREFIX.length + 6),
     label,
     readOnly,
+    memoryPrefix,
   });
   await em.persist(row).flush();
-  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt, readOnly };
+  return { id: row.id, key, prefix: row.prefix, createdAt: row.createdAt, readOnly, memoryPrefix };
 }
 
 export async function revokeApiKey(em: EntityManager, driveId: string, keyId: string): Promise<boolean> {
@@ -37,10 +47,14 @@ export async function listApiKeys(em: EntityManager, driveId: string): Promise<A
  * POST /v0/api-keys: an agent of a claimed drive mints a key for a client that cannot renew tokens (an MCP client
  * configured with a fixed header, `agent-drive mcp --api-key`). An unclaimed drive gets none: its human decides.
  */
-export async function mintKeyForCaller(rc: RequestContext, label: string, readOnly: boolean) {
+export async function mintKeyForCaller(
+  rc: RequestContext,
+  label: string,
+  opts: { readOnly: boolean; memoryPrefix: string | null },
+) {
   const em = rc.app.orm.em.fork();
   const drive = await one<{ claimed_at: Date | null }>(em, 'select claimed_at from drives where id = ?', [rc.driveId]);
   if (rc.principal.scope !== 'full' || !drive?.claimed_at)
     throw new AppError('DRIVE_UNCLAIMED', 'API keys are minted for a claimed drive: have a human claim it first');
-  return mintApiKey(em, rc.driveId, label, readOnly);
+  return mintApiKey(em, rc.driveId, label, opts.readOnly, opts.memoryPrefix);
 }

@@ -41,6 +41,7 @@ const apiKey: Verifier = async (app, credential, charge) => {
     kind: 'api_key',
     credentialId: key.keyId,
     credentialName: key.label,
+    memoryPrefix: key.memoryPrefix,
     readOnly: key.readOnly,
     state: key,
     writeCharge: key.writeCharge,

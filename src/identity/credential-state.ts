@@ -23,7 +23,7 @@ export interface CredentialState {
   driveWritesThisHour: number;
 }
 
-const API_KEY_STATE = `select k.id as key_id, k.read_only, k.label, k.drive_id, d.deleted_at is not null as drive_deleted,
+const API_KEY_STATE = `select k.id as key_id, k.read_only, k.label, k.memory_prefix, k.drive_id, d.deleted_at is not null as drive_deleted,
          (select count from rate_counters where bucket = $3 || k.id and window_start = $1) as writes,
          (select count from rate_counters where bucket = $4 || d.id and window_start = $1) as drive_writes
     from api_keys k
@@ -52,6 +52,7 @@ const API_KEY_STATE_AND_CHARGE = `with k as (${API_KEY_STATE}), ${writeChargeSql
 interface ApiKeyRow {
   key_id: string;
   label: string | null;
+  memory_prefix: string | null;
   read_only: boolean;
   drive_id: string;
   drive_deleted: boolean;
@@ -78,7 +79,14 @@ export async function apiKeyState(
   key: string,
   charge?: ChargeAtLookup,
 ): Promise<
-  (CredentialState & { keyId: string; label: string | null; readOnly: boolean; writeCharge?: WriteCharge }) | undefined
+  | (CredentialState & {
+      keyId: string;
+      label: string | null;
+      memoryPrefix: string | null;
+      readOnly: boolean;
+      writeCharge?: WriteCharge;
+    })
+  | undefined
 > {
   const params = [hourWindow().start, hashSecret(key), WRITE_BUCKET_PREFIX, DRIVE_WRITE_BUCKET_PREFIX];
   const [row] = charge
@@ -93,6 +101,7 @@ export async function apiKeyState(
   return {
     keyId: row.key_id,
     label: row.label,
+    memoryPrefix: row.memory_prefix,
     readOnly: row.read_only,
     driveId: row.drive_id,
     driveDeleted: row.drive_deleted,

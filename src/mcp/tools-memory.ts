@@ -5,9 +5,9 @@ import { memoryCommandSchema } from '../shapes/memory-schemas.js';
 import { defineTool, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 
 /**
- * memory: Anthropic's memory tool (`memory_20250818`) with its input schema and result strings, on the drive's
- * memories/ prefix (POST /v0/memory, docs/decisions/memory-tool.md). A failed command is an isError result whose text
- * is the reference's error string, as the SDK's tool runner reports it.
+ * memory: Anthropic's memory tool (`memory_20250818`) with its input schema and result strings, on the credential's
+ * memory prefix, memories/ by default (POST /v0/memory, docs/decisions/memory-tool.md). A failed command is an isError
+ * result whose text is the reference's error string, as the SDK's tool runner reports it.
  */
 const text = z.string().max(16 * 1024 * 1024);
 const path = z.string().max(1024);
@@ -21,7 +21,7 @@ export function registerMemoryTools(server: ToolSet, env: ToolEnv): void {
       title: 'Memory (/memories)',
       description:
         'Anthropic memory tool: view, create, str_replace, insert, delete, rename files under /memories (stored in ' +
-        "the drive's memories/ folder, versioned and undoable).",
+        "the drive's memories/ folder or the one the API key names, versioned and undoable).",
       input: {
         command: z.enum(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']),
         path: path.optional(),

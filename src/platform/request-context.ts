@@ -29,6 +29,11 @@ export interface Principal {
   readOnly: boolean;
   /** What the person called the credential: an API key's label, an OAuth app's name (runs are named by it). */
   credentialName?: string | null;
+  /**
+   * The drive folder the memory tool's `/memories` maps to (an API key's `memory_prefix`); absent or null: the default
+   * `memories` (every other credential, docs/decisions/memory-tool.md).
+   */
+  memoryPrefix?: string | null;
 }
 
 /**

@@ -204,10 +204,10 @@ export const actorHeader = z.string().max(64).optional().describe('X-Drive-Actor
  * can follow them: segments of [A-Za-z0-9_.-] joined by '/', none empty, '.' or '..'. Declared, not
  * enforced by the validator: a path that breaks them is the spec's 400 INVALID_PATH (checkPath).
  */
-const SEGMENT = String.raw`(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.\.[A-Za-z0-9_.-]+|\.[A-Za-z0-9_-][A-Za-z0-9_.-]*)`;
-export const ARTIFACT_PATH_PATTERN = `^${SEGMENT}(?:/${SEGMENT})*$`;
+export const PATH_SEGMENT = String.raw`(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*|\.\.[A-Za-z0-9_.-]+|\.[A-Za-z0-9_-][A-Za-z0-9_.-]*)`;
+export const ARTIFACT_PATH_PATTERN = `^${PATH_SEGMENT}(?:/${PATH_SEGMENT})*$`;
 /** Folders take the same path, with an optional leading and trailing slash (stored without). */
-export const FOLDER_PATH_PATTERN = `^/?${SEGMENT}(?:/${SEGMENT})*/?$`;
+export const FOLDER_PATH_PATTERN = `^/?${PATH_SEGMENT}(?:/${PATH_SEGMENT})*/?$`;
 export const folderPath = (description: string) =>
   z
     .string()

@@ -98,5 +98,22 @@ describe('connecting an agent', () => {
     expect(names).toContain('read');
     expect(names).not.toContain('upload');
     await roSession.close();
+
+    // --memory-prefix mints a key whose memory tool keeps /memories in that folder.
+    const mem = await cli(['--json', 'mcp', '--api-key', '--memory-prefix', 'agents/cli/mem/', '--client', 'json']);
+    expect(mem.code, mem.stderr).toBe(0);
+    const memHeader = JSON.parse((JSON.parse(mem.stdout) as { connection: string }).connection).mcpServers[
+      'agent-drive'
+    ].headers.Authorization as string;
+    const created = await fetch(`${api.url}/v0/memory`, {
+      method: 'POST',
+      headers: { authorization: memHeader, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'create', path: '/memories/cli.md', file_text: 'hi\n' }),
+    });
+    expect(created.status).toBe(200);
+    const meta = await fetch(`${api.url}/v0/artifacts/agents/cli/mem/cli.md/meta`, {
+      headers: { authorization: memHeader },
+    });
+    expect(meta.status).toBe(200);
   });
 });

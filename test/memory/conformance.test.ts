@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { mintApiKey } from '../../src/identity/api-keys.js';
 import { createTenant } from '../helpers/tenant.js';
 import { conformanceCommands, type Command } from './commands.js';
 import { ensureOracle, excuseDirectorySizes, runOracle, type ToolResult } from './oracle.js';
@@ -57,13 +58,17 @@ async function compare(commands: Command[], expected: ToolResult[], run: (cmd: C
   return mismatches.join('\n\n');
 }
 
+/** The generated sequence, the reference's answers to it and a fresh drive to run it on. */
+async function sequence() {
+  const commands = conformanceCommands();
+  return { commands, expected: await runOracle(commands), tenant: await createTenant(api.ctx) };
+}
+
 describe('POST /v0/memory conforms to the reference memory backend', () => {
   it('answers every command of the sequence with the reference string', async (ctx) => {
     if (unavailable) return ctx.skip();
-    const commands = conformanceCommands();
+    const { commands, expected, tenant } = await sequence();
     expect(commands.length).toBeGreaterThanOrEqual(150);
-    const expected = await runOracle(commands);
-    const tenant = await createTenant(api.ctx);
     expect(await compare(commands, expected, (cmd) => viaRest(tenant.auth, cmd))).toBe('');
     // Every error string of the reference occurs in the sequence.
     const errors = expected.filter((r) => r.is_error).map((r) => r.result);
@@ -87,12 +92,26 @@ describe('POST /v0/memory conforms to the reference memory backend', () => {
   }, 300_000);
 });
 
+describe('under a nested memory prefix (an API key with memory_prefix)', () => {
+  it('answers every command with the reference string, the files under the prefix', async (ctx) => {
+    if (unavailable) return ctx.skip();
+    const { commands, expected, tenant } = await sequence();
+    const em = api.ctx.orm.em.fork();
+    const { key } = await mintApiKey(em, tenant.driveId, 'nested', false, 'agents/alice/memories');
+    expect(await compare(commands, expected, (cmd) => viaRest({ authorization: `Bearer ${key}` }, cmd))).toBe('');
+    const outside = await em
+      .getConnection()
+      .execute(`select path from artifacts where drive_id = ? and path not like 'agents/alice/memories/%'`, [
+        tenant.driveId,
+      ]);
+    expect(outside).toEqual([]);
+  }, 300_000);
+});
+
 describe('the MCP memory tool conforms to the reference memory backend', () => {
   it('answers every command through /mcp?tools=memory with the reference string, errors as isError', async (ctx) => {
     if (unavailable) return ctx.skip();
-    const commands = conformanceCommands();
-    const expected = await runOracle(commands);
-    const tenant = await createTenant(api.ctx);
+    const { commands, expected, tenant } = await sequence();
     const mcp = await mcpMemory(tenant.apiKey);
     try {
       const listed = await mcp.client.listTools();

@@ -3539,6 +3539,8 @@ export interface operations {
                     name: string;
                     /** @description true: the key only reads, lists, searches and finds (default false) */
                     read_only?: boolean;
+                    /** @description the drive folder the memory tool's /memories maps to for this key (default memories); a folder path (spec 8), not under _wiki/ */
+                    memory_prefix?: string;
                 };
             };
         };
@@ -3555,6 +3557,8 @@ export interface operations {
                         /** @description the key itself (ad_live_…): shown once, stored hashed */
                         api_key: string;
                         read_only: boolean;
+                        /** @description the drive folder the memory tool's /memories maps to for this key (memories unless set) */
+                        memory_prefix: string;
                         /** Format: date-time */
                         created_at: string;
                     };

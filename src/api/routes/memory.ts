@@ -5,7 +5,10 @@ import { memoryCommandSchema, memoryResultSchema } from '../../shapes/memory-sch
 import { requestContextOf } from '../http/auth-context.js';
 import { route, type RouteRegistry } from '../http/route.js';
 
-/** The Anthropic memory tool's commands on the drive's memories/ prefix (docs/decisions/memory-tool.md). */
+/**
+ * The Anthropic memory tool's commands on the credential's memory prefix, memories/ unless its API key names another
+ * (docs/decisions/memory-tool.md).
+ */
 export function memoryRouter(routes: RouteRegistry, ctx: AppContext): Router {
   const router = routes.router();
   route(

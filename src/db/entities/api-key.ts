@@ -12,6 +12,8 @@ export const ApiKey = defineEntity({
     label: p.string().nullable(),
     /** Reads only: every write answers 403 CREDENTIAL_READ_ONLY. */
     readOnly: p.boolean().default(false),
+    /** The drive folder the memory tool's `/memories` maps to for this key; null: `memories` (the default). */
+    memoryPrefix: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

@@ -34,7 +34,8 @@ import { Migration20261231000000_bm25 } from './Migration20261231000000_bm25.js'
 import { Migration20270101000000_drive_names } from './Migration20270101000000_drive_names.js';
 import { Migration20270102000000_leases } from './Migration20270102000000_leases.js';
 import { Migration20270104000000_document_extraction } from './Migration20270104000000_document_extraction.js';
-import { Migration20270105000000_lease_gate } from './Migration20270105000000_lease_gate.js';
+import { Migration20270105000000_memory_prefix } from './Migration20270105000000_memory_prefix.js';
+import { Migration20270106000000_lease_gate } from './Migration20270106000000_lease_gate.js';
 import { Migration20261231054000_blob_owner_index } from './Migration20261231054000_blob_owner_index.js';
 import { Migration20261231153000_passages_awaiting_vectors } from './Migration20261231153000_passages_awaiting_vectors.js';
 import { Migration20261231000000_history_checkpoints } from './Migration20261231000000_history_checkpoints.js';
@@ -88,5 +89,6 @@ export const migrations = [
   { name: 'Migration20270101000000_drive_names', class: Migration20270101000000_drive_names },
   { name: 'Migration20270102000000_leases', class: Migration20270102000000_leases },
   { name: 'Migration20270104000000_document_extraction', class: Migration20270104000000_document_extraction },
-  { name: 'Migration20270105000000_lease_gate', class: Migration20270105000000_lease_gate },
+  { name: 'Migration20270105000000_memory_prefix', class: Migration20270105000000_memory_prefix },
+  { name: 'Migration20270106000000_lease_gate', class: Migration20270106000000_lease_gate },
 ];

@@ -5,6 +5,8 @@ import { confirmButton } from '../confirm.js';
 import { copyable } from '../copy.js';
 import { go, show, type SignedInCall } from '../kit/call.js';
 import { form, type Declaration } from '../kit/declare.js';
+import { DEFAULT_MEMORY_PREFIX } from '../../files/memory-tree.js';
+import { memoryPrefixSchema } from '../../shapes/memory-schemas.js';
 
 /**
  * The one API-key flow of the web (the dashboard and the API keys page both show `keysSection` and post here): mint
@@ -16,6 +18,7 @@ export interface KeyRow {
   prefix: string;
   label?: string | null;
   readOnly?: boolean;
+  memoryPrefix?: string | null;
   createdAt: Date;
   revokedAt?: Date | null;
 }
@@ -53,6 +56,7 @@ export function keysSection(
         <td><code>${k.prefix}…</code></td>
         <td>${k.label ?? ''}</td>
         <td>${k.readOnly ? 'Read only' : 'Read and write'}</td>
+        <td class="hide-narrow"><code>${k.memoryPrefix ?? DEFAULT_MEMORY_PREFIX}/</code></td>
         <td class="hide-narrow">${timeTag(k.createdAt)}</td>
         <td>
           ${
@@ -83,6 +87,7 @@ export function keysSection(
             <th>Key</th>
             <th>Label</th>
             <th>Access</th>
+            <th class="hide-narrow">Memory folder</th>
             <th class="hide-narrow">Created</th>
             <th><span class="visually-hidden">Actions</span></th>
           </tr>
@@ -99,6 +104,10 @@ export function keysSection(
         <label><input type="radio" name="access" value="read_write" checked /> Read and write</label>
         <label><input type="radio" name="access" value="read" /> Read only</label>
       </fieldset>
+      <label
+        >Memory folder
+        <input type="text" name="memory_prefix" maxlength="200" placeholder="${DEFAULT_MEMORY_PREFIX}" />
+      </label>
       <button type="submit" class="primary">Mint API key</button>
     </form>`;
 }
@@ -114,7 +123,11 @@ export const apiKeyForms: Declaration[] = [
   form({ path: ['/settings/api-keys', '/dashboard/keys'], who: 'signed_in', back: '/settings/api-keys' }, async (c) => {
     const { driveId, back } = keyForm(c);
     const label = c.field('label').trim().slice(0, 64) || null;
-    const minted = await mintOwnerApiKey(c.ctx, c.session.uid, driveId, label, c.field('access') === 'read');
+    const prefix = memoryPrefixSchema.optional().safeParse(c.field('memory_prefix').trim() || undefined);
+    if (!prefix.success)
+      return show('Memory folder', html`<p class="error">Memory folder: ${prefix.error.issues[0]?.message}.</p>`, 422);
+    const access = { readOnly: c.field('access') === 'read', memoryPrefix: prefix.data ?? null };
+    const minted = await mintOwnerApiKey(c.ctx, c.session.uid, driveId, label, access);
     if (!minted) return notOwner();
     // The page comes back scrolled to the new key (#new-key), where the person is.
     return go(`${back}#new-key`, { key: minted.key, key_drive: driveId });

@@ -8,7 +8,8 @@ import { driveClient, serverUrl } from './session.js';
 /**
  * `agent-drive mcp`: a ready MCP connection for a client (Claude Code, Cursor, VS Code, any JSON config). By default
  * it uses OAuth sign-in: no secret is printed, the client opens the browser once. With --api-key it mints a key for
- * the client (the drive must be claimed) and puts it in the header, for clients that cannot sign in.
+ * the client (the drive must be claimed) and puts it in the header, for clients that cannot sign in; --memory-prefix
+ * names the drive folder that key's memory tool keeps `/memories` in.
  * `agent-drive token`: the current bearer, on stdout alone, for scripts (`curl -H "Authorization: Bearer $(…)"`).
  */
 const CLIENTS = ['claude-code', 'cursor', 'vscode', 'json'] as const;
@@ -31,6 +32,13 @@ export function mcpConnection(kind: McpClientKind, url: string, apiKey?: string)
   return JSON.stringify({ mcpServers: { [NAME]: { url, ...(headers ? { headers } : {}) } } }, null, 2);
 }
 
+interface McpOptions {
+  client: McpClientKind;
+  apiKey?: boolean;
+  readOnly?: boolean;
+  memoryPrefix?: string;
+}
+
 export function addConnectCommands(program: Command): void {
   program
     .command('mcp')
@@ -38,13 +46,18 @@ export function addConnectCommands(program: Command): void {
     .option('--client <kind>', `claude-code, cursor, vscode or json (default claude-code)`, clientKind, 'claude-code')
     .option('--api-key', 'mint an API key for the client and put it in the connection (claimed drives only)')
     .option('--read-only', 'with --api-key: the key only reads, lists, searches and finds')
-    .action(async (opts: { client: McpClientKind; apiKey?: boolean; readOnly?: boolean }, cmd: Command) => {
+    .option('--memory-prefix <folder>', "with --api-key: the drive folder the memory tool's /memories maps to")
+    .action(async (opts: McpOptions, cmd: Command) => {
       const g = globals(cmd);
       const config = readConfig();
       const url = `${serverUrl(g, config)}/mcp`;
       let key: string | undefined;
       if (opts.apiKey) {
-        const body = { name: `mcp ${opts.client}`, read_only: Boolean(opts.readOnly) };
+        const body = {
+          name: `mcp ${opts.client}`,
+          read_only: Boolean(opts.readOnly),
+          memory_prefix: opts.memoryPrefix,
+        };
         key = (await ok(driveClient(g).api.POST('/v0/api-keys', { body }))).api_key;
       }
       const connection = mcpConnection(opts.client, url, key);

@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * lease is live on the drive or one newer than the presented fence is kept: the PUT then takes the checked path.
  * A null fence: the service's own write, which leases never hold.
  */
-export class Migration20270105000000_lease_gate extends Migration {
+export class Migration20270106000000_lease_gate extends Migration {
   override up(): void {
     this.addSql(`create or replace function lease_gate(p_drive text, p_fence int8) returns boolean
       language plpgsql volatile as $fn$
