@@ -36,6 +36,7 @@ async function namesOf(query: string) {
 describe('MCP profiles', () => {
   it('lists only the profile tools; the default and `all` leave memory out', async () => {
     expect(await namesOf('?tools=memory')).toEqual(['memory']);
+    expect((await namesOf('?tools=patch')).sort()).toEqual(['apply_patch', 'read']);
     const code = await namesOf('?tools=code');
     expect(code).toContain('memory');
     expect(code).toContain('edit');
