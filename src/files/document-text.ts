@@ -1,5 +1,6 @@
 import { AppError } from '../lib/errors.js';
-import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import { READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import { cachedDocumentUnits } from '../lib/documents/unit-cache.js';
 import type { Unit } from '../lib/documents/units.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { artifactContent, type BlobRef } from './content.js';
@@ -64,10 +65,9 @@ export async function readDocumentUnit(
   const text = !document && isTextual(fileTypeOf(blob.path, blob.contentType), blob.contentType);
   if ((!document && !text) || blob.size > READ_DOCUMENT_MAX_BYTES)
     throw new AppError('NOT_A_DOCUMENT', `${blob.path} is not a document or text file whose text can be read by unit`);
-  const bytes = await blobBytes(rc, blob);
   const units = text
-    ? [{ anchor: { heading: '' }, text: bytes.toString('utf8') }]
-    : await documentUnits(blob.contentType, blob.path, bytes);
+    ? [{ anchor: { heading: '' }, text: (await blobBytes(rc, blob)).toString('utf8') }]
+    : await cachedDocumentUnits(blob, () => blobBytes(rc, blob));
   if (!units.length) throw new AppError('NOT_A_DOCUMENT', `no text could be extracted from ${blob.path}`);
   const index = pick(units, selector);
   const unit = units[index];

@@ -1,5 +1,6 @@
 import { AppError } from '../lib/errors.js';
-import { documentUnits, READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import { READ_DOCUMENT_MAX_BYTES, readsAsUnits } from '../lib/extract.js';
+import { cachedDocumentUnits } from '../lib/documents/unit-cache.js';
 import type { Anchor } from '../lib/documents/units.js';
 import { lineSpan, lineStarts, pieceAt } from '../lib/line-starts.js';
 import type { RequestContext } from '../platform/request-context.js';
@@ -78,7 +79,7 @@ export async function readArtifactRange(
     readsAsUnits(blob.contentType, blob.path) &&
     blob.size <= READ_DOCUMENT_MAX_BYTES &&
     (!textual || input.range.unit !== undefined);
-  const units = asUnits ? await documentUnits(blob.contentType, blob.path, await blobBytes(rc, blob)) : [];
+  const units = asUnits ? await cachedDocumentUnits(blob, () => blobBytes(rc, blob)) : [];
   if (!units.length && !textual) {
     if (fileType === 'image' && blob.size <= input.imageMaxBytes && INLINE_IMAGE.test(blob.contentType))
       return { kind: 'image', blob, bytes: await blobBytes(rc, blob) };

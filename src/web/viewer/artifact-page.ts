@@ -10,7 +10,8 @@ import { humanSize, timeTag } from '../format.js';
 import { html, Html, sendPage, shortTime } from '../html.js';
 import { icon } from '../icons.js';
 import { kindLabel } from '../kind.js';
-import { documentUnits, readsAsUnits } from '../../lib/extract.js';
+import { readsAsUnits } from '../../lib/extract.js';
+import { cachedDocumentUnits } from '../../lib/documents/unit-cache.js';
 import { anchorFragment, anchorLabel } from '../../lib/documents/units.js';
 import { DROP_UPLOAD_PATH } from '../assets.js';
 import type { Timestamp } from '../../lib/time.js';
@@ -110,7 +111,7 @@ async function body(app: AppContext, v: ArtifactView, versionQuery: string): Pro
   // hit's link names (HTML pages still render themselves in the sandbox).
   if (kind !== 'sandboxed' && kind !== 'pdf' && readsAsUnits(blob.contentType, blob.path)) {
     if (blob.size > RENDER_MAX_BYTES) return card(`Too large to preview (over ${humanSize(RENDER_MAX_BYTES)}).`);
-    const units = await documentUnits(blob.contentType, blob.path, await bytesOf(app, blob));
+    const units = await cachedDocumentUnits(blob, () => bytesOf(app, blob));
     if (units.length)
       return html`<div data-testid="document-units">
         ${units.map(
