@@ -33,7 +33,10 @@ async function searchAndOpen(page: Page, driveId: string, d: MadeDocument) {
   await page.waitForURL(`**/search?q=${d.marker}&drive=*`);
   const hit = page.getByTestId('search-hit').filter({ hasText: d.path });
   expect(await hit.count()).toBe(1);
-  await hit.getByRole('link', { name: /^Passage \d+$/ }).first().click();
+  await hit
+    .getByRole('link', { name: /^Passage \d+$/ })
+    .first()
+    .click();
 }
 
 describe('documents: from a search hit to the unit it is in', () => {

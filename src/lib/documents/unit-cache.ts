@@ -22,7 +22,11 @@ let extractions = 0;
 
 const cache = new LRUCache<string, Unit[], Source>({
   maxSize: MAX_CHARS,
-  sizeCalculation: (units) => Math.max(1, units.reduce((n, u) => n + u.text.length, 0)),
+  sizeCalculation: (units) =>
+    Math.max(
+      1,
+      units.reduce((n, u) => n + u.text.length, 0),
+    ),
   fetchMethod: async (_key, _stale, { context }) => {
     extractions++;
     return documentUnits(context.contentType, context.path, await context.bytes());
