@@ -5,6 +5,7 @@ import { addConnectCommands } from './connect-commands.js';
 import { addDriveCommands } from './drive-commands.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './exit-codes.js';
 import { addFileCommands } from './file-commands.js';
+import { addEditCommands } from './edit-commands.js';
 import { addIdentityCommands } from './identity-commands.js';
 import { addRunCommands } from './run-commands.js';
 import { setInvocationCommand } from './session.js';
@@ -28,6 +29,7 @@ const program = new Command('agent-drive')
 
 addIdentityCommands(program);
 addFileCommands(program);
+addEditCommands(program);
 addDriveCommands(program);
 addSyncCommand(program);
 addRunCommands(program);
