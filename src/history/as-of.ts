@@ -1,3 +1,4 @@
+import { extractionOf } from '../search/extraction-lookup.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { AppError } from '../lib/errors.js';
 import { decodeCursor, encodeCursor } from '../lib/cursors.js';
@@ -167,9 +168,11 @@ export async function listArtifactsAt(rc: RequestContext, q: ListQuery & { asOf?
   return listArtifactsAsOf(rc, { ...q, asOf: q.asOf });
 }
 
-export function artifactAt(rc: RequestContext, ref: { artId: string } | { path: string }, asOf?: number) {
+/** One artifact record: as it is now with its extraction state, or as of a seq (its state then is not kept). */
+export async function artifactAt(rc: RequestContext, ref: { artId: string } | { path: string }, asOf?: number) {
   if (asOf !== undefined) return artifactAsOf(rc, 'path' in ref ? { path: checkPath(ref.path) } : ref, asOf);
-  return 'artId' in ref ? getArtifact(rc, ref.artId) : getArtifactByPath(rc, ref.path);
+  const row = 'artId' in ref ? await getArtifact(rc, ref.artId) : await getArtifactByPath(rc, ref.path);
+  return { ...row, extraction: await extractionOf(rc, row) };
 }
 
 /** GET …/download?as_of=: the bytes of the version the artifact had then. */

@@ -54,6 +54,15 @@ export const artifactOutSchema = z.object({
     .object({ base: z.number().int(), theirs: z.number().int() })
     .optional()
     .describe('only on a write that merged three-way (X-Drive-Merge): the common ancestor and the version merged with'),
+  extraction: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last ' +
+        'indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, ' +
+        'or not indexed yet',
+    ),
 });
 
 const hunkSide = z.object({ start: z.number().int(), lines: z.array(z.string()), truncated: z.boolean().optional() });

@@ -16,8 +16,14 @@ export function artifactPermalink(config: Config, artId: string): string {
   return `${config.http.webUrl}/a/${artId}`;
 }
 
-/** `merged`: set on the answer to a write that merged three-way (src/files/merge-write.ts). */
-export function artifactOut(config: Config, r: ArtifactRow & { merged?: { base: number; theirs: number } }) {
+/**
+ * `merged`: set on the answer to a write that merged three-way (src/files/merge-write.ts); `extraction`: on a read of
+ * one artifact as it is now (src/history/as-of.ts, artifactAt).
+ */
+export function artifactOut(
+  config: Config,
+  r: ArtifactRow & { merged?: { base: number; theirs: number }; extraction?: string | null },
+) {
   return {
     art_id: r.id,
     drive_id: r.drive_id,
@@ -42,6 +48,7 @@ export function artifactOut(config: Config, r: ArtifactRow & { merged?: { base: 
     embedded_at: iso(r.embedded_at),
     llm_index: r.llm_index ?? null,
     ...(r.merged ? { merged: r.merged } : {}),
+    ...(r.extraction !== undefined ? { extraction: r.extraction } : {}),
   };
 }
 export type ArtifactOut = ReturnType<typeof artifactOut>;

@@ -190,6 +190,13 @@ describe('documents', () => {
     } finally {
       await s.close();
     }
+    // And on the REST record of the artifact as it is now (by path and by id); not on a list.
+    const meta = (await d.get('/v0/artifacts/bombs/bomb.docx/meta')).json;
+    expect(meta.extraction).toMatch(/^failed: /);
+    expect((await d.get(`/v0/artifacts/${meta.art_id}`)).json.extraction).toBe(meta.extraction);
+    expect((await d.get('/v0/artifacts/bombs/after.html/meta')).json.extraction).toBe('done');
+    const listed = (await d.get('/v0/artifacts?prefix=bombs/')).json.items as Record<string, unknown>[];
+    expect(listed.every((a) => !('extraction' in a))).toBe(true);
   }, 120_000);
 
   it('scans past the OCR budget are refused with the state set; the worker indexes the next file', async (ctx) => {

@@ -2179,6 +2179,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -2760,6 +2762,8 @@ export interface operations {
                                 base: number;
                                 theirs: number;
                             };
+                            /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                            extraction?: string | null;
                         }[];
                         folders: {
                             fld_id: string;
@@ -3817,6 +3821,8 @@ export interface operations {
                                 base: number;
                                 theirs: number;
                             };
+                            /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                            extraction?: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -4070,6 +4076,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -4334,6 +4342,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -4820,6 +4830,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -5071,6 +5083,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -5338,6 +5352,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -5592,6 +5608,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -5843,6 +5861,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -6107,6 +6127,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -7597,6 +7619,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
@@ -8468,6 +8492,8 @@ export interface operations {
                                 base: number;
                                 theirs: number;
                             };
+                            /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                            extraction?: string | null;
                         } | null;
                     };
                 };
@@ -17061,6 +17087,8 @@ export interface operations {
                             base: number;
                             theirs: number;
                         };
+                        /** @description only on a read of one artifact as it is now (GET by id, …/meta): how its text was read for search, as the last indexing of this version left it (done, partial: <why>, failed: <why>); null when its content is not read, or not indexed yet */
+                        extraction?: string | null;
                     };
                 };
             };
