@@ -3,7 +3,7 @@ import { parseFence, withFence } from '../platform/fence-scope.js';
 
 /**
  * Every request a door serves runs in a fence scope (issue 56): the fence of `X-Drive-Fence`, or none. Writes to
- * leased paths check it (src/files/lease-guard.ts); MCP's `fence` argument replaces it for one tool call.
+ * leased paths check it (src/files/leases/lease-guard.ts); MCP's `fence` argument replaces it for one tool call.
  */
 export const fenceHeader: RequestHandler = (req, _res, next) => {
   let fence;

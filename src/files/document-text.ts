@@ -6,7 +6,7 @@ import type { RequestContext } from '../platform/request-context.js';
 import { artifactContent, type BlobRef } from './content.js';
 import { blobBytes, isTextual } from './text.js';
 import { fileTypeOf } from './artifact-rules.js';
-import { numberLines } from './memory-tree.js';
+import { numberLines } from './memory/memory-tree.js';
 import { lineSpan, lineStarts } from '../lib/line-starts.js';
 
 /**

@@ -6,8 +6,8 @@ import { getArtifact, getArtifactByPath } from './artifacts.js';
 import { listArtifacts } from './artifact-listing.js';
 import { canonicalFolderPath, createFolder, readFolder, type FolderRef, type FolderRow } from './folders.js';
 import { listVersions } from './versions.js';
-import { leasesCovering } from './leases.js';
-import type { LeaseRow } from './lease-guard.js';
+import { leasesCovering } from './leases/leases.js';
+import type { LeaseRow } from './leases/lease-guard.js';
 
 /**
  * References as agents give them (the MCP tools' `ref`): an art_ id, a fld_ id or a path, which may name an

@@ -6,7 +6,7 @@ import { one, transaction, type Db } from '../db/sql.js';
 import { currentRun, runColumns, type RunScope } from '../platform/run-scope.js';
 import { chargeRefused, chargeStatement, type StorageCharge } from './quota.js';
 import { currentFence } from '../platform/fence-scope.js';
-import { LeaseGuard, targetsOfEvent } from './lease-guard.js';
+import { LeaseGuard, targetsOfEvent } from './leases/lease-guard.js';
 
 /** The columns an event row is written with, in this order. */
 export const EVENT_COLUMNS =

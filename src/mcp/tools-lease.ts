@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { holdLease } from '../files/leases.js';
+import { holdLease } from '../files/leases/leases.js';
 import { leaseOut } from '../shapes/leases.js';
 import { defineTool, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../lib/errors.js';
-import { runMemoryCommand } from '../files/memory-tool.js';
+import { runMemoryCommand } from '../files/memory/memory-tool.js';
 import { memoryCommandSchema } from '../shapes/memory-schemas.js';
 import { defineTool, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 

@@ -1,4 +1,4 @@
-import { applyPatch } from '../files/patch.js';
+import { applyPatch } from '../files/patch/patch.js';
 import { patchBodySchema } from '../shapes/memory-schemas.js';
 import { defineTool, writes, type ToolEnv, type ToolSet } from './tool-kit.js';
 

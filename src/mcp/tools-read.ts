@@ -1,6 +1,6 @@
 import { AppError } from '../lib/errors.js';
 import { z } from 'zod';
-import { numberLines } from '../files/memory-tree.js';
+import { numberLines } from '../files/memory/memory-tree.js';
 import type { RangeRead } from '../files/read-range.js';
 import { readAt } from '../history/as-of.js';
 import type { RequestContext } from '../platform/request-context.js';

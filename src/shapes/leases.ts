@@ -1,6 +1,6 @@
 import { iso } from '../lib/time.js';
 import { z } from 'zod';
-import type { LeaseRow } from '../files/lease-guard.js';
+import type { LeaseRow } from '../files/leases/lease-guard.js';
 
 /** Leases (issue 56): public shapes and their schemas. */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MEMORY_PREFIX } from '../files/memory-tree.js';
+import { DEFAULT_MEMORY_PREFIX } from '../files/memory/memory-tree.js';
 import { PATH_SEGMENT } from './artifact-schemas.js';
 
 /**

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { mintKeyForCaller } from '../../identity/api-keys.js';
-import { DEFAULT_MEMORY_PREFIX } from '../../files/memory-tree.js';
+import { DEFAULT_MEMORY_PREFIX } from '../../files/memory/memory-tree.js';
 import { memoryPrefixSchema } from '../../shapes/memory-schemas.js';
 import { route, RouteRegistry } from '../http/route.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requestContextOf } from '../http/auth-context.js';
 import type { AppContext } from '../../platform/context.js';
 import { route, type RouteRegistry } from '../http/route.js';
-import { acquireLease, listLeases, releaseLease, renewLease } from '../../files/leases.js';
+import { acquireLease, listLeases, releaseLease, renewLease } from '../../files/leases/leases.js';
 import { leaseListSchema, leaseOut, leaseOutSchema } from '../../shapes/leases.js';
 
 const ttl = z.number().int().min(5).max(3600).describe('seconds the lease lives (5-3600)');

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../platform/context.js';
-import { runMemoryCommand } from '../../files/memory-tool.js';
+import { runMemoryCommand } from '../../files/memory/memory-tool.js';
 import { memoryCommandSchema, memoryResultSchema } from '../../shapes/memory-schemas.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route, type RouteRegistry } from '../http/route.js';

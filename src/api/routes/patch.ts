@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../platform/context.js';
-import { applyPatch } from '../../files/patch.js';
+import { applyPatch } from '../../files/patch/patch.js';
 import { patchBodySchema, patchResultSchema } from '../../shapes/memory-schemas.js';
 import { requestContextOf } from '../http/auth-context.js';
 import { route, type RouteRegistry } from '../http/route.js';

@@ -5,7 +5,7 @@ import { confirmButton } from '../confirm.js';
 import { copyable } from '../copy.js';
 import { go, show, type SignedInCall } from '../kit/call.js';
 import { form, type Declaration } from '../kit/declare.js';
-import { DEFAULT_MEMORY_PREFIX } from '../../files/memory-tree.js';
+import { DEFAULT_MEMORY_PREFIX } from '../../files/memory/memory-tree.js';
 import { memoryPrefixSchema } from '../../shapes/memory-schemas.js';
 
 /**

@@ -1,7 +1,7 @@
-import { iso, type Timestamp } from '../lib/time.js';
-import { AppError } from '../lib/errors.js';
-import { one, rows as many, type Db } from '../db/sql.js';
-import type { FenceScope } from '../platform/fence-scope.js';
+import { iso, type Timestamp } from '../../lib/time.js';
+import { AppError } from '../../lib/errors.js';
+import { one, rows as many, type Db } from '../../db/sql.js';
+import type { FenceScope } from '../../platform/fence-scope.js';
 import { coverTouches, type LeaseCover, type WriteTarget } from './lease-coverage.js';
 
 /**

@@ -1,4 +1,4 @@
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /**
  * What a lease covers and what a write touches (issue 56, docs/decisions/leases.md), as pure rules.

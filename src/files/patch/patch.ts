@@ -1,17 +1,17 @@
-import { AppError } from '../lib/errors.js';
-import type { RequestContext } from '../platform/request-context.js';
-import type { ArtifactRow } from '../records/artifact-records.js';
-import { driveFor } from '../access/authorize.js';
-import { earlyQuota, getArtifactByPath, putStoredArtifact, renameInTransaction } from './artifacts.js';
-import { checkNotWiki, preconditionFailed } from './artifact-rules.js';
-import { prepareText, type PreparedText } from './blobs.js';
-import { blobOfRow } from './content.js';
+import { AppError } from '../../lib/errors.js';
+import type { RequestContext } from '../../platform/request-context.js';
+import type { ArtifactRow } from '../../records/artifact-records.js';
+import { driveFor } from '../../access/authorize.js';
+import { earlyQuota, getArtifactByPath, putStoredArtifact, renameInTransaction } from '../artifacts.js';
+import { checkNotWiki, preconditionFailed } from '../artifact-rules.js';
+import { prepareText, type PreparedText } from '../blobs.js';
+import { blobOfRow } from '../content.js';
 import { applyChunks, type ChunkFailure } from './patch-apply.js';
 import { parsePatch, type PatchOp } from './patch-parse.js';
-import { blobBytes } from './text.js';
-import { trashInTransaction } from './trash.js';
-import { checkUploadFields } from './upload-fields.js';
-import { writeTransaction, type WriteTx } from './write-transaction.js';
+import { blobBytes } from '../text.js';
+import { trashInTransaction } from '../trash.js';
+import { checkUploadFields } from '../upload-fields.js';
+import { writeTransaction, type WriteTx } from '../write-transaction.js';
 
 /**
  * POST /v0/patch and MCP apply_patch (docs/decisions/apply-patch.md): a V4A patch checked whole against the current

@@ -1,16 +1,16 @@
-import { iso } from '../lib/time.js';
-import { AppError } from '../lib/errors.js';
-import { newId } from '../lib/ids.js';
-import { one, rows, transaction, type Db } from '../db/sql.js';
-import { refuseReadOnlyWrite } from '../access/authorize.js';
-import type { RequestContext } from '../platform/request-context.js';
+import { iso } from '../../lib/time.js';
+import { AppError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { one, rows, transaction, type Db } from '../../db/sql.js';
+import { refuseReadOnlyWrite } from '../../access/authorize.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import { checkGlob, coversMeet, coverTouches, LEASE_MAX_PATHS, type LeaseCover } from './lease-coverage.js';
 import { coverOf, LEASE_COLUMNS, leaseLockKey, leaseLockSql, LIVE, type LeaseRow } from './lease-guard.js';
 
 /**
  * Leases (issue 56, docs/decisions/leases.md): an agent takes exclusive or shared hold of paths, a prefix or a glob for
  * a while, and gets a fence, the drive's next number. A grant takes the drive's lease lock exclusively, so it waits for
- * writes that checked leases without seeing it and is seen by every write after it (src/files/lease-guard.ts).
+ * writes that checked leases without seeing it and is seen by every write after it (src/files/leases/lease-guard.ts).
  */
 export const LEASE_TTL_MIN_S = 5;
 export const LEASE_TTL_MAX_S = 3600;

@@ -1,4 +1,4 @@
-import { AppError } from '../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 /**
  * The V4A patch format of OpenAI's apply_patch (docs/decisions/apply-patch.md), parsed as the reference (openai/codex

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import type { RequestContext } from '../platform/request-context.js';
-import { uploadArtifact } from './artifacts.js';
-import { artifactContent } from './content.js';
-import { createFolder } from './folders.js';
-import { deleteByRef, moveByRef } from './ref-writes.js';
-import { blobBytes } from './text.js';
+import type { RequestContext } from '../../platform/request-context.js';
+import { uploadArtifact } from '../artifacts.js';
+import { artifactContent } from '../content.js';
+import { createFolder } from '../folders.js';
+import { deleteByRef, moveByRef } from '../ref-writes.js';
+import { blobBytes } from '../text.js';
 import {
   MemoryToolError,
   fileView,

@@ -1,7 +1,7 @@
-import { AppError } from '../lib/errors.js';
-import { likePrefix, rows } from '../db/sql.js';
-import type { RequestContext } from '../platform/request-context.js';
-import { downloadName, segmentForName } from './file-names.js';
+import { AppError } from '../../lib/errors.js';
+import { likePrefix, rows } from '../../db/sql.js';
+import type { RequestContext } from '../../platform/request-context.js';
+import { downloadName, segmentForName } from '../file-names.js';
 
 /**
  * The memory tool's view of a drive (docs/decisions/memory-tool.md): `/memories` is a drive prefix (the credential's
