@@ -22,7 +22,10 @@ describe('reading artifacts', () => {
     const byId = await d.get(`/v0/artifacts/${a.art_id}`);
     const metaId = await d.get(`/v0/artifacts/${a.art_id}/meta`);
     const metaPath = await d.get(`/v0/artifacts/r/one.txt/meta`);
-    const indexed = { ...a, indexed_at: indexedAt };
+    // A read of one artifact also says how its text was read (src/history/as-of.ts); the write's answer does not.
+    expect(a).not.toHaveProperty('extraction');
+    expect(byId.json.extraction).toBe('done');
+    const indexed = { ...a, indexed_at: indexedAt, extraction: 'done' };
     expect(byId.json).toEqual(indexed);
     expect(metaId.json).toEqual(indexed);
     expect(metaPath.json).toEqual(indexed);
