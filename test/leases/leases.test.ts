@@ -27,7 +27,17 @@ const lapse = (leaseId: string) =>
 describe('leases', () => {
   it('of N racers on overlapping globs exactly one wins; disjoint globs all win; fences only grow', async () => {
     const d = await driveClient(api);
-    const globs = ['src/**', 'src/**/*.ts', 'src/app/*.ts', 'src/app/main.ts', 'src/*', 'src/lib/**', 'src/?pp/**'];
+    // Every glob covers src/app/main.ts, so any two overlap whichever wins first (src/lib/** and src/app/main.ts, say,
+    // would not, and two racers could rightly both win).
+    const globs = [
+      'src/**',
+      'src/**/*.ts',
+      'src/app/*.ts',
+      'src/app/main.ts',
+      'src/*/main.ts',
+      'src/app/**',
+      'src/?pp/**',
+    ];
     const raced = await Promise.all(globs.map((glob) => lease(d, { glob })));
     expect(raced.filter((r) => r.status === 201)).toHaveLength(1);
     const losers = raced.filter((r) => r.status !== 201);
